@@ -1,0 +1,80 @@
+"""Alaya NeW catalogues (products, NAS storages), cached briefly per provider process.
+
+`check` uses them so that an unknown product or a missing storage is a preview error that names
+the field, instead of a FAILED subscription minutes later.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import MltrainError
+from . import contract
+from .models import NasMount
+
+TTL = 60.0
+_cache: dict[tuple[int, str], tuple[float, Any]] = {}
+_lock = threading.Lock()
+
+
+def _cached(api: Any, what: str) -> Any:
+    key = (id(api), what)
+    with _lock:
+        hit = _cache.get(key)
+        if hit and time.monotonic() - hit[0] < TTL:
+            return hit[1]
+    value = getattr(api, what)()
+    with _lock:
+        _cache[key] = (time.monotonic(), value)
+    return value
+
+
+def products(api: Any) -> list[dict[str, Any]]:
+    return list(_cached(api, "products"))
+
+
+def storages(api: Any) -> list[dict[str, Any]]:
+    return list(_cached(api, "storages"))
+
+
+def storage_problem(rows: Sequence[dict[str, Any]], storage_id: str, storage_type: str | None = None) -> str | None:
+    """Why a storage cannot be mounted, or None when it can."""
+    row = next((r for r in rows if r.get("storageId") == storage_id), None)
+    if row is None:
+        return f"storage {storage_id} does not exist in this tenant"
+    if row.get("status") != contract.STORAGE_ACTIVE:
+        return f"storage {storage_id} is {row.get('status')}, not {contract.STORAGE_ACTIVE}"
+    if storage_type and row.get("storageType") and row["storageType"] != storage_type:
+        return f"storage {storage_id} is of type {row['storageType']}, not {storage_type}"
+    return None
+
+
+def catalog_failures(api: Any, product_code: str, mounts: Sequence[NasMount]) -> list[tuple[str, str]]:
+    """Field-named failures from the catalogues; a catalogue that cannot be read is skipped."""
+    out: list[tuple[str, str]] = []
+    try:
+        rows = products(api)
+        codes = [str(r.get("productCode")) for r in rows]
+        if product_code not in codes:
+            out.append(("product_code", f"{product_code} is not offered here (available: {', '.join(codes)})"))
+        if mounts:
+            stores = storages(api)
+            for i, mount in enumerate(mounts):
+                problem = storage_problem(stores, mount.storage_id, mount.storage_type)
+                if problem:
+                    out.append((f"storage_mounts[{i}].storage_id", problem))
+    except MltrainError as err:
+        print(f"[mltrain] catalogue check skipped: {err}", file=sys.stderr)
+    return out
+
+
+def gpu_count(product_code: str, rows: Sequence[dict[str, Any]]) -> int:
+    row = next((r for r in rows if r.get("productCode") == product_code), None)
+    try:
+        return int(str((row or {}).get("gpuCount") or 0))
+    except ValueError:
+        return 0

@@ -1,0 +1,99 @@
+"""`alaya.StorageMount`: a NAS directory to mount into training tasks.
+
+The platform has no mount object: a mount is part of a task's create call. This resource checks,
+at create and refresh, that the storage exists and is Active, records its details, and exposes
+`mount`, which plugs into `TrainingJob(storage_mounts=[...])` so the dependency shows in the
+graph and a changed mount replaces the tasks that use it. Deleting it removes nothing remote.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from .. import spec as specs
+from ..errors import MltrainError
+from ..resource import ManagedSpec, MltrainProvider, MltrainResource
+from .catalog import storage_problem
+from .client import AlayaClient
+from .models import NasMount
+
+
+class StorageMountSpec(ManagedSpec):
+    storage_id: str = specs.spec_field(description="NAS storage ID, e.g. 72a2a885-e45e-4c79-aaf3-e1fa05abdb92.",
+                                       wire="storageId", min_length=1)
+    storage_type: Literal["nas-capacity", "nas-performance"] = specs.spec_field(
+        description="nas-capacity or nas-performance.", wire="storageType")
+    file_directory: str = specs.spec_field(description="Source directory inside the storage.",
+                                           wire="fileDirectory", min_length=1)
+    mount_path: str = specs.spec_field(description="Absolute mount path inside the container.", wire="mountPath")
+    read_only: bool = specs.spec_field(True, description="Mount read-only (the default).", wire="onlyRead")
+
+    def cross_check(self) -> list[tuple[str, str]]:
+        try:
+            self.as_mount()
+        except ValueError as err:
+            errors = getattr(err, "errors", lambda: [])()
+            return [(str(e["loc"][0]).replace("mountPath", "mount_path").replace("fileDirectory", "file_directory"),
+                     e["msg"].removeprefix("Value error, ")) for e in errors] or [("mount_path", str(err))]
+        return []
+
+    def as_mount(self) -> NasMount:
+        return NasMount(storage_id=self.storage_id, storage_type=self.storage_type,
+                        file_directory=self.file_directory, mount_path=self.mount_path, read_only=self.read_only)
+
+
+class StorageMountOutputs(specs.Output):
+    mount: dict[str, Any] | None = specs.output_field(
+        description="The mount, ready for TrainingJob(storage_mounts=[...]).")
+    storage_name: str | None = specs.output_field(description="The storage's display name.")
+    storage_status: str | None = specs.output_field(description="The storage's status at the last create/refresh.")
+    capacity_gb: float | None = specs.output_field(description="The storage's capacity in GB.")
+
+
+class StorageMountProvider(MltrainProvider):
+    kind: ClassVar[str] = "StorageMount"
+    spec_type: ClassVar[type[ManagedSpec]] = StorageMountSpec
+    output_type: ClassVar[type[specs.Output]] = StorageMountOutputs
+
+    def api(self) -> AlayaClient:
+        client: AlayaClient = self.client("alaya", AlayaClient)
+        return client
+
+    def _label(self, spec: Any) -> str:
+        return f"{getattr(spec, 'storage_id', '')}:{getattr(spec, 'mount_path', '')}"
+
+    def _lookup(self, spec: Any) -> dict[str, Any] | None:
+        rows = self.api().storages()
+        return next((r for r in rows if r.get("storageId") == spec.storage_id), None)
+
+    def _outputs(self, spec: Any, row: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "mount": spec.as_mount().model_dump(mode="json"),
+            "storage_name": row.get("name"),
+            "storage_status": row.get("status"),
+            "capacity_gb": row.get("capacityGB"),
+        }
+
+    def _create(self, spec: Any, deadline: float) -> tuple[str, dict[str, Any]]:
+        rows = self.api().storages()
+        problem = storage_problem(rows, spec.storage_id, spec.storage_type)
+        if problem:
+            raise MltrainError(f"storage_id: {problem}")
+        row = next(r for r in rows if r.get("storageId") == spec.storage_id)
+        return f"{spec.storage_id}:{spec.file_directory}:{spec.mount_path}", self._outputs(spec, row)
+
+    def _adopt(self, object_id: str, spec: Any) -> dict[str, Any]:
+        return self._create(spec, 0.0)[1]
+
+    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        row = self._lookup(spec)
+        return None if row is None else (self._outputs(spec, row), {})
+
+    def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
+        """Nothing remote: the storage belongs to the tenant, the mount to the tasks."""
+
+
+class StorageMount(MltrainResource, module="alaya", name="StorageMount"):
+    """A NAS directory for training tasks; see StorageMountSpec and StorageMountOutputs."""
+
+    _provider_type = StorageMountProvider

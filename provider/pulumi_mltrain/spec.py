@@ -1,0 +1,248 @@
+"""One declaration per field: a resource's pydantic spec drives check, diff, schema.json and docs.
+
+A field says, once, what a change to it means (`on_change`): `replace` the remote object, `update`
+it in place, or `local` (provider behaviour only, such as timeouts: no remote effect). Its wire
+name (the API's camelCase) is its pydantic alias. Cross-field rules live in `Spec.cross_check`
+and name the field they blame, so every failure reaches the user as `CheckFailure(field, reason)`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic.fields import FieldInfo
+
+OnChange = Literal["replace", "update", "local"]
+_META = "x-mltrain"
+
+
+def spec_field(
+    default: Any = ...,
+    *,
+    description: str,
+    on_change: OnChange = "replace",
+    wire: str | None = None,
+    secret: bool = False,
+    also: tuple[str, ...] = (),
+    **constraints: Any,
+) -> Any:
+    """Declare an input field with its change semantics and wire name.
+
+    `also` lists other spellings the platform uses for the same field when it answers.
+    """
+    extra = {_META: {"onChange": on_change, "secret": secret}}
+    if also:
+        return Field(default, description=description, serialization_alias=wire,
+                     validation_alias=AliasChoices(*(a for a in (wire, *also) if a)),
+                     json_schema_extra=extra, **constraints)
+    return Field(default, description=description, alias=wire, json_schema_extra=extra, **constraints)
+
+
+def output_field(default: Any = None, *, description: str, secret: bool = False) -> Any:
+    """Declare an output-only field (set by the platform, never by the user)."""
+    extra = {_META: {"onChange": "output", "secret": secret}}
+    return Field(default, description=description, json_schema_extra=extra)
+
+
+@dataclass(frozen=True)
+class Meta:
+    on_change: str
+    secret: bool
+    wire: str
+
+
+def meta(info: FieldInfo, name: str) -> Meta:
+    extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+    data = extra.get(_META, {}) if isinstance(extra, dict) else {}
+    assert isinstance(data, dict)
+    wire = info.serialization_alias or info.alias or name
+    return Meta(str(data.get("onChange", "replace")), bool(data.get("secret", False)), wire)
+
+
+class Spec(BaseModel):
+    """Base of every resource's input model: strict about unknown keys, lax about RPC floats."""
+
+    model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True, frozen=True)
+
+    def cross_check(self) -> list[tuple[str, str]]:
+        """Rules that involve several fields: (field, reason) pairs."""
+        return []
+
+    def wire(self) -> dict[str, Any]:
+        """The API body: wire names, no unset optionals, local-only fields dropped."""
+        local = {n for n, m in field_metas(type(self)) if m.on_change == "local"}
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude=local)
+
+    def props(self) -> dict[str, Any]:
+        """The checked inputs as Pulumi stores them (python names, defaults filled)."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+def field_metas(model: type[BaseModel]) -> Iterator[tuple[str, Meta]]:
+    for name, info in model.model_fields.items():
+        yield name, meta(info, name)
+
+
+class Output(BaseModel):
+    """Base of every resource's output-only model."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+def is_unknown(value: Any) -> bool:
+    """True for preview placeholders (`pulumi.output.Unknown`) anywhere inside a value."""
+    from pulumi.output import Unknown
+
+    if isinstance(value, Unknown):
+        return True
+    if isinstance(value, Mapping):
+        return any(is_unknown(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(is_unknown(v) for v in value)
+    return False
+
+
+def user_props(props: Mapping[str, Any], model: type[Spec]) -> dict[str, Any]:
+    """The props that belong to the spec (drops `__provider` and output-only keys)."""
+    names = set(model.model_fields)
+    return {k: v for k, v in props.items() if k in names and v is not None}
+
+
+def _loc(model: type[BaseModel], loc: tuple[int | str, ...]) -> str:
+    """A pydantic error location as a property path the user wrote (python names)."""
+    parts: list[str] = []
+    current: Any = model
+    for item in loc:
+        if isinstance(item, int):
+            parts[-1:] = [f"{parts[-1]}[{item}]"] if parts else [f"[{item}]"]
+            continue
+        name = str(item)
+        fields = getattr(current, "model_fields", None)
+        if isinstance(fields, dict):
+            for field_name, info in fields.items():
+                if info.alias == name:
+                    name = field_name
+                    break
+            info = fields.get(name)
+            current = _model_in(info.annotation) if info is not None else None
+        parts.append(name)
+    return ".".join(parts) or "(resource)"
+
+
+def _model_in(annotation: Any) -> Any:
+    """The BaseModel inside an annotation such as `list[Mount] | None`, if any."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in getattr(annotation, "__args__", ()) or ():
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _failures(model: type[BaseModel], err: ValidationError, prefix: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    out = []
+    for e in err.errors(include_url=False):
+        loc = prefix + tuple(e["loc"])
+        msg = e["msg"].removeprefix("Value error, ")
+        if e["type"] == "extra_forbidden":
+            msg = "is not an input of this resource (check the spelling)"
+        elif e["type"] == "missing":
+            msg = "is required"
+        out.append((_loc(model, loc), msg))
+    return out
+
+
+def validate(model: type[Spec], props: Mapping[str, Any]) -> tuple[Spec | None, list[tuple[str, str]]]:
+    """Validate inputs; with preview unknowns, validate only the known fields one by one."""
+    data = {k: v for k, v in props.items() if not k.startswith("__") and v is not None}
+    if any(is_unknown(v) for v in data.values()):
+        failures: list[tuple[str, str]] = []
+        for name, value in data.items():
+            info = model.model_fields.get(name)
+            if info is None:
+                failures.append((name, "is not an input of this resource (check the spelling)"))
+                continue
+            if is_unknown(value):
+                continue
+            try:
+                _one_field(info).model_validate({"v": value})
+            except ValidationError as err:
+                failures.extend((f"{name}{path[1:]}" if path.startswith("v") else name, msg)
+                                for path, msg in _failures(_one_field(info), err))
+        return None, failures
+    try:
+        spec = model.model_validate(data)
+    except ValidationError as err:
+        return None, _failures(model, err)
+    return spec, spec.cross_check()
+
+
+def _one_field(info: FieldInfo) -> type[BaseModel]:
+    """A model of one field, to apply its type and constraints to a lone value during preview."""
+    plain = FieldInfo.merge_field_infos(info, alias=None, validation_alias=None, serialization_alias=None)
+    return create_model("_One", __config__=ConfigDict(extra="forbid"), v=(info.annotation, plain))
+
+
+def diff(model: type[Spec], olds: Mapping[str, Any], news: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """(changed fields, fields whose change replaces) between stored outputs and checked inputs."""
+    defaults = {n: (i.get_default(call_default_factory=True) if not i.is_required() else None)
+                for n, i in model.model_fields.items()}
+    changed, replaces = [], []
+    for name, m in field_metas(model):
+        old = _canon(olds.get(name, defaults[name]))
+        new = news.get(name, defaults[name])
+        if is_unknown(new) or old != _canon(new):
+            changed.append(name)
+            if m.on_change == "replace":
+                replaces.append(name)
+    return changed, replaces
+
+
+def _canon(value: Any) -> Any:
+    """Compare as the wire would: ints that crossed RPC as floats, models as dicts, no Nones."""
+    if isinstance(value, BaseModel):
+        value = value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {k: _canon(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [_canon(v) for v in value]
+    return value
+
+
+def from_wire(model: type[Spec], data: Mapping[str, Any], keep: Spec) -> Spec | None:
+    """The spec a platform object corresponds to, read from its wire fields (None if unreadable).
+
+    Fields the platform does not report (local ones, write-only ones) are taken from `keep`.
+    """
+    known: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        names = [meta(info, name).wire]
+        choices = info.validation_alias
+        if isinstance(choices, AliasChoices):
+            names += [c for c in choices.choices if isinstance(c, str)]
+        value = next((data[n] for n in names if n in data and data[n] is not None), None)
+        known[name] = value if value is not None else getattr(keep, name)
+    try:
+        return model.model_validate({k: v for k, v in known.items() if v is not None})
+    except ValidationError:
+        return None
+
+
+def differences(declared: Spec, remote: Spec | None) -> list[str]:
+    """Fields whose declared value differs from the platform's, as readable lines."""
+    if remote is None:
+        return ["the platform object could not be read as this resource's inputs"]
+    out = []
+    for name, m in field_metas(type(declared)):
+        if m.on_change == "local":
+            continue
+        mine, theirs = _canon(getattr(declared, name)), _canon(getattr(remote, name))
+        if mine != theirs:
+            out.append(f"{name}: declared {mine!r}, platform has {theirs!r}")
+    return out

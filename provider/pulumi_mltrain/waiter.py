@@ -1,0 +1,67 @@
+"""Poll an asynchronous platform object until it reaches a wanted state, under a deadline.
+
+Intervals grow geometrically from `first` to `maximum`, so short operations return fast and long
+ones cost few calls. Progress goes to stderr, which the Pulumi engine shows for dynamic providers.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from .errors import WaitTimeout
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Backoff:
+    first: float = 0.5
+    maximum: float = 10.0
+    factor: float = 2.0
+
+
+@dataclass
+class Waited(Generic[T]):
+    value: T
+    polls: int
+    seconds: float
+
+
+def wait_for(
+    fetch: Callable[[], T],
+    done: Callable[[T], bool],
+    *,
+    timeout: float,
+    what: str,
+    state_of: Callable[[T], str] = str,
+    backoff: Backoff = Backoff(),
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Waited[T]:
+    """Call `fetch` until `done(value)`; raise WaitTimeout naming `what` and the last state."""
+    start = clock()
+    deadline = start + timeout
+    interval = backoff.first
+    polls = 0
+    last_state = None
+    while True:
+        value = fetch()
+        polls += 1
+        state = state_of(value)
+        if state != last_state:
+            print(f"[mltrain] {what}: {state}", file=sys.stderr, flush=True)
+            last_state = state
+        if done(value):
+            return Waited(value, polls, clock() - start)
+        remaining = deadline - clock()
+        if remaining <= 0:
+            raise WaitTimeout(
+                f"{what} was still {state} after {timeout:.0f}s; raise the timeout with "
+                f"customTimeouts or the resource's wait settings, or check the platform"
+            )
+        sleep(min(interval, remaining))
+        interval = min(interval * backoff.factor, backoff.maximum)

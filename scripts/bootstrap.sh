@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Makes a fresh clone runnable: the Python virtualenv (.venv) with the project and its pinned
+# dependencies, and .tools/bin with the Pulumi CLI, its Python language host and the dynamic
+# provider plugin. Idempotent and quick once done; every other script starts by running it.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# 1. Python environment, reinstalled only when pyproject.toml changes.
+python="${MLTRAIN_PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$python" -m venv .venv
+fi
+stamp=".venv/.mltrain-$(sha256sum pyproject.toml | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  echo "bootstrap: installing Python dependencies into .venv" >&2
+  .venv/bin/python -m pip install -q -e ".[dev]" >&2
+  rm -f .venv/.mltrain-*; touch "$stamp"
+fi
+
+# 2. The Pulumi engine: a matching `pulumi` on PATH, else one built from the Go modules.
+want="${MLTRAIN_PULUMI_VERSION:-v3.274.1}"
+mkdir -p .tools/bin
+engine_dir=""
+if command -v pulumi >/dev/null 2>&1 && [ "$(pulumi version 2>/dev/null)" = "$want" ]; then
+  engine_dir="$(dirname "$(readlink -f "$(command -v pulumi)")")"
+fi
+if [ -n "$engine_dir" ] && [ "$engine_dir" = "$root/.tools/bin" ]; then
+  engine_dir=""   # that is our own link from an earlier run
+fi
+if [ -z "$engine_dir" ]; then
+  engine_dir="$(bash scripts/engine/build-pulumi.sh)"
+fi
+# A hard link (or copy) rather than a symlink: the CLI looks for bundled plugins next to the
+# real path of its executable, and ours live in .tools/bin.
+if ! cmp -s "$engine_dir/pulumi" .tools/bin/pulumi 2>/dev/null; then
+  ln -f "$engine_dir/pulumi" .tools/bin/pulumi 2>/dev/null || cp "$engine_dir/pulumi" .tools/bin/pulumi
+fi
+
+venv_python="$root/.venv/bin/python"
+if [ -x "$engine_dir/pulumi-language-python" ] && [ -f "$engine_dir/pulumi-language-python-exec" ]; then
+  # An official installation: use its language host and plugins.
+  for f in pulumi-language-python pulumi-language-python-exec pulumi-resource-pulumi-python; do
+    ln -sf "$engine_dir/$f" ".tools/bin/$f"
+  done
+else
+  cat > .tools/bin/pulumi-language-python <<SH
+#!/bin/sh
+exec "$venv_python" -u "$root/scripts/engine/language_host.py" "\$@"
+SH
+  cat > .tools/bin/pulumi-resource-pulumi-python <<SH
+#!/bin/sh
+# Dynamic providers run in the project's virtualenv unless Pulumi.yaml names another one.
+if [ -n "\${PULUMI_RUNTIME_VIRTUALENV:-}" ] && [ -x "\${PULUMI_RUNTIME_VIRTUALENV%/}/bin/python" ]; then
+  exec "\${PULUMI_RUNTIME_VIRTUALENV%/}/bin/python" -u -m pulumi.dynamic "\$@"
+fi
+exec "$venv_python" -u -m pulumi.dynamic "\$@"
+SH
+  chmod 0755 .tools/bin/pulumi-language-python .tools/bin/pulumi-resource-pulumi-python
+fi
+echo "bootstrap: ready ($(.tools/bin/pulumi version), $(.venv/bin/python --version))" >&2
