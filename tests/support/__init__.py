@@ -1,0 +1,1 @@
+"""Test support shared by the test suites and the benchmark."""
