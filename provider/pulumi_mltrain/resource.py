@@ -64,7 +64,7 @@ _LOCK = threading.Lock()
 _CLIENTS: dict[tuple[str, str], Any] = {}
 
 
-class MltrainProvider(ResourceProvider):  # type: ignore[misc]
+class MltrainProvider(ResourceProvider):
     """Generic provider: subclasses set the class attributes and implement the platform calls."""
 
     serialize_as_secret_always = False  # the pickled provider is a class path: nothing secret in it
@@ -227,7 +227,7 @@ def parse_duration(text: str | None) -> float | None:
     return total or None
 
 
-class MltrainResource(pulumi.dynamic.Resource):  # type: ignore[misc]
+class MltrainResource(pulumi.dynamic.Resource):
     """Program-side base: validates argument names at once, fills the physical name and the
     deadlines from `opts.custom_timeouts`, and declares the outputs from the Output model."""
 

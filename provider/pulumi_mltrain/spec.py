@@ -33,7 +33,7 @@ def spec_field(
 
     `also` lists other spellings the platform uses for the same field when it answers.
     """
-    extra = {_META: {"onChange": on_change, "secret": secret}}
+    extra: dict[str, Any] = {_META: {"onChange": on_change, "secret": secret}}
     if also:
         return Field(default, description=description, serialization_alias=wire,
                      validation_alias=AliasChoices(*(a for a in (wire, *also) if a)),
@@ -43,7 +43,7 @@ def spec_field(
 
 def output_field(default: Any = None, *, description: str, secret: bool = False) -> Any:
     """Declare an output-only field (set by the platform, never by the user)."""
-    extra = {_META: {"onChange": "output", "secret": secret}}
+    extra: dict[str, Any] = {_META: {"onChange": "output", "secret": secret}}
     return Field(default, description=description, json_schema_extra=extra)
 
 
@@ -156,6 +156,14 @@ def _failures(model: type[BaseModel], err: ValidationError, prefix: tuple[str, .
     return out
 
 
+def validate_model(model: type[BaseModel], data: Mapping[str, Any]) -> tuple[BaseModel | None, list[tuple[str, str]]]:
+    """Validate a nested model on its own (e.g. a mount built from a resource's fields)."""
+    try:
+        return model.model_validate(data), []
+    except ValidationError as err:
+        return None, _failures(model, err)
+
+
 def validate(model: type[Spec], props: Mapping[str, Any]) -> tuple[Spec | None, list[tuple[str, str]]]:
     """Validate inputs; with preview unknowns, validate only the known fields one by one."""
     data = {k: v for k, v in props.items() if not k.startswith("__") and v is not None}
@@ -184,7 +192,8 @@ def validate(model: type[Spec], props: Mapping[str, Any]) -> tuple[Spec | None, 
 def _one_field(info: FieldInfo) -> type[BaseModel]:
     """A model of one field, to apply its type and constraints to a lone value during preview."""
     plain = FieldInfo.merge_field_infos(info, alias=None, validation_alias=None, serialization_alias=None)
-    return create_model("_One", __config__=ConfigDict(extra="forbid"), v=(info.annotation, plain))
+    annotation: Any = info.annotation
+    return create_model("_One", __config__=ConfigDict(extra="forbid"), v=(annotation, plain))
 
 
 def diff(model: type[Spec], olds: Mapping[str, Any], news: Mapping[str, Any]) -> tuple[list[str], list[str]]:

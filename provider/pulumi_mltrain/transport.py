@@ -72,7 +72,7 @@ class _Wait:
     """Exponential backoff with jitter, but never shorter than the server's Retry-After."""
 
     def __init__(self, policy: Policy) -> None:
-        self._backoff = wait_exponential_jitter(initial=policy.backoff_initial, max=policy.backoff_max)
+        self._backoff = wait_exponential_jitter(multiplier=policy.backoff_initial, max=policy.backoff_max)
         self._cap = max(policy.backoff_max, 60.0)
 
     def __call__(self, state: RetryCallState) -> float:

@@ -29,17 +29,14 @@ class StorageMountSpec(ManagedSpec):
     read_only: bool = specs.spec_field(True, description="Mount read-only (the default).", wire="onlyRead")
 
     def cross_check(self) -> list[tuple[str, str]]:
-        try:
-            self.as_mount()
-        except ValueError as err:
-            errors = getattr(err, "errors", lambda: [])()
-            return [(str(e["loc"][0]).replace("mountPath", "mount_path").replace("fileDirectory", "file_directory"),
-                     e["msg"].removeprefix("Value error, ")) for e in errors] or [("mount_path", str(err))]
-        return []
+        _, failures = specs.validate_model(NasMount, self._mount_fields())
+        return failures
+
+    def _mount_fields(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in NasMount.model_fields}
 
     def as_mount(self) -> NasMount:
-        return NasMount(storage_id=self.storage_id, storage_type=self.storage_type,
-                        file_directory=self.file_directory, mount_path=self.mount_path, read_only=self.read_only)
+        return NasMount.model_validate(self._mount_fields())
 
 
 class StorageMountOutputs(specs.Output):

@@ -13,7 +13,6 @@ import sys
 import time
 from typing import Annotated, Any, ClassVar, Literal
 
-import pulumi
 from pydantic import BeforeValidator, model_validator
 
 from .. import spec as specs
@@ -46,8 +45,8 @@ class TrainingJobSpec(ManagedSpec):
         wire="productCode", min_length=1)
     worker_count: int = specs.spec_field(description="Number of nodes; 1 for a single machine.",
                                          wire="workerCount", ge=1, le=512)
-    image: str = specs.spec_field(description="Container image, e.g. harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu.",
-                                  min_length=1)
+    image: str = specs.spec_field(
+        description="Container image, e.g. harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu.", min_length=1)
     create_type: Literal["DIRECT", "COPY", "TEMPLATE"] = specs.spec_field(
         "DIRECT", description="How the task is created; DIRECT for a normal create.", wire="createType")
     description: str | None = specs.spec_field(None, description="Task description.", wire="desc", max_length=1024)

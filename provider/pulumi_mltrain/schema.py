@@ -1,0 +1,259 @@
+"""Generate the Pulumi package schema (schema.json) and the per-resource docs from the specs.
+
+Resources are discovered (every MltrainResource subclass with a provider), so a new resource
+appears here without being listed. Property names are the ones in the state and the ones policies
+read: the Python names. `python -m pulumi_mltrain.schema --write` regenerates both; a test fails
+when the committed files are stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import pkgutil
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from . import __version__
+from . import spec as specs
+from .resource import MltrainResource
+
+PACKAGE = "mltrain"
+
+
+@dataclass(frozen=True)
+class SchemaFunction:
+    """A program-time lookup (e.g. modelarts.get_flavors) described by pydantic models."""
+
+    token: str
+    description: str
+    inputs: type[BaseModel]
+    outputs: type[BaseModel]
+    func: Callable[..., Any]
+
+
+FUNCTIONS: dict[str, SchemaFunction] = {}
+
+
+def schema_function(
+    token: str, inputs: type[BaseModel], outputs: type[BaseModel]
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a catalogue function so that schema.json describes it."""
+
+    def register(func: Callable[..., Any]) -> Callable[..., Any]:
+        FUNCTIONS[token] = SchemaFunction(token, (func.__doc__ or "").strip(), inputs, outputs, func)
+        return func
+
+    return register
+
+
+def _import_all() -> None:
+    import pulumi_mltrain
+
+    for mod in pkgutil.walk_packages(pulumi_mltrain.__path__, "pulumi_mltrain."):
+        if ".emulator" not in mod.name:
+            importlib.import_module(mod.name)
+
+
+def resource_classes() -> Iterator[type[MltrainResource]]:
+    _import_all()
+    seen: list[type[MltrainResource]] = []
+    stack = list(MltrainResource.__subclasses__())
+    while stack:
+        cls = stack.pop()
+        stack.extend(cls.__subclasses__())
+        if "_provider_type" in cls.__dict__ and cls not in seen:
+            seen.append(cls)
+    yield from sorted(seen, key=lambda c: c._resource_type_name)
+
+
+def token_of(cls: type[MltrainResource]) -> str:
+    module, _, name = cls._resource_type_name.removeprefix("dynamic/").partition(":")
+    return f"{PACKAGE}:{module}:{name}"
+
+
+class _Types:
+    """Collects nested object types under #/types, named after their module."""
+
+    def __init__(self) -> None:
+        self.types: dict[str, Any] = {}
+
+    def prop(self, schema: dict[str, Any], defs: dict[str, Any], module: str) -> dict[str, Any]:
+        if "anyOf" in schema:
+            options = [s for s in schema["anyOf"] if s.get("type") != "null"]
+            out = self.prop(options[0], defs, module) if len(options) == 1 else {"type": "string"}
+        elif "$ref" in schema:
+            name = schema["$ref"].rsplit("/", 1)[-1]
+            token = f"{PACKAGE}:{module}:{name}"
+            if token not in self.types:
+                self.types[token] = {}
+                self.types[token] = self.object(defs[name], defs, module)
+            out = {"$ref": f"#/types/{token}"}
+        elif "enum" in schema or "const" in schema:
+            values = schema.get("enum") or [schema["const"]]
+            out = {"type": _json_type(values[0])}
+            out["description"] = "One of: " + ", ".join(map(str, values)) + "."
+        elif schema.get("type") == "array":
+            out = {"type": "array", "items": self.prop(schema.get("items", {}), defs, module)}
+        elif schema.get("type") == "object":
+            extra = schema.get("additionalProperties")
+            item = self.prop(extra, defs, module) if isinstance(extra, dict) else {"$ref": "pulumi.json#/Any"}
+            out = {"type": "object", "additionalProperties": item}
+        elif schema.get("type") in ("string", "integer", "number", "boolean"):
+            out = {"type": schema["type"]}
+        else:
+            out = {"$ref": "pulumi.json#/Any"}
+        if schema.get("description"):
+            out["description"] = (schema["description"] + " " + out.get("description", "")).strip()
+        return out
+
+    def object(self, schema: dict[str, Any], defs: dict[str, Any], module: str) -> dict[str, Any]:
+        props = {name: self.prop(p, defs, module) for name, p in schema.get("properties", {}).items()}
+        out: dict[str, Any] = {"type": "object", "properties": props}
+        if schema.get("description"):
+            out["description"] = schema["description"]
+        if schema.get("required"):
+            out["required"] = list(schema["required"])
+        return out
+
+
+def _json_type(value: Any) -> str:
+    return {bool: "boolean", int: "integer", float: "number"}.get(type(value), "string")
+
+
+def _properties(model: type[BaseModel], types: _Types, module: str) -> tuple[dict[str, Any], list[str]]:
+    js = model.model_json_schema(by_alias=False)
+    defs = js.get("$defs", {})
+    props: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        prop = types.prop(js["properties"][name], defs, module)
+        m = specs.meta(info, name)
+        if m.on_change == "replace":
+            prop["replaceOnChanges"] = True
+        if m.secret:
+            prop["secret"] = True
+        if info.description:
+            prop["description"] = info.description
+        props[name] = prop
+    required = [n for n, i in model.model_fields.items() if i.is_required()]
+    return props, required
+
+
+def build() -> dict[str, Any]:
+    types = _Types()
+    resources: dict[str, Any] = {}
+    for cls in resource_classes():
+        provider = cls._provider_type
+        module = cls._resource_type_name.removeprefix("dynamic/").partition(":")[0]
+        inputs, required_inputs = _properties(provider.spec_type, types, module)
+        outputs, _ = _properties(provider.output_type, types, module)
+        doc = (cls.__doc__ or "").strip().splitlines()[0]
+        resources[token_of(cls)] = {
+            "description": f"{doc}\n\nRuntime type token: `pulumi-python:{cls._resource_type_name}`.",
+            "inputProperties": inputs,
+            "requiredInputs": required_inputs,
+            "properties": {**inputs, **outputs},
+            "required": [n for n in inputs if n in required_inputs or n == "name"],
+        }
+    functions: dict[str, Any] = {}
+    for token, fn in sorted(FUNCTIONS.items()):
+        module = token.split(":")[1]
+        ins, req = _properties(fn.inputs, types, module)
+        outs, outs_req = _properties(fn.outputs, types, module)
+        functions[token] = {
+            "description": fn.description,
+            "inputs": {"type": "object", "properties": ins, "required": req},
+            "outputs": {"type": "object", "properties": outs, "required": outs_req},
+        }
+    return {
+        "name": PACKAGE,
+        "displayName": "ML training (Alaya NeW, Huawei ModelArts)",
+        "version": __version__,
+        "description": "Pulumi dynamic resources for ML training platforms: Alaya NeW distributed training "
+        "and Huawei Cloud ModelArts v2 (pulumi-mltrain).",
+        "keywords": ["pulumi", "mltrain", "alaya", "modelarts", "training"],
+        "license": "Apache-2.0",
+        "config": {"variables": _config_variables()},
+        "types": dict(sorted(types.types.items())),
+        "resources": resources,
+        "functions": functions,
+        "language": {"python": {"packageName": "pulumi_mltrain"}},
+    }
+
+
+def _config_variables() -> dict[str, Any]:
+    from .config import _KEYS, Settings
+
+    out: dict[str, Any] = {}
+    for name, key, env, secret in _KEYS:
+        info = Settings.model_fields[name]
+        kind = {bool: "boolean", float: "number", int: "integer"}.get(type(info.default), "string")
+        entry: dict[str, Any] = {"type": kind, "description": f"Environment fallback: {env}."}
+        if secret:
+            entry["secret"] = True
+        out[key] = entry
+    return out
+
+
+def render_docs(schema: dict[str, Any]) -> dict[str, str]:
+    """One markdown page per resource, from the schema alone."""
+    pages: dict[str, str] = {}
+    for token, res in schema["resources"].items():
+        _, module, name = token.split(":")
+        lines = [f"# {module}.{name}", "", res["description"], "", "## Inputs", "",
+                 "| name | type | required | on change | description |", "|---|---|---|---|---|"]
+        for prop, p in res["inputProperties"].items():
+            on_change = "replace" if p.get("replaceOnChanges") else "in place / local"
+            req = "yes" if prop in res["requiredInputs"] else ""
+            lines.append(f"| `{prop}` | {_type_text(p)} | {req} | {on_change} | {_cell(p.get('description', ''))} |")
+        lines += ["", "## Outputs", "", "| name | type | description |", "|---|---|---|"]
+        for prop, p in res["properties"].items():
+            if prop not in res["inputProperties"]:
+                lines.append(f"| `{prop}` | {_type_text(p)} | {_cell(p.get('description', ''))} |")
+        pages[f"{module}-{name}.md"] = "\n".join(lines) + "\n"
+    return pages
+
+
+def _type_text(p: dict[str, Any]) -> str:
+    if "$ref" in p:
+        return str(p["$ref"]).rsplit(":", 1)[-1].rsplit("/", 1)[-1]
+    if p.get("type") == "array":
+        return f"list[{_type_text(p['items'])}]"
+    if p.get("type") == "object":
+        return f"map[{_type_text(p.get('additionalProperties', {}))}]"
+    return str(p.get("type", "any"))
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def dump(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, indent=2, sort_keys=False) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--write", metavar="ROOT", help="write schema.json and docs/resources under ROOT")
+    args = parser.parse_args(argv)
+    schema = build()
+    if not args.write:
+        sys.stdout.write(dump(schema))
+        return 0
+    root = Path(args.write)
+    (root / "schema.json").write_text(dump(schema))
+    docs = root / "docs" / "resources"
+    docs.mkdir(parents=True, exist_ok=True)
+    for page, text in render_docs(schema).items():
+        (docs / page).write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
