@@ -116,10 +116,11 @@ class MltrainProvider(ResourceProvider):
     # ----- Pulumi interface ----------------------------------------------------------------------
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         spec, failures = specs.validate(self.spec_type, news)
-        unchanged = bool(olds) and specs.user_props(olds, self.spec_type) == specs.user_props(news, self.spec_type)
-        if spec is not None and not failures and not unchanged:
+        if spec is not None:
             # Catalogue checks only for new or changed inputs: a no-change preview makes no API call.
-            failures = self._check_remote(spec)
+            unchanged = bool(olds) and not specs.diff(self.spec_type, olds, spec.props())[0]
+            if not unchanged:
+                failures = failures + self._check_remote(spec)
         inputs = {k: v for k, v in news.items() if k.startswith("__")}
         if spec is not None:
             inputs.update(spec.props())

@@ -1,0 +1,127 @@
+"""Alaya NeW TrainingJob through the real engine: up, preview, replace, refresh, destroy, secrets."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+import httpx
+from conftest import job_args
+from pulumi_mltrain.emulator import defaults
+from support.pulumi_cli import ROOT, PulumiFailed, change_counts
+
+TASK = "dynamic/alaya:TrainingJob"
+
+
+def live_tasks(emulator: Any) -> list[dict[str, Any]]:
+    return list(emulator.admin.state()["alaya"]["tasks"])
+
+
+def alaya(emulator: Any) -> httpx.Client:
+    return httpx.Client(base_url=emulator.url, headers={"Authorization": f"Bearer {defaults.DEFAULT_ALAYA_API_KEY}"})
+
+
+def test_quickstart_lifecycle(emulator: Any, alaya_stack: Any) -> None:
+    stack = alaya_stack(ROOT / "examples" / "quickstart")
+
+    stack.up()
+    outputs = stack.outputs()
+    tasks = live_tasks(emulator)
+    assert [t["id"] for t in tasks] == [outputs["training_task_id"]]
+    assert outputs["result_key"], "the subscription result key is recorded"
+    assert tasks[0]["storageConfigs"][0]["mountPath"] == "/root/nas/datasets"
+
+    # A second preview changes nothing, and makes no API call for the unchanged resources.
+    before = emulator.admin.requests()
+    counts = change_counts(stack.preview_json())
+    assert set(counts) == {"same"}, counts
+    after = emulator.admin.requests()
+    assert after.get("total") == before.get("total"), "a no-change preview must not call the platform"
+
+    # A new image replaces the task: exactly one task remains, with a new ID and the new image.
+    stack.set_config("image", "harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu")
+    preview = stack.preview()
+    assert "replace" in preview.stdout
+    stack.up()
+    new_id = stack.outputs()["training_task_id"]
+    tasks = live_tasks(emulator)
+    assert new_id != outputs["training_task_id"]
+    assert [t["id"] for t in tasks] == [new_id]
+    assert tasks[0]["image"].endswith("pytorch:2.4.0-gpu")
+
+    # Out-of-band deletion: refresh drops the task from the state.
+    with alaya(emulator) as api:
+        assert api.post(f"/v1/training/instance/{new_id}/stop").json()["status"] == 200
+        assert api.delete(f"/v1/training/instance/{new_id}/delete").json()["status"] == 200
+    emulator.admin.advance(5)
+    stack.refresh()
+    assert stack.resources(TASK) == []
+
+    # up recreates it; destroy leaves nothing behind on the platform.
+    stack.up()
+    assert len(live_tasks(emulator)) == 1
+    stack.destroy()
+    assert live_tasks(emulator) == []
+    assert stack.resources(TASK) == []
+
+
+def test_api_key_never_in_state(emulator: Any, alaya_stack: Any) -> None:
+    stack = alaya_stack(job=job_args())
+    stack.set_config("secretEnv", json.dumps({"WANDB_API_KEY": "wandb-secret-value-123"}), secret=True)
+    stack.up()
+    exported = json.dumps(stack.export())
+    key = defaults.DEFAULT_ALAYA_API_KEY
+    assert key not in exported
+    assert "wandb-secret-value-123" not in exported, "a secret env value stays encrypted in the state"
+    for resource in stack.resources(TASK):
+        blob = resource["inputs"]["__provider"]
+        decoded = base64.b64decode(blob)
+        assert key.encode() not in decoded
+        assert len(decoded) < 512, "the pickled provider is a class reference, not captured state"
+        assert resource["outputs"]["env"]["WANDB_API_KEY"].get("4dabf18193072939515e22adb298388d") == \
+            "1b47061264138c4ac30d75fd1eb44270", "the env output is secret"
+    stack.destroy()
+
+
+def test_failed_subscription_is_a_clear_error(emulator: Any, alaya_stack: Any) -> None:
+    stack = alaya_stack(job=job_args(product_code=defaults.PRODUCT_SOLDOUT))
+    result = stack.up(check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "TrainingJob 'job-" in output
+    assert "insufficient stock" in output.lower()
+    assert live_tasks(emulator) == []
+    assert stack.resources(TASK) == []
+
+
+def test_preview_names_bad_fields(emulator: Any, alaya_stack: Any) -> None:
+    mount = {"storage_id": defaults.STORAGE_CAPACITY_ID, "storage_type": "nas-capacity",
+             "file_directory": "d", "mount_path": "/data"}
+    stack = alaya_stack(job=job_args(worker_count=0, priority=9, product_code="PRD-NOPE",
+                                     storage_mounts=[mount, {**mount, "mount_path": "/data/"}]))
+    result = stack.preview(check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "worker_count" in output and "priority" in output
+
+    stack.set_config("job", json.dumps(job_args(product_code="PRD-NOPE",
+                                                storage_mounts=[mount, {**mount, "mount_path": "/data/"}])))
+    result = stack.preview(check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "product_code" in output and "PRD-NOPE is not offered" in output
+    assert "storage_mounts[1].mount_path" in output
+
+
+def test_missing_storage_fails_at_preview(emulator: Any, alaya_stack: Any) -> None:
+    stack = alaya_stack(job=job_args(), mount={"storage_id": "00000000-dead-beef-0000-000000000000",
+                                               "storage_type": "nas-capacity", "file_directory": "d",
+                                               "mount_path": "/data"})
+    try:
+        stack.up()
+    except PulumiFailed as err:
+        assert "does not exist" in err.output
+    else:
+        raise AssertionError("a mount of a missing storage must fail")
+    assert live_tasks(emulator) == []
