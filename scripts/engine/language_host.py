@@ -203,6 +203,10 @@ def run_program(argv: list[str]) -> int:
     sys.argv = [program, *ns.args]
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
+    # As upstream's pulumi-language-python-exec: resource registrations run in the loop's default
+    # executor, sized 4 x --parallel; asyncio's own default (cpu + 4 threads) would cap them lower.
+    if settings.parallel:
+        loop.set_default_executor(futures.ThreadPoolExecutor(max_workers=max(settings.parallel, 1) * 4))
 
     def body() -> None:
         runpy.run_path(program, run_name="__main__")

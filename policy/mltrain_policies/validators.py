@@ -1,0 +1,481 @@
+"""The pack's validators and policies. Importing this module starts nothing: only `PolicyPack(...)`
+(in `policy/__main__.py`) starts the gRPC server.
+
+Every threshold comes from the policy's config schema; the schema's `default` is what the engine
+applies when no `--policy-pack-config` is given, and `setting()` falls back to the same default
+when a validator is called directly (unit tests). Messages start with the resource's kind and name,
+then the field and the offending value; secret-looking values are masked.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    Severity,
+    StackValidationArgs,
+    StackValidationPolicy,
+)
+from pulumi_policy.proxy import UnknownValueError
+
+from . import resources as r
+from .secrets import is_secret
+
+Args = ResourceValidationArgs | StackValidationArgs
+
+# ----- defaults (the emulator's catalogue; override per infra repo with --policy-pack-config) -----
+DEFAULT_GPUS_PER_PRODUCT: dict[str, int] = {"PRD-TRAIN-1": 8, "PRD-TRAIN-2": 4, "PRD-QTT": 1, "PRD-CPU-1": 0}
+DEFAULT_GPUS_PER_FLAVOR: dict[str, int] = {
+    "modelarts.vm.cpu.8u": 0, "modelarts.vm.gpu.v100": 1, "modelarts.vm.gpu.8v100": 8,
+}
+DEFAULT_SECRET_KEY_PATTERNS: list[str] = [
+    # *_TOKEN, *_KEY, *_SECRET, PASSWORD, DB_PASSWORD, WANDB_API_KEY, AWS_SECRET_ACCESS_KEY, APIKEY ...
+    r"(^|_)(TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENTIALS?|KEY|APIKEY|ACCESSKEY|SECRETKEY)$",
+]
+DEFAULT_SECRET_VALUE_PATTERNS: list[str] = [
+    r"\bAKIA[0-9A-Z]{16}\b",  # AWS access key ID
+    r"\bgh[pousr]_[A-Za-z0-9]{36,}",  # GitHub tokens
+    r"\bgithub_pat_[A-Za-z0-9_]{22,}",
+    r"\bhf_[A-Za-z0-9]{30,}",  # Hugging Face
+    r"\bsk-[A-Za-z0-9_-]{20,}",  # OpenAI-style API keys
+    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",  # Slack
+    r"\bAIza[0-9A-Za-z_-]{35}",  # Google API keys
+    r"-----BEGIN [A-Z ]*PRIVATE KEY-----",
+    r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.",  # JWT
+    # 32+ characters mixing upper case, lower case and digits (not hex digests, not UUIDs)
+    r"^(?=[^ ]*[a-z])(?=[^ ]*[A-Z])(?=[^ ]*[0-9])[A-Za-z0-9+/=_-]{32,}$",
+]
+
+
+def _prop(kind: str, default: Any, description: str, **extra: Any) -> dict[str, Any]:
+    return {"type": kind, "default": default, "description": description, **extra}
+
+
+def _strings(default: list[str], description: str) -> dict[str, Any]:
+    return _prop("array", default, description, items={"type": "string"})
+
+
+def _counts(default: dict[str, int], description: str) -> dict[str, Any]:
+    return _prop("object", default, description, additionalProperties={"type": "integer", "minimum": 0})
+
+
+def setting(args: Args, schema: PolicyConfigSchema, key: str) -> Any:
+    """The configured value of `key`, else the schema's default."""
+    config = args.get_config() or {}
+    value = config.get(key)
+    if value is None:
+        value = copy.deepcopy(schema.properties[key]["default"])
+    return value
+
+
+def _report(report: ReportViolation, args: ResourceValidationArgs, message: str) -> None:
+    report(f"{r.label(args.resource_type, args.name)}: {message}", None)
+
+
+def _listing(values: list[str]) -> str:
+    return ", ".join(values) if values else "(none)"
+
+
+# ===== training-job-timeout ==========================================================================
+TIMEOUT_SCHEMA = PolicyConfigSchema(properties={
+    "maxTimeoutHours": _prop("number", 72, "Longest time limit a training job may have, in hours.",
+                             exclusiveMinimum=0),
+})
+
+
+def validate_timeout(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type not in r.TRAINING_JOBS:
+        return
+    limit = r.number(setting(args, TIMEOUT_SCHEMA, "maxTimeoutHours"))
+    timeout = r.timeout_of(args.resource_type, args.props)
+    if timeout.hours is None:
+        how = ("set timeout_hours (enable_timeout_cancel)" if args.resource_type == r.ALAYA_JOB
+               else "set auto_stop_hours (or wait_for='completed' with customTimeouts create)")
+        _report(report, args, f"has no timeout: {timeout.detail}; {how} of at most {r.fmt(limit)} h")
+    elif limit is not None and timeout.hours > limit:
+        _report(report, args, f"{timeout.source} = {r.fmt(r.number(round(timeout.hours, 2)))} h exceeds "
+                f"the maximum of {r.fmt(limit)} h (maxTimeoutHours)")
+
+
+# ===== allowed-image-registries =====================================================================
+REGISTRY_SCHEMA = PolicyConfigSchema(properties={
+    "allowedRegistries": _strings(
+        ["harbor.zetyun.cn", "swr.cn-north-4.myhuaweicloud.com"],
+        "Registry hosts, or host/path prefixes, images may come from (matched by whole path segments)."),
+})
+
+
+def registry_of(image: str) -> str:
+    """The registry host of an image reference (`docker.io` when it names none)."""
+    first, _, rest = image.partition("/")
+    if rest and ("." in first or ":" in first or first == "localhost"):
+        return first
+    return "docker.io (implicit)"
+
+
+def image_allowed(image: str, allowed: list[str]) -> str | None:
+    """The entry of `allowed` that `image` comes from, if any."""
+    ref = image.strip().lower().removeprefix("docker://")
+    for entry in allowed:
+        prefix = str(entry).strip().lower().removeprefix("https://").removeprefix("http://").rstrip("/")
+        if prefix and (ref == prefix or ref.startswith(prefix + "/")):
+            return str(entry)
+    return None
+
+
+def validate_registries(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type not in (*r.TRAINING_JOBS, r.MODELARTS_ALGORITHM):
+        return
+    name, image = r.image_of(args.resource_type, args.props)
+    if image is None:  # ModelArts: the engine's preset image
+        return
+    allowed = [str(a) for a in setting(args, REGISTRY_SCHEMA, "allowedRegistries")]
+    if image_allowed(image, allowed) is None:
+        _report(report, args, f"{name} '{image}' comes from {registry_of(image)}, which is not an allowed "
+                f"registry (allowedRegistries: {_listing(allowed)})")
+
+
+# ===== max-nodes-per-job =============================================================================
+NODES_SCHEMA = PolicyConfigSchema(properties={
+    "maxNodes": _prop("integer", 16, "Most nodes one training job may use (Alaya worker_count, "
+                      "ModelArts node_count).", minimum=1),
+})
+
+
+def validate_nodes(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type not in r.TRAINING_JOBS:
+        return
+    limit = r.number(setting(args, NODES_SCHEMA, "maxNodes"))
+    name, count = r.node_count(args.resource_type, args.props)
+    if count is not None and limit is not None and count > limit:
+        _report(report, args, f"{name} = {r.fmt(count)} exceeds the maximum of {r.fmt(limit)} "
+                f"node{'' if limit == 1 else 's'} (maxNodes)")
+
+
+# ===== read-only-dataset-mounts =====================================================================
+MOUNTS_SCHEMA = PolicyConfigSchema(properties={
+    "writableMountPaths": _strings(
+        ["/root/nas/checkpoints", "/root/nas/outputs"],
+        "Mount paths (and the paths below them) that may be mounted read-write; all others read-only."),
+})
+
+
+def _first(mount: Mapping[str, Any], *keys: str) -> Any:
+    for key in keys:
+        value = r.get(mount, key)
+        if value is not None:
+            return value
+    return None
+
+
+def validate_mounts(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type == r.ALAYA_MOUNT:
+        mounts: list[tuple[str, Any]] = [("", args.props)]
+    elif args.resource_type == r.ALAYA_JOB:
+        # Mounts from StorageMount.mount are unknown during a preview: the StorageMount itself is checked.
+        mounts = [(f"storage_mounts[{i}].", m) for i, m in r.items(r.get(args.props, "storage_mounts"))]
+    else:
+        return
+    writable = [str(p) for p in setting(args, MOUNTS_SCHEMA, "writableMountPaths")]
+    for where, mount in mounts:
+        if not isinstance(mount, Mapping):
+            continue
+        try:
+            read_only = _first(mount, "read_only", "onlyRead")
+            path = _first(mount, "mount_path", "mountPath")
+            source = f"{_first(mount, 'storage_id', 'storageId')}:{_first(mount, 'file_directory', 'fileDirectory')}"
+        except UnknownValueError:
+            continue
+        if read_only is None or r.truthy(read_only) or path is None:
+            continue  # read-only is the default
+        if r.path_within(str(path), writable) is None:
+            _report(report, args, f"{where}mount_path '{path}' (storage {source}) is mounted read-write "
+                    f"(read_only=false); only these paths may be writable: {_listing(writable)} "
+                    "(writableMountPaths)")
+
+
+# ===== no-plaintext-secrets ==========================================================================
+SECRETS_SCHEMA = PolicyConfigSchema(properties={
+    "secretKeyPatterns": _strings(DEFAULT_SECRET_KEY_PATTERNS,
+                                  "Regular expressions (case-insensitive) for variable names that hold credentials."),
+    "secretValuePatterns": _strings(DEFAULT_SECRET_VALUE_PATTERNS,
+                                    "Regular expressions for values shaped like credentials."),
+    "allowedPlaintextKeys": _strings([], "Variable names exempt from this rule."),
+})
+
+_ENV_FIELD = {r.ALAYA_JOB: "env", r.MODELARTS_JOB: "environments"}
+
+
+def mask(value: str) -> str:
+    """Enough of a value to find it, not enough to use it."""
+    return f"'{value[:3]}…' ({len(value)} chars)" if len(value) > 6 else f"'{'*' * len(value)}'"
+
+
+def _compile(patterns: list[str], flags: int) -> tuple[list[re.Pattern[str]], list[str]]:
+    compiled, bad = [], []
+    for pattern in patterns:
+        try:
+            compiled.append(re.compile(str(pattern), flags))
+        except re.error as err:
+            bad.append(f"{pattern!r} ({err})")
+    return compiled, bad
+
+
+def secret_reason(key: str, value: str, key_patterns: list[re.Pattern[str]],
+                  value_patterns: list[re.Pattern[str]]) -> str | None:
+    """Why a plaintext variable looks like a credential, or None."""
+    if any(p.search(key) for p in key_patterns):
+        return "its name looks like a credential"
+    if any(p.search(value) for p in value_patterns):
+        return "its value is shaped like a credential"
+    return None
+
+
+def validate_secrets(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    env_field = _ENV_FIELD.get(args.resource_type)
+    if env_field is None:
+        return
+    key_patterns, bad_keys = _compile(setting(args, SECRETS_SCHEMA, "secretKeyPatterns"), re.IGNORECASE)
+    value_patterns, bad_values = _compile(setting(args, SECRETS_SCHEMA, "secretValuePatterns"), 0)
+    if bad_keys or bad_values:
+        _report(report, args, "invalid regular expression(s) in the policy config: "
+                + ", ".join(bad_keys + bad_values))
+    allowed = {str(k) for k in setting(args, SECRETS_SCHEMA, "allowedPlaintextKeys")}
+    for key, value in r.entries(r.get(args.props, env_field)):
+        if not isinstance(value, str) or not value or is_secret(value) or key in allowed:
+            continue
+        reason = secret_reason(key, value, key_patterns, value_patterns)
+        if reason:
+            _report(report, args, f"{env_field}.{key} = {mask(value)} is plaintext but {reason}; wrap it in "
+                    "pulumi.Output.secret(...) or read it with pulumi.Config().require_secret(...)")
+
+
+# ===== auto-retry-bounded (advisory) =================================================================
+RETRY_SCHEMA = PolicyConfigSchema(properties={
+    "maxRetryCount": _prop("integer", 5, "Largest max_retry_count an auto-retrying job may have.", minimum=1),
+})
+
+
+def validate_retry(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type != r.ALAYA_JOB:
+        return
+    limit = r.number(setting(args, RETRY_SCHEMA, "maxRetryCount"))
+    count = r.number(r.get(args.props, "max_retry_count"))
+    enabled_raw = r.get(args.props, "enable_auto_retry")
+    enabled = r.truthy(enabled_raw) if enabled_raw is not None else count is not None
+    if not enabled:
+        _report(report, args, f"auto-retry is off (enable_auto_retry); set max_retry_count between 1 and "
+                f"{r.fmt(limit)} so that a node failure does not end the run")
+    elif count is None:
+        _report(report, args, f"enable_auto_retry is on without max_retry_count; bound it (1 to {r.fmt(limit)})")
+    elif count < 1 or (limit is not None and count > limit):
+        _report(report, args, f"max_retry_count = {r.fmt(count)} is outside 1 to {r.fmt(limit)} (maxRetryCount)")
+
+
+# ===== description-present (advisory) ================================================================
+DESCRIPTION_SCHEMA = PolicyConfigSchema(properties={
+    "minLength": _prop("integer", 1, "Fewest non-blank characters a description must have.", minimum=1),
+})
+
+
+def validate_description(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type not in (*r.TRAINING_JOBS, r.MODELARTS_ALGORITHM):
+        return
+    minimum = r.number(setting(args, DESCRIPTION_SCHEMA, "minLength")) or 1
+    text = str(r.get(args.props, "description") or "").strip()
+    if not text:
+        _report(report, args, "has no description; say what it trains and who owns it")
+    elif len(text) < minimum:
+        _report(report, args, f"description '{text}' is shorter than {r.fmt(minimum)} characters (minLength)")
+
+
+# ===== modelarts-allowed-flavors ====================================================================
+FLAVORS_SCHEMA = PolicyConfigSchema(properties={
+    "allowedFlavors": _strings(sorted(DEFAULT_GPUS_PER_FLAVOR), "ModelArts flavor IDs jobs may use."),
+})
+
+
+def validate_flavors(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type != r.MODELARTS_JOB:
+        return
+    flavor = r.get(args.props, "flavor_id")
+    if flavor is None:  # a dedicated pool decides the node type
+        return
+    allowed = [str(f) for f in setting(args, FLAVORS_SCHEMA, "allowedFlavors")]
+    if str(flavor) not in allowed:
+        _report(report, args, f"flavor_id '{flavor}' is not allowed (allowedFlavors: {_listing(allowed)})")
+
+
+# ===== modelarts-log-export ==========================================================================
+LOG_EXPORT_SCHEMA = PolicyConfigSchema(properties={
+    "allowedPrefixes": _strings([], "OBS locations log_export_path must lie in, e.g. obs://audit-logs/ "
+                                "(empty: any OBS location)."),
+})
+
+
+def validate_log_export(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    if args.resource_type != r.MODELARTS_JOB:
+        return
+    path = r.get(args.props, "log_export_path")
+    prefixes = [str(p) for p in setting(args, LOG_EXPORT_SCHEMA, "allowedPrefixes")]
+    if not path:
+        _report(report, args, "has no log_export_path; set an OBS directory so the logs outlive the job")
+        return
+    # The provider's check turns obs://bucket/dir into /bucket/dir: compare in that form.
+    if prefixes and r.path_within(r.obs_path(str(path)), [r.obs_path(p) for p in prefixes]) is None:
+        _report(report, args, f"log_export_path '{path}' is not inside {' or '.join(prefixes)} (allowedPrefixes)")
+
+
+# ===== gpu-hours-budget (stack) =====================================================================
+BUDGET_SCHEMA = PolicyConfigSchema(properties={
+    "maxGpuHours": _prop("number", 2000, "Most GPU-hours (GPUs per node x nodes x timeout hours) all training "
+                         "jobs of the stack may add up to.", minimum=0),
+    "gpusPerProduct": _counts(DEFAULT_GPUS_PER_PRODUCT, "GPUs per node of each Alaya product code; entries "
+                              "add to / override the defaults."),
+    "gpusPerFlavor": _counts(DEFAULT_GPUS_PER_FLAVOR, "GPUs per node of each ModelArts flavor; entries add "
+                             "to / override the defaults."),
+    "unknownGpusPerNode": _prop("integer", 8, "GPUs per node assumed for a product or flavor not in the "
+                                "maps (marked 'assumed' in the breakdown).", minimum=0),
+})
+
+
+@dataclass
+class JobCost:
+    """One line of the GPU-hours breakdown."""
+
+    label: str
+    spec: str
+    gpus: float
+    nodes: float
+    hours: float | None
+    assumed: bool = False
+    timeout_source: str = ""
+
+    @property
+    def gpu_hours(self) -> float | None:
+        if self.gpus == 0 or self.nodes == 0:
+            return 0
+        return None if self.hours is None else self.gpus * self.nodes * self.hours
+
+    def line(self) -> str:
+        gpus = f"{r.fmt(self.gpus)} GPU{' (assumed)' if self.assumed else ''}"
+        hours = "no timeout" if self.hours is None else f"{r.fmt(r.number(round(self.hours, 2)))} h"
+        total = "unbounded" if self.gpu_hours is None else r.fmt(r.number(round(self.gpu_hours, 2)))
+        nodes = f"{r.fmt(self.nodes)} node{'' if self.nodes == 1 else 's'}"
+        return f"{self.label}: {self.spec} {gpus}/node x {nodes} x {hours} = {total} GPU-h"
+
+
+@dataclass
+class Budget:
+    limit: float
+    jobs: list[JobCost] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)
+
+    @property
+    def total(self) -> float:
+        return sum(j.gpu_hours or 0 for j in self.jobs)
+
+    @property
+    def unbounded(self) -> list[JobCost]:
+        return [j for j in self.jobs if j.gpu_hours is None]
+
+
+def gpu_budget(args: StackValidationArgs) -> Budget:
+    products = {**DEFAULT_GPUS_PER_PRODUCT, **(setting(args, BUDGET_SCHEMA, "gpusPerProduct") or {})}
+    flavors = {**DEFAULT_GPUS_PER_FLAVOR, **(setting(args, BUDGET_SCHEMA, "gpusPerFlavor") or {})}
+    fallback = r.number(setting(args, BUDGET_SCHEMA, "unknownGpusPerNode")) or 0
+    budget = Budget(limit=r.number(setting(args, BUDGET_SCHEMA, "maxGpuHours")) or 0)
+    for res in args.resources:
+        if res.resource_type not in r.TRAINING_JOBS:
+            continue
+        label = r.label(res.resource_type, res.name)
+        try:
+            spec_field, spec = r.node_spec(res.resource_type, res.props)
+            _, nodes = r.node_count(res.resource_type, res.props)
+            timeout = r.timeout_of(res.resource_type, res.props)
+        except UnknownValueError as err:
+            budget.unknown.append(f"{label} ({err.message})")
+            continue
+        table = products if res.resource_type == r.ALAYA_JOB else flavors
+        known = spec is not None and spec in table
+        gpus = r.number(table[spec]) if known and spec is not None else fallback
+        budget.jobs.append(JobCost(label, spec or f"({spec_field} unset)", gpus or 0, nodes or 0,
+                                   timeout.hours, not known, timeout.source))
+    return budget
+
+
+def validate_gpu_budget(args: StackValidationArgs, report: ReportViolation) -> None:
+    budget = gpu_budget(args)
+    over = budget.total > budget.limit
+    if not (over or budget.unbounded):
+        return
+    head = (f"{'unbounded' if budget.unbounded else r.fmt(r.number(round(budget.total, 2)))} GPU-hours exceed "
+            f"the budget of {r.fmt(budget.limit)} GPU-hours (maxGpuHours)")
+    if budget.unbounded:
+        head += "; jobs without a timeout: " + ", ".join(j.label for j in budget.unbounded)
+    lines = [head, "breakdown (GPUs per node x nodes x timeout hours):"]
+    lines += [f"  {j.line()}" for j in budget.jobs]
+    lines.append(f"  total: {r.fmt(r.number(round(budget.total, 2)))} GPU-h of bounded jobs")
+    if budget.unknown:
+        lines.append("  not counted (unknown during preview): " + "; ".join(budget.unknown))
+    report("\n".join(lines), None)
+
+
+# ===== the policies ===================================================================================
+Validate = Callable[[ResourceValidationArgs, ReportViolation], None]
+
+
+def _resource(name: str, description: str, validate: Validate, level: EnforcementLevel, severity: Severity,
+              schema: PolicyConfigSchema) -> ResourceValidationPolicy:
+    return ResourceValidationPolicy(name=name, description=description, validate=validate,
+                                    enforcement_level=level, config_schema=schema, severity=severity)
+
+
+MANDATORY, ADVISORY = EnforcementLevel.MANDATORY, EnforcementLevel.ADVISORY
+
+TRAINING_JOB_TIMEOUT = _resource(
+    "training-job-timeout", "Every training job must have a bounded run time.",
+    validate_timeout, MANDATORY, Severity.HIGH, TIMEOUT_SCHEMA)
+ALLOWED_IMAGE_REGISTRIES = _resource(
+    "allowed-image-registries", "Training images must come from an allowed registry.",
+    validate_registries, MANDATORY, Severity.HIGH, REGISTRY_SCHEMA)
+MAX_NODES_PER_JOB = _resource(
+    "max-nodes-per-job", "A training job may not use more than the allowed number of nodes.",
+    validate_nodes, MANDATORY, Severity.MEDIUM, NODES_SCHEMA)
+READ_ONLY_DATASET_MOUNTS = _resource(
+    "read-only-dataset-mounts", "Storage is mounted read-only except at the allowed writable paths.",
+    validate_mounts, MANDATORY, Severity.HIGH, MOUNTS_SCHEMA)
+NO_PLAINTEXT_SECRETS = _resource(
+    "no-plaintext-secrets", "Credentials in job environment variables must be Pulumi secrets.",
+    validate_secrets, MANDATORY, Severity.CRITICAL, SECRETS_SCHEMA)
+AUTO_RETRY_BOUNDED = _resource(
+    "auto-retry-bounded", "Training jobs should retry automatically, a bounded number of times.",
+    validate_retry, ADVISORY, Severity.LOW, RETRY_SCHEMA)
+DESCRIPTION_PRESENT = _resource(
+    "description-present", "Training jobs and algorithms should have a description.",
+    validate_description, ADVISORY, Severity.LOW, DESCRIPTION_SCHEMA)
+MODELARTS_ALLOWED_FLAVORS = _resource(
+    "modelarts-allowed-flavors", "ModelArts jobs must use an allowed flavor.",
+    validate_flavors, MANDATORY, Severity.MEDIUM, FLAVORS_SCHEMA)
+MODELARTS_LOG_EXPORT = _resource(
+    "modelarts-log-export", "ModelArts jobs should export their logs to OBS.",
+    validate_log_export, ADVISORY, Severity.LOW, LOG_EXPORT_SCHEMA)
+GPU_HOURS_BUDGET = StackValidationPolicy(
+    name="gpu-hours-budget", description="The stack's training jobs must fit the GPU-hours budget.",
+    validate=validate_gpu_budget, enforcement_level=MANDATORY, config_schema=BUDGET_SCHEMA,
+    severity=Severity.HIGH)
+
+POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
+    TRAINING_JOB_TIMEOUT, ALLOWED_IMAGE_REGISTRIES, MAX_NODES_PER_JOB, READ_ONLY_DATASET_MOUNTS,
+    NO_PLAINTEXT_SECRETS, AUTO_RETRY_BOUNDED, DESCRIPTION_PRESENT, MODELARTS_ALLOWED_FLAVORS,
+    MODELARTS_LOG_EXPORT, GPU_HOURS_BUDGET,
+]

@@ -1,0 +1,175 @@
+"""The policy pack through the real engine: `pulumi preview --policy-pack policy/` (with and without
+`--policy-pack-config`) on a compliant and on a violating program, against the emulator.
+
+A preview creates nothing: the emulator only answers the provider's catalogue checks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pulumi_mltrain.emulator import defaults
+from support.pulumi_cli import ROOT, Stack
+
+pytestmark = pytest.mark.engine
+
+PACK = ROOT / "policy"
+PROGRAMS = Path(__file__).parent / "programs"
+HF_TOKEN = "hf_SECRETsecretSECRET0123456789abcdefXYZ"
+
+
+def make_stack(emulator: Any, tmp_path: Path, program: str) -> Stack:
+    stack = Stack.from_project(PROGRAMS / program, tmp_path)
+    stack.set_config("mltrain:alayaEndpoint", emulator.url)
+    stack.set_config("mltrain:alayaApiKey", defaults.DEFAULT_ALAYA_API_KEY, secret=True)
+    stack.set_config("mltrain:requestTimeout", "5")
+    for key, value in {"huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
+                       "huaweiProjectName": defaults.DEFAULT_PROJECT_NAME, "huaweiUser": defaults.DEFAULT_IAM_USER,
+                       "huaweiDomain": defaults.DEFAULT_IAM_DOMAIN}.items():
+        stack.set_config(f"mltrain:{key}", value)
+    stack.set_config("mltrain:huaweiPassword", defaults.DEFAULT_IAM_PASSWORD, secret=True)
+    if program == "compliant":
+        stack.set_config("hfToken", HF_TOKEN, secret=True)
+    return stack
+
+
+def preview(stack: Stack, tmp_path: Path, config: dict[str, Any] | None = None) -> subprocess.CompletedProcess[str]:
+    args = ["--policy-pack", str(PACK)]
+    if config is not None:
+        path = tmp_path / "policy-config.json"
+        path.write_text(json.dumps(config))
+        args += ["--policy-pack-config", str(path)]
+    return stack.preview(*args, check=False)
+
+
+def violations(output: str) -> dict[str, list[tuple[str, str]]]:
+    """policy name -> sorted [(level, resource)] from the CLI's violation headers."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    header = re.compile(r"mltrain-policies@v[\d.]+ \[(\w+)\](?: \[severity: \w+\])?\s+([\w-]+)\s+\((\S+): ([^)]+)\)")
+    for level, policy, rtype, name in header.findall(output):
+        found.setdefault(policy, []).append((level, f"{rtype.removeprefix('pulumi-python:dynamic/')} {name}"))
+    return {policy: sorted(hits) for policy, hits in found.items()}
+
+
+def test_compliant_program_passes(emulator: Any, tmp_path: Path) -> None:
+    result = preview(make_stack(emulator, tmp_path, "compliant"), tmp_path)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert violations(output) == {}, output
+    assert "mltrain-policies|local|" in output  # the pack did run
+    assert HF_TOKEN not in output
+
+
+def test_violating_program_fails_naming_policy_resource_and_value(emulator: Any, tmp_path: Path) -> None:
+    result = preview(make_stack(emulator, tmp_path, "violating"), tmp_path)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "error: preview failed" in output
+    found = violations(output)
+    job, mount, ma_job = "alaya:TrainingJob rogue", "alaya:StorageMount scratch", "modelarts:TrainingJob mass"
+    assert found == {
+        "training-job-timeout": [("mandatory", job), ("mandatory", ma_job)],
+        "allowed-image-registries": [("mandatory", job), ("mandatory", ma_job)],
+        "max-nodes-per-job": [("mandatory", job)],
+        "read-only-dataset-mounts": [("mandatory", mount), ("mandatory", job)],
+        "no-plaintext-secrets": [("mandatory", job), ("mandatory", ma_job)],
+        "auto-retry-bounded": [("advisory", job)],
+        "description-present": [("advisory", job), ("advisory", ma_job)],
+        "modelarts-log-export": [("advisory", ma_job)],
+        "gpu-hours-budget": [("mandatory", "pulumi:pulumi:Stack mltrain-policy-violating-test")],
+    }, output
+    for text in [
+        "alaya:TrainingJob 'rogue': has no timeout: enable_timeout_cancel is off",
+        "modelarts:TrainingJob 'mass': has no timeout: auto_stop_hours is not set and the custom timeout "
+        "(timeouts.create = 1800 s) does not bound the job with wait_for='accepted'",
+        "alaya:TrainingJob 'rogue': image 'docker.io/library/pytorch:latest' comes from docker.io",
+        "modelarts:TrainingJob 'mass': image_url 'docker.io/someone/trainer:latest' comes from docker.io",
+        "alaya:TrainingJob 'rogue': worker_count = 64 exceeds the maximum of 16 nodes",
+        "alaya:StorageMount 'scratch': mount_path '/root/nas/datasets' (storage "
+        "72a2a885-e45e-4c79-aaf3-e1fa05abdb92:datasets) is mounted read-write",
+        "alaya:TrainingJob 'rogue': storage_mounts[0].mount_path '/data'",
+        "alaya:TrainingJob 'rogue': env.HF_TOKEN = 'hf_…' (38 chars) is plaintext",
+        "modelarts:TrainingJob 'mass': environments.DB_PASSWORD = 'hun…' (14 chars) is plaintext",
+        "modelarts:TrainingJob 'mass': has no log_export_path",
+        "unbounded GPU-hours exceed the budget of 2000 GPU-hours (maxGpuHours); "
+        "jobs without a timeout: ",
+        "alaya:TrainingJob 'rogue': PRD-TRAIN-1 8 GPU/node x 64 nodes x no timeout = unbounded GPU-h",
+        "modelarts:TrainingJob 'mass': modelarts.vm.gpu.8v100 8 GPU/node x 2 nodes x no timeout = unbounded GPU-h",
+    ]:
+        assert text in output, text
+
+
+def test_config_tightens_thresholds_and_stack_policy_fails_preview(emulator: Any, tmp_path: Path) -> None:
+    """Stack policies run during `preview` on v3.274.1: a mandatory budget violation alone fails it."""
+    stack = make_stack(emulator, tmp_path, "compliant")
+    result = preview(stack, tmp_path, {"gpu-hours-budget": {"maxGpuHours": 100}})
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert list(violations(output)) == ["gpu-hours-budget"], output
+    for text in [
+        "400 GPU-hours exceed the budget of 100 GPU-hours (maxGpuHours)",
+        "alaya:TrainingJob 'llama3-sft': PRD-TRAIN-1 8 GPU/node x 2 nodes x 24 h = 384 GPU-h",
+        "alaya:TrainingJob 'eval': PRD-QTT 1 GPU/node x 1 node x 4 h = 4 GPU-h",
+        "modelarts:TrainingJob 'resnet': modelarts.vm.gpu.v100 1 GPU/node x 2 nodes x 6 h = 12 GPU-h",
+        "modelarts:TrainingJob 'preprocess': modelarts.vm.cpu.8u 0 GPU/node x 1 node x 2 h = 0 GPU-h",
+    ]:
+        assert text in output, text
+
+    result = preview(stack, tmp_path, {
+        "max-nodes-per-job": {"maxNodes": 1},
+        "training-job-timeout": {"maxTimeoutHours": 12},
+        "allowed-image-registries": {"allowedRegistries": ["swr.cn-north-4.myhuaweicloud.com"]},
+        "modelarts-allowed-flavors": {"allowedFlavors": ["modelarts.vm.cpu.8u"]},
+        "modelarts-log-export": {"allowedPrefixes": ["obs://audit-logs/"]},
+    })
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert violations(output) == {
+        "max-nodes-per-job": [("mandatory", "alaya:TrainingJob llama3-sft"),
+                              ("mandatory", "modelarts:TrainingJob resnet")],
+        "training-job-timeout": [("mandatory", "alaya:TrainingJob llama3-sft")],
+        "allowed-image-registries": [("mandatory", "alaya:TrainingJob eval"),
+                                     ("mandatory", "alaya:TrainingJob llama3-sft")],
+        "modelarts-allowed-flavors": [("mandatory", "modelarts:TrainingJob resnet")],
+        "modelarts-log-export": [("advisory", "modelarts:TrainingJob preprocess"),
+                                 ("advisory", "modelarts:TrainingJob resnet")],
+    }, output
+    for text in [
+        "alaya:TrainingJob 'llama3-sft': worker_count = 2 exceeds the maximum of 1 node (maxNodes)",
+        "modelarts:TrainingJob 'resnet': node_count = 2 exceeds the maximum of 1 node (maxNodes)",
+        "alaya:TrainingJob 'llama3-sft': timeout_hours = 24 h exceeds the maximum of 12 h",
+        "alaya:TrainingJob 'eval': image 'harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu' comes from "
+        "harbor.zetyun.cn, which is not an allowed registry (allowedRegistries: swr.cn-north-4.myhuaweicloud.com)",
+        "modelarts:TrainingJob 'resnet': flavor_id 'modelarts.vm.gpu.v100' is not allowed",
+        "modelarts:TrainingJob 'preprocess': log_export_path '/team-logs/preprocess/' is not inside "
+        "obs://audit-logs/",
+    ]:
+        assert text in output, text
+    assert HF_TOKEN not in output
+
+
+def test_config_loosens_levels_and_thresholds(emulator: Any, tmp_path: Path) -> None:
+    result = preview(make_stack(emulator, tmp_path, "violating"), tmp_path, {
+        "allowed-image-registries": {"allowedRegistries": ["harbor.zetyun.cn", "docker.io/library",
+                                                           "docker.io/someone"]},
+        "max-nodes-per-job": {"maxNodes": 64},
+        "read-only-dataset-mounts": {"writableMountPaths": ["/data", "/root/nas/datasets"]},
+        "no-plaintext-secrets": {"enforcementLevel": "advisory", "allowedPlaintextKeys": ["DB_PASSWORD"]},
+        "training-job-timeout": "disabled",
+        "gpu-hours-budget": "advisory",
+    })
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    found = violations(output)
+    assert found == {
+        "no-plaintext-secrets": [("advisory", "alaya:TrainingJob rogue")],
+        "auto-retry-bounded": [("advisory", "alaya:TrainingJob rogue")],
+        "description-present": [("advisory", "alaya:TrainingJob rogue"), ("advisory", "modelarts:TrainingJob mass")],
+        "modelarts-log-export": [("advisory", "modelarts:TrainingJob mass")],
+        "gpu-hours-budget": [("advisory", "pulumi:pulumi:Stack mltrain-policy-violating-test")],
+    }, output
