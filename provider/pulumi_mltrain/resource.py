@@ -228,6 +228,17 @@ def parse_duration(text: str | None) -> float | None:
     return total or None
 
 
+def _plain(value: Any) -> Any:
+    """Argument values as Pulumi can send them: typed helpers (pydantic models) become dicts."""
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
 class MltrainResource(pulumi.dynamic.Resource):
     """Program-side base: validates argument names at once, fills the physical name and the
     deadlines from `opts.custom_timeouts`, and declares the outputs from the Output model."""
@@ -255,7 +266,7 @@ class MltrainResource(pulumi.dynamic.Resource):
                 f"{provider.kind} '{resource_name}': unknown argument(s) {', '.join(unknown)}; "
                 f"expected some of: {', '.join(fields)}"
             )
-        props: dict[str, Any] = {k: v for k, v in args.items() if v is not None}
+        props: dict[str, Any] = {k: _plain(v) for k, v in args.items() if v is not None}
         if "name" in fields and "name" not in props:
             props["name"] = default_name(resource_name)
         custom = opts.custom_timeouts if opts else None
@@ -265,6 +276,6 @@ class MltrainResource(pulumi.dynamic.Resource):
                 for op in ("create", "update", "delete")
                 if (seconds := parse_duration(getattr(custom, op, None)))
             }
-        for out in provider.output_type.model_fields:
-            props.setdefault(out, None)
+        for attr in (*fields, *provider.output_type.model_fields):
+            props.setdefault(attr, None)  # every input and output is readable on the resource
         super().__init__(provider(), resource_name, props, opts)

@@ -256,4 +256,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module, not this __main__ copy: catalogue functions register there.
+    from pulumi_mltrain.schema import main as _main
+
+    sys.exit(_main())

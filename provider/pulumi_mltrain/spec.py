@@ -2,15 +2,18 @@
 
 A field says, once, what a change to it means (`on_change`): `replace` the remote object, `update`
 it in place, or `local` (provider behaviour only, such as timeouts: no remote effect). Its wire
-name (the API's camelCase) is its pydantic alias. Cross-field rules live in `Spec.cross_check`
-and name the field they blame, so every failure reaches the user as `CheckFailure(field, reason)`.
+name (the API's camelCase) is its pydantic alias. A dotted wire name (`metadata.name`,
+`spec.resource.flavor_id`) places the value in a nested API body: `Spec.wire()` builds the nesting
+and `from_wire` reads it back, in nested models too, so there is no second mapping to keep in step.
+Cross-field rules live in `Spec.cross_check` and name the field they blame, so every failure
+reaches the user as `CheckFailure(field, reason)`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
@@ -27,13 +30,25 @@ def spec_field(
     wire: str | None = None,
     secret: bool = False,
     also: tuple[str, ...] = (),
+    wire_with: Mapping[str, Any] | None = None,
+    keyed_by: str | None = None,
     **constraints: Any,
 ) -> Any:
     """Declare an input field with its change semantics and wire name.
 
+    `wire` may be dotted (`spec.resource.flavor_id`) to place the value in a nested body.
     `also` lists other spellings the platform uses for the same field when it answers.
+    `wire_with` gives constant siblings sent next to the value when it is set, e.g. a unit:
+    `wire="spec.auto_stop.duration", wire_with={"time_unit": "HOURS"}`.
+    `keyed_by` marks a list whose items the platform matches by that key and may complete with
+    items of its own (e.g. the parameters an algorithm declares): only declared items are compared.
     """
-    extra: dict[str, Any] = {_META: {"onChange": on_change, "secret": secret}}
+    data: dict[str, Any] = {"onChange": on_change, "secret": secret}
+    if wire_with:
+        data["wireWith"] = dict(wire_with)
+    if keyed_by:
+        data["keyedBy"] = keyed_by
+    extra: dict[str, Any] = {_META: data}
     if also:
         return Field(default, description=description, serialization_alias=wire,
                      validation_alias=AliasChoices(*(a for a in (wire, *also) if a)),
@@ -52,6 +67,8 @@ class Meta:
     on_change: str
     secret: bool
     wire: str
+    wire_with: Mapping[str, Any] | None = None
+    keyed_by: str | None = None
 
 
 def meta(info: FieldInfo, name: str) -> Meta:
@@ -59,7 +76,10 @@ def meta(info: FieldInfo, name: str) -> Meta:
     data = extra.get(_META, {}) if isinstance(extra, dict) else {}
     assert isinstance(data, dict)
     wire = info.serialization_alias or info.alias or name
-    return Meta(str(data.get("onChange", "replace")), bool(data.get("secret", False)), wire)
+    with_ = data.get("wireWith")
+    keyed = data.get("keyedBy")
+    return Meta(str(data.get("onChange", "replace")), bool(data.get("secret", False)), wire,
+                dict(with_) if isinstance(with_, dict) else None, str(keyed) if keyed else None)
 
 
 class Spec(BaseModel):
@@ -67,14 +87,21 @@ class Spec(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True, frozen=True)
 
+    # Constant parts of every body, by dotted wire path, e.g. {"kind": "job"}.
+    wire_constants: ClassVar[dict[str, Any]] = {}
+
     def cross_check(self) -> list[tuple[str, str]]:
         """Rules that involve several fields: (field, reason) pairs."""
         return []
 
     def wire(self) -> dict[str, Any]:
-        """The API body: wire names, no unset optionals, local-only fields dropped."""
+        """The API body: wire names (nested where dotted), no unset optionals, local-only fields dropped."""
         local = {n for n, m in field_metas(type(self)) if m.on_change == "local"}
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude=local)
+        flat = self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude=local)
+        body: dict[str, Any] = {}
+        for path, value in self.wire_constants.items():
+            put(body, path, value)
+        return _nest(type(self), flat, body)
 
     def props(self) -> dict[str, Any]:
         """The checked inputs as Pulumi stores them (python names, defaults filled)."""
@@ -84,6 +111,83 @@ class Spec(BaseModel):
 def field_metas(model: type[BaseModel]) -> Iterator[tuple[str, Meta]]:
     for name, info in model.model_fields.items():
         yield name, meta(info, name)
+
+
+def wire_path(model: type[BaseModel], name: str) -> str:
+    """The (dotted) wire name of one field."""
+    return meta(model.model_fields[name], name).wire
+
+
+def put(body: dict[str, Any], path: str, value: Any) -> None:
+    """Set `value` at a dotted path, creating the objects on the way."""
+    *parents, last = path.split(".")
+    node = body
+    for part in parents:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise TypeError(f"wire path {path!r} crosses the non-object value at {part!r}")
+        node = child
+    node[last] = value
+
+
+def dig(data: Any, path: str) -> Any:
+    """The value at a dotted path of a platform answer (a flat key of that spelling wins), or None."""
+    if isinstance(data, Mapping) and path in data:
+        return data[path]
+    for part in path.split("."):
+        if not isinstance(data, Mapping):
+            return None
+        data = data.get(part)
+    return data
+
+
+def _nest(model: type[BaseModel], flat: Mapping[str, Any], into: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A `model_dump(by_alias=True)` result of `model` with its dotted wire names made nested."""
+    out = {} if into is None else into
+    for name, info in model.model_fields.items():
+        m = meta(info, name)
+        if m.wire not in flat:
+            continue
+        value = _nest_value(info.annotation, flat[m.wire])
+        put(out, m.wire, value)
+        if m.wire_with and value is not None:
+            parent = m.wire.rpartition(".")[0]
+            for key, constant in m.wire_with.items():
+                put(out, f"{parent}.{key}" if parent else key, constant)
+    return out
+
+
+def _nest_value(annotation: Any, value: Any) -> Any:
+    inner = _model_in(annotation)
+    if inner is None:
+        return value
+    if isinstance(value, Mapping):
+        return _nest(inner, value)
+    if isinstance(value, list):
+        return [_nest(inner, v) if isinstance(v, Mapping) else v for v in value]
+    return value
+
+
+def _unnest(model: type[BaseModel], data: Mapping[str, Any]) -> dict[str, Any]:
+    """A platform object read back as `model`'s flat alias keys; keys it does not declare are dropped."""
+    out: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        m = meta(info, name)
+        value = dig(data, m.wire)
+        if value is not None:
+            out[m.wire] = _unnest_value(info.annotation, value)
+    return out
+
+
+def _unnest_value(annotation: Any, value: Any) -> Any:
+    inner = _model_in(annotation)
+    if inner is None:
+        return value
+    if isinstance(value, Mapping):
+        return _unnest(inner, value)
+    if isinstance(value, list):
+        return [_unnest(inner, v) if isinstance(v, Mapping) else v for v in value]
+    return value
 
 
 class Output(BaseModel):
@@ -227,7 +331,8 @@ def _canon(value: Any) -> Any:
 def from_wire(model: type[Spec], data: Mapping[str, Any], keep: Spec) -> Spec | None:
     """The spec a platform object corresponds to, read from its wire fields (None if unreadable).
 
-    Fields the platform does not report (local ones, write-only ones) are taken from `keep`.
+    Dotted wire names are read from the nested answer; in nested models only declared keys are
+    kept. Fields the platform does not report (local ones, write-only ones) are taken from `keep`.
     """
     known: dict[str, Any] = {}
     for name, info in model.model_fields.items():
@@ -235,7 +340,9 @@ def from_wire(model: type[Spec], data: Mapping[str, Any], keep: Spec) -> Spec | 
         choices = info.validation_alias
         if isinstance(choices, AliasChoices):
             names += [c for c in choices.choices if isinstance(c, str)]
-        value = next((data[n] for n in names if n in data and data[n] is not None), None)
+        value = next((v for n in names if (v := dig(data, n)) is not None), None)
+        if value is not None:
+            value = _unnest_value(info.annotation, value)
         known[name] = value if value is not None else getattr(keep, name)
     try:
         return model.model_validate({k: v for k, v in known.items() if v is not None})
@@ -244,14 +351,43 @@ def from_wire(model: type[Spec], data: Mapping[str, Any], keep: Spec) -> Spec | 
 
 
 def differences(declared: Spec, remote: Spec | None) -> list[str]:
-    """Fields whose declared value differs from the platform's, as readable lines."""
+    """Fields whose declared value differs from the platform's, as readable lines.
+
+    What the declaration leaves unset is the platform's choice: an optional input that is None, a
+    key a nested object does not give (a default the platform fills in, such as a channel's
+    local_dir), items the platform adds to a `keyed_by` list. Secret fields never show values.
+    """
+    return list(differing(declared, remote).values())
+
+
+def differing(declared: Spec, remote: Spec | None) -> dict[str, str]:
+    """Like `differences`, keyed by field name (`(resource)` when the object cannot be read)."""
     if remote is None:
-        return ["the platform object could not be read as this resource's inputs"]
-    out = []
+        return {"(resource)": "the platform object could not be read as this resource's inputs"}
+    out: dict[str, str] = {}
     for name, m in field_metas(type(declared)):
         if m.on_change == "local":
             continue
         mine, theirs = _canon(getattr(declared, name)), _canon(getattr(remote, name))
-        if mine != theirs:
-            out.append(f"{name}: declared {mine!r}, platform has {theirs!r}")
+        if not _covers(mine, theirs, m.keyed_by):
+            if m.secret:
+                out[name] = f"{name}: declared and platform values differ (not shown: secret)"
+            else:
+                out[name] = f"{name}: declared {mine!r}, platform has {theirs!r}"
     return out
+
+
+def _covers(mine: Any, theirs: Any, keyed_by: str | None = None) -> bool:
+    """Whether the platform's value satisfies the declared one (see `differences`)."""
+    if mine is None:
+        return True
+    if isinstance(mine, Mapping):
+        return isinstance(theirs, Mapping) and all(_covers(v, theirs.get(k)) for k, v in mine.items())
+    if isinstance(mine, list):
+        if not isinstance(theirs, list):
+            return False
+        if keyed_by and all(isinstance(x, Mapping) and keyed_by in x for x in mine):
+            by_key = {x.get(keyed_by): x for x in theirs if isinstance(x, Mapping)}
+            return all(_covers(x, by_key.get(x[keyed_by])) for x in mine)
+        return len(mine) == len(theirs) and all(_covers(a, b) for a, b in zip(mine, theirs, strict=True))
+    return bool(mine == theirs)

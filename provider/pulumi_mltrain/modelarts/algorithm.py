@@ -1,0 +1,258 @@
+"""`modelarts.Algorithm`: a ModelArts v2 algorithm (code, engine, hyperparameters, channels).
+
+Calls are synchronous. A changed `name` (or workspace) replaces the algorithm; every other change
+is a full-body PUT, which sends empty lists explicitly so that removed parameters, channels and
+requirements are cleared (the API keeps what a body omits), as the Terraform provider does.
+Create is idempotent like the training job's: an algorithm of this name is adopted if it matches.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, ClassVar
+
+from .. import spec as specs
+from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
+from ..resource import ManagedSpec, MltrainProvider, MltrainResource, remaining
+from ..waiter import Backoff, wait_for
+from . import contract
+from .catalog import catalog_failures, configured
+from .client import ModelArtsClient
+from .models import (
+    NAME_RE,
+    AlgorithmParameter,
+    ChannelDeclaration,
+    ObsPath,
+    ResourceRequirement,
+    code_problems,
+    duplicate_names,
+    engine_problems,
+)
+
+# String fields a PUT must send as "" to clear (an omitted field keeps its old value).
+_CLEARABLE = ("code_dir", "boot_file", "command")
+
+
+class AlgorithmSpec(ManagedSpec):
+    """Inputs of a ModelArts algorithm: the body of POST/PUT /v2/{project_id}/algorithms."""
+
+    name: str = specs.spec_field(
+        description="Algorithm name (unique in the project); defaults to the resource name plus a stable suffix.",
+        wire="metadata.name", pattern=NAME_RE.pattern)
+    description: str = specs.spec_field(
+        "", description="Description (at most 256 characters).", wire="metadata.description",
+        on_change="update", max_length=256)
+    workspace_id: str | None = specs.spec_field(
+        None, description="Workspace ID; ModelArts uses the default workspace \"0\" when unset.",
+        wire="metadata.workspace_id")
+    code_dir: ObsPath | None = specs.spec_field(
+        None, description="OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).",
+        wire="job_config.code_dir", on_change="update")
+    boot_file: ObsPath | None = specs.spec_field(
+        None, description="OBS path of the boot file, inside code_dir.", wire="job_config.boot_file",
+        on_change="update")
+    command: str | None = specs.spec_field(
+        None, description="Start command (required with a custom image_url and no code_dir).",
+        wire="job_config.command", on_change="update")
+    engine_id: str | None = specs.spec_field(
+        None, description="Preset engine by ID (see get_engines()).", wire="job_config.engine.engine_id",
+        on_change="update")
+    engine_name: str | None = specs.spec_field(
+        None, description="Preset engine name, e.g. PyTorch (with engine_version).",
+        wire="job_config.engine.engine_name", on_change="update")
+    engine_version: str | None = specs.spec_field(
+        None, description="Preset engine version.", wire="job_config.engine.engine_version", on_change="update")
+    image_url: str | None = specs.spec_field(
+        None, description="Custom image (SWR path) instead of a preset engine.",
+        wire="job_config.engine.image_url", on_change="update")
+    parameters: list[AlgorithmParameter] = specs.spec_field(
+        default_factory=list, description="Hyperparameters with defaults and constraints.",
+        wire="job_config.parameters", on_change="update")
+    parameters_customization: bool = specs.spec_field(
+        True, description="Whether jobs may pass hyperparameters the algorithm does not declare.",
+        wire="job_config.parameters_customization", on_change="update")
+    inputs: list[ChannelDeclaration] = specs.spec_field(
+        default_factory=list, description="Input channels jobs bind to data, e.g. [{name: data_url}].",
+        wire="job_config.inputs", on_change="update")
+    outputs: list[ChannelDeclaration] = specs.spec_field(
+        default_factory=list, description="Output channels, e.g. [{name: train_url}].",
+        wire="job_config.outputs", on_change="update")
+    resource_requirements: list[ResourceRequirement] = specs.spec_field(
+        default_factory=list, description="Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].",
+        wire="resource_requirements", on_change="update")
+
+    def cross_check(self) -> list[tuple[str, str]]:
+        out = engine_problems(self.engine_id, self.engine_name, self.engine_version, self.image_url)
+        out += code_problems(self.code_dir, self.boot_file)
+        if self.image_url and not self.code_dir and not self.command:
+            out.append(("command", "is required with a custom image_url when there is no code_dir"))
+        if (self.engine_id or self.engine_name) and not self.code_dir:
+            out.append(("code_dir", "is required with a preset engine (with boot_file)"))
+        out += duplicate_names({"parameters": self.parameters})
+        out += duplicate_names({"inputs": self.inputs})
+        out += duplicate_names({"outputs": self.outputs})
+        keys: dict[str, int] = {}
+        for i, req in enumerate(self.resource_requirements):
+            if req.key in keys:
+                out.append((f"resource_requirements[{i}].key",
+                            f"{req.key} is already used by resource_requirements[{keys[req.key]}]"))
+            keys.setdefault(req.key, i)
+        return out
+
+    def put_body(self, previous: AlgorithmSpec | None = None) -> dict[str, Any]:
+        """The full body; fields the previous version set and this one drops are sent empty."""
+        body = self.wire()
+        for name in _CLEARABLE:
+            if getattr(self, name) is None and previous is not None and getattr(previous, name, None):
+                specs.put(body, specs.wire_path(type(self), name), "")
+        return body
+
+
+class AlgorithmOutputs(specs.Output):
+    algorithm_id: str | None = specs.output_field(description="The algorithm ID ModelArts assigned.")
+    resolved_engine: dict[str, Any] | None = specs.output_field(
+        description="The engine ModelArts resolved: engine_id, engine_name, engine_version, image.")
+    create_time: int | None = specs.output_field(description="Creation time, epoch milliseconds.")
+    update_time: int | None = specs.output_field(description="Last update time, epoch milliseconds (0: never).")
+
+
+AMBIGUITY_GRACE = 10.0
+
+
+class AlgorithmProvider(MltrainProvider):
+    kind: ClassVar[str] = "Algorithm"
+    spec_type: ClassVar[type[ManagedSpec]] = AlgorithmSpec
+    output_type: ClassVar[type[specs.Output]] = AlgorithmOutputs
+    default_timeouts: ClassVar[dict[str, float]] = {"create": 300.0, "update": 300.0, "delete": 300.0}
+
+    def api(self) -> ModelArtsClient:
+        client: ModelArtsClient = self.client("modelarts", ModelArtsClient)
+        return client
+
+    def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
+        if not configured(self.settings):
+            return []
+        try:
+            api = self.api()
+        except MltrainError as err:
+            print(f"[mltrain] catalogue check skipped: {err}", file=sys.stderr)
+            return []
+        return catalog_failures(api, engine=(spec.engine_id, spec.engine_name, spec.engine_version))
+
+    # ----- create --------------------------------------------------------------------------------
+    def _create(self, spec: Any, deadline: float) -> tuple[str, dict[str, Any]]:
+        found = self._existing(spec)
+        if found is not None:
+            return str(found["metadata"]["id"]), self._outputs(found)
+        api = self.api()
+        for attempt in (1, 2):
+            try:
+                created = api.create_algorithm(spec.wire())
+                return str(created["metadata"]["id"]), self._outputs(created)
+            except AmbiguousOutcome as err:
+                found = self._await_appearance(spec, deadline)
+                if found is not None:
+                    return str(found["metadata"]["id"]), self._outputs(found)
+                if attempt == 2:
+                    raise MltrainError(f"{err}. No algorithm named {spec.name!r} appeared; run `pulumi up` again: "
+                                       "the provider looks it up by name first, so no duplicate is made") from None
+            except ApiError as err:
+                if err.code == contract.DUPLICATE_ALGORITHM_NAME:
+                    found = self._existing(spec)
+                    if found is not None:
+                        return str(found["metadata"]["id"]), self._outputs(found)
+                raise
+        raise AssertionError("unreachable")
+
+    def _existing(self, spec: Any) -> dict[str, Any] | None:
+        """An algorithm of this name (an earlier interrupted run made it): adopt it if it matches."""
+        matches = self.api().find_algorithms(spec.name)
+        if not matches:
+            return None
+        algorithm_id = str(matches[0]["metadata"]["id"])
+        algorithm = self.api().algorithm(algorithm_id)
+        diffs = specs.differences(spec, specs.from_wire(type(spec), algorithm, spec))
+        if diffs:
+            raise MltrainError(
+                f"an algorithm named {spec.name!r} already exists ({algorithm_id}) with other settings: "
+                + "; ".join(diffs) + ". Delete it, choose another name, or adopt it with adopt_id (which "
+                "requires matching inputs)"
+            )
+        print(f"[mltrain] algorithm {spec.name!r} already exists as {algorithm_id}: adopting it", file=sys.stderr)
+        return algorithm
+
+    def _await_appearance(self, spec: Any, deadline: float) -> dict[str, Any] | None:
+        stop = min(deadline, time.monotonic() + AMBIGUITY_GRACE)
+        delay = 0.5
+        while True:
+            found = self._existing(spec)
+            if found is not None or time.monotonic() >= stop:
+                return found
+            time.sleep(min(delay, max(0.0, stop - time.monotonic())))
+            delay = min(delay * 2, 5.0)
+
+    # ----- adopt / read / update / delete --------------------------------------------------------
+    def _adopt(self, object_id: str, spec: Any) -> dict[str, Any]:
+        algorithm = self.api().algorithm(object_id)
+        diffs = specs.differences(spec, specs.from_wire(type(spec), algorithm, spec))
+        if diffs:
+            raise MltrainError(f"cannot adopt algorithm {object_id}: it differs from the declared inputs: "
+                               + "; ".join(diffs))
+        return self._outputs(algorithm)
+
+    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        algorithm = self.api().algorithm(object_id)
+        overrides: dict[str, Any] = {}
+        remote = (algorithm.get("metadata") or {}).get("description") or ""
+        if remote != (getattr(spec, "description", None) or ""):
+            overrides["description"] = remote  # changed out of band: the next preview shows an update
+        return self._outputs(algorithm), overrides
+
+    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], deadline: float) -> dict[str, Any]:
+        remote = [n for n in changed if specs.meta(type(new).model_fields[n], n).on_change != "local"]
+        if remote:
+            updated = self.api().update_algorithm(object_id, new.put_body(old))
+            if updated.get("metadata"):
+                return self._outputs(updated)
+        return self._outputs(self.api().algorithm(object_id))
+
+    def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
+        api = self.api()
+        try:
+            api.delete_algorithm(object_id)
+        except NotFound:
+            return
+
+        def gone() -> str:
+            try:
+                api.algorithm(object_id)
+                return "deleting"
+            except NotFound:
+                return "deleted"
+
+        wait_for(gone, lambda s: s == "deleted", timeout=remaining(deadline),
+                 what=f"deleting algorithm {object_id}", backoff=Backoff(first=0.5, maximum=5.0))
+
+    def _outputs(self, algorithm: dict[str, Any]) -> dict[str, Any]:
+        metadata = algorithm.get("metadata") or {}
+        engine = (algorithm.get("job_config") or {}).get("engine") or {}
+        images = engine.get("image_info") or {}
+        image = engine.get("image_url") or images.get("gpu_image_url") or images.get("cpu_image_url") or None
+        return {
+            "algorithm_id": str(metadata.get("id")),
+            "resolved_engine": {
+                "engine_id": engine.get("engine_id") or None,
+                "engine_name": engine.get("engine_name") or None,
+                "engine_version": engine.get("engine_version") or None,
+                "image": image,
+            },
+            "create_time": metadata.get("create_time"),
+            "update_time": metadata.get("update_time"),
+        }
+
+
+class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
+    """A Huawei Cloud ModelArts v2 algorithm; see AlgorithmSpec and AlgorithmOutputs."""
+
+    _provider_type = AlgorithmProvider

@@ -1,0 +1,220 @@
+"""ModelArts catalogues (training flavors, AI engines): cached briefly, checked at preview, and
+offered to Pulumi programs as `get_flavors()` / `get_engines()`.
+
+In the provider, `check` uses them so that an unknown flavor, too many nodes or an unknown engine
+is a preview error naming the field, instead of a 400 at `pulumi up`. The public functions run at
+program time (during `pulumi preview` too): they read the same `mltrain:*` stack config (or the
+MLTRAIN_* environment) as the provider, call the API once per process and return plain dicts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from .. import spec as specs
+from ..config import CONFIG_KEYS, Settings
+from ..errors import MltrainError, NotFound
+
+TTL = 60.0
+_cache: dict[tuple[int, str], tuple[float, Any]] = {}
+_lock = threading.Lock()
+
+
+def _cached(api: Any, what: str) -> Any:
+    key = (id(api), what)
+    with _lock:
+        hit = _cache.get(key)
+        if hit and time.monotonic() - hit[0] < TTL:
+            return hit[1]
+    value = getattr(api, what)()
+    with _lock:
+        _cache[key] = (time.monotonic(), value)
+    return value
+
+
+def flavors(api: Any) -> list[dict[str, Any]]:
+    return list(_cached(api, "flavors"))
+
+
+def engines(api: Any) -> list[dict[str, Any]]:
+    return list(_cached(api, "engines"))
+
+
+def max_nodes(flavor: dict[str, Any]) -> int | None:
+    """A flavor's node limit: `max_num` at the top (docs) or in `flavor_info` (seed 002)."""
+    value = flavor.get("max_num", (flavor.get("flavor_info") or {}).get("max_num"))
+    try:
+        return int(value) if value is not None else None
+    except (TypeError, ValueError):
+        return None
+
+
+def find_engine(rows: Sequence[dict[str, Any]], engine_id: str | None = None, engine_name: str | None = None,
+                engine_version: str | None = None) -> dict[str, Any] | None:
+    for row in rows:
+        if engine_id and row.get("engine_id") == engine_id:
+            return row
+        if not engine_id and engine_name and row.get("engine_name") == engine_name \
+                and row.get("engine_version") == engine_version:
+            return row
+    return None
+
+
+def engine_problem(rows: Sequence[dict[str, Any]], engine_id: str | None, engine_name: str | None,
+                   engine_version: str | None) -> tuple[str, str] | None:
+    """(field, reason) when the declared preset engine is not offered; None for custom images."""
+    if not engine_id and not engine_name:
+        return None
+    if find_engine(rows, engine_id, engine_name, engine_version) is not None:
+        return None
+    if engine_id:
+        ids = sorted({str(r.get("engine_id")) for r in rows})
+        return "engine_id", f"{engine_id} is not offered here (available: {', '.join(ids)})"
+    names = sorted({str(r.get("engine_name")) for r in rows})
+    if engine_name not in names:
+        return "engine_name", f"{engine_name} is not offered here (available: {', '.join(names)})"
+    versions = sorted(str(r.get("engine_version")) for r in rows if r.get("engine_name") == engine_name)
+    return "engine_version", f"{engine_version} is not a version of {engine_name} (available: {', '.join(versions)})"
+
+
+def flavor_problems(rows: Sequence[dict[str, Any]], flavor_id: str, node_count: int) -> list[tuple[str, str]]:
+    flavor = next((r for r in rows if r.get("flavor_id") == flavor_id), None)
+    if flavor is None:
+        ids = sorted(str(r.get("flavor_id")) for r in rows)
+        return [("flavor_id", f"{flavor_id} is not offered here (available: {', '.join(ids)})")]
+    limit = max_nodes(flavor)
+    if limit is not None and node_count > limit:
+        return [("node_count", f"{node_count} exceeds the maximum of {limit} nodes for {flavor_id}")]
+    return []
+
+
+def configured(settings: Settings) -> bool:
+    """Whether ModelArts credentials are set (catalogue checks at preview need them)."""
+    return bool(settings.iam_endpoint and settings.modelarts_endpoint and settings.password
+                and settings.user and settings.domain and (settings.project_name or settings.project_id))
+
+
+def catalog_failures(api: Any, *, flavor_id: str | None = None, node_count: int = 1,
+                     engine: tuple[str | None, str | None, str | None] = (None, None, None),
+                     algorithm_id: str | None = None) -> list[tuple[str, str]]:
+    """Field-named failures from the catalogues; a catalogue that cannot be read is skipped."""
+    out: list[tuple[str, str]] = []
+    try:
+        if flavor_id:
+            out += flavor_problems(flavors(api), flavor_id, node_count)
+        if any(engine):
+            problem = engine_problem(engines(api), *engine)
+            if problem:
+                out.append(problem)
+        if algorithm_id:
+            try:
+                api.algorithm(algorithm_id)
+            except NotFound:
+                out.append(("algorithm_id", f"algorithm {algorithm_id} does not exist in this project"))
+    except MltrainError as err:
+        print(f"[mltrain] catalogue check skipped: {err}", file=sys.stderr)
+    return out
+
+
+def metrics_summary(samples: Sequence[dict[str, Any]] | None) -> dict[str, float]:
+    """The latest value with data (not -1) of each metric."""
+    out: dict[str, float] = {}
+    for row in samples or []:
+        values = [v for v in row.get("value") or [] if isinstance(v, int | float) and v != -1]
+        if values and row.get("metric"):
+            out[str(row["metric"])] = float(values[-1])
+    return out
+
+
+# ----- program-time functions --------------------------------------------------------------------
+_program: dict[str, Any] = {}
+_program_lock = threading.Lock()
+
+
+def program_settings() -> Settings:
+    """The `mltrain:*` stack config of the running Pulumi program, then the MLTRAIN_* environment."""
+    import pulumi
+
+    config = pulumi.Config("mltrain")
+    values = {full: config.get(full.split(":", 1)[1]) for full in CONFIG_KEYS.values()}
+    return Settings.load(values)
+
+
+def _program_call(what: str, *args: Any) -> list[dict[str, Any]]:
+    from .client import ModelArtsClient
+
+    settings = program_settings()
+    password = settings.password.get_secret_value().encode() if settings.password else b""
+    key = f"{settings.model_dump_json()}|{hashlib.sha256(password).hexdigest()}"
+    with _program_lock:
+        client = _program.get(key)
+        if client is None:
+            client = _program[key] = ModelArtsClient(settings)
+        results = _program.setdefault(f"{key}|results", {})
+        if (what, args) not in results:
+            results[(what, args)] = getattr(client, what)(*args)
+        return [dict(row) for row in results[(what, args)]]
+
+
+class GetFlavorsArgs(BaseModel):
+    flavor_type: Literal["CPU", "GPU", "Ascend"] | None = specs.spec_field(
+        None, description="Only flavors of this type: CPU, GPU or Ascend.", on_change="local")
+
+
+class Flavor(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    flavor_id: str = specs.output_field(description="ID to use as TrainingJob flavor_id.")
+    flavor_name: str | None = specs.output_field(description="Display name.")
+    flavor_type: str | None = specs.output_field(description="CPU, GPU or Ascend.")
+    max_num: int | None = specs.output_field(description="Largest node_count allowed.")
+    billing: dict[str, Any] | None = specs.output_field(description="Billing code and unit count.")
+    flavor_info: dict[str, Any] | None = specs.output_field(description="cpu, gpu, npu, memory and disk.")
+
+
+class GetFlavorsResult(BaseModel):
+    flavors: list[Flavor] = specs.output_field(description="The flavors, as the API lists them.")
+
+
+class GetEnginesArgs(BaseModel):
+    pass
+
+
+class Engine(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    engine_id: str = specs.output_field(description="ID to use as engine_id.")
+    engine_name: str | None = specs.output_field(description="Name, e.g. PyTorch (with engine_version).")
+    engine_version: str | None = specs.output_field(description="Version, e.g. pytorch_1.8.0-cuda_10.2-py_3.7-...")
+    image_info: dict[str, Any] | None = specs.output_field(description="cpu_image_url, gpu_image_url, image_version.")
+    tags: list[dict[str, Any]] | None = specs.output_field(description="Engine tags, e.g. auto_search.")
+
+
+class GetEnginesResult(BaseModel):
+    engines: list[Engine] = specs.output_field(description="The engines, as the API lists them.")
+
+
+def get_flavors(flavor_type: str | None = None) -> list[dict[str, Any]]:
+    """The training flavors ModelArts offers (`GET /v2/{project_id}/training-job-flavors`).
+
+    Runs when the program runs (`pulumi preview` and `pulumi up`), with the stack's `mltrain:*`
+    config; returns the API's rows as plain dicts: flavor_id, flavor_name, flavor_type, max_num,
+    billing, flavor_info. `flavor_type` filters by CPU, GPU or Ascend.
+    """
+    return _program_call("flavors", flavor_type)
+
+
+def get_engines() -> list[dict[str, Any]]:
+    """The AI engines ModelArts offers (`GET /v2/{project_id}/training-job-engines`).
+
+    Runs when the program runs, with the stack's `mltrain:*` config; returns plain dicts:
+    engine_id, engine_name, engine_version, image_info{cpu_image_url, gpu_image_url}, tags.
+    """
+    return _program_call("engines")

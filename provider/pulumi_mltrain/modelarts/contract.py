@@ -1,0 +1,63 @@
+"""The Huawei IAM and ModelArts v2 API contract in one place: paths, phases, error codes.
+
+Sources: shared/api.md Part B (the OpenTelekomCloud/Huawei API reference and seed 002). Paths are
+relative to the endpoints and carry the project ID; a correction from real traffic is a one-line
+change here, and the emulator serves the same paths.
+"""
+
+from __future__ import annotations
+
+PLATFORM = "Huawei ModelArts"
+IAM_PLATFORM = "Huawei IAM"
+
+# --- IAM -------------------------------------------------------------------------------------------
+TOKENS = "/v3/auth/tokens"
+TOKEN_HEADER = "X-Subject-Token"  # where IAM returns the token (201)
+AUTH_HEADER = "X-Auth-Token"  # where ModelArts expects it
+
+# --- ModelArts v2 (all under /v2/{project_id}) -------------------------------------------------------
+PREFIX = "/v2/{project_id}"
+FLAVORS = PREFIX + "/training-job-flavors"  # ?flavor_type=CPU|GPU|Ascend
+ENGINES = PREFIX + "/training-job-engines"  # seed 002 writes /job/training-job-engines; the docs do not
+ALGORITHMS = PREFIX + "/algorithms"  # POST create, GET list (?offset&limit&searches=name:<x>)
+ALGORITHM = PREFIX + "/algorithms/{id}"  # GET, PUT (full body, answers 201), DELETE (202)
+JOBS = PREFIX + "/training-jobs"  # POST create (201, phase Creating)
+JOB = PREFIX + "/training-jobs/{id}"  # GET, PUT {"description"} (200 null), DELETE (202)
+JOB_ACTIONS = PREFIX + "/training-jobs/{id}/actions"  # POST {"action_type": "terminate"} (202)
+JOB_SEARCHES = PREFIX + "/training-job-searches"  # POST {offset (page index), limit, filters[]}
+JOB_LOG_URL = PREFIX + "/training-jobs/{id}/tasks/{task}/logs/url"  # Content-Type text/plain: preview link
+JOB_METRICS = PREFIX + "/training-jobs/{id}/metrics/{task}"
+
+JOB_KIND = "job"
+TERMINATE = "terminate"
+PAGE_LIMIT = 50  # the largest page both list calls accept
+
+# --- training job phases (api.md B.3) ---------------------------------------------------------------
+CREATING, PENDING, RUNNING, COMPLETED = "Creating", "Pending", "Running", "Completed"
+FAILED, ABNORMAL, TERMINATING, TERMINATED = "Failed", "Abnormal", "Terminating", "Terminated"
+PHASES = (CREATING, PENDING, RUNNING, COMPLETED, FAILED, ABNORMAL, TERMINATING, TERMINATED)
+TERMINABLE = frozenset({CREATING, PENDING, RUNNING})  # terminate is accepted only here (else 409 2796)
+FAILURES = frozenset({FAILED, ABNORMAL, TERMINATING, TERMINATED})  # never becomes what was asked for
+SETTLED = frozenset({COMPLETED, FAILED, ABNORMAL, TERMINATED})  # nothing more will happen
+
+# What each `wait_for` target accepts as reached.
+REACHED = {
+    "accepted": frozenset({PENDING, RUNNING, COMPLETED}),
+    "running": frozenset({RUNNING, COMPLETED}),
+    "completed": frozenset({COMPLETED}),
+}
+
+# --- error codes (api.md B.4) ------------------------------------------------------------------------
+JOB_NOT_FOUND = "ModelArts.2775"
+ALGORITHM_NOT_FOUND = "ModelArts.2755"
+NOT_FOUND_CODES = frozenset({JOB_NOT_FOUND, ALGORITHM_NOT_FOUND})
+DUPLICATE_JOB_NAME = "ModelArts.2751"
+DUPLICATE_ALGORITHM_NAME = "ModelArts.2821"
+CANNOT_TERMINATE = "ModelArts.2796"
+STATUS_CHANGED = "ModelArts.2878"
+TOO_MANY_REQUESTS = "ModelArts.2799"
+GATEWAY_THROTTLED = "APIG.0308"
+RETRYABLE_CODES = frozenset({TOO_MANY_REQUESTS, GATEWAY_THROTTLED})
+NOT_READY_CODES = frozenset({"ModelArts.2776", "ModelArts.2777"})  # logs / metrics not ready yet
+
+METRIC_NO_DATA = -1  # a metrics sample without data

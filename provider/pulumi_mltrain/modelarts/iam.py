@@ -1,0 +1,206 @@
+"""Huawei IAM password tokens as an `httpx.Auth`: fetched once, cached, refreshed once on a 401.
+
+A token is obtained once per (IAM endpoint, user, domain, project) in a process and shared by
+every client and thread there; it is renewed shortly before its `expires_at` (a tenth of its
+lifetime early, at most five minutes), and once more when ModelArts answers 401 to it (revoked,
+or expired early). The token is sent only in `X-Auth-Token`: it is never printed, logged, put in an
+error or written to the state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from .. import transport
+from ..config import Settings
+from ..errors import ApiError, ConfigError, Retryable
+from . import contract
+
+_REFRESH_EARLY_MAX = 300.0  # seconds before expiry at most
+_UNKNOWN_LIFETIME = 3600.0  # when IAM's answer gives no usable times
+CREDENTIAL_KEYS = "mltrain:huaweiUser, mltrain:huaweiDomain and mltrain:huaweiPassword"
+
+
+@dataclass(eq=False)
+class _Entry:
+    """One cached token; `repr=False` everywhere so that nothing prints it by accident."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    value: str | None = field(default=None, repr=False)
+    refresh_at: float = 0.0
+    project_id: str | None = None
+    fetches: int = 0
+
+
+_CACHE: dict[tuple[str, ...], _Entry] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def _entry(key: tuple[str, ...]) -> _Entry:
+    with _CACHE_LOCK:
+        return _CACHE.setdefault(key, _Entry())
+
+
+def forget_tokens() -> None:
+    """Drop every cached token of this process (tests; a changed password)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+def _parse_time(value: Any) -> float | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def lifetime(body: Any, date_header: str | None = None) -> float:
+    """Seconds a token is valid, from its own issued_at/expires_at (immune to clock skew)."""
+    token = body.get("token", {}) if isinstance(body, dict) else {}
+    expires = _parse_time(token.get("expires_at"))
+    issued = _parse_time(token.get("issued_at"))
+    if issued is None and date_header:
+        try:
+            from email.utils import parsedate_to_datetime
+
+            issued = parsedate_to_datetime(date_header).timestamp()
+        except (TypeError, ValueError):
+            issued = None
+    if expires is None:
+        return _UNKNOWN_LIFETIME
+    return max(0.0, expires - (issued if issued is not None else time.time()))
+
+
+def refresh_after(seconds: float) -> float:
+    """When to renew a token valid for `seconds`: a tenth early, at most five minutes early."""
+    return max(0.0, seconds - min(_REFRESH_EARLY_MAX, seconds * 0.1))
+
+
+def _iam_error(response: httpx.Response) -> tuple[str | None, str]:
+    try:
+        body = response.json()
+    except ValueError:
+        return None, response.text[:200] or response.reason_phrase
+    if isinstance(body, dict):
+        err = body.get("error")
+        if isinstance(err, dict):
+            return (str(err["code"]) if err.get("code") is not None else None,
+                    str(err.get("message") or err.get("title") or response.reason_phrase))
+        if "error_code" in body:
+            return str(body["error_code"]), str(body.get("error_msg") or response.reason_phrase)
+    return None, response.reason_phrase
+
+
+def decode_token(response: httpx.Response, method: str, path: str) -> dict[str, Any]:
+    """IAM's answer: 201 with the token in X-Subject-Token, or an error for people."""
+    if response.is_success:
+        token = response.headers.get(contract.TOKEN_HEADER)
+        if not token:
+            raise ApiError(contract.IAM_PLATFORM, method, path, response.status_code, None,
+                           f"the answer has no {contract.TOKEN_HEADER} header")
+        try:
+            body = response.json()
+        except ValueError:
+            body = {}
+        project = ((body.get("token") or {}).get("project") or {}) if isinstance(body, dict) else {}
+        return {"token": token, "lifetime": lifetime(body, response.headers.get("Date")),
+                "project_id": project.get("id")}
+    code, message = _iam_error(response)
+    status = response.status_code
+    if status in transport.RETRY_STATUSES:
+        raise Retryable(contract.IAM_PLATFORM, method, path, status, code, message)
+    if status == 401:
+        message = f"{message} (check {CREDENTIAL_KEYS})"
+    elif status in (400, 404) and "project" in message.lower():
+        message = f"{message} (check mltrain:huaweiProjectName / mltrain:huaweiProjectId)"
+    raise ApiError(contract.IAM_PLATFORM, method, path, status, code if code != str(status) else None, message)
+
+
+class IamTokenAuth(httpx.Auth):
+    """Adds `X-Auth-Token` to every request; safe to share between threads."""
+
+    def __init__(self, settings: Settings, policy: transport.Policy, http: httpx.Client | None = None) -> None:
+        purpose = "Huawei ModelArts (IAM token)"
+        self._endpoint = settings.require("iam_endpoint", purpose)
+        self._user = settings.require("user", purpose)
+        self._domain = settings.require("domain", purpose)
+        self._password = settings.require("password", purpose)
+        self._project_name = settings.project_name
+        self._project_id = settings.project_id
+        if not self._project_name and not self._project_id:
+            settings.require("project_name", purpose)  # raises a ConfigError that says what to set
+        self._policy = policy
+        self._http = http or transport.new_client(self._endpoint, policy)
+        secret = hashlib.sha256(self._password.encode()).hexdigest()[:16]
+        self._key = (self._endpoint.rstrip("/"), self._user, self._domain,
+                     self._project_name or "", self._project_id or "", secret)
+
+    def __repr__(self) -> str:
+        return f"IamTokenAuth({self._endpoint!r}, user={self._user!r}, domain={self._domain!r})"
+
+    def _body(self) -> dict[str, Any]:
+        project = {"name": self._project_name} if self._project_name else {"id": self._project_id}
+        return {"auth": {
+            "identity": {"methods": ["password"], "password": {"user": {
+                "name": self._user, "password": self._password, "domain": {"name": self._domain}}}},
+            "scope": {"project": project},
+        }}
+
+    def token(self) -> str:
+        """A valid token: the cached one, or a new one from IAM (one fetch at a time per key)."""
+        entry = _entry(self._key)
+        with entry.lock:
+            if entry.value is not None and time.monotonic() < entry.refresh_at:
+                return entry.value
+            try:
+                got = transport.call(self._http, "POST", contract.TOKENS, decode_token, self._policy,
+                                     json=self._body())
+            except Retryable as err:
+                # Already retried here: do not let the ModelArts call around us retry it all again.
+                raise ApiError(err.platform, err.method, err.path, err.http_status, err.code,
+                               f"{err.message} (IAM kept failing; try again later)") from None
+            entry.value = str(got["token"])
+            entry.refresh_at = time.monotonic() + refresh_after(float(got["lifetime"]))
+            entry.project_id = got.get("project_id") or entry.project_id
+            entry.fetches += 1
+            return entry.value
+
+    def invalidate(self, used: str) -> None:
+        """Forget `used` unless another thread has already replaced it."""
+        entry = _entry(self._key)
+        with entry.lock:
+            if entry.value == used:
+                entry.value = None
+
+    def project_id(self) -> str:
+        """The configured project ID, or the one IAM scoped the token to."""
+        if self._project_id:
+            return self._project_id
+        self.token()
+        found = _entry(self._key).project_id
+        if not found:
+            raise ConfigError("IAM did not say which project the token is for: set mltrain:huaweiProjectId")
+        return found
+
+    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        used = self.token()
+        request.headers[contract.AUTH_HEADER] = used
+        response = yield request
+        if response.status_code == 401:
+            self.invalidate(used)
+            request.headers[contract.AUTH_HEADER] = self.token()
+            yield request
+
+    async def async_auth_flow(self, request: httpx.Request) -> Any:  # pragma: no cover - sync only
+        raise NotImplementedError("IamTokenAuth supports synchronous clients only")
+        yield request

@@ -1,0 +1,156 @@
+"""Nested input types of ModelArts resources: OBS data channels, parameters, resource requirements.
+
+Aliases are the wire names; dotted ones (`remote.obs.obs_url`) are nested on the wire by
+`Spec.wire()` and read back by `spec.from_wire`, so each shape is declared once, here.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+
+NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_OBS_SCHEME = "obs://"
+
+
+def obs_path(value: Any) -> Any:
+    """OBS locations as ModelArts v2 takes them: `/bucket/path`; `obs://bucket/path` is converted."""
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text.startswith(_OBS_SCHEME):
+        text = "/" + text[len(_OBS_SCHEME):]
+    if not text.startswith("/"):
+        raise ValueError("must be an OBS location: obs://bucket/path/ or /bucket/path/")
+    parts = text.split("/")
+    if len(parts) < 2 or not parts[1]:
+        raise ValueError("must name an OBS bucket: obs://bucket/path/ or /bucket/path/")
+    if ".." in parts:
+        raise ValueError("must not contain '..'")
+    return text
+
+
+def _text(value: Any) -> Any:
+    """Parameter values travel as strings; numbers arrive from Pulumi as floats (1 -> 1.0 -> "1")."""
+    if isinstance(value, bool):
+        return "True" if value else "False"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, int | float):
+        return str(value)
+    return value
+
+
+ObsPath = Annotated[str, BeforeValidator(obs_path)]
+ParamValue = Annotated[str, BeforeValidator(_text)]
+
+
+class _Nested(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True, frozen=True)
+
+
+class ObsChannel(_Nested):
+    """A ModelArts data channel backed by OBS: an input the job reads, or an output it writes.
+
+    The job sees the data at `local_dir` (ModelArts picks /home/ma-user/modelarts/inputs/<name>_0
+    when it is not given) and gets the local path as the hyperparameter named `name`.
+    """
+
+    name: str = Field(description="Channel name, e.g. data_url or train_url (an algorithm's declared name).",
+                      pattern=NAME_RE.pattern)
+    obs_url: ObsPath = Field(alias="remote.obs.obs_url",
+                             description="OBS location: obs://bucket/path/ or /bucket/path/.")
+    local_dir: str | None = Field(None, description="Path inside the container; ModelArts chooses one if unset.")
+
+    @field_validator("local_dir")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith("/"):
+            raise ValueError("must be an absolute path (start with /)")
+        return value
+
+
+class JobParameter(_Nested):
+    """A hyperparameter passed to the training code (`--name=value`)."""
+
+    name: str = Field(description="Parameter name.", pattern=NAME_RE.pattern)
+    value: ParamValue = Field(description="Value (sent as a string; numbers and booleans are converted).")
+
+
+class ParameterConstraint(_Nested):
+    type: Literal["String", "Integer", "Float", "Boolean"] | None = Field(None, description="Value type.")
+    editable: bool | None = Field(None, description="Whether a job may change the value.")
+    required: bool | None = Field(None, description="Whether a job must give a value.")
+    sensitive: bool | None = Field(None, description="Whether the value is hidden in the console.")
+    valid_type: str | None = Field(None, description="None, Range or Enum.")
+    valid_range: list[str] | None = Field(None, description="Bounds or allowed values, as strings.")
+
+
+class AlgorithmParameter(_Nested):
+    """A hyperparameter an algorithm declares, with its default value and constraint."""
+
+    name: str = Field(description="Parameter name.", pattern=NAME_RE.pattern)
+    value: ParamValue | None = Field(None, description="Default value.")
+    description: str | None = Field(None, description="What the parameter does.")
+    constraint: ParameterConstraint | None = Field(None, description="Type and allowed values.")
+
+
+class ChannelDeclaration(_Nested):
+    """An input or output channel an algorithm declares; jobs bind it to an OBS location."""
+
+    name: str = Field(description="Channel name, e.g. data_url.", pattern=NAME_RE.pattern)
+    description: str | None = Field(None, description="What the channel carries.")
+
+
+class ResourceRequirement(_Nested):
+    """A constraint on the resources jobs of an algorithm may use, e.g. flavor_type in [GPU]."""
+
+    key: Literal["flavor_type", "device_distributed_mode", "host_distributed_mode"] = Field(
+        description="flavor_type, device_distributed_mode or host_distributed_mode.")
+    values: list[str] = Field(min_length=1, description="Allowed values, e.g. [\"CPU\", \"GPU\"].")
+    operator: Literal["in"] = Field("in", description="Always `in`.")
+
+
+# ----- rules shared by Algorithm and TrainingJob ----------------------------------------------------
+def engine_problems(engine_id: str | None, engine_name: str | None, engine_version: str | None,
+                    image_url: str | None) -> list[tuple[str, str]]:
+    """Exactly one engine form: engine_id, engine_name + engine_version, or a custom image_url."""
+    forms = [n for n, v in (("engine_id", engine_id), ("engine_name", engine_name or engine_version),
+                            ("image_url", image_url)) if v]
+    out: list[tuple[str, str]] = []
+    if not forms:
+        out.append(("engine_id", "an engine is required: engine_id, engine_name + engine_version, or image_url"))
+    elif len(forms) > 1:
+        out.append((forms[1], f"give only one engine form: engine_id, engine_name + engine_version, or "
+                              f"image_url (already given: {forms[0]})"))
+    if engine_name and not engine_version:
+        out.append(("engine_version", "is required with engine_name (see modelarts.get_engines())"))
+    if engine_version and not engine_name:
+        out.append(("engine_name", "is required with engine_version"))
+    return out
+
+
+def code_problems(code_dir: str | None, boot_file: str | None) -> list[tuple[str, str]]:
+    """code_dir and boot_file come together, and the boot file lies inside the code directory."""
+    if code_dir and not boot_file:
+        return [("boot_file", "is required with code_dir")]
+    if boot_file and not code_dir:
+        return [("code_dir", "is required with boot_file")]
+    if code_dir and boot_file and not boot_file.startswith(code_dir.rstrip("/") + "/"):
+        return [("boot_file", f"must be inside code_dir {code_dir}")]
+    return []
+
+
+def duplicate_names(groups: dict[str, list[Any]]) -> list[tuple[str, str]]:
+    """Items whose `name` repeats one seen before, across all the given lists."""
+    seen: dict[str, str] = {}
+    out: list[tuple[str, str]] = []
+    for field, items in groups.items():
+        for i, item in enumerate(items):
+            where = f"{field}[{i}]"
+            if item.name in seen:
+                out.append((f"{where}.name", f"{item.name} is already used by {seen[item.name]}"))
+            seen.setdefault(item.name, where)
+    return out

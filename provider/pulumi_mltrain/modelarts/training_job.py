@@ -1,0 +1,407 @@
+"""`modelarts.TrainingJob`: a Huawei Cloud ModelArts v2 training job.
+
+Create is idempotent: the job's name is deterministic (project/stack/resource) and unique in the
+project, so the provider first looks for a job of that name and adopts it when it matches; a
+create whose answer was lost is looked up by name before anything is sent again. Then it waits for
+the chosen `wait_for` target. A job that fails first is terminated and deleted (nothing is left
+behind) and the error says why; a wait that runs out of time leaves the job alone and says how it
+is adopted (the next `pulumi up` does it by name; `adopt_id` does it explicitly).
+
+Only `description` changes in place (PUT); every other remote field replaces the job (deleted
+first: the name stays the same, and ModelArts refuses two jobs of one name).
+
+`wait_for="completed"` blocks one of the dynamic provider's four RPC threads for the whole training
+and is bounded by the create deadline (`customTimeouts.create`, default 20 minutes); the Pulumi
+engine also gives up on a queued RPC after 30 minutes. For long trainings keep the default
+("accepted") and watch `phase` with `pulumi refresh`.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from typing import Any, ClassVar, Literal
+
+from .. import spec as specs
+from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout
+from ..resource import ManagedSpec, MltrainProvider, MltrainResource, remaining
+from ..waiter import Backoff, wait_for
+from . import contract
+from .catalog import catalog_failures, configured, metrics_summary
+from .client import ModelArtsClient
+from .models import (
+    NAME_RE,
+    JobParameter,
+    ObsChannel,
+    ObsPath,
+    code_problems,
+    duplicate_names,
+    engine_problems,
+)
+
+WaitFor = Literal["accepted", "running", "completed"]
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+MAX_ENVIRONMENTS = 100
+_INLINE = ("code_dir", "boot_file", "command", "engine_id", "engine_name", "engine_version", "image_url")
+
+
+class TrainingJobSpec(ManagedSpec):
+    """Inputs of a ModelArts training job: the create body of POST /v2/{project_id}/training-jobs."""
+
+    wire_constants: ClassVar[dict[str, Any]] = {"kind": contract.JOB_KIND}
+
+    name: str = specs.spec_field(
+        description="Job name (unique in the project); defaults to the resource name plus a stable suffix.",
+        wire="metadata.name", pattern=NAME_RE.pattern)
+    description: str | None = specs.spec_field(
+        None, description="Job description; the only field that changes in place.",
+        wire="metadata.description", on_change="update", max_length=256)
+    workspace_id: str | None = specs.spec_field(
+        None, description="Workspace ID; ModelArts uses the default workspace \"0\" when unset.",
+        wire="metadata.workspace_id")
+    algorithm_id: str | None = specs.spec_field(
+        None, description="Algorithm to run (e.g. an Algorithm's algorithm_id); or give inline code instead.",
+        wire="algorithm.id")
+    code_dir: ObsPath | None = specs.spec_field(
+        None, description="Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).",
+        wire="algorithm.code_dir")
+    boot_file: ObsPath | None = specs.spec_field(
+        None, description="Inline code: OBS path of the boot file, inside code_dir.", wire="algorithm.boot_file")
+    command: str | None = specs.spec_field(
+        None, description="Inline code: start command (required with a custom image_url and no code_dir).",
+        wire="algorithm.command")
+    engine_id: str | None = specs.spec_field(
+        None, description="Inline code: preset engine by ID (see get_engines()).",
+        wire="algorithm.engine.engine_id")
+    engine_name: str | None = specs.spec_field(
+        None, description="Inline code: preset engine name, e.g. PyTorch (with engine_version).",
+        wire="algorithm.engine.engine_name")
+    engine_version: str | None = specs.spec_field(
+        None, description="Inline code: preset engine version, e.g. "
+        "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64.",
+        wire="algorithm.engine.engine_version")
+    image_url: str | None = specs.spec_field(
+        None, description="Inline code: custom image (SWR path) instead of a preset engine.",
+        wire="algorithm.engine.image_url")
+    parameters: list[JobParameter] = specs.spec_field(
+        default_factory=list, description="Hyperparameters [{name, value}]; they override the algorithm's defaults.",
+        wire="algorithm.parameters", keyed_by="name")
+    inputs: list[ObsChannel] = specs.spec_field(
+        default_factory=list, description="Input data channels [{name, obs_url, local_dir?}].",
+        wire="algorithm.inputs")
+    outputs: list[ObsChannel] = specs.spec_field(
+        default_factory=list, description="Output data channels [{name, obs_url, local_dir?}].",
+        wire="algorithm.outputs")
+    environments: dict[str, str] | None = specs.spec_field(
+        None, description="Environment variables (at most 100); wrap values in pulumi.Output.secret() to keep "
+        "them encrypted in the state.", wire="algorithm.environments", secret=True)
+    flavor_id: str = specs.spec_field(
+        description="Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()).",
+        wire="spec.resource.flavor_id", min_length=1)
+    node_count: int = specs.spec_field(
+        1, description="Number of nodes (at most the flavor's max_num).", wire="spec.resource.node_count", ge=1)
+    pool_id: str | None = specs.spec_field(
+        None, description="Dedicated resource pool ID; the public pool when unset.", wire="spec.resource.pool_id")
+    log_export_path: ObsPath | None = specs.spec_field(
+        None, description="OBS directory the job's logs are exported to.", wire="spec.log_export_path.obs_url")
+    auto_stop_hours: int | None = specs.spec_field(
+        None, description="Stop the job after this many hours.", wire="spec.auto_stop.duration",
+        wire_with={"time_unit": "HOURS"}, ge=1, le=24 * 30)
+    wait_for: WaitFor = specs.spec_field(
+        "accepted", description="What create waits for: accepted (past Creating, the default: seconds), running, "
+        "or completed (training finished; raise customTimeouts.create to match the training time).",
+        on_change="local")
+
+    def cross_check(self) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        inline = [f for f in _INLINE if getattr(self, f)]
+        if self.algorithm_id:
+            out += [(f, "cannot be combined with algorithm_id: the algorithm brings its own code and engine")
+                    for f in inline]
+        elif not inline:
+            out.append(("algorithm_id", "is required, or inline code: code_dir + boot_file with an engine, "
+                                        "or image_url with a command"))
+        else:
+            out += engine_problems(self.engine_id, self.engine_name, self.engine_version, self.image_url)
+            out += code_problems(self.code_dir, self.boot_file)
+            if self.image_url and not self.code_dir and not self.command:
+                out.append(("command", "is required with a custom image_url when there is no code_dir"))
+            if (self.engine_id or self.engine_name) and not self.code_dir:
+                out.append(("code_dir", "is required with a preset engine (with boot_file)"))
+        out += duplicate_names({"inputs": self.inputs, "outputs": self.outputs})
+        out += duplicate_names({"parameters": self.parameters})
+        envs = self.environments or {}
+        if len(envs) > MAX_ENVIRONMENTS:
+            out.append(("environments", f"has {len(envs)} variables; ModelArts allows at most {MAX_ENVIRONMENTS}"))
+        out += [(f"environments.{k}", "is not a valid environment variable name") for k in envs
+                if not _ENV_NAME.match(k)]
+        return out
+
+
+class TrainingJobOutputs(specs.Output):
+    job_id: str | None = specs.output_field(description="The training job ID ModelArts assigned.")
+    phase: str | None = specs.output_field(
+        description="Phase at the last create/update/refresh: Creating, Pending, Running, Completed, Failed, "
+        "Abnormal, Terminating or Terminated.")
+    secondary_phase: str | None = specs.output_field(description="ModelArts' detailed phase (informational).")
+    duration_ms: int | None = specs.output_field(description="Running time in milliseconds.")
+    tasks: list[str] | None = specs.output_field(description="Task names, e.g. [worker-0].")
+    log_url: str | None = specs.output_field(
+        description="Temporary preview link to the first task's log (None until logs exist).")
+    metrics_summary: dict[str, float] | None = specs.output_field(
+        description="Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.")
+    create_time: int | None = specs.output_field(description="Creation time, epoch milliseconds.")
+    reason: str | None = specs.output_field(description="Why the job failed or stopped, when it did.")
+
+
+AMBIGUITY_GRACE = 20.0  # seconds to look for a job whose create call had an unknown outcome
+
+
+class TrainingJobProvider(MltrainProvider):
+    kind: ClassVar[str] = "TrainingJob"
+    spec_type: ClassVar[type[ManagedSpec]] = TrainingJobSpec
+    output_type: ClassVar[type[specs.Output]] = TrainingJobOutputs
+    poll: ClassVar[Backoff] = Backoff(first=0.5, maximum=10.0)
+
+    def api(self) -> ModelArtsClient:
+        client: ModelArtsClient = self.client("modelarts", ModelArtsClient)
+        return client
+
+    def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
+        if not configured(self.settings):
+            return []
+        try:
+            api = self.api()
+        except MltrainError as err:
+            print(f"[mltrain] catalogue check skipped: {err}", file=sys.stderr)
+            return []
+        return catalog_failures(api, flavor_id=spec.flavor_id, node_count=spec.node_count,
+                                engine=(spec.engine_id, spec.engine_name, spec.engine_version),
+                                algorithm_id=spec.algorithm_id)
+
+    # ----- create --------------------------------------------------------------------------------
+    def _create(self, spec: Any, deadline: float) -> tuple[str, dict[str, Any]]:
+        job = self._existing(spec)
+        if job is None:
+            job = self._submit(spec, deadline)
+        return self._settle(spec, job, deadline)
+
+    def _submit(self, spec: Any, deadline: float) -> dict[str, Any]:
+        """POST the job. A lost answer is looked up by name first; names are unique, so a repeated
+        POST of a job that did get created is refused (ModelArts.2751) rather than duplicated."""
+        api = self.api()
+        body = spec.wire()
+        for attempt in (1, 2):
+            try:
+                return api.create_job(body)
+            except AmbiguousOutcome as err:
+                found = self._await_appearance(spec, deadline)
+                if found is not None:
+                    return found
+                if attempt == 2:
+                    raise MltrainError(
+                        f"{err}. No job named {spec.name!r} appeared within {AMBIGUITY_GRACE:.0f}s. Run `pulumi up` "
+                        "again: the provider looks the job up by name before creating, so no duplicate is made"
+                    ) from None
+                print(f"[mltrain] job {spec.name!r} not found after an unanswered create; sending it again "
+                      "(a duplicate would be refused: job names are unique)", file=sys.stderr)
+            except ApiError as err:
+                if err.code == contract.DUPLICATE_JOB_NAME:
+                    found = self._existing(spec)
+                    if found is not None:
+                        return found
+                raise
+        raise AssertionError("unreachable")
+
+    def _existing(self, spec: Any) -> dict[str, Any] | None:
+        """A job of this name, made by an earlier interrupted run: adopt it if it matches, never duplicate."""
+        api = self.api()
+        matches = api.find_jobs(spec.name)
+        if not matches:
+            return None
+        job_id = str(matches[0]["metadata"]["id"])
+        job = api.job(job_id)
+        self._reconcile(job_id, job, spec, how="already exists")
+        print(f"[mltrain] job {spec.name!r} already exists as {job_id} ({_phase(job)}): adopting it",
+              file=sys.stderr)
+        return job
+
+    def _reconcile(self, job_id: str, job: dict[str, Any], spec: Any, *, how: str) -> None:
+        """Accept a platform job for `spec`: a differing description is updated, anything else refused."""
+        diffs = specs.differing(spec, specs.from_wire(type(spec), job, spec))
+        fixable = diffs.pop("description", None)
+        if diffs:
+            head = (f"cannot adopt training job {job_id}: it differs from the declared inputs" if how == "adopt"
+                    else f"a training job named {_name(job)!r} already exists ({job_id}) with other settings")
+            raise MltrainError(head + ": " + "; ".join(diffs.values())
+                               + ". Delete it, choose another name, or change the inputs to match")
+        if fixable:
+            self.api().update_job_description(job_id, spec.description or "")
+
+    def _await_appearance(self, spec: Any, deadline: float) -> dict[str, Any] | None:
+        stop = min(deadline, time.monotonic() + AMBIGUITY_GRACE)
+        delay = 0.5
+        while True:
+            found = self._existing(spec)
+            if found is not None or time.monotonic() >= stop:
+                return found
+            time.sleep(min(delay, max(0.0, stop - time.monotonic())))
+            delay = min(delay * 2, 5.0)
+
+    def _settle(self, spec: Any, job: dict[str, Any], deadline: float) -> tuple[str, dict[str, Any]]:
+        """Wait for `wait_for`; roll back a job that fails first; never lose one that is slow."""
+        api = self.api()
+        job_id = str(job["metadata"]["id"])
+        target = contract.REACHED[spec.wait_for]
+        what = f"training job {spec.name!r} ({job_id})"
+        try:
+            final = wait_for(
+                lambda: api.job(job_id),
+                lambda j: _phase(j) in target or _phase(j) in contract.FAILURES,
+                timeout=remaining(deadline), what=what, state_of=_phase, backoff=self.poll,
+            ).value
+        except WaitTimeout as err:
+            raise WaitTimeout(
+                f"{err}. The job was NOT deleted and is not lost: its name {spec.name!r} is this resource's, so "
+                f"the next `pulumi up` finds it and adopts it without creating a duplicate. To adopt it "
+                f"explicitly, set adopt_id=\"{job_id}\"; to give up on it, run `pulumi up` after removing the "
+                f"resource and delete job {job_id} in ModelArts"
+            ) from None
+        except NotFound:
+            raise RemoteFailure(f"{what} disappeared while waiting for it to be {spec.wait_for}") from None
+        phase = _phase(final)
+        if phase in target:
+            return job_id, self._outputs(final)
+        reason = _reason(final) or "no reason given"
+        logs = f"; logs were exported to obs:/{spec.log_export_path}" if spec.log_export_path else ""
+        try:
+            self._remove(job_id, self._deadline(spec, "delete"))
+        except MltrainError as cleanup:
+            raise RemoteFailure(
+                f"{what} ended {phase} before it was {spec.wait_for}: {reason}{logs}. Deleting it failed too "
+                f"({cleanup}); delete job {job_id} in ModelArts (or run `pulumi up` again, which adopts it by "
+                "name and retries the cleanup)"
+            ) from None
+        raise RemoteFailure(
+            f"{what} ended {phase} before it was {spec.wait_for}: {reason}{logs}. It was deleted so nothing is "
+            "left behind; fix the cause and run `pulumi up` again"
+        )
+
+    # ----- adopt / read / update / delete --------------------------------------------------------
+    def _adopt(self, object_id: str, spec: Any) -> dict[str, Any]:
+        job = self.api().job(object_id)
+        self._reconcile(object_id, job, spec, how="adopt")
+        return self._outputs(self.api().job(object_id))
+
+    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        job = self.api().job(object_id)
+        overrides: dict[str, Any] = {}
+        remote = (job.get("metadata") or {}).get("description") or ""
+        if remote != (getattr(spec, "description", None) or ""):
+            overrides["description"] = remote  # changed out of band: the next preview shows an update
+        return self._outputs(job), overrides
+
+    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], deadline: float) -> dict[str, Any]:
+        if "description" in changed:
+            self.api().update_job_description(object_id, new.description or "")
+        return self._outputs(self.api().job(object_id))
+
+    def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
+        self._remove(object_id, deadline)
+
+    def _remove(self, job_id: str, deadline: float) -> None:
+        """Terminate if live, wait until it stopped, DELETE, and wait until ModelArts no longer knows it."""
+        api = self.api()
+        busy = contract.TERMINABLE | {contract.TERMINATING}
+        try:
+            job = api.job(job_id)
+            for _ in range(2):
+                if _phase(job) not in contract.TERMINABLE:
+                    break
+                try:
+                    api.terminate_job(job_id)
+                    break
+                except ApiError as err:
+                    if err.code not in (contract.CANNOT_TERMINATE, contract.STATUS_CHANGED):
+                        raise
+                    job = api.job(job_id)  # it moved on meanwhile: look again
+            if _phase(job) in busy:
+                wait_for(lambda: api.job(job_id), lambda j: _phase(j) not in busy,
+                         timeout=remaining(deadline), what=f"stopping training job {job_id}", state_of=_phase,
+                         backoff=self.poll)
+            api.delete_job(job_id)
+
+            def gone() -> str:
+                try:
+                    return _phase(api.job(job_id))
+                except NotFound:
+                    return "deleted"
+
+            wait_for(gone, lambda s: s == "deleted", timeout=remaining(deadline),
+                     what=f"deleting training job {job_id}", backoff=self.poll)
+        except NotFound:
+            return
+
+    # ----- outputs -------------------------------------------------------------------------------
+    def _outputs(self, job: dict[str, Any]) -> dict[str, Any]:
+        status = job.get("status") or {}
+        metadata = job.get("metadata") or {}
+        job_id = str(metadata.get("id"))
+        phase = _phase(job)
+        tasks = [str(t) for t in status.get("tasks") or []]
+        out: dict[str, Any] = {
+            "job_id": job_id,
+            "phase": phase,
+            "secondary_phase": status.get("secondary_phase"),
+            "duration_ms": status.get("duration"),
+            "tasks": tasks,
+            "create_time": metadata.get("create_time"),
+            "reason": (_reason(job) or None) if phase in contract.FAILURES else None,
+            "log_url": None,
+            "metrics_summary": None,
+        }
+        if tasks and phase != contract.CREATING:
+            # Extras: a refresh must not fail because logs or metrics are not there (yet).
+            try:
+                out["log_url"] = self.api().log_url(job_id, tasks[0])
+                out["metrics_summary"] = metrics_summary(self.api().metrics(job_id, tasks[0])) or None
+            except MltrainError as err:
+                print(f"[mltrain] job {job_id}: logs/metrics not available: {err}", file=sys.stderr)
+        return out
+
+
+def _phase(job: dict[str, Any]) -> str:
+    return str((job.get("status") or {}).get("phase") or "Unknown")
+
+
+def _name(job: dict[str, Any]) -> str:
+    return str((job.get("metadata") or {}).get("name") or "")
+
+
+def _reason(job: dict[str, Any]) -> str:
+    """The platform's words for why a job stopped: task messages, else the status reason."""
+    status = job.get("status") or {}
+    messages = []
+    for row in status.get("task_statuses") or []:
+        if isinstance(row, dict) and row.get("message"):
+            code, message = row.get("exit_code"), str(row["message"])
+            suffix = f" (exit code {code})" if code not in (None, 0) and f"code {code}" not in message else ""
+            messages.append(f"{row.get('task', 'task')}: {message}{suffix}")
+    if messages:
+        return "; ".join(dict.fromkeys(messages))
+    reason = status.get("reason") or ""
+    secondary = status.get("secondary_phase")
+    if not reason and secondary and secondary != status.get("phase"):
+        reason = f"secondary phase {secondary}"
+    return str(reason)
+
+
+class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
+    """A Huawei Cloud ModelArts v2 training job.
+
+    Arguments are the fields of TrainingJobSpec; outputs those of TrainingJobOutputs (see schema.json).
+    `inputs`/`outputs` take dicts or `ObsChannel(...)` values.
+    """
+
+    _provider_type = TrainingJobProvider

@@ -1,0 +1,208 @@
+"""ModelArts providers against the emulator: idempotent create, rollback, timeouts, drift, delete."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from pulumi_mltrain.config import Settings
+from pulumi_mltrain.emulator import EmulatorHandle
+from pulumi_mltrain.emulator import defaults as d
+from pulumi_mltrain.errors import MltrainError
+from pulumi_mltrain.modelarts import iam
+from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
+from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+
+
+@pytest.fixture(autouse=True)
+def quick(emulator: EmulatorHandle) -> Iterator[None]:
+    iam.forget_tokens()
+    emulator.admin.set_settings(modelarts_phase_delay=0.1, modelarts_run_seconds=0.3, delete_delay=0.1)
+    yield
+    iam.forget_tokens()
+
+
+@pytest.fixture
+def settings(emulator: EmulatorHandle) -> Settings:
+    return Settings.load({
+        "mltrain:huaweiIamEndpoint": emulator.url, "mltrain:modelartsEndpoint": emulator.url,
+        "mltrain:huaweiProjectName": emulator.project_name, "mltrain:huaweiUser": emulator.iam_user,
+        "mltrain:huaweiDomain": emulator.iam_domain, "mltrain:huaweiPassword": emulator.iam_password,
+        "mltrain:maxRetries": "2",
+    }, env={})
+
+
+@pytest.fixture
+def jobs(settings: Settings) -> TrainingJobProvider:
+    provider = TrainingJobProvider()
+    provider._settings = settings
+    return provider
+
+
+@pytest.fixture
+def algorithms(settings: Settings) -> AlgorithmProvider:
+    provider = AlgorithmProvider()
+    provider._settings = settings
+    return provider
+
+
+ALGORITHM = {"name": "algo", "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+             "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1],
+             "parameters": [{"name": "epochs", "value": 1}], "inputs": [{"name": "data_url"}]}
+
+
+@pytest.fixture
+def algorithm_id(algorithms: AlgorithmProvider) -> str:
+    checked = algorithms.check({}, dict(ALGORITHM))
+    assert checked.failures == []
+    return str(algorithms.create(checked.inputs).id)
+
+
+@pytest.fixture
+def job_props(algorithm_id: str) -> Callable[..., dict[str, Any]]:
+    def make(**changes: Any) -> dict[str, Any]:
+        props = {"name": "job", "algorithm_id": algorithm_id, "flavor_id": d.FLAVOR_CPU_8U,
+                 "inputs": [{"name": "data_url", "obs_url": "obs://b/data/"}],
+                 "parameters": [{"name": "epochs", "value": 3}], "log_export_path": "obs://b/logs/"}
+        props.update(changes)
+        return props
+
+    return make
+
+
+def checked(provider: Any, props: dict[str, Any]) -> dict[str, Any]:
+    result = provider.check({}, props)
+    assert result.failures == [], [(f.property, f.reason) for f in result.failures]
+    return dict(result.inputs)
+
+
+def live(emulator: EmulatorHandle) -> list[dict[str, Any]]:
+    return list(emulator.admin.state()["modelarts"]["jobs"])
+
+
+def test_wait_targets(emulator: EmulatorHandle, jobs: TrainingJobProvider,
+                      job_props: Callable[..., dict[str, Any]]) -> None:
+    for name, target, phases in (("a", "accepted", {"Pending", "Running", "Completed"}),
+                                 ("r", "running", {"Running", "Completed"}), ("c", "completed", {"Completed"})):
+        created = jobs.create(checked(jobs, job_props(name=name, wait_for=target)))
+        assert created.outs["phase"] in phases
+        assert created.outs["job_id"] == created.id and created.outs["tasks"] == ["worker-0"]
+    done = jobs.read(created.id, created.outs)
+    assert done.outs["log_url"].startswith("https://") and "cpuUsage" in done.outs["metrics_summary"]
+    assert len(live(emulator)) == 3
+
+
+def test_a_failing_job_is_deleted_and_explained(emulator: EmulatorHandle, jobs: TrainingJobProvider,
+                                                job_props: Callable[..., dict[str, Any]]) -> None:
+    emulator.admin.set_settings(modelarts_fail_names="^doomed")
+    with pytest.raises(MltrainError) as caught:
+        jobs.create(checked(jobs, job_props(name="doomed-1", wait_for="completed")))
+    text = str(caught.value)
+    assert text.startswith("TrainingJob 'doomed-1': training job 'doomed-1' (")
+    assert "ended Failed before it was completed" in text and "exited with code 1" in text
+    assert "logs were exported to obs://b/logs/. It was deleted so nothing is left behind" in text
+    assert live(emulator) == []
+
+
+def test_a_slow_job_is_kept_and_adopted_next_time(emulator: EmulatorHandle, jobs: TrainingJobProvider,
+                                                  job_props: Callable[..., dict[str, Any]]) -> None:
+    emulator.admin.set_settings(modelarts_phase_delay=1000)
+    props = checked(jobs, job_props(wait_for="running", timeouts={"create": 1.5}))
+    with pytest.raises(MltrainError) as caught:
+        jobs.create(props)
+    [job] = live(emulator)
+    text = str(caught.value)
+    assert job["metadata"]["id"] in text and f'adopt_id="{job["metadata"]["id"]}"' in text
+    assert "next `pulumi up` finds it and adopts it" in text
+    emulator.admin.set_settings(modelarts_phase_delay=0.1)
+    again = jobs.create(props)
+    assert again.id == job["metadata"]["id"] and again.outs["phase"] in ("Running", "Completed")
+    assert len(live(emulator)) == 1
+
+
+def test_a_lost_create_answer_does_not_duplicate(emulator: EmulatorHandle, jobs: TrainingJobProvider,
+                                                 job_props: Callable[..., dict[str, Any]]) -> None:
+    emulator.admin.set_faults(["POST /v2/*/training-jobs:drop_after_commit:times=1"])
+    created = jobs.create(checked(jobs, job_props()))
+    assert [j["metadata"]["id"] for j in live(emulator)] == [created.id]
+    assert emulator.admin.requests()["endpoints"]["POST /v2/{project_id}/training-jobs"] == 1
+
+
+def test_a_foreign_job_with_the_same_name_is_not_adopted(emulator: EmulatorHandle, jobs: TrainingJobProvider,
+                                                          job_props: Callable[..., dict[str, Any]]) -> None:
+    jobs.create(checked(jobs, job_props(flavor_id=d.FLAVOR_GPU_V100)))
+    with pytest.raises(MltrainError, match=r"already exists \(.*flavor_id: declared 'modelarts.vm.cpu.8u', "
+                                           r"platform has 'modelarts.vm.gpu.v100'"):
+        jobs.create(checked(jobs, job_props()))
+    assert len(live(emulator)) == 1
+
+
+def test_adoption_fixes_only_the_description(emulator: EmulatorHandle, jobs: TrainingJobProvider,
+                                             job_props: Callable[..., dict[str, Any]]) -> None:
+    first = jobs.create(checked(jobs, job_props(description="old")))
+    adopted = jobs.create(checked(jobs, job_props(description="new", adopt_id=first.id)))
+    assert adopted.id == first.id
+    assert live(emulator)[0]["metadata"]["description"] == "new"
+
+
+def test_refresh_reports_description_drift_and_deletion(emulator: EmulatorHandle, jobs: TrainingJobProvider,
+                                                        job_props: Callable[..., dict[str, Any]]) -> None:
+    created = jobs.create(checked(jobs, job_props(description="mine")))
+    jobs.api().update_job_description(created.id, "changed in the console")
+    read = jobs.read(created.id, created.outs)
+    assert read.inputs["description"] == "changed in the console"
+    assert read.outs["description"] == "changed in the console"
+    jobs.delete(created.id, created.outs)
+    assert live(emulator) == []
+    assert jobs.read(created.id, created.outs).id is None
+    jobs.delete(created.id, created.outs)  # already gone: success
+
+
+def test_update_changes_only_the_description(emulator: EmulatorHandle, jobs: TrainingJobProvider,
+                                             job_props: Callable[..., dict[str, Any]]) -> None:
+    created = jobs.create(checked(jobs, job_props()))
+    news = checked(jobs, job_props(description="second"))
+    diff = jobs.diff(created.id, created.outs, news)
+    assert diff.changes and not diff.replaces
+    updated = jobs.update(created.id, created.outs, news)
+    assert updated.outs["description"] == "second" and updated.outs["job_id"] == created.id
+    assert live(emulator)[0]["metadata"]["description"] == "second"
+    assert jobs.diff(created.id, created.outs, checked(jobs, job_props(node_count=2))).replaces == ["node_count"]
+
+
+def test_preview_checks_the_catalogues(emulator: EmulatorHandle, jobs: TrainingJobProvider,
+                                       job_props: Callable[..., dict[str, Any]]) -> None:
+    found = {f.property: f.reason for f in jobs.check({}, job_props(flavor_id="modelarts.vm.nope")).failures}
+    assert "modelarts.vm.nope is not offered here" in found["flavor_id"]
+    found = {f.property: f.reason for f in jobs.check({}, job_props(node_count=5)).failures}
+    assert found == {"node_count": "TrainingJob: node_count 5 exceeds the maximum of 4 nodes for modelarts.vm.cpu.8u"}
+    found = {f.property: f.reason for f in jobs.check({}, job_props(algorithm_id="missing")).failures}
+    assert "does not exist" in found["algorithm_id"]
+    inline = job_props(algorithm_id=None, code_dir="/b/c/", boot_file="/b/c/t.py", engine_name="PyTorch",
+                       engine_version="pytorch_0.1")
+    found = {f.property: f.reason for f in jobs.check({}, inline).failures}
+    assert "is not a version of PyTorch" in found["engine_version"]
+    before = emulator.admin.requests()["endpoints"]
+    jobs.check({}, job_props())
+    jobs.check({}, job_props())
+    after = emulator.admin.requests()["endpoints"]
+    key = "GET /v2/{project_id}/training-job-flavors"
+    assert after.get(key, 0) == before.get(key, 0), "catalogues are cached for a minute"
+
+
+def test_algorithm_update_is_a_full_put(emulator: EmulatorHandle, algorithms: AlgorithmProvider,
+                                        algorithm_id: str) -> None:
+    olds = {**checked(algorithms, dict(ALGORITHM)), **algorithms.read(algorithm_id, checked(algorithms,
+                                                                                           dict(ALGORITHM))).outs}
+    news = checked(algorithms, {**ALGORITHM, "parameters": [], "inputs": [], "description": "v2"})
+    assert algorithms.diff(algorithm_id, olds, news).replaces == []
+    updated = algorithms.update(algorithm_id, olds, news)
+    assert updated.outs["algorithm_id"] == algorithm_id and updated.outs["update_time"]
+    [stored] = emulator.admin.state()["modelarts"]["algorithms"]
+    assert stored["job_config"]["parameters"] == [] and stored["job_config"]["inputs"] == []
+    assert stored["metadata"]["description"] == "v2"
+    renamed = checked(algorithms, {**ALGORITHM, "name": "algo-2"})
+    assert algorithms.diff(algorithm_id, olds, renamed).replaces == ["name"]
+    algorithms.delete(algorithm_id, olds)
+    assert emulator.admin.state()["modelarts"]["algorithms"] == []
