@@ -1,0 +1,134 @@
+"""Fault rules: what to break, where, and how often — and the seeded choice of which call breaks.
+
+Kept apart from the middleware (``faults.py``) so the CLI and the admin API can parse and validate
+rules without the ASGI machinery. The RNG is seeded, so a probabilistic run is reproducible.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from .routes import Platform
+
+FaultKind = Literal[
+    "status",
+    "business_500",
+    "latency",
+    "drop_after_commit",
+    "slow_after_commit",
+    "malformed",
+    "token_expiry",
+    "never_resolve",
+]
+
+# Set in the ASGI scope by the ``never_resolve`` fault; read by the Alaya subscription handlers.
+NEVER_RESOLVE_SCOPE_KEY = "mltrain.never_resolve"
+
+# Kinds that only make sense on one platform; elsewhere the rule simply does not match.
+_ONLY_ON: dict[str, Platform] = {
+    "business_500": "alaya", "never_resolve": "alaya", "token_expiry": "modelarts",
+}
+# Compact-syntax kinds whose ``=value`` is a parameter: status=503, latency=2, slow_after_commit=5.
+_VALUE_PARAM = {"status": "status", "latency": "seconds", "slow_after_commit": "seconds"}
+
+
+class FaultRule(BaseModel):
+    """One rule. ``path`` is a glob matched on the path without Alaya's ``/api/osm`` prefix."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    method: str = "*"
+    path: str
+    kind: FaultKind
+    times: int | None = Field(default=None, ge=1)  # apply to the next N matching calls; None = unlimited
+    probability: float = Field(default=1.0, ge=0, le=1)
+    after: int = Field(default=0, ge=0)  # let the first K matching calls through
+    status: int | None = Field(default=None, ge=400, le=599)  # kind "status"
+    retry_after: float | None = Field(default=None, ge=0)  # Retry-After header (always sent on 429, default 1)
+    seconds: float = Field(default=0.0, ge=0)  # kinds "latency" and "slow_after_commit"
+
+    @model_validator(mode="after")
+    def _check(self) -> FaultRule:
+        if self.kind == "status" and self.status is None:
+            raise ValueError("kind 'status' needs a 'status' (400-599)")
+        return self
+
+    def matches(self, method: str, path: str, platform: Platform) -> bool:
+        only = _ONLY_ON.get(self.kind)
+        return (
+            (only is None or only == platform)
+            and self.method in ("*", method.upper())
+            and fnmatchcase(path, self.path)
+        )
+
+
+def parse_fault_spec(spec: str) -> FaultRule:
+    """Parse the CLI form ``"[METHOD ]PATH:KIND[=VALUE][:key=value...]"``.
+
+    Examples: ``"POST /v1/subscription/training/create:status=503:times=2"``,
+    ``"* /v2/*/training-jobs:drop_after_commit:times=1"``, ``"GET /v1/*:latency=0.5:probability=0.2"``.
+    """
+    target, _, rest = spec.partition(":")
+    method, _, path = target.strip().rpartition(" ")
+    if not rest or not path:
+        raise ValueError(f"fault {spec!r}: expected '[METHOD ]PATH:KIND[=VALUE][:key=value...]'")
+    kind_part, *params = rest.split(":")
+    kind, _, value = kind_part.partition("=")
+    fields: dict[str, Any] = {"method": (method or "*").upper(), "path": path, "kind": kind.strip()}
+    if value:
+        if kind not in _VALUE_PARAM:
+            raise ValueError(f"fault {spec!r}: kind {kind!r} takes no value")
+        fields[_VALUE_PARAM[kind]] = value
+    for param in params:
+        key, eq, val = param.partition("=")
+        if not eq:
+            raise ValueError(f"fault {spec!r}: expected key=value, got {param!r}")
+        fields[key.strip()] = None if val.strip().lower() in ("", "none", "null") else val.strip()
+    return FaultRule.model_validate(fields)
+
+
+@dataclass
+class _Armed:
+    rule: FaultRule
+    seen: int = 0
+    applied: int = 0
+
+
+class FaultBook:
+    """The active rules with their counters. The first rule that fires wins."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self._rng = random.Random(seed)
+        self._armed: list[_Armed] = []
+
+    def replace(self, rules: list[FaultRule]) -> None:
+        self._armed = [_Armed(rule) for rule in rules]
+
+    def reseed(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def select(self, method: str, path: str, platform: Platform) -> FaultRule | None:
+        for armed in self._armed:
+            rule = armed.rule
+            if not rule.matches(method, path, platform):
+                continue
+            armed.seen += 1
+            if armed.seen <= rule.after:
+                continue
+            if rule.times is not None and armed.applied >= rule.times:
+                continue
+            if rule.probability < 1 and self._rng.random() >= rule.probability:
+                continue
+            armed.applied += 1
+            return rule
+        return None
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [
+            {**armed.rule.model_dump(), "seen": armed.seen, "applied": armed.applied} for armed in self._armed
+        ]

@@ -1,0 +1,118 @@
+"""Fault-injection ASGI middleware: breaks the calls that ``FaultBook`` selects.
+
+Three families: answer instead of the handler (``status``, ``business_500``, ``token_expiry``);
+delay or flag, then run normally (``latency``, ``never_resolve``); run the handler — so the write is
+committed — and then spoil the answer (``drop_after_commit``, ``slow_after_commit``, ``malformed``).
+The last family is what proves a client idempotent: it saw an error, yet the object exists.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .errors import ModelArtsError, alaya_envelope, platform_error
+from .fault_rules import NEVER_RESOLVE_SCOPE_KEY, FaultRule
+from .routes import Platform, canonical_path, platform_of
+from .state import World
+
+_UNFINISHED = "ASGI callable returned without completing response."
+
+
+class _QuietDrops(logging.Filter):
+    """uvicorn logs an error for the response we cut on purpose; that line is noise, not a bug."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != _UNFINISHED
+
+
+def quiet_dropped_responses() -> None:
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, _QuietDrops) for f in logger.filters):
+        logger.addFilter(_QuietDrops())
+
+
+class FaultMiddleware:
+    def __init__(self, app: ASGIApp, world: World) -> None:
+        self.app = app
+        self.world = world
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        method, path = scope["method"], scope["path"]
+        platform = platform_of(path)
+        rule = None
+        if platform != "admin":
+            rule = self.world.faults.select(method, canonical_path(path), platform)
+        if rule is None:
+            await self.app(scope, receive, send)
+            return
+        self.world.requests.count_fault(rule.kind, self.world.routes.key(method, path))
+        await self._apply(rule, platform, scope, receive, send)
+
+    async def _apply(
+        self, rule: FaultRule, platform: Platform, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        match rule.kind:
+            case "status":
+                assert rule.status is not None
+                retry = {}
+                if rule.status == 429 or rule.retry_after is not None:
+                    retry["Retry-After"] = str(math.ceil(1 if rule.retry_after is None else rule.retry_after))
+                response = JSONResponse(platform_error(platform, rule.status), rule.status, retry)
+                await response(scope, receive, send)
+            case "business_500":
+                await JSONResponse(alaya_envelope(500, "Internal Server Error", {}))(scope, receive, send)
+            case "token_expiry":
+                token = Headers(scope=scope).get("x-auth-token")
+                record = self.world.find_token(token) if token else None
+                if record is not None:
+                    record.revoked = True
+                    self.world.commit()
+                    self.world.save_if_dirty()
+                expired = ModelArtsError(401, "ModelArts.0208", "token expired.", "Get a new token from IAM.")
+                await JSONResponse(expired.body(), 401)(scope, receive, send)
+            case "latency":
+                await asyncio.sleep(rule.seconds)
+                await self.app(scope, receive, send)
+            case "never_resolve":
+                scope[NEVER_RESOLVE_SCOPE_KEY] = True
+                await self.app(scope, receive, send)
+            case "drop_after_commit":
+                start, body = await self._run(scope, receive)
+                # Promise one byte more than we send, send half, and return: uvicorn closes the
+                # connection, so the client sees a transport error after the server committed.
+                headers = [(k, v) for k, v in start.get("headers", []) if k.lower() != b"content-length"]
+                await send({**start, "headers": [*headers, (b"content-length", str(len(body) + 1).encode())]})
+                await send({"type": "http.response.body", "body": body[: len(body) // 2], "more_body": True})
+            case "slow_after_commit":
+                start, body = await self._run(scope, receive)
+                await asyncio.sleep(rule.seconds)
+                await send(start)
+                await send({"type": "http.response.body", "body": body})
+            case "malformed":
+                await self._run(scope, receive)
+                broken = b'{"status": 200, "message": "OK", "data": {"truncat'
+                await send({"type": "http.response.start", "status": 200,
+                            "headers": [(b"content-type", b"application/json"),
+                                        (b"content-length", str(len(broken)).encode())]})
+                await send({"type": "http.response.body", "body": broken})
+
+    async def _run(self, scope: Scope, receive: Receive) -> tuple[Message, bytes]:
+        """Run the handler to completion, holding back its response."""
+        messages: list[Message] = []
+
+        async def hold(message: Message) -> None:
+            messages.append(message)
+
+        await self.app(scope, receive, hold)
+        start = next(m for m in messages if m["type"] == "http.response.start")
+        body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
+        return start, body

@@ -1,0 +1,283 @@
+"""ModelArts v2 training API under ``/v2/{project_id}`` (api.md Part B, seed 002).
+
+Status codes follow the documents, odd ones included: algorithm PUT 201, DELETEs 202 with no body,
+job PUT 200 with ``null``, and "not found" as HTTP 400 with ModelArts.2755 / 2775.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import JSONResponse, Response
+
+from . import catalog
+from . import defaults as d
+from .errors import ModelArtsError
+from .modelarts_documents import (
+    algorithm_not_found,
+    build_algorithm,
+    build_job,
+    description_update,
+    invalid,
+    job_not_found,
+    parse_json,
+)
+from .modelarts_lifecycle import TERMINABLE, enter, job_view, log_url, metrics, tasks_of
+from .records import Algorithm, TrainingJob
+from .state import World, world_of
+
+Json = dict[str, Any]
+
+
+async def require_token(request: Request, project_id: str) -> None:
+    world = world_of(request)
+    token = request.headers.get("x-auth-token")
+    if not token:
+        raise ModelArtsError(401, "ModelArts.0201", "token is missing.", "Send an IAM token in X-Auth-Token.")
+    record = world.find_token(token)
+    if record is None:
+        raise ModelArtsError(401, "ModelArts.0203", "token is invalid.", "Get a new token from IAM.")
+    if record.revoked or world.now() >= record.expires_at:
+        raise ModelArtsError(401, "ModelArts.0208", "token expired.", "Get a new token from IAM.")
+    if record.project_id != project_id:
+        raise ModelArtsError(403, "ModelArts.0210", "the project ID in the URL does not match the token.",
+                             "Use a token scoped to this project.")
+
+
+router = APIRouter(prefix=d.MODELARTS_PREFIX, dependencies=[Depends(require_token)])
+
+
+def _query_int(request: Request, name: str, default: int, low: int, high: int) -> int:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise invalid(f"{name} must be an integer between {low} and {high}")
+    return int(raw)
+
+
+def _order(value: Any) -> str:
+    if value not in (None, "", "asc", "desc"):
+        raise invalid("order must be asc or desc")
+    return str(value or "desc")
+
+
+def _algorithm(world: World, algorithm_id: str) -> Algorithm:
+    found = world.algorithms.get(algorithm_id)
+    if found is None:
+        raise algorithm_not_found(algorithm_id)
+    return found
+
+
+def _job(world: World, job_id: str) -> TrainingJob:
+    found = world.jobs.get(job_id)
+    if found is None:
+        raise job_not_found(job_id)
+    return found
+
+
+def _job_task(job: TrainingJob, task_id: str) -> str:
+    if task_id not in tasks_of(job):
+        raise invalid(f"task {task_id} is not one of {', '.join(tasks_of(job))}")
+    return task_id
+
+
+# --- catalogue ------------------------------------------------------------------------------------
+
+@router.get("/training-job-flavors")
+async def flavors(request: Request) -> Json:
+    kind = request.query_params.get("flavor_type")
+    if kind not in (None, "", "CPU", "GPU", "Ascend"):
+        raise invalid("flavor_type must be CPU, GPU or Ascend")
+    rows = [f for f in catalog.flavors() if not kind or f["flavor_type"] == kind]
+    return {"total_count": len(rows), "flavors": rows}
+
+
+@router.get("/training-job-engines")
+@router.get("/job/training-job-engines")  # the path as seed 002 writes it
+async def engines(request: Request) -> Json:
+    rows = catalog.engines()
+    return {"total": len(rows), "items": rows}
+
+
+# --- algorithms -----------------------------------------------------------------------------------
+
+@router.post("/algorithms")
+async def create_algorithm(request: Request) -> Response:
+    world = world_of(request)
+    document = build_algorithm(parse_json(await request.body()), algorithm_id=str(uuid.uuid4()),
+                               now_ms=world.clock.now_ms())
+    name = document["metadata"]["name"]
+    if any(a.document["metadata"]["name"] == name for a in world.algorithms.values()):
+        raise ModelArtsError(400, "ModelArts.2821", f"algorithm name {name} already exists.")
+    world.algorithms[document["metadata"]["id"]] = Algorithm(id=document["metadata"]["id"], document=document)
+    world.commit()
+    return JSONResponse(document, status_code=201)
+
+
+@router.get("/algorithms")
+async def list_algorithms(request: Request) -> Json:
+    query = request.query_params
+    offset = _query_int(request, "offset", 0, 0, 1_000_000)
+    limit = _query_int(request, "limit", 10, 1, 50)
+    order = _order(query.get("order"))
+    name_filter = ""
+    for search in filter(None, (query.get("searches") or "").split(";")):
+        key, _, value = search.partition(":")
+        if key != "name":
+            raise invalid(f"searches supports only name:<text>, not {key}")
+        name_filter = value
+    rows = sorted((a.document for a in world_of(request).algorithms.values()),
+                  key=lambda doc: doc["metadata"]["create_time"], reverse=order == "desc")
+    rows = [doc for doc in rows if name_filter in doc["metadata"]["name"]]
+    page = rows[offset:offset + limit]
+    return {"total": len(rows), "count": len(page), "limit": limit, "offset": offset,
+            "sort_by": query.get("sort_by") or "create_time", "order": order,
+            "group_by": query.get("group_by") or "", "items": page}
+
+
+@router.get("/algorithms/{algorithm_id}")
+async def get_algorithm(request: Request, algorithm_id: str) -> Json:
+    return _algorithm(world_of(request), algorithm_id).document
+
+
+@router.put("/algorithms/{algorithm_id}")
+async def update_algorithm(request: Request, algorithm_id: str) -> Response:
+    """Full-body replacement (as Terraform uses it). A changed name is refused with ModelArts.2788."""
+    world = world_of(request)
+    algorithm = _algorithm(world, algorithm_id)
+    algorithm.document = build_algorithm(parse_json(await request.body()), algorithm_id=algorithm_id,
+                                         now_ms=world.clock.now_ms(), previous=algorithm.document)
+    world.commit()
+    return JSONResponse(algorithm.document, status_code=201)
+
+
+@router.delete("/algorithms/{algorithm_id}")
+async def delete_algorithm(request: Request, algorithm_id: str) -> Response:
+    world = world_of(request)
+    del world.algorithms[_algorithm(world, algorithm_id).id]
+    world.commit()
+    return Response(status_code=202)
+
+
+# --- training jobs --------------------------------------------------------------------------------
+
+@router.post("/training-jobs")
+async def create_job(request: Request) -> Response:
+    world = world_of(request)
+    job_id, now = str(uuid.uuid4()), world.now()
+    document = build_job(parse_json(await request.body()), job_id=job_id, now_ms=int(now * 1000),
+                         algorithms={a.id: a.document for a in world.algorithms.values()},
+                         taken={j.document["metadata"]["name"] for j in world.jobs.values()})
+    job = TrainingJob(id=job_id, document=document, created_at=now, phase_since=now)
+    world.jobs[job_id] = job
+    world.commit()
+    return JSONResponse(job_view(job, now), status_code=201)
+
+
+@router.get("/training-jobs/{training_job_id}")
+async def get_job(request: Request, training_job_id: str) -> Json:
+    world = world_of(request)
+    return job_view(_job(world, training_job_id), world.now())
+
+
+@router.put("/training-jobs/{training_job_id}")
+async def update_job(request: Request, training_job_id: str) -> Response:
+    world = world_of(request)
+    job = _job(world, training_job_id)
+    job.document["metadata"]["description"] = description_update(parse_json(await request.body()))
+    world.commit()
+    return JSONResponse(None)
+
+
+@router.delete("/training-jobs/{training_job_id}")
+async def delete_job(request: Request, training_job_id: str) -> Response:
+    """202 at once; the job stays readable, phase unchanged, until ``delete_delay`` has passed."""
+    world = world_of(request)
+    job = _job(world, training_job_id)
+    if job.deleting_since is None:
+        job.deleting_since = world.now()
+        world.commit()
+    return Response(status_code=202)
+
+
+@router.post("/training-jobs/{training_job_id}/actions")
+async def job_action(request: Request, training_job_id: str) -> Response:
+    world = world_of(request)
+    job = _job(world, training_job_id)
+    body = parse_json(await request.body())
+    action = body.get("action_type") if isinstance(body, dict) else None
+    if action != "terminate":
+        raise ModelArtsError(400, "ModelArts.2812", f"unsupported action_type {action!r}.")
+    if job.phase not in TERMINABLE:
+        raise ModelArtsError(409, "ModelArts.2796", f"a training job in phase {job.phase} cannot be stopped.")
+    enter(job, d.PHASE_TERMINATING, world.now(), "terminating on user request")
+    world.commit()
+    return JSONResponse(job_view(job, world.now()), status_code=202)
+
+
+def _filter(job: Json, rule: Any) -> bool:
+    if not isinstance(rule, dict) or not isinstance(rule.get("value"), list):
+        raise invalid("each filter needs key, operator and a value array")
+    key, operator, values = rule.get("key"), rule.get("operator"), rule["value"]
+    fields = {"name": job["metadata"]["name"], "phase": job["status"]["phase"], "kind": job["kind"],
+              "algorithm_name": job["algorithm"].get("name", ""),
+              "create_time": job["metadata"]["create_time"]}
+    if key not in fields:
+        raise invalid(f"filter key {key!r} is not supported")
+    field = fields[key]
+    if operator == "like":
+        return any(str(v) in str(field) for v in values)
+    if operator == "in":
+        return field in values
+    if operator == "not":
+        return field not in values
+    if operator == "between" and len(values) == 2:
+        return bool(values[0] <= field <= values[1])
+    raise invalid(f"filter operator {operator!r} is not supported for {key}")
+
+
+@router.post("/training-job-searches")
+async def search_jobs(request: Request) -> Json:
+    """``offset`` is a page index here, unlike the algorithm list (api.md B.6 #6)."""
+    world = world_of(request)
+    body = parse_json(await request.body()) or {}
+    if not isinstance(body, dict):
+        raise invalid("body must be an object")
+    offset, limit = body.get("offset", 0), body.get("limit", 10)
+    if not isinstance(offset, int) or offset < 0 or not isinstance(limit, int) or not 1 <= limit <= 50:
+        raise invalid("offset must be >= 0 and limit between 1 and 50")
+    order = _order(body.get("order"))
+    filters = body.get("filters") or []
+    if not isinstance(filters, list):
+        raise invalid("filters must be an array")
+    now = world.now()
+    jobs = sorted((job_view(j, now) for j in world.jobs.values()),
+                  key=lambda job: job["metadata"]["create_time"], reverse=order == "desc")
+    jobs = [job for job in jobs if all(_filter(job, rule) for rule in filters)]
+    page = jobs[offset * limit:(offset + 1) * limit]
+    return {"total": len(jobs), "count": len(page), "limit": limit, "offset": offset,
+            "sort_by": body.get("sort_by") or "create_time", "order": order,
+            "group_by": body.get("group_by") or "", "workspace_id": body.get("workspace_id") or "0",
+            "ai_project": "default-ai-project", "items": page}
+
+
+@router.get("/training-jobs/{training_job_id}/tasks/{task_id}/logs/url")
+async def job_log_url(request: Request, training_job_id: str, task_id: str) -> Response:
+    """While Creating, api.md B.4 documents 204 with ModelArts.2776 (logs not ready). A 204 cannot
+    carry a body in HTTP/1.1, so the answer is a bare 204: clients retry later."""
+    world = world_of(request)
+    job = _job(world, training_job_id)
+    task = _job_task(job, task_id)
+    if job.phase == d.PHASE_CREATING:
+        return Response(status_code=204)
+    return JSONResponse({"obs_url": log_url(job, task, world.now())})
+
+
+@router.get("/training-jobs/{training_job_id}/metrics/{task_id}")
+async def job_metrics(request: Request, training_job_id: str, task_id: str) -> Json:
+    world = world_of(request)
+    job = _job(world, training_job_id)
+    return metrics(job, _job_task(job, task_id), world.now())

@@ -1,0 +1,124 @@
+"""ModelArts training-job phases on the clock (api.md B.3), and the status/metrics/log views.
+
+Creating → Pending → Running → Completed | Failed | Abnormal (by name regex);
+terminate from Creating/Pending/Running → Terminating → Terminated. DELETE keeps the job visible,
+phase unchanged, for ``delete_delay`` seconds, then it is gone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import zlib
+from typing import Any
+
+from . import defaults as d
+from .records import TrainingJob
+from .settings import EmulatorSettings, name_matches
+
+Json = dict[str, Any]
+
+TERMINABLE = (d.PHASE_CREATING, d.PHASE_PENDING, d.PHASE_RUNNING)
+SECONDARY = {d.PHASE_PENDING: "Queuing", d.PHASE_ABNORMAL: "Unknown"}
+
+
+def _next(job: TrainingJob, settings: EmulatorSettings) -> tuple[float, str, str] | None:
+    step, since, name = settings.modelarts_phase_delay, job.phase_since, job.document["metadata"]["name"]
+    if job.phase == d.PHASE_CREATING:
+        return since + step, d.PHASE_PENDING, ""
+    if job.phase == d.PHASE_PENDING:
+        return since + step, d.PHASE_RUNNING, ""
+    if job.phase == d.PHASE_RUNNING:
+        end = since + settings.modelarts_run_seconds
+        if name_matches(settings.modelarts_fail_names, name):
+            return end, d.PHASE_FAILED, "emulated failure: worker-0 exited with code 1"
+        if name_matches(settings.modelarts_abnormal_names, name):
+            return end, d.PHASE_ABNORMAL, "emulated fault: worker-0 lost contact with the node"
+        return end, d.PHASE_COMPLETED, ""
+    if job.phase == d.PHASE_TERMINATING:
+        return since + step, d.PHASE_TERMINATED, "terminated by user"
+    return None
+
+
+def enter(job: TrainingJob, phase: str, at: float, reason: str = "") -> None:
+    if phase == d.PHASE_RUNNING:
+        job.start_at = at
+    if phase in (d.PHASE_COMPLETED, d.PHASE_FAILED, d.PHASE_ABNORMAL, d.PHASE_TERMINATED):
+        job.end_at = at
+    job.phase, job.phase_since, job.reason = phase, at, reason
+
+
+def sync(jobs: dict[str, TrainingJob], settings: EmulatorSettings, now: float) -> bool:
+    changed = False
+    for job in list(jobs.values()):
+        if job.deleting_since is not None and job.deleting_since + settings.delete_delay <= now:
+            del jobs[job.id]
+            changed = True
+            continue
+        while (step := _next(job, settings)) is not None and step[0] <= now:
+            enter(job, step[1], step[0], step[2])
+            changed = True
+    return changed
+
+
+def tasks_of(job: TrainingJob) -> list[str]:
+    return [f"worker-{i}" for i in range(job.document["spec"]["resource"]["node_count"])]
+
+
+def _ms(at: float | None) -> int:
+    return 0 if at is None else int(at * 1000)
+
+
+def job_view(job: TrainingJob, now: float) -> Json:
+    tasks = tasks_of(job)
+    running_until = job.end_at if job.end_at is not None else now
+    exit_code = {d.PHASE_COMPLETED: 0, d.PHASE_FAILED: 1, d.PHASE_ABNORMAL: -1, d.PHASE_TERMINATED: 137}
+    status: Json = {
+        "phase": job.phase,
+        "secondary_phase": SECONDARY.get(job.phase, job.phase),
+        "duration": 0 if job.start_at is None else _ms(running_until) - _ms(job.start_at),
+        "start_time": _ms(job.start_at),
+        "node_count_metrics": None if job.start_at is None else [[_ms(job.start_at), len(tasks)]],
+        "tasks": tasks,
+        "task_statuses": [
+            {"task": task, "exit_code": exit_code[job.phase], "message": job.reason}
+            for task in tasks if job.phase in exit_code
+        ],
+        "reason": job.reason,
+    }
+    doc = job.document
+    return {"kind": doc["kind"], "metadata": doc["metadata"], "status": status,
+            **{k: v for k, v in doc.items() if k not in ("kind", "metadata")}}
+
+
+def _sample(job_id: str, task: str, metric: str, minute: int, low: float, high: float) -> float:
+    """A stable pseudo-random reading, so two reads of the same minute agree."""
+    seed = zlib.crc32(f"{job_id}/{task}/{metric}/{minute}".encode())
+    return round(low + (seed % 10_000) / 10_000 * (high - low), 3)
+
+
+def metrics(job: TrainingJob, task: str, now: float) -> Json:
+    """One sample per minute since creation (at most 60); -1 where there is no data yet."""
+    until = job.end_at if job.end_at is not None else now
+    count = min(60, max(1, math.floor((until - job.created_at) / 60) + 1))
+    times = [job.created_at + 60 * i for i in range(count - 1)] + [until]
+    gpu = job.document["spec"]["resource"]["flavor_detail"]["flavor_type"] == "GPU"
+    ranges = {"cpuUsage": (20.0, 45.0), "memUsage": (0.5, 0.8)}
+    if gpu:
+        ranges |= {"gpuUtil": (60.0, 99.0), "gpuMemUsage": (0.4, 0.9)}
+    result: list[Json] = []
+    for metric in ("cpuUsage", "memUsage", "npuUtil", "npuMemUsage", "gpuUtil", "gpuMemUsage"):
+        values: list[float] = []
+        for minute, at in enumerate(times):
+            if metric not in ranges or job.start_at is None or at < job.start_at:
+                values.append(-1)
+            else:
+                values.append(_sample(job.id, task, metric, minute, *ranges[metric]))
+        result.append({"metric": metric, "value": values})
+    return {"metrics": result}
+
+
+def log_url(job: TrainingJob, task: str, now: float) -> str:
+    expires = int(now) + 3600
+    signature = hashlib.sha256(f"{job.id}/{task}/{expires}".encode()).hexdigest()[:28]
+    return f"https://modelarts-emulator.obs/{job.id}/{task}.log?Expires={expires}&Signature={signature}"

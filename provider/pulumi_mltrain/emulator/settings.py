@@ -1,0 +1,82 @@
+"""Everything a test or a demo may tune at run time: keys, users, delays, failure patterns.
+
+One pydantic model, so ``POST /_admin/settings`` can merge a partial JSON object and reject typos
+(``extra="forbid"``) instead of silently ignoring them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from . import defaults as d
+
+
+class IamUser(BaseModel):
+    """An IAM user the token endpoint accepts."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    password: str
+    domain: str
+    user_id: str = d.DEFAULT_USER_ID
+    domain_id: str = d.DEFAULT_DOMAIN_ID
+
+
+def _default_users() -> list[IamUser]:
+    return [IamUser(name=d.DEFAULT_IAM_USER, password=d.DEFAULT_IAM_PASSWORD, domain=d.DEFAULT_IAM_DOMAIN)]
+
+
+def _default_projects() -> dict[str, str]:
+    return {d.DEFAULT_PROJECT_NAME: d.DEFAULT_PROJECT_ID, d.OTHER_PROJECT_NAME: d.OTHER_PROJECT_ID}
+
+
+class EmulatorSettings(BaseModel):
+    """Run-time knobs. Delays are seconds of the emulator clock (which tests can advance)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    # Alaya NeW
+    alaya_api_keys: list[str] = Field(default_factory=lambda: [d.DEFAULT_ALAYA_API_KEY])
+    alaya_forbidden_products: list[str] = Field(default_factory=lambda: [d.PRODUCT_FORBIDDEN])
+    subscription_delay: float = Field(default=1.0, ge=0)
+    task_state_delay: float = Field(default=1.0, ge=0)
+    fail_task_names: str | None = None  # regex (re.search): RUNNING → FAILED after task_state_delay
+    succeed_after: float | None = Field(default=None, ge=0)  # RUNNING → SUCCEEDED after this long, if set
+    delete_delay: float = Field(default=0.5, ge=0)  # deleted tasks/jobs stay visible this long
+
+    # Huawei IAM
+    iam_users: list[IamUser] = Field(default_factory=_default_users)
+    iam_projects: dict[str, str] = Field(default_factory=_default_projects)  # name → project id
+    token_ttl: float = Field(default=86400.0, gt=0)
+
+    # ModelArts
+    modelarts_phase_delay: float = Field(default=1.0, ge=0)
+    modelarts_run_seconds: float = Field(default=3.0, ge=0)
+    modelarts_fail_names: str | None = None  # regex: Running → Failed
+    modelarts_abnormal_names: str | None = None  # regex: Running → Abnormal
+
+    # fault injection
+    seed: int = 0
+
+    @field_validator("fail_task_names", "modelarts_fail_names", "modelarts_abnormal_names")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:  # not a ValueError, so pydantic would not report it as one
+                raise ValueError(f"not a regular expression: {exc}") from exc
+        return value
+
+    def merged(self, patch: dict[str, Any]) -> EmulatorSettings:
+        """A validated copy with ``patch``'s top-level keys replacing whole values (lists and maps too)."""
+        return EmulatorSettings.model_validate({**self.model_dump(), **patch})
+
+
+def name_matches(pattern: str | None, name: str) -> bool:
+    """Whether a configured regex selects ``name``; ``None`` selects nothing."""
+    return pattern is not None and re.search(pattern, name) is not None

@@ -1,0 +1,134 @@
+"""The emulator's world: stored objects, clock, settings, fault rules, request counts.
+
+Concurrency: every handler and middleware is ``async`` and runs on the server's one event loop, so
+the world is only ever touched from that loop and needs no lock. Objects advance lazily: ``sync()``
+runs before each request and moves everything to the clock's "now".
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from starlette.requests import HTTPConnection
+
+from . import alaya_lifecycle, modelarts_lifecycle, persistence
+from .clock import Clock
+from .fault_rules import FaultBook, FaultRule
+from .records import AlayaTask, Algorithm, Snapshot, Subscription, Token, TrainingJob
+from .routes import RouteTable
+from .settings import EmulatorSettings
+
+Json = dict[str, Any]
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class RequestLog:
+    """Calls per route template, and faults applied, for ``GET /_admin/requests``."""
+
+    def __init__(self) -> None:
+        self.endpoints: Counter[str] = Counter()
+        self.fault_kinds: Counter[str] = Counter()
+        self.fault_endpoints: Counter[str] = Counter()
+
+    def count(self, key: str) -> None:
+        self.endpoints[key] += 1
+
+    def count_fault(self, kind: str, key: str) -> None:
+        self.fault_kinds[kind] += 1
+        self.fault_endpoints[key] += 1
+
+    def describe(self) -> Json:
+        return {
+            "total": self.endpoints.total(),
+            "endpoints": dict(sorted(self.endpoints.items())),
+            "faults": {"total": self.fault_kinds.total(), "by_kind": dict(sorted(self.fault_kinds.items())),
+                       "by_endpoint": dict(sorted(self.fault_endpoints.items()))},
+        }
+
+
+class World:
+    """All mutable state of one emulator; ``create_app`` hangs it on ``app.state.world``."""
+
+    def __init__(self, settings: EmulatorSettings | None = None, *, state_file: Path | None = None,
+                 faults: list[FaultRule] | None = None, clock: Clock | None = None) -> None:
+        self.initial_settings = settings or EmulatorSettings()
+        self.settings = self.initial_settings.model_copy(deep=True)
+        self.clock = clock or Clock()
+        self.faults = FaultBook(self.settings.seed)
+        self.faults.replace(list(faults or []))
+        self.requests = RequestLog()
+        self.routes = RouteTable([])  # filled in by create_app once the routers exist
+        self.state_file = state_file
+        self.dirty = False
+        self.subscriptions: dict[str, Subscription] = {}
+        self.tasks: dict[str, AlayaTask] = {}
+        self.algorithms: dict[str, Algorithm] = {}
+        self.jobs: dict[str, TrainingJob] = {}
+        self.tokens: dict[str, Token] = {}
+        if state_file is not None and (snapshot := persistence.load(state_file)) is not None:
+            self.restore(snapshot)
+
+    def now(self) -> float:
+        return self.clock.now()
+
+    def sync(self) -> None:
+        """Move every object to the clock's now."""
+        now = self.now()
+        changed = alaya_lifecycle.sync(self.subscriptions, self.tasks, self.settings, now)
+        changed = modelarts_lifecycle.sync(self.jobs, self.settings, now) or changed
+        self.dirty = self.dirty or changed
+
+    def commit(self) -> None:
+        """Mark a mutation; it is written to the state file when the request ends."""
+        self.dirty = True
+
+    def save_if_dirty(self) -> None:
+        if self.dirty and self.state_file is not None:
+            persistence.save(self.state_file, self.snapshot())
+        self.dirty = False
+
+    def snapshot(self) -> Snapshot:
+        return Snapshot(clock_offset=self.clock.offset, subscriptions=list(self.subscriptions.values()),
+                        tasks=list(self.tasks.values()), algorithms=list(self.algorithms.values()),
+                        jobs=list(self.jobs.values()), tokens=list(self.tokens.values()))
+
+    def restore(self, snapshot: Snapshot) -> None:
+        self.clock.offset = max(self.clock.offset, snapshot.clock_offset)
+        self.subscriptions = {s.result_key: s for s in snapshot.subscriptions}
+        self.tasks = {t.id: t for t in snapshot.tasks}
+        self.algorithms = {a.id: a for a in snapshot.algorithms}
+        self.jobs = {j.id: j for j in snapshot.jobs}
+        self.tokens = {t.digest: t for t in snapshot.tokens}
+
+    def set_settings(self, patch: Json) -> None:
+        """Merge ``patch``; objects are first brought to now under the old settings."""
+        self.sync()
+        merged = self.settings.merged(patch)
+        if merged.seed != self.settings.seed:
+            self.faults.reseed(merged.seed)
+        self.settings = merged
+
+    def reset(self) -> None:
+        """Forget everything: objects, counts, faults, clock offset; settings back to the start."""
+        self.restore(Snapshot())
+        self.clock.reset()
+        self.settings = self.initial_settings.model_copy(deep=True)
+        self.faults = FaultBook(self.settings.seed)
+        self.requests = RequestLog()
+        self.commit()
+
+    def find_token(self, token: str) -> Token | None:
+        return self.tokens.get(token_digest(token))
+
+
+def world_of(conn: HTTPConnection) -> World:
+    """The world of the app serving this request."""
+    world = conn.app.state.world
+    assert isinstance(world, World)
+    return world
