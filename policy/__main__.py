@@ -3,8 +3,9 @@ the validators live in `mltrain_policies` (importable by tests: `PolicyPack(...)
 
 import sys
 
-from mltrain_policies import DESCRIPTION, PACK_NAME, POLICIES, track_secrets
 from pulumi_policy import EnforcementLevel, PolicyPack
+
+from mltrain_policies import DESCRIPTION, PACK_NAME, POLICIES, track_secrets
 
 # Let the secrets rule tell Output.secret(...) from plaintext (see mltrain_policies/secrets.py).
 if not track_secrets():

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+
 from pulumi_mltrain.emulator import EmulatorAdmin, EmulatorHandle, EmulatorServer
 
 

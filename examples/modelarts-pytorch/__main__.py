@@ -6,6 +6,7 @@ export path. Config (namespace of this project): `bucket`, `flavor`, `descriptio
 """
 
 import pulumi
+
 from pulumi_mltrain import modelarts
 
 config = pulumi.Config()

@@ -28,6 +28,7 @@ _KEYS: tuple[tuple[str, str, str, bool], ...] = (
     ("insecure_skip_tls_verify", "insecureSkipTlsVerify", "MLTRAIN_INSECURE_SKIP_TLS_VERIFY", False),
     ("request_timeout", "requestTimeout", "MLTRAIN_REQUEST_TIMEOUT", False),
     ("max_retries", "maxRetries", "MLTRAIN_MAX_RETRIES", False),
+    ("ambiguity_grace", "ambiguityGrace", "MLTRAIN_AMBIGUITY_GRACE", False),
 )
 CONFIG_KEYS = {name: f"mltrain:{key}" for name, key, _, _ in _KEYS}
 ENV_VARS = {name: env for name, _, env, _ in _KEYS}
@@ -50,6 +51,8 @@ class Settings(BaseModel):
     insecure_skip_tls_verify: bool = False
     request_timeout: float = Field(30.0, gt=0)
     max_retries: int = Field(5, ge=0, le=20)
+    # How long to look for an object whose create call went unanswered before sending it again.
+    ambiguity_grace: float = Field(30.0, ge=0)
 
     @classmethod
     def load(cls, config: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> Settings:

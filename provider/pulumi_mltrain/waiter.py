@@ -65,3 +65,25 @@ def wait_for(
             )
         sleep(min(interval, remaining))
         interval = min(interval * backoff.factor, backoff.maximum)
+
+
+def look_for(
+    find: Callable[[], T | None],
+    *,
+    within: float,
+    deadline: float,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T | None:
+    """Call `find` with growing pauses for up to `within` seconds (never past `deadline`).
+
+    Used after a create whose outcome is unknown: the object may still appear.
+    """
+    stop = min(deadline, clock() + within)
+    delay = 0.5
+    while True:
+        found = find()
+        if found is not None or clock() >= stop:
+            return found
+        sleep(min(delay, max(0.0, stop - clock())))
+        delay = min(delay * 2, 5.0)

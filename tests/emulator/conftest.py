@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from pulumi_mltrain.emulator import EmulatorHandle
 from pulumi_mltrain.emulator import defaults as d
 

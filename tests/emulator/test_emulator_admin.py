@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from pulumi_mltrain.emulator import EmulatorAdmin, EmulatorHandle, EmulatorServer, EmulatorSettings
 from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.emulator.__main__ import main

@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 from pulumi_mltrain.emulator import EmulatorHandle, FaultRule, parse_fault_spec
 from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.emulator.fault_rules import FaultBook

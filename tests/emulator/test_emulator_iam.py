@@ -7,6 +7,7 @@ from datetime import datetime
 
 import httpx
 import pytest
+
 from pulumi_mltrain.emulator import EmulatorHandle
 from pulumi_mltrain.emulator import defaults as d
 

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pulumi_mltrain.emulator import defaults
-from support.pulumi_cli import ROOT, Stack
 
-PROGRAMS = Path(__file__).parent / "programs"
+from support import stacks
+from support.pulumi_cli import Stack
 
 pytestmark = pytest.mark.engine
 
@@ -19,28 +18,11 @@ pytestmark = pytest.mark.engine
 @pytest.fixture
 def alaya_stack(emulator: Any, tmp_path: Path) -> Callable[..., Stack]:
     """A factory: a stack of a project (default: tests/engine/programs/alaya_job) wired to the emulator."""
-
-    def make(project: Path | str = PROGRAMS / "alaya_job", **config: Any) -> Stack:
-        stack = Stack.from_project(Path(project) if Path(project).is_absolute() else ROOT / project, tmp_path)
-        stack.set_config("mltrain:alayaEndpoint", emulator.url)
-        stack.set_config("mltrain:alayaApiKey", defaults.DEFAULT_ALAYA_API_KEY, secret=True)
-        stack.set_config("mltrain:requestTimeout", "5")
-        stack.set_config("mltrain:maxRetries", "3")
-        for key, value in config.items():
-            stack.set_config(key, value if isinstance(value, str) else json.dumps(value))
-        return stack
-
-    return make
+    return partial(stacks.alaya_stack, emulator, tmp_path)
 
 
-def job_args(**overrides: Any) -> dict[str, Any]:
-    args: dict[str, Any] = {
-        "product_code": "PRD-TRAIN-2",
-        "worker_count": 2,
-        "image": "harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu",
-        "training_framework": "pytorch",
-        "start_command": "python3 train.py",
-        "timeout_hours": 12,
-    }
-    args.update(overrides)
-    return args
+@pytest.fixture
+def modelarts_stack(emulator: Any, tmp_path: Path) -> Callable[..., Stack]:
+    """A factory like `alaya_stack`, for ModelArts; jobs move through their phases in fractions of a second."""
+    emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
+    return partial(stacks.modelarts_stack, emulator, tmp_path)

@@ -7,9 +7,10 @@ import json
 from typing import Any
 
 import httpx
-from conftest import job_args
+
 from pulumi_mltrain.emulator import defaults
 from support.pulumi_cli import ROOT, PulumiFailed, change_counts
+from support.stacks import alaya_job_args as job_args
 
 TASK = "dynamic/alaya:TrainingJob"
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.emulator import EmulatorHandle
 from pulumi_mltrain.emulator import defaults as d
@@ -36,28 +37,6 @@ def job_args(**changes: Any) -> dict[str, Any]:
                             "log_export_path": "obs://b/logs/"}
     args.update(changes)
     return args
-
-
-@pytest.fixture
-def modelarts_stack(emulator: EmulatorHandle, tmp_path: Path) -> Callable[..., Stack]:
-    """A factory: a stack of `project` wired to the emulator, whose jobs move in fractions of a second."""
-    emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
-
-    def make(project: Path = PROGRAM, secrets: dict[str, Any] | None = None, **config: Any) -> Stack:
-        stack = Stack.from_project(project, tmp_path)
-        for key, value in {"huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
-                           "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
-                           "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain,
-                           "requestTimeout": "5", "maxRetries": "3"}.items():
-            stack.set_config(f"mltrain:{key}", value)
-        stack.set_config("mltrain:huaweiPassword", emulator.iam_password, secret=True)
-        for key, value in config.items():
-            stack.set_config(key, value if isinstance(value, str) else json.dumps(value))
-        for key, value in (secrets or {}).items():
-            stack.set_config(key, value if isinstance(value, str) else json.dumps(value), secret=True)
-        return stack
-
-    return make
 
 
 def jobs(emulator: EmulatorHandle) -> list[dict[str, Any]]:

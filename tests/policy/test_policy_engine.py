@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from pulumi_mltrain.emulator import defaults
 from support.pulumi_cli import ROOT, Stack
 

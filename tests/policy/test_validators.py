@@ -10,11 +10,7 @@ from typing import Any
 
 import pytest
 from google.protobuf import struct_pb2
-from mltrain_policies import POLICIES, SecretString, is_secret, secrets, track_secrets, untrack_secrets
-from mltrain_policies import validators as v
-from mltrain_policies.resources import ALAYA_JOB, ALAYA_MOUNT, MODELARTS_ALGORITHM, MODELARTS_JOB
 from pulumi.runtime.proto import analyzer_pb2
-from pulumi_mltrain.emulator import catalog
 from pulumi_policy import (
     EnforcementLevel,
     PolicyCustomTimeouts,
@@ -33,6 +29,11 @@ from pulumi_policy.proxy import (
     UNKNOWN_STRING_VALUE,
     unknown_checking_proxy,
 )
+
+from mltrain_policies import POLICIES, SecretString, is_secret, secrets, track_secrets, untrack_secrets
+from mltrain_policies import validators as v
+from mltrain_policies.resources import ALAYA_JOB, ALAYA_MOUNT, MODELARTS_ALGORITHM, MODELARTS_JOB
+from pulumi_mltrain.emulator import catalog
 
 STORAGE = "72a2a885-e45e-4c79-aaf3-e1fa05abdb92"
 

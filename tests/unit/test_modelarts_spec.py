@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 from pulumi.output import Unknown
+
 from pulumi_mltrain import spec as specs
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec as AlayaSpec
 from pulumi_mltrain.modelarts import ObsChannel

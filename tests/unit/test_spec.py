@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pulumi.output import Unknown
+
 from pulumi_mltrain import spec as specs
 from pulumi_mltrain.alaya.storage_mount import StorageMountSpec
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider, TrainingJobSpec

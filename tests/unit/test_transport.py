@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import httpx
 import pytest
+
 from pulumi_mltrain import transport
 from pulumi_mltrain.alaya.client import decode as alaya_decode
 from pulumi_mltrain.errors import AmbiguousOutcome, ApiError, NotFound, Retryable, WaitTimeout

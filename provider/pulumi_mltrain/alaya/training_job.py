@@ -18,7 +18,7 @@ from pydantic import BeforeValidator, model_validator
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, MltrainError, NotFound, RemoteFailure
 from ..resource import ManagedSpec, MltrainProvider, MltrainResource, remaining
-from ..waiter import Backoff, wait_for
+from ..waiter import Backoff, look_for, wait_for
 from . import contract
 from .catalog import catalog_failures
 from .client import AlayaClient, scrub
@@ -131,9 +131,6 @@ class TrainingJobOutputs(specs.Output):
     reason: str | None = specs.output_field(description="The platform's reason for the status, if any.")
 
 
-AMBIGUITY_GRACE = 30.0  # seconds to look for a task whose create call had an unknown outcome
-
-
 class TrainingJobProvider(MltrainProvider):
     kind: ClassVar[str] = "TrainingJob"
     spec_type: ClassVar[type[ManagedSpec]] = TrainingJobSpec
@@ -155,24 +152,20 @@ class TrainingJobProvider(MltrainProvider):
         existing = self._existing(spec)
         if existing is not None:
             return existing
+        result_key, resent, adopted = self._submit(spec, deadline)
+        if adopted is not None:
+            return adopted
         try:
-            result_key = api.create_task(spec.wire())
-        except AmbiguousOutcome as err:
-            found = self._await_appearance(spec, deadline)
-            if found is None:
-                raise MltrainError(
-                    f"{err}. No task named {spec.name!r} appeared within {AMBIGUITY_GRACE:.0f}s. Run `pulumi up` "
-                    "again: the provider looks the task up by name before creating, so no duplicate is made"
-                ) from None
-            return found
-        result = wait_for(
-            lambda: api.result(result_key),
-            lambda r: str(r.get("status", "")).upper() != contract.SUB_PROCESSING,
-            timeout=remaining(deadline),
-            what=f"subscription {result_key} of task {spec.name!r}",
-            state_of=lambda r: str(r.get("status", "?")),
-            backoff=self.result_backoff,
-        ).value
+            result = wait_for(
+                lambda: api.result(result_key),
+                lambda r: str(r.get("status", "")).upper() != contract.SUB_PROCESSING,
+                timeout=remaining(deadline),
+                what=f"subscription {result_key} of task {spec.name!r}",
+                state_of=lambda r: str(r.get("status", "?")),
+                backoff=self.result_backoff,
+            ).value
+        except MltrainError as err:
+            raise MltrainError(f"{err}. {self._clean_up_unrecorded(spec)}") from None
         if str(result.get("status", "")).upper() != contract.SUB_SUCCESS:
             raise RemoteFailure(
                 f"Alaya NeW could not create the task: {result.get('message') or 'no reason given'} "
@@ -181,8 +174,58 @@ class TrainingJobProvider(MltrainProvider):
         task_id = str(result.get("trainingTaskId") or result.get("resourceId") or "")
         if not task_id:
             raise RemoteFailure(f"subscription {result_key} succeeded without a trainingTaskId")
+        if resent:
+            self._remove_duplicates(spec, task_id, deadline)
         outs = self._after_create(spec, task_id, deadline)
         return task_id, {**outs, "result_key": result_key}
+
+    def _submit(self, spec: Any, deadline: float) -> tuple[str, bool, tuple[str, dict[str, Any]] | None]:
+        """POST the create call: (resultKey, whether it was sent twice, the task adopted instead).
+
+        An unanswered POST is never repeated blindly: first the task is looked for by its name for
+        `ambiguityGrace` seconds; only if it does not appear is the request sent once more.
+        """
+        grace = self.settings.ambiguity_grace
+        for attempt in (1, 2):
+            try:
+                return self.api().create_task(spec.wire()), attempt == 2, None
+            except AmbiguousOutcome as err:
+                found = look_for(lambda: self._existing(spec), within=grace, deadline=deadline)
+                if found is not None:
+                    return "", False, found
+                if attempt == 2:
+                    raise MltrainError(
+                        f"{err}. No task named {spec.name!r} appeared within {grace:.0f}s. Run `pulumi up` "
+                        "again: the provider looks the task up by name before creating, so no duplicate is made"
+                    ) from None
+                print(f"[mltrain] task {spec.name!r} not found {grace:.0f}s after an unanswered create; "
+                      "sending it again", file=sys.stderr)
+        raise AssertionError("unreachable")
+
+    def _clean_up_unrecorded(self, spec: Any) -> str:
+        """The create was accepted but its task ID cannot be recorded: remove the task if it exists,
+        so that the platform and the state agree; otherwise say how the next run adopts it."""
+        try:
+            tasks = self.api().find_tasks(spec.name)
+            for task in tasks:
+                self._remove(str(task.get("id")), time.monotonic() + 120.0)
+        except MltrainError as err:
+            return (f"Could not check for the task it may have created ({err}); the next `pulumi up` finds a "
+                    f"task named {spec.name!r} and adopts it instead of creating another")
+        if tasks:
+            ids = ", ".join(str(t.get("id")) for t in tasks)
+            return f"The task the request had created ({ids}) was deleted, so nothing is left behind"
+        return (f"No task was created yet; if one named {spec.name!r} appears later, the next `pulumi up` "
+                "adopts it instead of creating another")
+
+    def _remove_duplicates(self, spec: Any, task_id: str, deadline: float) -> None:
+        """After a resend, a late first request may have made a second task: remove it."""
+        for task in self.api().find_tasks(spec.name):
+            other = str(task.get("id"))
+            if other != task_id:
+                print(f"[mltrain] removing {other}, a duplicate of {task_id} from the unanswered first request",
+                      file=sys.stderr)
+                self._remove(other, deadline)
 
     def _existing(self, spec: Any) -> tuple[str, dict[str, Any]] | None:
         """A task this stack created before an interruption: adopt it if it matches, never duplicate."""
@@ -200,17 +243,6 @@ class TrainingJobProvider(MltrainProvider):
             )
         print(f"[mltrain] task {spec.name!r} already exists as {task_id}: adopting it", file=sys.stderr)
         return task_id, self._outputs(detail)
-
-    def _await_appearance(self, spec: Any, deadline: float) -> tuple[str, dict[str, Any]] | None:
-        stop = min(deadline, time.monotonic() + AMBIGUITY_GRACE)
-        delay = 0.5
-        while time.monotonic() < stop:
-            found = self._existing(spec)
-            if found is not None:
-                return found
-            time.sleep(min(delay, max(0.0, stop - time.monotonic())))
-            delay = min(delay * 2, 5.0)
-        return None
 
     def _after_create(self, spec: Any, task_id: str, deadline: float) -> dict[str, Any]:
         api = self.api()

@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from typing import Any, ClassVar, Literal
 
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout
 from ..resource import ManagedSpec, MltrainProvider, MltrainResource, remaining
-from ..waiter import Backoff, wait_for
+from ..waiter import Backoff, look_for, wait_for
 from . import contract
 from .catalog import catalog_failures, configured, metrics_summary
 from .client import ModelArtsClient
@@ -155,7 +154,6 @@ class TrainingJobOutputs(specs.Output):
     reason: str | None = specs.output_field(description="Why the job failed or stopped, when it did.")
 
 
-AMBIGUITY_GRACE = 20.0  # seconds to look for a job whose create call had an unknown outcome
 
 
 class TrainingJobProvider(MltrainProvider):
@@ -196,13 +194,15 @@ class TrainingJobProvider(MltrainProvider):
             try:
                 return api.create_job(body)
             except AmbiguousOutcome as err:
-                found = self._await_appearance(spec, deadline)
+                found = look_for(lambda: self._existing(spec), within=self.settings.ambiguity_grace,
+                                 deadline=deadline)
                 if found is not None:
                     return found
                 if attempt == 2:
                     raise MltrainError(
-                        f"{err}. No job named {spec.name!r} appeared within {AMBIGUITY_GRACE:.0f}s. Run `pulumi up` "
-                        "again: the provider looks the job up by name before creating, so no duplicate is made"
+                        f"{err}. No job named {spec.name!r} appeared within {self.settings.ambiguity_grace:.0f}s. "
+                        "Run `pulumi up` again: the provider looks the job up by name before creating, "
+                        "so no duplicate is made"
                     ) from None
                 print(f"[mltrain] job {spec.name!r} not found after an unanswered create; sending it again "
                       "(a duplicate would be refused: job names are unique)", file=sys.stderr)
@@ -238,16 +238,6 @@ class TrainingJobProvider(MltrainProvider):
                                + ". Delete it, choose another name, or change the inputs to match")
         if fixable:
             self.api().update_job_description(job_id, spec.description or "")
-
-    def _await_appearance(self, spec: Any, deadline: float) -> dict[str, Any] | None:
-        stop = min(deadline, time.monotonic() + AMBIGUITY_GRACE)
-        delay = 0.5
-        while True:
-            found = self._existing(spec)
-            if found is not None or time.monotonic() >= stop:
-                return found
-            time.sleep(min(delay, max(0.0, stop - time.monotonic())))
-            delay = min(delay * 2, 5.0)
 
     def _settle(self, spec: Any, job: dict[str, Any], deadline: float) -> tuple[str, dict[str, Any]]:
         """Wait for `wait_for`; roll back a job that fails first; never lose one that is slow."""

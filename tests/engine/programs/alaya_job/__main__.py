@@ -3,6 +3,7 @@
 import json
 
 import pulumi
+
 from pulumi_mltrain import alaya
 
 config = pulumi.Config()

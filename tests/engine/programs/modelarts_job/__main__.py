@@ -7,6 +7,7 @@
 import json
 
 import pulumi
+
 from pulumi_mltrain import modelarts
 
 config = pulumi.Config()

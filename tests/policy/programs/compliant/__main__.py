@@ -8,6 +8,7 @@ GPU-hours: llama3-sft 8 x 2 x 24 = 384, eval 1 x 1 x 4 = 4, resnet 1 x 2 x 6 = 1
 """
 
 import pulumi
+
 from pulumi_mltrain import alaya, modelarts
 
 config = pulumi.Config()

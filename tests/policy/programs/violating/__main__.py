@@ -4,6 +4,7 @@ Config: mltrain:alayaEndpoint, mltrain:alayaApiKey (secret), the mltrain:huawei*
 """
 
 import pulumi
+
 from pulumi_mltrain import alaya, modelarts
 
 # read-only-dataset-mounts: a dataset mounted read-write.

@@ -1,0 +1,54 @@
+"""Stacks wired to the emulator: the config a newcomer would set, done once for every suite."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .pulumi_cli import ROOT, Stack
+
+PROGRAMS = ROOT / "tests" / "engine" / "programs"
+
+
+def _set_all(stack: Stack, config: dict[str, Any], secrets: dict[str, Any] | None = None) -> Stack:
+    for key, value in config.items():
+        stack.set_config(key, value if isinstance(value, str) else json.dumps(value))
+    for key, value in (secrets or {}).items():
+        stack.set_config(key, value if isinstance(value, str) else json.dumps(value), secret=True)
+    return stack
+
+
+def alaya_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "alaya_job",
+                secrets: dict[str, Any] | None = None, **config: Any) -> Stack:
+    """A stack of `project` pointed at the emulator's Alaya NeW API."""
+    stack = Stack.from_project(project, home)
+    stack.set_config("mltrain:alayaApiKey", emulator.alaya_api_key, secret=True)
+    base = {"mltrain:alayaEndpoint": emulator.url, "mltrain:requestTimeout": "5", "mltrain:maxRetries": "3",
+            "mltrain:ambiguityGrace": "5"}
+    return _set_all(stack, {**base, **config}, secrets)
+
+
+def modelarts_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "modelarts_job",
+                    secrets: dict[str, Any] | None = None, **config: Any) -> Stack:
+    """A stack of `project` pointed at the emulator's IAM and ModelArts APIs."""
+    stack = Stack.from_project(project, home)
+    stack.set_config("mltrain:huaweiPassword", emulator.iam_password, secret=True)
+    base = {"huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
+            "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
+            "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain,
+            "requestTimeout": "5", "maxRetries": "3", "ambiguityGrace": "5"}
+    return _set_all(stack, {**{f"mltrain:{k}": v for k, v in base.items()}, **config}, secrets)
+
+
+def alaya_job_args(**overrides: Any) -> dict[str, Any]:
+    args: dict[str, Any] = {
+        "product_code": "PRD-TRAIN-2",
+        "worker_count": 2,
+        "image": "harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu",
+        "training_framework": "pytorch",
+        "start_command": "python3 train.py",
+        "timeout_hours": 12,
+    }
+    args.update(overrides)
+    return args
