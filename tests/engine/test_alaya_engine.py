@@ -68,13 +68,18 @@ def test_quickstart_lifecycle(emulator: Any, alaya_stack: Any) -> None:
 
 
 def test_api_key_never_in_state(emulator: Any, alaya_stack: Any) -> None:
-    stack = alaya_stack(job=job_args())
+    stack = alaya_stack(job=job_args(image_type="private"))
     stack.set_config("secretEnv", json.dumps({"WANDB_API_KEY": "wandb-secret-value-123"}), secret=True)
     stack.up()
     exported = json.dumps(stack.export())
     key = defaults.DEFAULT_ALAYA_API_KEY
     assert key not in exported
     assert "wandb-secret-value-123" not in exported, "a secret env value stays encrypted in the state"
+    with alaya(emulator) as api:
+        detail = api.get(f"/v1/training/instance/{stack.outputs()['training_task_id']}/detail").json()["data"]
+    pull_password = detail["imagePullSecret"]["password"]
+    assert pull_password and pull_password not in exported, "the image-pull password is scrubbed from outputs"
+    assert "imagePullSecret" not in exported
     for resource in stack.resources(TASK):
         blob = resource["inputs"]["__provider"]
         decoded = base64.b64decode(blob)

@@ -39,6 +39,8 @@ def decode(response: httpx.Response, method: str, path: str) -> Any:
     if response.is_success and business in (None, contract.OK):
         return body.get("data")
     status = response.status_code if not response.is_success else (business or response.status_code)
+    if status == 401:
+        message += "; check the API key in `mltrain:alayaApiKey` (or MLTRAIN_ALAYA_API_KEY)"
     cls: type[ApiError] = ApiError
     if status == contract.NOT_FOUND or business == contract.NOT_FOUND:
         cls = NotFound
