@@ -113,6 +113,20 @@ class MltrainProvider(ResourceProvider):
         """Checks against the platform's catalogues, run at preview when credentials exist."""
         return []
 
+    noun: ClassVar[str] = "object"
+
+    def _require_match(self, spec: Any, object_id: str, remote: dict[str, Any], *, found_by_name: bool) -> None:
+        """Refuse to take a platform object that differs from the declaration, listing why."""
+        diffs = specs.differences(spec, specs.from_wire(type(spec), remote, spec))
+        if not diffs:
+            return
+        if found_by_name:
+            raise MltrainError(
+                f"a {self.noun} named {spec.name!r} already exists ({object_id}) with other settings: "
+                + "; ".join(diffs) + ". Delete it, choose another name, or change the inputs to match")
+        raise MltrainError(f"cannot adopt {self.noun} {object_id}: it differs from the declared inputs: "
+                           + "; ".join(diffs))
+
     # ----- Pulumi interface ----------------------------------------------------------------------
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         spec, failures = specs.validate(self.spec_type, news)

@@ -131,3 +131,37 @@ def test_missing_storage_fails_at_preview(emulator: Any, alaya_stack: Any) -> No
     else:
         raise AssertionError("a mount of a missing storage must fail")
     assert live_tasks(emulator) == []
+
+
+def test_adopt_an_existing_task(emulator: Any, alaya_stack: Any) -> None:
+    args = job_args(name="legacy-sft")
+    with alaya(emulator) as api:
+        body = {"name": "legacy-sft", "createType": "DIRECT", "productCode": args["product_code"],
+                "workerCount": args["worker_count"], "image": args["image"], "trainingFramwork": "pytorch",
+                "startCommand": args["start_command"], "enableTimeoutCancel": True, "timeoutHours": 12}
+        key = api.post("/v1/subscription/training/create", json=body).json()["data"]
+        emulator.admin.advance(5)
+        result = api.get("/v1/subscription/training/result", params={"resultKey": key}).json()["data"]
+        task_id = result["trainingTaskId"]
+    creates = emulator.admin.requests()["endpoints"]["POST /v1/subscription/training/create"]
+
+    # A declaration that differs is refused with the differences, and nothing changes.
+    stack = alaya_stack(job={**args, "adopt_id": task_id, "worker_count": 8})
+    result = stack.up(check=False)
+    assert result.returncode != 0
+    assert "worker_count: declared 8, platform has 2" in result.stdout + result.stderr
+    assert stack.resources(TASK) == []
+
+    # The matching declaration takes the task into the state without creating anything.
+    stack.set_config("job", json.dumps({**args, "adopt_id": task_id}))
+    stack.up()
+    assert stack.outputs()["training_task_id"] == task_id
+    assert emulator.admin.requests()["endpoints"]["POST /v1/subscription/training/create"] == creates
+    assert [t["id"] for t in live_tasks(emulator)] == [task_id]
+
+    # After adoption and after a refresh, a preview shows no changes.
+    assert set(change_counts(stack.preview_json())) == {"same"}
+    stack.refresh()
+    assert set(change_counts(stack.preview_json())) == {"same"}
+    stack.destroy()
+    assert live_tasks(emulator) == []

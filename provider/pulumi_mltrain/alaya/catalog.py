@@ -7,38 +7,21 @@ the field, instead of a FAILED subscription minutes later.
 from __future__ import annotations
 
 import sys
-import threading
-import time
 from collections.abc import Sequence
 from typing import Any
 
+from ..cache import cached
 from ..errors import MltrainError
 from . import contract
 from .models import NasMount
 
-TTL = 60.0
-_cache: dict[tuple[int, str], tuple[float, Any]] = {}
-_lock = threading.Lock()
-
-
-def _cached(api: Any, what: str) -> Any:
-    key = (id(api), what)
-    with _lock:
-        hit = _cache.get(key)
-        if hit and time.monotonic() - hit[0] < TTL:
-            return hit[1]
-    value = getattr(api, what)()
-    with _lock:
-        _cache[key] = (time.monotonic(), value)
-    return value
-
 
 def products(api: Any) -> list[dict[str, Any]]:
-    return list(_cached(api, "products"))
+    return list(cached(api, "products"))
 
 
 def storages(api: Any) -> list[dict[str, Any]]:
-    return list(_cached(api, "storages"))
+    return list(cached(api, "storages"))
 
 
 def storage_problem(rows: Sequence[dict[str, Any]], storage_id: str, storage_type: str | None = None) -> str | None:

@@ -12,9 +12,9 @@ from typing import Any, ClassVar, Literal
 
 from .. import spec as specs
 from ..errors import MltrainError
-from ..resource import ManagedSpec, MltrainProvider, MltrainResource
+from ..resource import ManagedSpec, MltrainResource
+from .base import AlayaProvider
 from .catalog import storage_problem
-from .client import AlayaClient
 from .models import NasMount
 
 
@@ -47,14 +47,10 @@ class StorageMountOutputs(specs.Output):
     capacity_gb: float | None = specs.output_field(description="The storage's capacity in GB.")
 
 
-class StorageMountProvider(MltrainProvider):
+class StorageMountProvider(AlayaProvider):
     kind: ClassVar[str] = "StorageMount"
     spec_type: ClassVar[type[ManagedSpec]] = StorageMountSpec
     output_type: ClassVar[type[specs.Output]] = StorageMountOutputs
-
-    def api(self) -> AlayaClient:
-        client: AlayaClient = self.client("alaya", AlayaClient)
-        return client
 
     def _label(self, spec: Any) -> str:
         return f"{getattr(spec, 'storage_id', '')}:{getattr(spec, 'mount_path', '')}"

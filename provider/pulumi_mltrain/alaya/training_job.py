@@ -17,11 +17,12 @@ from pydantic import BeforeValidator, model_validator
 
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, MltrainError, NotFound, RemoteFailure
-from ..resource import ManagedSpec, MltrainProvider, MltrainResource, remaining
+from ..resource import ManagedSpec, MltrainResource, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
+from .base import AlayaProvider
 from .catalog import catalog_failures
-from .client import AlayaClient, scrub
+from .client import scrub
 from .models import NasMount
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -131,15 +132,12 @@ class TrainingJobOutputs(specs.Output):
     reason: str | None = specs.output_field(description="The platform's reason for the status, if any.")
 
 
-class TrainingJobProvider(MltrainProvider):
+class TrainingJobProvider(AlayaProvider):
     kind: ClassVar[str] = "TrainingJob"
+    noun: ClassVar[str] = "training task"
     spec_type: ClassVar[type[ManagedSpec]] = TrainingJobSpec
     output_type: ClassVar[type[specs.Output]] = TrainingJobOutputs
     result_backoff: ClassVar[Backoff] = Backoff(first=0.5, maximum=5.0)
-
-    def api(self) -> AlayaClient:
-        client: AlayaClient = self.client("alaya", AlayaClient)
-        return client
 
     def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
         if not self.settings.alaya_api_key:
@@ -235,12 +233,7 @@ class TrainingJobProvider(MltrainProvider):
         task = matches[0]
         task_id = str(task.get("id"))
         detail = self.api().task(task_id)
-        diffs = specs.differences(spec, specs.from_wire(type(spec), detail, spec))
-        if diffs:
-            raise MltrainError(
-                f"a training task named {spec.name!r} already exists ({task_id}) with other settings: "
-                + "; ".join(diffs) + ". Delete it, choose another name, or adopt it with adopt_id"
-            )
+        self._require_match(spec, task_id, detail, found_by_name=True)
         print(f"[mltrain] task {spec.name!r} already exists as {task_id}: adopting it", file=sys.stderr)
         return task_id, self._outputs(detail)
 
@@ -270,10 +263,7 @@ class TrainingJobProvider(MltrainProvider):
     # ----- adopt / read / delete -----------------------------------------------------------------
     def _adopt(self, object_id: str, spec: Any) -> dict[str, Any]:
         detail = self.api().task(object_id)
-        diffs = specs.differences(spec, specs.from_wire(type(spec), detail, spec))
-        if diffs:
-            raise MltrainError(f"cannot adopt task {object_id}: it differs from the declared inputs: "
-                               + "; ".join(diffs))
+        self._require_match(spec, object_id, detail, found_by_name=False)
         return self._outputs(detail)
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:

@@ -9,15 +9,15 @@ Create is idempotent like the training job's: an algorithm of this name is adopt
 from __future__ import annotations
 
 import sys
-import time
 from typing import Any, ClassVar
 
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
-from ..resource import ManagedSpec, MltrainProvider, MltrainResource, remaining
-from ..waiter import Backoff, wait_for
+from ..resource import ManagedSpec, MltrainResource, remaining
+from ..waiter import Backoff, look_for, wait_for
 from . import contract
-from .catalog import catalog_failures, configured
+from .base import ModelArtsProvider
+from .catalog import catalog_failures
 from .client import ModelArtsClient
 from .models import (
     NAME_RE,
@@ -117,27 +117,16 @@ class AlgorithmOutputs(specs.Output):
     update_time: int | None = specs.output_field(description="Last update time, epoch milliseconds (0: never).")
 
 
-AMBIGUITY_GRACE = 10.0
 
 
-class AlgorithmProvider(MltrainProvider):
+class AlgorithmProvider(ModelArtsProvider):
     kind: ClassVar[str] = "Algorithm"
+    noun: ClassVar[str] = "algorithm"
     spec_type: ClassVar[type[ManagedSpec]] = AlgorithmSpec
     output_type: ClassVar[type[specs.Output]] = AlgorithmOutputs
     default_timeouts: ClassVar[dict[str, float]] = {"create": 300.0, "update": 300.0, "delete": 300.0}
 
-    def api(self) -> ModelArtsClient:
-        client: ModelArtsClient = self.client("modelarts", ModelArtsClient)
-        return client
-
-    def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
-        if not configured(self.settings):
-            return []
-        try:
-            api = self.api()
-        except MltrainError as err:
-            print(f"[mltrain] catalogue check skipped: {err}", file=sys.stderr)
-            return []
+    def _catalog_failures(self, api: ModelArtsClient, spec: Any) -> list[tuple[str, str]]:
         return catalog_failures(api, engine=(spec.engine_id, spec.engine_name, spec.engine_version))
 
     # ----- create --------------------------------------------------------------------------------
@@ -151,7 +140,8 @@ class AlgorithmProvider(MltrainProvider):
                 created = api.create_algorithm(spec.wire())
                 return str(created["metadata"]["id"]), self._outputs(created)
             except AmbiguousOutcome as err:
-                found = self._await_appearance(spec, deadline)
+                found = look_for(lambda: self._existing(spec), within=self.settings.ambiguity_grace,
+                                 deadline=deadline)
                 if found is not None:
                     return str(found["metadata"]["id"]), self._outputs(found)
                 if attempt == 2:
@@ -172,33 +162,14 @@ class AlgorithmProvider(MltrainProvider):
             return None
         algorithm_id = str(matches[0]["metadata"]["id"])
         algorithm = self.api().algorithm(algorithm_id)
-        diffs = specs.differences(spec, specs.from_wire(type(spec), algorithm, spec))
-        if diffs:
-            raise MltrainError(
-                f"an algorithm named {spec.name!r} already exists ({algorithm_id}) with other settings: "
-                + "; ".join(diffs) + ". Delete it, choose another name, or adopt it with adopt_id (which "
-                "requires matching inputs)"
-            )
+        self._require_match(spec, algorithm_id, algorithm, found_by_name=True)
         print(f"[mltrain] algorithm {spec.name!r} already exists as {algorithm_id}: adopting it", file=sys.stderr)
         return algorithm
-
-    def _await_appearance(self, spec: Any, deadline: float) -> dict[str, Any] | None:
-        stop = min(deadline, time.monotonic() + AMBIGUITY_GRACE)
-        delay = 0.5
-        while True:
-            found = self._existing(spec)
-            if found is not None or time.monotonic() >= stop:
-                return found
-            time.sleep(min(delay, max(0.0, stop - time.monotonic())))
-            delay = min(delay * 2, 5.0)
 
     # ----- adopt / read / update / delete --------------------------------------------------------
     def _adopt(self, object_id: str, spec: Any) -> dict[str, Any]:
         algorithm = self.api().algorithm(object_id)
-        diffs = specs.differences(spec, specs.from_wire(type(spec), algorithm, spec))
-        if diffs:
-            raise MltrainError(f"cannot adopt algorithm {object_id}: it differs from the declared inputs: "
-                               + "; ".join(diffs))
+        self._require_match(spec, object_id, algorithm, found_by_name=False)
         return self._outputs(algorithm)
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:

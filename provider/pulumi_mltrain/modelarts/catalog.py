@@ -12,39 +12,23 @@ from __future__ import annotations
 import hashlib
 import sys
 import threading
-import time
 from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from .. import spec as specs
+from ..cache import cached
 from ..config import CONFIG_KEYS, Settings
 from ..errors import MltrainError, NotFound
 
-TTL = 60.0
-_cache: dict[tuple[int, str], tuple[float, Any]] = {}
-_lock = threading.Lock()
-
-
-def _cached(api: Any, what: str) -> Any:
-    key = (id(api), what)
-    with _lock:
-        hit = _cache.get(key)
-        if hit and time.monotonic() - hit[0] < TTL:
-            return hit[1]
-    value = getattr(api, what)()
-    with _lock:
-        _cache[key] = (time.monotonic(), value)
-    return value
-
 
 def flavors(api: Any) -> list[dict[str, Any]]:
-    return list(_cached(api, "flavors"))
+    return list(cached(api, "flavors"))
 
 
 def engines(api: Any) -> list[dict[str, Any]]:
-    return list(_cached(api, "engines"))
+    return list(cached(api, "engines"))
 
 
 def max_nodes(flavor: dict[str, Any]) -> int | None:

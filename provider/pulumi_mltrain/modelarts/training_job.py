@@ -24,10 +24,11 @@ from typing import Any, ClassVar, Literal
 
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout
-from ..resource import ManagedSpec, MltrainProvider, MltrainResource, remaining
+from ..resource import ManagedSpec, MltrainResource, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
-from .catalog import catalog_failures, configured, metrics_summary
+from .base import ModelArtsProvider
+from .catalog import catalog_failures, metrics_summary
 from .client import ModelArtsClient
 from .models import (
     NAME_RE,
@@ -156,24 +157,13 @@ class TrainingJobOutputs(specs.Output):
 
 
 
-class TrainingJobProvider(MltrainProvider):
+class TrainingJobProvider(ModelArtsProvider):
     kind: ClassVar[str] = "TrainingJob"
     spec_type: ClassVar[type[ManagedSpec]] = TrainingJobSpec
     output_type: ClassVar[type[specs.Output]] = TrainingJobOutputs
     poll: ClassVar[Backoff] = Backoff(first=0.5, maximum=10.0)
 
-    def api(self) -> ModelArtsClient:
-        client: ModelArtsClient = self.client("modelarts", ModelArtsClient)
-        return client
-
-    def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
-        if not configured(self.settings):
-            return []
-        try:
-            api = self.api()
-        except MltrainError as err:
-            print(f"[mltrain] catalogue check skipped: {err}", file=sys.stderr)
-            return []
+    def _catalog_failures(self, api: ModelArtsClient, spec: Any) -> list[tuple[str, str]]:
         return catalog_failures(api, flavor_id=spec.flavor_id, node_count=spec.node_count,
                                 engine=(spec.engine_id, spec.engine_name, spec.engine_version),
                                 algorithm_id=spec.algorithm_id)
