@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 
 from pulumi_mltrain.emulator import defaults
 from support.pulumi_cli import ROOT, PulumiFailed, change_counts
@@ -121,15 +122,37 @@ def test_preview_names_bad_fields(emulator: Any, alaya_stack: Any) -> None:
 
 
 def test_missing_storage_fails_at_preview(emulator: Any, alaya_stack: Any) -> None:
-    stack = alaya_stack(job=job_args(), mount={"storage_id": "00000000-dead-beef-0000-000000000000",
-                                               "storage_type": "nas-capacity", "file_directory": "d",
-                                               "mount_path": "/data"})
-    try:
+    missing = "00000000-dead-beef-0000-000000000000"
+    mount = {"storage_id": missing, "storage_type": "nas-capacity", "file_directory": "d", "mount_path": "/data"}
+    # As a StorageMount resource ...
+    stack = alaya_stack(job=job_args(), mount=mount)
+    result = stack.preview(check=False)
+    assert result.returncode != 0
+    assert f"storage_id value {{{missing}}} has a problem" in result.stdout + result.stderr
+    # ... and as an inline mount of the job.
+    stack.set_config("mount", "")
+    stack.set_config("job", json.dumps(job_args(storage_mounts=[mount])))
+    result = stack.preview(check=False)
+    assert result.returncode != 0
+    assert f"storage_mounts[0].storage_id storage {missing} does not exist" in result.stdout + result.stderr
+    with pytest.raises(PulumiFailed):
         stack.up()
-    except PulumiFailed as err:
-        assert "does not exist" in err.output
-    else:
-        raise AssertionError("a mount of a missing storage must fail")
+    assert live_tasks(emulator) == []
+
+
+def test_alaya_distributed_example(emulator: Any, alaya_stack: Any) -> None:
+    stack = alaya_stack(ROOT / "examples" / "alaya-distributed")
+    stack.up()
+    outputs = stack.outputs()
+    tasks = {t["id"]: t for t in live_tasks(emulator)}
+    assert set(tasks) == {outputs["sft_task_id"], outputs["eval_task_id"]}
+    sft = tasks[outputs["sft_task_id"]]
+    assert (sft["workerCount"], sft["productCode"], sft["maxRetryCount"], sft["timeoutHours"]) == \
+        (4, "PRD-TRAIN-1", 3, 24)
+    mounts = [t["storageConfigs"][0] for t in tasks.values()]
+    assert mounts[0] == mounts[1] and mounts[0]["onlyRead"] is True
+    assert set(change_counts(stack.preview_json())) == {"same"}
+    stack.destroy()
     assert live_tasks(emulator) == []
 
 

@@ -8,13 +8,14 @@ graph and a changed mount replaces the tasks that use it. Deleting it removes no
 
 from __future__ import annotations
 
+import sys
 from typing import Any, ClassVar, Literal
 
 from .. import spec as specs
 from ..errors import MltrainError
 from ..resource import ManagedSpec, MltrainResource
 from .base import AlayaProvider
-from .catalog import storage_problem
+from .catalog import storage_problem, storages
 from .models import NasMount
 
 
@@ -54,6 +55,16 @@ class StorageMountProvider(AlayaProvider):
 
     def _label(self, spec: Any) -> str:
         return f"{getattr(spec, 'storage_id', '')}:{getattr(spec, 'mount_path', '')}"
+
+    def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
+        if not self.settings.alaya_api_key:
+            return []
+        try:
+            problem = storage_problem(storages(self.api()), spec.storage_id, spec.storage_type)
+        except MltrainError as err:
+            print(f"[mltrain] catalogue check skipped: {err}", file=sys.stderr)
+            return []
+        return [("storage_id", problem)] if problem else []
 
     def _lookup(self, spec: Any) -> dict[str, Any] | None:
         rows = self.api().storages()
