@@ -10,7 +10,20 @@ Credentials come from stack config (`pulumi config set --secret mltrain:alayaApi
 environment, never from resource arguments.
 """
 
-from . import alaya, modelarts
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from . import alaya, modelarts
 
 __version__ = "0.1.0"
 __all__ = ["__version__", "alaya", "modelarts"]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a platform on first use: a provider process serving Alaya never loads ModelArts."""
+    if name in ("alaya", "modelarts"):
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,8 +1,9 @@
 """One HTTP layer for both platforms: httpx client, timeouts, retries with backoff, error mapping.
 
 Reads are retried on 429 (honouring Retry-After), 5xx and transport errors. Writes that create
-something are never retried blindly: a transport error or 5xx after sending raises
-AmbiguousOutcome, and the caller looks the object up before trying again.
+something are never retried blindly: a transport error, 500, 502 or 504 after sending raises
+AmbiguousOutcome, and the caller looks the object up before trying again; 429 and 503 mean the
+request was turned away, so those are retried like reads.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ def new_client(base_url: str, policy: Policy, auth: httpx.Auth | None = None) ->
         base_url=base_url.rstrip("/"),
         auth=auth,
         timeout=httpx.Timeout(policy.timeout, connect=min(policy.timeout, 10.0)),
-        verify=policy.verify_tls,
+        # Plain-HTTP endpoints (the emulator) need no TLS context, which costs ~50 ms to build.
+        verify=policy.verify_tls and base_url.startswith("https"),
         headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         limits=httpx.Limits(max_connections=16, max_keepalive_connections=8),
     )
@@ -108,9 +110,10 @@ def call(
         try:
             return decode(response, method, path)
         except Retryable as err:
-            throttled = 429 in (err.http_status, err.code)
-            if not idempotent and not throttled:
-                # A 5xx on a write: the platform may have committed it before failing.
+            refused = bool({429, 503} & {err.http_status, err.code})
+            if not idempotent and not refused:
+                # A 500/502/504 on a write: the platform may have committed it before failing. A 429
+                # or 503 says the request was turned away, so sending it again is safe.
                 raise AmbiguousOutcome(f"{err}; the request may or may not have been applied") from None
             err.retry_after = _parse_retry_after(response.headers.get("Retry-After"))
             raise

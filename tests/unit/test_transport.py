@@ -137,3 +137,9 @@ def test_waiter_deadline_names_the_state() -> None:
         wait_for(lambda: "PROCESSING", lambda s: False, timeout=10, what="subscription k",
                  clock=clock, sleep=sleep)
     assert "subscription k was still PROCESSING after 10s" in str(err.value)
+
+
+def test_write_turned_away_with_503_is_retried() -> None:
+    result, calls = call([httpx.Response(503, json={"status": 503, "message": "busy"}), ok("key")],
+                         method="POST", idempotent=False)
+    assert (result, calls) == ("key", 2)
