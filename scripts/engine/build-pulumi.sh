@@ -18,8 +18,12 @@ command -v go >/dev/null || { echo "build-pulumi: no 'go' on PATH; install Go >=
 export CGO_ENABLED=0 GOFLAGS=-modcacherw GOTOOLCHAIN="${GOTOOLCHAIN:-local}"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 cd "$work"
-echo "build-pulumi: building pulumi $PULUMI_VERSION from Go modules (first time only, ~10 min)" >&2
-{
+mkdir -p "$CACHE"
+log="$CACHE/build.log"
+echo "build-pulumi: building pulumi $PULUMI_VERSION from Go modules, once (about 6 min; log: $log)" >&2
+set +e  # run the build in a subshell that stops at its first error, and report it here
+(
+  set -euo pipefail
   go mod init example.invalid/pulumi-engine-build
   # pkg/go.mod's replace directives do not apply to a dependency: repeat its non-local one.
   gomod="$(go mod download -json "github.com/pulumi/pulumi/pkg/v3@$PULUMI_VERSION" | python3 -c 'import json,sys; print(json.load(sys.stdin)["GoMod"])')"
@@ -35,11 +39,17 @@ for r in json.load(sys.stdin).get("Replace") or []:
     v="$(go list -m -f '{{.Version}}' "$m")"
     [ "$v" = "$PULUMI_VERSION" ] || { echo "build-pulumi: $m resolved to $v, want $PULUMI_VERSION" >&2; exit 1; }
   done
-  mkdir -p "$CACHE"
   stage="$(mktemp -d "$CACHE/bin.tmp.XXXX")"
   go build -trimpath -tags osusergo,grpcnotrace \
     -ldflags "-s -w -X $VERSION_VAR=$PULUMI_VERSION" -o "$stage/pulumi" "$CLI_PKG"
   [ "$("$stage/pulumi" version)" = "$PULUMI_VERSION" ]
   rm -rf "$BIN"; mv "$stage" "$BIN"
-} >&2
+) >"$log" 2>&1
+status=$?
+set -e
+if [ "$status" -ne 0 ]; then
+  tail -n 30 "$log" >&2
+  echo "build-pulumi: the build failed; the full log is $log" >&2
+  exit 1
+fi
 echo "$BIN"
