@@ -11,6 +11,7 @@ reaches the user as `CheckFailure(field, reason)`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -280,11 +281,12 @@ def validate(model: type[Spec], props: Mapping[str, Any]) -> tuple[Spec | None, 
                 continue
             if is_unknown(value):
                 continue
+            one = _one_field(model, name)
             try:
-                _one_field(info).model_validate({"v": value})
+                one.model_validate({"v": value})
             except ValidationError as err:
                 failures.extend((f"{name}{path[1:]}" if path.startswith("v") else name, msg)
-                                for path, msg in _failures(_one_field(info), err))
+                                for path, msg in _failures(one, err))
         return None, failures
     try:
         spec = model.model_validate(data)
@@ -293,8 +295,13 @@ def validate(model: type[Spec], props: Mapping[str, Any]) -> tuple[Spec | None, 
     return spec, spec.cross_check()
 
 
-def _one_field(info: FieldInfo) -> type[BaseModel]:
-    """A model of one field, to apply its type and constraints to a lone value during preview."""
+@functools.cache
+def _one_field(model: type[BaseModel], name: str) -> type[BaseModel]:
+    """A model of one field, to apply its type and constraints to a lone value during preview.
+
+    Cached: building a pydantic model costs milliseconds, and previews check many resources.
+    """
+    info = model.model_fields[name]
     plain = FieldInfo.merge_field_infos(info, alias=None, validation_alias=None, serialization_alias=None)
     annotation: Any = info.annotation
     return create_model("_One", __config__=ConfigDict(extra="forbid"), v=(annotation, plain))

@@ -1,0 +1,19 @@
+"""The names a program imports are the public API: keep them deliberate."""
+
+from __future__ import annotations
+
+import pulumi_mltrain
+from pulumi_mltrain import alaya, modelarts
+
+
+def test_package_surface() -> None:
+    assert pulumi_mltrain.__all__ == ["__version__", "alaya", "modelarts"]
+    assert pulumi_mltrain.alaya is alaya and pulumi_mltrain.modelarts is modelarts
+
+
+def test_platform_surfaces() -> None:
+    assert sorted(alaya.__all__) == ["StorageMount", "TrainingJob"]
+    assert {"Algorithm", "TrainingJob", "get_flavors", "get_engines"} <= set(modelarts.__all__)
+    for module in (alaya, modelarts):
+        for name in module.__all__:
+            assert getattr(module, name) is not None, f"{module.__name__}.{name} is exported but missing"
