@@ -51,11 +51,13 @@ exec "$venv_python" -u "$root/scripts/engine/language_host.py" "\$@"
 SH
   cat > .tools/bin/pulumi-resource-pulumi-python <<SH
 #!/bin/sh
-# Dynamic providers run in the project's virtualenv unless Pulumi.yaml names another one.
+# Dynamic providers run in the project's virtualenv unless Pulumi.yaml names another one, and
+# exit when the engine goes away.
+python="$venv_python"
 if [ -n "\${PULUMI_RUNTIME_VIRTUALENV:-}" ] && [ -x "\${PULUMI_RUNTIME_VIRTUALENV%/}/bin/python" ]; then
-  exec "\${PULUMI_RUNTIME_VIRTUALENV%/}/bin/python" -u -m pulumi.dynamic "\$@"
+  python="\${PULUMI_RUNTIME_VIRTUALENV%/}/bin/python"
 fi
-exec "$venv_python" -u -m pulumi.dynamic "\$@"
+exec "\$python" -u "$root/scripts/engine/language_host.py" --provider "\$@"
 SH
   chmod 0755 .tools/bin/pulumi-language-python .tools/bin/pulumi-resource-pulumi-python
 fi

@@ -9,6 +9,7 @@ engine treats as "not supported".
 
 Usage (by the engine): pulumi-language-python [-flags] ENGINE_ADDRESS
 Program runner (by this host): python language_host.py --run [options] PROGRAM [ARGS...]
+Dynamic provider (by the plugin shim): python language_host.py --provider ENGINE_ADDRESS
 """
 
 from __future__ import annotations
@@ -26,8 +27,35 @@ from concurrent import futures
 from typing import Any
 
 HOST_VERSION = os.environ.get("MLTRAIN_PULUMI_VERSION", "v3.274.1")
+_CHILDREN: set[subprocess.Popen[bytes]] = set()
 # The exit code by which a program says "I already showed the user a message".
 BAIL_EXIT_CODE = 32
+
+
+def watch_engine(address: str, interval: float = 2.0, misses: int = 3) -> None:
+    """Exit (with our children) once the engine stops answering: a killed `pulumi` must not leave
+    language hosts, programs or providers running forever. The Go hosts do the same."""
+    import socket
+    import time
+
+    host, _, port = address.rpartition(":")
+    if not port.isdigit():
+        return
+
+    def run() -> None:
+        failed = 0
+        while failed < misses:
+            time.sleep(interval)
+            try:
+                socket.create_connection((host or "127.0.0.1", int(port)), timeout=1).close()
+                failed = 0
+            except OSError:
+                failed += 1
+        for child in list(_CHILDREN):
+            child.kill()
+        os._exit(1)
+
+    threading.Thread(target=run, name="engine-watchdog", daemon=True).start()
 
 
 def _python_for(root: str, options: dict[str, Any]) -> str:
@@ -116,7 +144,12 @@ def serve(engine_address: str) -> None:
             env["PULUMI_CONFIG"] = json.dumps(dict(request.config))
             env["PULUMI_CONFIG_SECRET_KEYS"] = json.dumps(list(request.configSecretKeys))
             cwd = info.program_directory or request.pwd or None
-            code = subprocess.call(args, env=env, cwd=cwd)
+            program = subprocess.Popen(args, env=env, cwd=cwd)
+            _CHILDREN.add(program)
+            try:
+                code = program.wait()
+            finally:
+                _CHILDREN.discard(program)
             if code == 0:
                 return language_pb2.RunResponse()
             if code == BAIL_EXIT_CODE:
@@ -139,6 +172,7 @@ def serve(engine_address: str) -> None:
                 key, _, value = item.partition("=")
                 env[key] = value
             proc = subprocess.Popen(args, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            _CHILDREN.add(proc)
             chunks: queue.Queue[tuple[str, bytes]] = queue.Queue()
 
             def pump(name: str, stream: Any) -> None:
@@ -157,6 +191,7 @@ def serve(engine_address: str) -> None:
                     yield language_pb2.RunPluginResponse(stdout=chunk)
                 else:
                     yield language_pb2.RunPluginResponse(stderr=chunk)
+            _CHILDREN.discard(proc)
             yield language_pb2.RunPluginResponse(exitcode=proc.wait())
 
     server = grpc.server(
@@ -167,6 +202,8 @@ def serve(engine_address: str) -> None:
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     print(port, flush=True)
+    if engine_address:
+        watch_engine(engine_address)
     try:
         server.wait_for_termination()
     except KeyboardInterrupt:  # the engine stops plugins with SIGINT when it is done
@@ -224,9 +261,22 @@ def run_program(argv: list[str]) -> int:
     return 0
 
 
+def run_provider(argv: list[str]) -> int:
+    """The dynamic provider plugin (`python -m pulumi.dynamic ENGINE`), under the engine watchdog."""
+    import runpy
+
+    if argv:
+        watch_engine(argv[0])
+    sys.argv = ["pulumi.dynamic", *argv]
+    runpy.run_module("pulumi.dynamic", run_name="__main__", alter_sys=True)
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv and argv[0] == "--run":
         return run_program(argv[1:])
+    if argv and argv[0] == "--provider":
+        return run_provider(argv[1:])
     positional: list[str] = []
     skip = False
     for arg in argv:

@@ -32,6 +32,33 @@ SOAK_FAULTS = [
 ]
 
 
+def descendants(pid: int) -> set[int]:
+    """All processes below `pid`, from /proc."""
+    children: dict[int, list[int]] = collections.defaultdict(list)
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children[int(fields[1])].append(int(stat.parent.name))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 def tasks(emulator: Any) -> list[dict[str, Any]]:
     return list(emulator.admin.state()["alaya"]["tasks"])
 
@@ -72,9 +99,15 @@ def test_interrupted_up_then_refresh_and_up_leaves_one_job(emulator: Any, tmp_pa
             assert time.monotonic() < deadline, "the create call was never made"
             assert proc.poll() is None, "pulumi up ended before the create call"
             time.sleep(0.1)
+        plugins = descendants(proc.pid)
+        assert plugins, "the language host and the provider run as children of the CLI"
     finally:
-        os.killpg(proc.pid, signal.SIGKILL)  # the CLI, the language host and the provider, at once
+        os.killpg(proc.pid, signal.SIGKILL)  # the CLI dies at once, as on an OOM kill or a lost runner
         proc.wait()
+    deadline = time.monotonic() + 30
+    while any(alive(pid) for pid in plugins):
+        assert time.monotonic() < deadline, "the plugins of a killed CLI must exit by themselves"
+        time.sleep(0.5)
     emulator.admin.advance(10)
     assert len(tasks(emulator)) == 1, "the platform made the task although the CLI died"
 
