@@ -120,7 +120,10 @@ def median(values: list[float]) -> float:
 # ----- the stack's processes: peak RSS and CPU ----------------------------------------------------------
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 # Which processes of a stack are sampled, by a marker in their command line.
-_KINDS = {"provider": (b"pulumi.dynamic",), "program": (b"language_host.py\0--run", b"pulumi-language-python-exec")}
+_KINDS = {
+    "provider": (b"pulumi.dynamic", b"language_host.py\0--provider"),
+    "program": (b"language_host.py\0--run", b"pulumi-language-python-exec"),
+}
 
 
 @dataclass
@@ -132,7 +135,8 @@ class Sampled:
 @dataclass
 class ProcessSampler:
     """Samples /proc while CLI commands run, for the processes whose PULUMI_HOME is this stack's:
-    the dynamic provider process(es) (`python -m pulumi.dynamic`) and the program process. VmHWM
+    the dynamic provider process(es) (`python -m pulumi.dynamic`, or `language_host.py --provider`)
+    and the program process. VmHWM
     (peak RSS) and CPU time only grow, so the last sample before a process exits is within one
     interval (50 ms) of its final value."""
 
