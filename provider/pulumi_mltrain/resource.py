@@ -60,6 +60,9 @@ class ManagedSpec(specs.Spec):
     )
 
 
+# How many times a create may be sent when its answers are lost and the object never shows up.
+CREATE_ATTEMPTS = 3
+
 _LOCK = threading.Lock()
 _CLIENTS: dict[tuple[str, str], Any] = {}
 

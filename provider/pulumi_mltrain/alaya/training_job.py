@@ -17,7 +17,7 @@ from pydantic import BeforeValidator, model_validator
 
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, MltrainError, NotFound, RemoteFailure
-from ..resource import ManagedSpec, MltrainResource, remaining
+from ..resource import CREATE_ATTEMPTS, ManagedSpec, MltrainResource, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
 from .base import AlayaProvider
@@ -178,20 +178,20 @@ class TrainingJobProvider(AlayaProvider):
         return task_id, {**outs, "result_key": result_key}
 
     def _submit(self, spec: Any, deadline: float) -> tuple[str, bool, tuple[str, dict[str, Any]] | None]:
-        """POST the create call: (resultKey, whether it was sent twice, the task adopted instead).
+        """POST the create call: (resultKey, whether it was sent more than once, the task adopted instead).
 
         An unanswered POST is never repeated blindly: first the task is looked for by its name for
-        `ambiguityGrace` seconds; only if it does not appear is the request sent once more.
+        `ambiguityGrace` seconds; only if it does not appear is the request sent again (CREATE_ATTEMPTS in all).
         """
         grace = self.settings.ambiguity_grace
-        for attempt in (1, 2):
+        for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
-                return self.api().create_task(spec.wire()), attempt == 2, None
+                return self.api().create_task(spec.wire()), attempt > 1, None
             except AmbiguousOutcome as err:
                 found = look_for(lambda: self._existing(spec), within=grace, deadline=deadline)
                 if found is not None:
                     return "", False, found
-                if attempt == 2:
+                if attempt == CREATE_ATTEMPTS:
                     raise MltrainError(
                         f"{err}. No task named {spec.name!r} appeared within {grace:.0f}s. Run `pulumi up` "
                         "again: the provider looks the task up by name before creating, so no duplicate is made"

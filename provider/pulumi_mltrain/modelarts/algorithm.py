@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
-from ..resource import ManagedSpec, MltrainResource, remaining
+from ..resource import CREATE_ATTEMPTS, ManagedSpec, MltrainResource, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
 from .base import ModelArtsProvider
@@ -135,7 +135,7 @@ class AlgorithmProvider(ModelArtsProvider):
         if found is not None:
             return str(found["metadata"]["id"]), self._outputs(found)
         api = self.api()
-        for attempt in (1, 2):
+        for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
                 created = api.create_algorithm(spec.wire())
                 return str(created["metadata"]["id"]), self._outputs(created)
@@ -144,7 +144,7 @@ class AlgorithmProvider(ModelArtsProvider):
                                  deadline=deadline)
                 if found is not None:
                     return str(found["metadata"]["id"]), self._outputs(found)
-                if attempt == 2:
+                if attempt == CREATE_ATTEMPTS:
                     raise MltrainError(f"{err}. No algorithm named {spec.name!r} appeared; run `pulumi up` again: "
                                        "the provider looks it up by name first, so no duplicate is made") from None
             except ApiError as err:

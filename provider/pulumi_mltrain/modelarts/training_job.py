@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal
 
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout
-from ..resource import ManagedSpec, MltrainResource, remaining
+from ..resource import CREATE_ATTEMPTS, ManagedSpec, MltrainResource, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
 from .base import ModelArtsProvider
@@ -180,7 +180,7 @@ class TrainingJobProvider(ModelArtsProvider):
         POST of a job that did get created is refused (ModelArts.2751) rather than duplicated."""
         api = self.api()
         body = spec.wire()
-        for attempt in (1, 2):
+        for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
                 return api.create_job(body)
             except AmbiguousOutcome as err:
@@ -188,7 +188,7 @@ class TrainingJobProvider(ModelArtsProvider):
                                  deadline=deadline)
                 if found is not None:
                     return found
-                if attempt == 2:
+                if attempt == CREATE_ATTEMPTS:
                     raise MltrainError(
                         f"{err}. No job named {spec.name!r} appeared within {self.settings.ambiguity_grace:.0f}s. "
                         "Run `pulumi up` again: the provider looks the job up by name before creating, "
