@@ -12,6 +12,8 @@ MltrainError
 
 from __future__ import annotations
 
+from http import HTTPStatus
+
 
 class MltrainError(Exception):
     """Base of every error this package raises on purpose."""
@@ -39,7 +41,7 @@ class ApiError(MltrainError):
         self.http_status = http_status
         self.code = code
         self.message = message
-        reason = _REASONS.get(http_status, "")
+        reason = _phrase(http_status)
         status = f"{http_status} {reason}".strip()
         code_part = f" [{code}]" if code not in (None, "", http_status) else ""
         super().__init__(
@@ -74,15 +76,8 @@ def for_resource(kind: str, name: str, err: BaseException) -> MltrainError:
     return MltrainError(text if text.startswith(label) else f"{label}: {text}")
 
 
-_REASONS = {
-    400: "Bad Request",
-    401: "Unauthorized",
-    403: "Forbidden",
-    404: "Not Found",
-    409: "Conflict",
-    429: "Too Many Requests",
-    500: "Internal Server Error",
-    502: "Bad Gateway",
-    503: "Service Unavailable",
-    504: "Gateway Timeout",
-}
+def _phrase(status: int) -> str:
+    try:
+        return HTTPStatus(status).phrase
+    except ValueError:
+        return ""
