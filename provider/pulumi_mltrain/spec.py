@@ -12,7 +12,7 @@ reaches the user as `CheckFailure(field, reason)`.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -149,7 +149,7 @@ def _nest(model: type[BaseModel], flat: Mapping[str, Any], into: dict[str, Any] 
         m = meta(info, name)
         if m.wire not in flat:
             continue
-        value = _nest_value(info.annotation, flat[m.wire])
+        value = _through_models(_nest, info.annotation, flat[m.wire])
         put(out, m.wire, value)
         if m.wire_with and value is not None:
             parent = m.wire.rpartition(".")[0]
@@ -158,14 +158,17 @@ def _nest(model: type[BaseModel], flat: Mapping[str, Any], into: dict[str, Any] 
     return out
 
 
-def _nest_value(annotation: Any, value: Any) -> Any:
+def _through_models(
+    convert: Callable[[type[BaseModel], Mapping[str, Any]], Any], annotation: Any, value: Any
+) -> Any:
+    """Apply `convert` to the nested model(s) a field holds (one, or a list), else return the value."""
     inner = _model_in(annotation)
     if inner is None:
         return value
     if isinstance(value, Mapping):
-        return _nest(inner, value)
+        return convert(inner, value)
     if isinstance(value, list):
-        return [_nest(inner, v) if isinstance(v, Mapping) else v for v in value]
+        return [convert(inner, v) if isinstance(v, Mapping) else v for v in value]
     return value
 
 
@@ -176,19 +179,9 @@ def _unnest(model: type[BaseModel], data: Mapping[str, Any]) -> dict[str, Any]:
         m = meta(info, name)
         value = dig(data, m.wire)
         if value is not None:
-            out[m.wire] = _unnest_value(info.annotation, value)
+            out[m.wire] = _through_models(_unnest, info.annotation, value)
     return out
 
-
-def _unnest_value(annotation: Any, value: Any) -> Any:
-    inner = _model_in(annotation)
-    if inner is None:
-        return value
-    if isinstance(value, Mapping):
-        return _unnest(inner, value)
-    if isinstance(value, list):
-        return [_unnest(inner, v) if isinstance(v, Mapping) else v for v in value]
-    return value
 
 
 class Output(BaseModel):
@@ -349,7 +342,7 @@ def from_wire(model: type[Spec], data: Mapping[str, Any], keep: Spec) -> Spec | 
             names += [c for c in choices.choices if isinstance(c, str)]
         value = next((v for n in names if (v := dig(data, n)) is not None), None)
         if value is not None:
-            value = _unnest_value(info.annotation, value)
+            value = _through_models(_unnest, info.annotation, value)
         known[name] = value if value is not None else getattr(keep, name)
     try:
         return model.model_validate({k: v for k, v in known.items() if v is not None})
