@@ -194,3 +194,89 @@ def test_admin_rejects_invalid_rules(emulator: EmulatorHandle, http: httpx.Clien
     assert emulator.admin.faults() == []
     emulator.admin.set_faults(["/v1/*:malformed"])
     assert http.delete("/_admin/faults").json() == {"rules": []}
+
+
+def test_slow_drip_commits_then_sends_the_answer_byte_by_byte(emulator: EmulatorHandle, alaya: httpx.Client,
+                                                              alaya_body: Body) -> None:
+    emulator.admin.set_faults([f"POST {CREATE}:slow_drip=40:times=1"])
+    started = time.monotonic()
+    with alaya.stream("POST", "/subscription/training/create", json=alaya_body(name="dripped")) as response:
+        chunks = list(response.iter_raw())
+    elapsed = time.monotonic() - started
+    body = b"".join(chunks)
+    assert httpx.Response(200, content=body).json()["status"] == 200  # complete and valid in the end
+    assert len(chunks) >= 10  # many small chunks (4 bytes each at 40 B/s), not one
+    assert elapsed >= (len(body) - 1) / 40 * 0.9
+    assert [s["name"] for s in emulator.admin.state()["alaya"]["subscriptions"]] == ["dripped"]
+
+
+def test_slow_drip_outlives_a_per_read_timeout(emulator: EmulatorHandle, alaya: httpx.Client) -> None:
+    """Each byte arrives well within the read timeout, so only a total deadline stops this call."""
+    emulator.admin.set_faults(["GET /v1/training/instance/checkIsEnabled:slow_drip=5"])
+    started = time.monotonic()
+    with alaya.stream("GET", "/training/instance/checkIsEnabled", timeout=0.5) as response:
+        for _ in response.iter_raw():
+            if time.monotonic() - started > 1.5:
+                break
+    assert time.monotonic() - started > 1.5  # no ReadTimeout although 1.5 s > 0.5 s
+
+
+def test_slow_drip_stops_after_seconds(emulator: EmulatorHandle, alaya: httpx.Client) -> None:
+    emulator.admin.set_faults(["GET /v1/training/instance/checkIsEnabled:slow_drip=1:seconds=0.5"])
+    started = time.monotonic()
+    assert alaya.get("/training/instance/checkIsEnabled").json()["data"] is True
+    assert time.monotonic() - started < 5  # at 1 B/s the whole body would take far longer
+
+
+def test_respond_with_a_gateway_error_instead_of_the_handler(emulator: EmulatorHandle, modelarts: httpx.Client,
+                                                             algorithm_body: Body) -> None:
+    apig = {"error_code": "APIG.0101", "error_msg": "The API does not exist or has not been published"}
+    emulator.admin.set_faults([{"method": "POST", "path": "/v2/*/algorithms", "kind": "respond",
+                                "status": 404, "body": apig, "times": 1}])
+    response = modelarts.post("/algorithms", json=algorithm_body())
+    assert (response.status_code, response.json()) == (404, apig)
+    assert response.headers["content-type"] == "application/json"
+    assert emulator.admin.state()["modelarts"]["algorithms"] == []  # the handler never ran
+
+
+def test_respond_with_html_after_commit(emulator: EmulatorHandle, alaya: httpx.Client, alaya_body: Body) -> None:
+    emulator.admin.set_faults([f"POST {CREATE}:respond=502:text=<html>Bad Gateway</html>:commit=true"])
+    response = alaya.post("/subscription/training/create", json=alaya_body(name="kept"))
+    assert (response.status_code, response.text) == (502, "<html>Bad Gateway</html>")
+    assert response.headers["content-type"].startswith("text/html")
+    assert [s["name"] for s in emulator.admin.state()["alaya"]["subscriptions"]] == ["kept"]
+
+
+def test_respond_defaults_to_200_and_takes_any_content_type(emulator: EmulatorHandle,
+                                                            alaya: httpx.Client) -> None:
+    emulator.admin.set_faults([{"path": "/v1/training/instance/checkIsEnabled", "kind": "respond",
+                                "text": "null", "content_type": "application/json"}])
+    response = alaya.get("/training/instance/checkIsEnabled")
+    assert (response.status_code, response.headers["content-type"]) == (200, "application/json")
+    assert response.json() is None  # valid JSON, useless as an envelope
+    with pytest.raises(ValueError):
+        FaultRule(path="/x", kind="respond", body={}, text="both")
+
+
+def test_for_seconds_limits_a_rule_to_a_window(emulator: EmulatorHandle, alaya: httpx.Client) -> None:
+    emulator.admin.set_faults(["GET /v1/training/instance/checkIsEnabled:status=503:for_seconds=0.5"])
+    assert alaya.get("/training/instance/checkIsEnabled").status_code == 503
+    assert emulator.admin.faults()[0]["active"] is True
+    time.sleep(0.7)
+    assert alaya.get("/training/instance/checkIsEnabled").status_code == 200
+    described = emulator.admin.faults()[0]
+    assert (described["active"], described["seen"], described["applied"]) == (False, 1, 1)
+
+
+def test_compact_syntax_of_the_new_kinds() -> None:
+    rule = parse_fault_spec("GET /v1/*:slow_drip=1.5:seconds=30")
+    assert (rule.kind, rule.rate, rule.seconds) == ("slow_drip", 1.5, 30)
+    assert parse_fault_spec("GET /v1/*:slow_drip").rate == 2.0
+    rule = parse_fault_spec("POST /v2/*/training-jobs:respond=404:body=[1,2]:commit=true")
+    assert (rule.status, rule.body, rule.commit) == (404, [1, 2], True)
+    rule = parse_fault_spec("/v1/*:respond:text=<p>down</p>:content_type=text/plain")
+    assert (rule.status, rule.text, rule.content_type, rule.body) == (None, "<p>down</p>", "text/plain", None)
+    assert parse_fault_spec("/v1/*:status=503:for_seconds=40:times=3").for_seconds == 40
+    for bad in ("/v1/x:slow_drip=0", "/v1/x:status=503:for_seconds=0", "/v1/x:respond=42"):
+        with pytest.raises(ValueError):
+            parse_fault_spec(bad)

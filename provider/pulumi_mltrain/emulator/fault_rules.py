@@ -6,8 +6,10 @@ rules without the ASGI machinery. The RNG is seeded, so a probabilistic run is r
 
 from __future__ import annotations
 
+import json
 import random
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
@@ -24,6 +26,8 @@ FaultKind = Literal[
     "malformed",
     "token_expiry",
     "never_resolve",
+    "slow_drip",
+    "respond",
 ]
 
 # Set in the ASGI scope by the ``never_resolve`` fault; read by the Alaya subscription handlers.
@@ -33,8 +37,10 @@ NEVER_RESOLVE_SCOPE_KEY = "mltrain.never_resolve"
 _ONLY_ON: dict[str, Platform] = {
     "business_500": "alaya", "never_resolve": "alaya", "token_expiry": "modelarts",
 }
-# Compact-syntax kinds whose ``=value`` is a parameter: status=503, latency=2, slow_after_commit=5.
-_VALUE_PARAM = {"status": "status", "latency": "seconds", "slow_after_commit": "seconds"}
+# Compact-syntax kinds whose ``=value`` is a parameter: status=503, latency=2, slow_after_commit=5,
+# slow_drip=1 (bytes per second), respond=404.
+_VALUE_PARAM = {"status": "status", "latency": "seconds", "slow_after_commit": "seconds",
+                "slow_drip": "rate", "respond": "status"}
 
 
 class FaultRule(BaseModel):
@@ -48,14 +54,22 @@ class FaultRule(BaseModel):
     times: int | None = Field(default=None, ge=1)  # apply to the next N matching calls; None = unlimited
     probability: float = Field(default=1.0, ge=0, le=1)
     after: int = Field(default=0, ge=0)  # let the first K matching calls through
-    status: int | None = Field(default=None, ge=400, le=599)  # kind "status"
+    status: int | None = Field(default=None, ge=100, le=599)  # kinds "status" (400-599) and "respond" (200)
     retry_after: float | None = Field(default=None, ge=0)  # Retry-After header (always sent on 429, default 1)
-    seconds: float = Field(default=0.0, ge=0)  # kinds "latency" and "slow_after_commit"
+    seconds: float = Field(default=0.0, ge=0)  # "latency", "slow_after_commit"; "slow_drip": stop after (0 = never)
+    rate: float = Field(default=2.0, gt=0)  # kind "slow_drip": bytes per second
+    body: Any = None  # kind "respond": any JSON value but null, sent as application/json
+    text: str | None = None  # kind "respond": raw text, sent with ``content_type``
+    content_type: str = "text/html"
+    commit: bool = False  # kind "respond": run the handler first (the write happens), then replace its answer
+    for_seconds: float | None = Field(default=None, gt=0)  # match only this long (wall clock) after being set
 
     @model_validator(mode="after")
     def _check(self) -> FaultRule:
-        if self.kind == "status" and self.status is None:
+        if self.kind == "status" and (self.status is None or self.status < 400):
             raise ValueError("kind 'status' needs a 'status' (400-599)")
+        if self.body is not None and self.text is not None:
+            raise ValueError("kind 'respond' takes either 'body' (JSON) or 'text', not both")
         return self
 
     def matches(self, method: str, path: str, platform: Platform) -> bool:
@@ -71,7 +85,10 @@ def parse_fault_spec(spec: str) -> FaultRule:
     """Parse the CLI form ``"[METHOD ]PATH:KIND[=VALUE][:key=value...]"``.
 
     Examples: ``"POST /v1/subscription/training/create:status=503:times=2"``,
-    ``"* /v2/*/training-jobs:drop_after_commit:times=1"``, ``"GET /v1/*:latency=0.5:probability=0.2"``.
+    ``"* /v2/*/training-jobs:drop_after_commit:times=1"``, ``"GET /v1/*:latency=0.5:probability=0.2"``,
+    ``"GET /v1/*:status=503:for_seconds=40"``, ``"GET /v2/*:respond=404:text=<html>gone</html>"``.
+    A ``body=`` value is parsed as JSON when it is JSON (else kept as a string); values with colons need
+    the JSON (admin API) form.
     """
     target, _, rest = spec.partition(":")
     method, _, path = target.strip().rpartition(" ")
@@ -88,8 +105,19 @@ def parse_fault_spec(spec: str) -> FaultRule:
         key, eq, val = param.partition("=")
         if not eq:
             raise ValueError(f"fault {spec!r}: expected key=value, got {param!r}")
-        fields[key.strip()] = None if val.strip().lower() in ("", "none", "null") else val.strip()
+        key, val = key.strip(), val.strip()
+        if key == "body":
+            fields[key] = _json_or_text(val)
+        else:
+            fields[key] = None if val.lower() in ("", "none", "null") else val
     return FaultRule.model_validate(fields)
+
+
+def _json_or_text(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
 
 
 @dataclass
@@ -97,6 +125,11 @@ class _Armed:
     rule: FaultRule
     seen: int = 0
     applied: int = 0
+    armed_at: float = field(default_factory=time.monotonic)
+
+    def in_window(self) -> bool:
+        window = self.rule.for_seconds
+        return window is None or time.monotonic() - self.armed_at <= window
 
 
 class FaultBook:
@@ -115,7 +148,7 @@ class FaultBook:
     def select(self, method: str, path: str, platform: Platform) -> FaultRule | None:
         for armed in self._armed:
             rule = armed.rule
-            if not rule.matches(method, path, platform):
+            if not rule.matches(method, path, platform) or not armed.in_window():
                 continue
             armed.seen += 1
             if armed.seen <= rule.after:
@@ -130,5 +163,6 @@ class FaultBook:
 
     def describe(self) -> list[dict[str, Any]]:
         return [
-            {**armed.rule.model_dump(), "seen": armed.seen, "applied": armed.applied} for armed in self._armed
+            {**armed.rule.model_dump(), "seen": armed.seen, "applied": armed.applied,
+             "active": armed.in_window()} for armed in self._armed
         ]

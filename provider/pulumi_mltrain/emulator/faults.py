@@ -1,8 +1,9 @@
 """Fault-injection ASGI middleware: breaks the calls that ``FaultBook`` selects.
 
-Three families: answer instead of the handler (``status``, ``business_500``, ``token_expiry``);
-delay or flag, then run normally (``latency``, ``never_resolve``); run the handler — so the write is
-committed — and then spoil the answer (``drop_after_commit``, ``slow_after_commit``, ``malformed``).
+Three families: answer instead of the handler (``status``, ``business_500``, ``token_expiry``,
+``respond``); delay or flag, then run normally (``latency``, ``never_resolve``); run the handler — so
+the write is committed — and then spoil the answer (``drop_after_commit``, ``slow_after_commit``,
+``malformed``, ``slow_drip``, ``respond`` with ``commit``).
 The last family is what proves a client idempotent: it saw an error, yet the object exists.
 """
 
@@ -11,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import time
 
 from starlette.datastructures import Headers
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import ModelArtsError, alaya_envelope, platform_error
@@ -104,6 +106,14 @@ class FaultMiddleware:
                             "headers": [(b"content-type", b"application/json"),
                                         (b"content-length", str(len(broken)).encode())]})
                 await send({"type": "http.response.body", "body": broken})
+            case "slow_drip":
+                start, body = await self._run(scope, receive)
+                await send(start)
+                await _drip(rule, body, receive, send)
+            case "respond":
+                if rule.commit:
+                    await self._run(scope, receive)
+                await _answer(rule)(scope, receive, send)
 
     async def _run(self, scope: Scope, receive: Receive) -> tuple[Message, bytes]:
         """Run the handler to completion, holding back its response."""
@@ -116,3 +126,43 @@ class FaultMiddleware:
         start = next(m for m in messages if m["type"] == "http.response.start")
         body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
         return start, body
+
+
+def _answer(rule: FaultRule) -> Response:
+    """The canned answer of a ``respond`` rule: JSON ``body``, raw ``text``, or an empty body.
+
+    A JSON ``null`` answer is ``text="null"`` with ``content_type="application/json"``: a ``None`` body
+    cannot be told apart from no body once the rule has been through JSON.
+    """
+    status = 200 if rule.status is None else rule.status
+    if rule.body is not None:
+        return JSONResponse(rule.body, status)
+    return Response(rule.text or "", status, media_type=rule.content_type)
+
+
+async def _drip(rule: FaultRule, body: bytes, receive: Receive, send: Send) -> None:
+    """Send ``body`` one byte-sized chunk at a time at ``rule.rate`` bytes/s.
+
+    Bounded three ways: the body ends, ``rule.seconds`` (if > 0) passes — then the rest goes at once —
+    or the client hangs up, which ends the drip without sending more.
+    """
+    chunk = max(1, int(rule.rate // 10))  # about ten sends a second at high rates, one byte at low ones
+    interval = chunk / rule.rate
+    stop_at = time.monotonic() + rule.seconds if rule.seconds > 0 else math.inf
+    gone = asyncio.ensure_future(_disconnected(receive))
+    try:
+        offset = 0
+        while offset < len(body) and time.monotonic() < stop_at:
+            await send({"type": "http.response.body", "body": body[offset:offset + chunk], "more_body": True})
+            offset += chunk
+            done, _ = await asyncio.wait({gone}, timeout=min(interval, max(0.0, stop_at - time.monotonic())))
+            if done:
+                return
+        await send({"type": "http.response.body", "body": body[offset:]})
+    finally:
+        gone.cancel()
+
+
+async def _disconnected(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
