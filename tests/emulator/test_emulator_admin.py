@@ -17,6 +17,8 @@ from pulumi_mltrain.emulator import EmulatorAdmin, EmulatorHandle, EmulatorServe
 from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.emulator.__main__ import main
 
+Json = dict[str, Any]
+
 
 def test_requests_are_counted_per_route_template(emulator: EmulatorHandle, http: httpx.Client,
                                                  alaya: httpx.Client, modelarts: httpx.Client) -> None:
@@ -137,3 +139,91 @@ def test_cli_rejects_bad_arguments(argv: list[str], capsys: pytest.CaptureFixtur
         main(argv)
     assert exit_info.value.code == 2
     assert "error:" in capsys.readouterr().err
+
+
+# --- out-of-band changes (POST /_admin/patch) ----------------------------------------------------
+
+def test_patch_changes_an_alaya_task_as_its_detail_shows_it(emulator: EmulatorHandle, http: httpx.Client,
+                                                            alaya: httpx.Client,
+                                                            create_task: Callable[..., str]) -> None:
+    task_id = create_task()
+    mounts = [{"storageId": d.STORAGE_PERFORMANCE_ID, "storageType": "nas-performance",
+               "fileDirectory": "ckpt", "mountPath": "/root/ckpt/", "onlyRead": False}]
+    changes = {"workerCount": 2, "env": {"A": "1"}, "desc": "changed in the console", "storageConfigs": mounts,
+               "trainingFramwork": "deepspeed", "enableAutoRetry": False}
+    view = emulator.admin.patch("alaya", "task", task_id, changes)
+    detail = alaya.get(f"/training/instance/{task_id}/detail").json()["data"]
+    assert view == {k: v for k, v in detail.items() if k != "imagePullSecret"}
+    assert {k: detail[k] for k in changes} == changes
+    assert detail["trainingFramework"] == "deepspeed" and detail["resource"]["workerCount"] == 2
+    assert detail["maxRetryCount"] == 3 and detail["image"].endswith("pytorch:2.3.1-gpu")  # untouched
+
+    # A nested path with a list index changes one item only.
+    emulator.admin.patch("alaya", "task", task_id, {"storageConfigs.0.onlyRead": True})
+    detail = alaya.get(f"/training/instance/{task_id}/detail").json()["data"]
+    assert detail["storageConfigs"] == [{**mounts[0], "onlyRead": True}]
+
+    # What the create call would refuse is refused, and nothing changes.
+    for bad in ({"workerCount": 0}, {"env": {"A": 1}}, {"storageConfigs.3.onlyRead": True}, {"id": "tt-x"}):
+        response = http.post("/_admin/patch", json={"platform": "alaya", "kind": "task", "id": task_id,
+                                                    "set": bad})
+        assert response.status_code == 422, (bad, response.text)
+    assert alaya.get(f"/training/instance/{task_id}/detail").json()["data"] == detail
+    missing = http.post("/_admin/patch", json={"platform": "alaya", "kind": "task", "id": "tt-000000000000",
+                                               "set": {"desc": "x"}})
+    assert missing.status_code == 404 and "tt-000000000000" in missing.json()["detail"]
+
+
+def test_patch_changes_modelarts_algorithms_and_jobs(emulator: EmulatorHandle, http: httpx.Client,
+                                                     modelarts: httpx.Client, algorithm_id: str,
+                                                     job_body: Callable[..., Json]) -> None:
+    params = [{"name": "epochs", "value": "5"}]
+    emulator.admin.patch("modelarts", "algorithm", algorithm_id, {
+        "metadata.description": "edited", "job_config.boot_file": "/b/code/other.py",
+        "job_config.parameters": params})
+    algorithm = modelarts.get(f"/algorithms/{algorithm_id}").json()
+    assert algorithm["metadata"]["description"] == "edited"
+    assert algorithm["job_config"]["boot_file"] == "/b/code/other.py"
+    assert algorithm["job_config"]["parameters"] == params
+    assert algorithm["metadata"]["id"] == algorithm_id and algorithm["job_config"]["inputs"]  # rest kept
+
+    created = modelarts.post("/training-jobs", json=job_body(algorithm_id))
+    assert created.status_code == 201, created.text
+    job_id = created.json()["metadata"]["id"]
+    view = emulator.admin.patch("modelarts", "job", job_id, {
+        "metadata.description": "edited job", "spec.resource.node_count": 2,
+        "algorithm.parameters": params, "spec.auto_stop.duration": 3})
+    job = modelarts.get(f"/training-jobs/{job_id}").json()
+    assert view["metadata"] == job["metadata"] and view["spec"] == job["spec"]
+    assert job["metadata"]["description"] == "edited job"
+    assert job["spec"]["resource"]["node_count"] == 2 and job["spec"]["auto_stop"] == {"duration": 3}
+    assert job["algorithm"]["parameters"] == params and job["algorithm"]["id"] == algorithm_id
+
+    for kind, object_id in (("job", job_id), ("algorithm", algorithm_id)):
+        fixed = http.post("/_admin/patch", json={"platform": "modelarts", "kind": kind, "id": object_id,
+                                                 "set": {"metadata.id": "other"}})
+        assert fixed.status_code == 422 and "metadata.id" in fixed.text
+        missing = http.post("/_admin/patch", json={"platform": "modelarts", "kind": kind, "id": "nope",
+                                                   "set": {"metadata.description": "x"}})
+        assert missing.status_code == 404 and "nope" in missing.text
+    wrong = http.post("/_admin/patch", json={"platform": "alaya", "kind": "job", "id": job_id,
+                                             "set": {"metadata.description": "x"}})
+    assert wrong.status_code == 422
+    assert http.post("/_admin/patch", json={"platform": "modelarts", "kind": "job", "id": job_id,
+                                            "set": {}}).status_code == 422
+
+
+def test_patch_changes_a_storage_row_until_reset(emulator: EmulatorHandle, alaya: httpx.Client) -> None:
+    def row() -> Json:
+        rows = alaya.get("/nasStorage/instance/tenant/page").json()["data"]["records"]
+        found: Json = next(r for r in rows if r["storageId"] == d.STORAGE_CAPACITY_ID)
+        return found
+
+    before = row()
+    view = emulator.admin.patch("alaya", "storage", d.STORAGE_CAPACITY_ID, {"storageType": "nas-performance"})
+    assert view == row() == {**before, "storageType": "nas-performance"}
+    with pytest.raises(httpx.HTTPStatusError) as missing:
+        emulator.admin.patch("alaya", "storage", "no-such-storage", {"storageType": "nas-capacity"})
+    assert missing.value.response.status_code == 404
+    emulator.admin.reset()
+    assert row() == before

@@ -16,6 +16,7 @@ from .alaya_lifecycle import format_time, subscription_view, task_view
 from .fault_rules import FaultRule
 from .iam import iso
 from .modelarts_lifecycle import job_view
+from .patching import PatchNotFound, PatchRejected, PatchRequest, apply_patch
 from .state import World, world_of
 
 Json = dict[str, Any]
@@ -149,3 +150,25 @@ async def clear_faults(request: Request) -> Json:
     world = world_of(request)
     world.faults.replace([])
     return {"rules": []}
+
+
+@router.post("/patch")
+async def patch(request: Request) -> Response:
+    """Change a stored object out of band, as the platform's console would (see ``patching``).
+
+    ``{"platform", "kind", "id", "set": {"<dotted.wire.path>": value}}`` → the object as the
+    platform's GET now shows it; 404 for an unknown ID, 422 for a change the platform would refuse.
+    """
+    world = world_of(request)
+    try:
+        req = PatchRequest.model_validate(await _body(request))
+        world.sync()
+        view = apply_patch(world, req)
+    except ValidationError as exc:
+        return _rejected(_errors(exc))
+    except (_BadRequest, PatchRejected) as exc:
+        return _rejected(exc.detail if isinstance(exc, _BadRequest) else str(exc))
+    except PatchNotFound as exc:
+        return JSONResponse({"detail": str(exc)}, status_code=404)
+    world.commit()
+    return JSONResponse(view)

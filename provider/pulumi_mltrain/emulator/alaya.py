@@ -134,7 +134,7 @@ async def products(request: Request) -> Json:
 
 
 async def storages(request: Request) -> Json:
-    return alaya_ok(_page(request, catalog.storages()))
+    return alaya_ok(_page(request, world_of(request).storage_rows()))
 
 
 async def check_enabled(request: Request) -> Json:

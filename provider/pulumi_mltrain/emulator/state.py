@@ -14,7 +14,7 @@ from typing import Any
 
 from starlette.requests import HTTPConnection
 
-from . import alaya_lifecycle, modelarts_lifecycle, persistence
+from . import alaya_lifecycle, catalog, modelarts_lifecycle, persistence
 from .clock import Clock
 from .fault_rules import FaultBook, FaultRule
 from .records import AlayaTask, Algorithm, Snapshot, Subscription, Token, TrainingJob
@@ -71,6 +71,7 @@ class World:
         self.algorithms: dict[str, Algorithm] = {}
         self.jobs: dict[str, TrainingJob] = {}
         self.tokens: dict[str, Token] = {}
+        self.storage_patches: dict[str, Json] = {}  # catalogue storage rows changed by /_admin/patch
         if state_file is not None and (snapshot := persistence.load(state_file)) is not None:
             self.restore(snapshot)
 
@@ -117,11 +118,20 @@ class World:
     def reset(self) -> None:
         """Forget everything: objects, counts, faults, clock offset; settings back to the start."""
         self.restore(Snapshot())
+        self.storage_patches = {}
         self.clock.reset()
         self.settings = self.initial_settings.model_copy(deep=True)
         self.faults = FaultBook(self.settings.seed)
         self.requests = RequestLog()
         self.commit()
+
+    def storage_row(self, storage_id: str) -> Json | None:
+        """A catalogue storage as the storage list shows it, with any admin patch applied."""
+        row = catalog.storage(storage_id)
+        return None if row is None else {**row, **self.storage_patches.get(storage_id, {})}
+
+    def storage_rows(self) -> list[Json]:
+        return [{**row, **self.storage_patches.get(row["storageId"], {})} for row in catalog.storages()]
 
     def find_token(self, token: str) -> Token | None:
         return self.tokens.get(token_digest(token))

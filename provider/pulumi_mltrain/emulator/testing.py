@@ -70,6 +70,13 @@ class EmulatorAdmin:
         now: float = self._call("POST", "/clock/advance", {"seconds": seconds})["now_epoch"]
         return now
 
+    def patch(self, platform: str, kind: str, object_id: str, changes: Json) -> Json:
+        """Change a stored object out of band (``changes``: dotted wire path → value); returns the
+        object as the platform's own GET now shows it. Unknown ID → ``httpx.HTTPStatusError`` (404)."""
+        result: Json = self._call("POST", "/patch", {"platform": platform, "kind": kind, "id": object_id,
+                                                     "set": changes})
+        return result
+
     def close(self) -> None:
         self._http.close()
 
