@@ -29,6 +29,7 @@ _KEYS: tuple[tuple[str, str, str, bool], ...] = (
     ("request_timeout", "requestTimeout", "MLTRAIN_REQUEST_TIMEOUT", False),
     ("max_retries", "maxRetries", "MLTRAIN_MAX_RETRIES", False),
     ("ambiguity_grace", "ambiguityGrace", "MLTRAIN_AMBIGUITY_GRACE", False),
+    ("skip_credential_check", "skipCredentialCheck", "MLTRAIN_SKIP_CREDENTIAL_CHECK", False),
 )
 CONFIG_KEYS = {name: f"mltrain:{key}" for name, key, _, _ in _KEYS}
 ENV_VARS = {name: env for name, _, env, _ in _KEYS}
@@ -53,6 +54,9 @@ class Settings(BaseModel):
     max_retries: int = Field(5, ge=0, le=20)
     # How long to look for an object whose create call went unanswered before sending it again.
     ambiguity_grace: float = Field(30.0, ge=0)
+    # Previews normally fail when the platform refuses the credentials; CI previews without secrets
+    # (or with read-only keys) can switch that off.
+    skip_credential_check: bool = False
 
     @classmethod
     def load(cls, config: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> Settings:
