@@ -108,8 +108,9 @@ class Stack:
         result = self.run("stack", "output", "--json", "--show-secrets", "--stack", self.name)
         return dict(json.loads(result.stdout))
 
-    def export(self) -> dict[str, Any]:
-        result = self.run("stack", "export", "--stack", self.name)
+    def export(self, *, show_secrets: bool = False) -> dict[str, Any]:
+        flags = ["--show-secrets"] if show_secrets else []
+        result = self.run("stack", "export", *flags, "--stack", self.name)
         return dict(json.loads(result.stdout))
 
     def resources(self, type_suffix: str = "") -> list[dict[str, Any]]:

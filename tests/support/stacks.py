@@ -20,9 +20,10 @@ def _set_all(stack: Stack, config: dict[str, Any], secrets: dict[str, Any] | Non
 
 
 def alaya_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "alaya_job",
-                secrets: dict[str, Any] | None = None, **config: Any) -> Stack:
+                secrets: dict[str, Any] | None = None, *, stack_name: str = "test",
+                **config: Any) -> Stack:
     """A stack of `project` pointed at the emulator's Alaya NeW API."""
-    stack = Stack.from_project(project, home)
+    stack = Stack.from_project(project, home, name=stack_name)
     stack.set_config("mltrain:alayaApiKey", emulator.alaya_api_key, secret=True)
     base = {"mltrain:alayaEndpoint": emulator.url, "mltrain:requestTimeout": "5", "mltrain:maxRetries": "3",
             "mltrain:ambiguityGrace": "5"}
@@ -30,15 +31,26 @@ def alaya_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "alaya_job
 
 
 def modelarts_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "modelarts_job",
-                    secrets: dict[str, Any] | None = None, **config: Any) -> Stack:
+                    secrets: dict[str, Any] | None = None, *, stack_name: str = "test",
+                    **config: Any) -> Stack:
     """A stack of `project` pointed at the emulator's IAM and ModelArts APIs."""
-    stack = Stack.from_project(project, home)
+    stack = Stack.from_project(project, home, name=stack_name)
     stack.set_config("mltrain:huaweiPassword", emulator.iam_password, secret=True)
     base = {"huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
             "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
             "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain,
             "requestTimeout": "5", "maxRetries": "3", "ambiguityGrace": "5"}
     return _set_all(stack, {**{f"mltrain:{k}": v for k, v in base.items()}, **config}, secrets)
+
+
+def sibling_stack(stack: Stack, name: str, **config: Any) -> Stack:
+    """Another stack of the same project in the same backend (same workdir and PULUMI_HOME), with a
+    copy of `stack`'s config (secrets included) and then `config` on top."""
+    stack.run("stack", "init", name)
+    stack.run("config", "cp", "--stack", stack.name, "--dest", name)
+    other = Stack(workdir=stack.workdir, home=stack.home, name=name, env_extra=dict(stack.env_extra),
+                  timeout=stack.timeout)
+    return _set_all(other, config)
 
 
 def alaya_job_args(**overrides: Any) -> dict[str, Any]:
