@@ -3,8 +3,13 @@
 MltrainError
  ├ ConfigError            a credential or endpoint is missing or malformed
  ├ ApiError               the platform answered with an error (HTTP status and/or business code)
- │   ├ NotFound           the object does not exist (Alaya 404, ModelArts 400 + 2775/2755)
+ │   ├ NotFound           the object does not exist: only the platform's own code says so (Alaya's
+ │   │                    envelope with business status 404, ModelArts 400 + 2775/2755)
+ │   ├ EndpointError      the answer is not the platform's (a framework 404, an HTML page, an API
+ │   │                    gateway's APIG.xxxx): the endpoint is probably mistyped; never "not found"
  │   └ Retryable          429/5xx/transport trouble that survived every retry
+ ├ UnexpectedAnswer       the platform answered, but not in the documented shape (a field missing or of
+ │                        the wrong type); names the call and the field
  ├ AmbiguousOutcome       a write may or may not have happened (timeout, dropped connection)
  ├ RemoteFailure          an async operation ended in a failed state (subscription FAILED, job Failed)
  └ WaitTimeout            a wait ran past its deadline
@@ -55,6 +60,36 @@ class NotFound(ApiError):
 
 class Retryable(ApiError):
     retry_after: float | None = None
+
+
+class EndpointError(ApiError):
+    """An answer that did not come from the platform's API: the URL or the endpoint setting is wrong.
+
+    Kept apart from NotFound on purpose: a mistyped endpoint must never make a refresh or a destroy
+    believe that the objects are gone.
+    """
+
+    def __init__(self, platform: str, method: str, url: str, http_status: int, code: str | None,
+                 what: str, config_key: str) -> None:
+        status = f"{http_status} {_phrase(http_status)}".strip()
+        code_part = f" [{code}]" if code else ""
+        text = (f"{method} {url} answered {status}{code_part} with {what}: that is not the {platform} API; "
+                f"check `{config_key}` (it must be the API's base URL)")
+        super().__init__(platform, method, url, http_status, code, text)
+        self.args = (text,)
+        self.url = url
+        self.config_key = config_key
+
+
+class UnexpectedAnswer(MltrainError):
+    """A platform answer that does not have the documented shape (text: `<platform> returned an
+    unexpected answer to <call>: <field> <problem>`)."""
+
+    def __init__(self, platform: str, call: str, problem: str) -> None:
+        super().__init__(f"{platform} returned an unexpected answer to {call}: {problem}")
+        self.platform = platform
+        self.call = call
+        self.problem = problem
 
 
 class AmbiguousOutcome(MltrainError):

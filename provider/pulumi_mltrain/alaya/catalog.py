@@ -10,18 +10,29 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from ..answers import json_type
 from ..cache import cached
-from ..errors import MltrainError
+from ..errors import MltrainError, UnexpectedAnswer
 from . import contract
 from .models import NasMount
 
 
+def table(value: Any, call: str) -> list[dict[str, Any]]:
+    """A catalogue as a list of rows (objects), or UnexpectedAnswer naming the first bad row."""
+    if not isinstance(value, list):
+        raise UnexpectedAnswer("Alaya NeW", call, f"data should be an array, not {json_type(value)}")
+    for i, row in enumerate(value):
+        if not isinstance(row, dict):
+            raise UnexpectedAnswer("Alaya NeW", call, f"data[{i}] should be an object, not {json_type(row)}")
+    return list(value)
+
+
 def products(api: Any) -> list[dict[str, Any]]:
-    return list(cached(api, "products"))
+    return table(cached(api, "products"), f"GET {contract.PRODUCTS}")
 
 
 def storages(api: Any) -> list[dict[str, Any]]:
-    return list(cached(api, "storages"))
+    return table(cached(api, "storages"), f"GET {contract.STORAGES}")
 
 
 def storage_problem(rows: Sequence[dict[str, Any]], storage_id: str, storage_type: str | None = None) -> str | None:

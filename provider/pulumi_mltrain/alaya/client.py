@@ -1,4 +1,11 @@
-"""Alaya NeW client: one method per endpoint, both HTTP and business status read."""
+"""Alaya NeW client: one method per endpoint, both HTTP and business status read.
+
+Only the platform's own envelope `{status, message, data}` with business status 404 means "not
+found". Any other answer to a request (a framework's or gateway's 404, an HTML page, a JSON body that
+is not the envelope) means the request did not reach the API: EndpointError, naming the URL and
+`mltrain:alayaEndpoint`, so that a mistyped endpoint never makes refresh or destroy forget a task.
+Answers are checked against the response models in `answers.py` before they leave the client.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +14,14 @@ from typing import Any
 import httpx
 
 from .. import transport
+from ..answers import MAX_TEXT, NOT_JSON, body_summary, cut, full_url, json_body, json_type, parse, plain, read, rows
 from ..config import Settings
-from ..errors import ApiError, NotFound, Retryable
-from . import contract
+from ..errors import AmbiguousOutcome, ApiError, EndpointError, NotFound, Retryable, UnexpectedAnswer
+from . import answers, contract
 
 PLATFORM = "Alaya NeW"
+ENDPOINT_KEY = "mltrain:alayaEndpoint"
+MAX_KEY = 256  # a resultKey is a UUID; anything longer is not one
 
 
 class BearerAuth(httpx.Auth):
@@ -23,33 +33,62 @@ class BearerAuth(httpx.Auth):
         yield request
 
 
+def _is_envelope(body: Any) -> bool:
+    return isinstance(body, dict) and "status" in body and "message" in body and not (
+        answers.FOREIGN_KEYS & body.keys())
+
+
+def _business(body: dict[str, Any], method: str, path: str) -> int:
+    code = body["status"]
+    if isinstance(code, str) and code.strip().isdigit():
+        return int(code)
+    if isinstance(code, int) and not isinstance(code, bool):
+        return code
+    raise UnexpectedAnswer(PLATFORM, f"{method} {path}", f"status should be an integer, not {json_type(code)}")
+
+
+def _not_the_api(response: httpx.Response, method: str, path: str, body: Any) -> ApiError:
+    """The error for an answer without the envelope: retried when transient, else EndpointError."""
+    status = response.status_code
+    url = full_url(response, path)
+    what = body_summary(response, body)
+    code = str(body["error_code"]) if isinstance(body, dict) and body.get("error_code") else None
+    json_type_header = "json" in response.headers.get("content-type", "")
+    if status in transport.RETRY_STATUSES:
+        return Retryable(PLATFORM, method, path, status, code, f"{what} from {url}")
+    if body is NOT_JSON and response.is_success and json_type_header:
+        return Retryable(PLATFORM, method, path, status, None,
+                         f"unreadable response body: {response.text[:200]!r}")
+    if status == 401:
+        return ApiError(PLATFORM, method, path, status, code,
+                        f"{what} from {url}; check the API key in `mltrain:alayaApiKey` (or MLTRAIN_ALAYA_API_KEY) "
+                        f"and the endpoint in `{ENDPOINT_KEY}`")
+    return EndpointError(PLATFORM, method, url, status, code, what, ENDPOINT_KEY)
+
+
 def decode(response: httpx.Response, method: str, path: str) -> Any:
     """Return `data` of the envelope, or raise; the business `status` may differ from HTTP."""
-    try:
-        body = response.json()
-    except ValueError:
-        err_type = Retryable if response.status_code >= 500 or response.is_success else ApiError
-        raise err_type(PLATFORM, method, path, response.status_code, None,
-                       f"unreadable response body: {response.text[:200]!r}") from None
-    if not isinstance(body, dict):
-        raise Retryable(PLATFORM, method, path, response.status_code, None, f"unexpected body {str(body)[:200]}")
-    code = body.get("status")
-    message = str(body.get("message") or response.reason_phrase)
-    business = int(code) if isinstance(code, int | float | str) and str(code).isdigit() else None
-    if response.is_success and business in (None, contract.OK):
+    body = json_body(response)
+    if not _is_envelope(body):
+        raise _not_the_api(response, method, path, body)
+    business = _business(body, method, path)
+    message = cut(str(body.get("message") or response.reason_phrase), MAX_TEXT)
+    if response.is_success and business == contract.OK:
         return body.get("data")
-    status = response.status_code if not response.is_success else (business or response.status_code)
+    status = response.status_code if not response.is_success else business
     if status == 401:
         message += "; check the API key in `mltrain:alayaApiKey` (or MLTRAIN_ALAYA_API_KEY)"
     cls: type[ApiError] = ApiError
-    if status == contract.NOT_FOUND or business == contract.NOT_FOUND:
-        cls = NotFound
+    if business == contract.NOT_FOUND:
+        cls = NotFound  # the platform's own not-found: only its envelope says so
     elif status in transport.RETRY_STATUSES or business in transport.RETRY_STATUSES:
         cls = Retryable
     raise cls(PLATFORM, method, path, status, business if business != status else None, message)
 
 
 class AlayaClient:
+    """Methods return plain dicts and lists, checked against `answers` and with strings bounded."""
+
     def __init__(self, settings: Settings, http: httpx.Client | None = None) -> None:
         self.policy = transport.Policy(
             timeout=settings.request_timeout,
@@ -63,14 +102,34 @@ class AlayaClient:
         return transport.call(self.http, method, path, decode, self.policy, idempotent=idempotent, **kwargs)
 
     def create_task(self, body: dict[str, Any]) -> str:
-        """POST the create call; returns the resultKey. Never retried blindly (see transport)."""
-        return str(self._call("POST", contract.CREATE, json=body, idempotent=False))
+        """POST the create call; returns the resultKey. Never retried blindly (see transport).
+
+        An answer that cannot be read after the request was sent may hide a committed create: it
+        raises AmbiguousOutcome, so the caller looks the task up by name before sending it again.
+        """
+        call = f"POST {contract.CREATE}"
+        try:
+            data = self._call("POST", contract.CREATE, json=body, idempotent=False)
+            if not isinstance(data, str) or not data.strip() or len(data) > MAX_KEY:
+                what = json_type(data) if not isinstance(data, str) else f"a string of {len(data)} characters"
+                raise UnexpectedAnswer(PLATFORM, call, f"data should be the resultKey string, not {what}")
+        except UnexpectedAnswer as err:
+            raise AmbiguousOutcome(f"{err}; the task may or may not have been created") from None
+        except EndpointError as err:
+            if not 200 <= err.http_status < 300:
+                raise
+            raise AmbiguousOutcome(f"{err}; the task may or may not have been created") from None
+        return data
 
     def result(self, result_key: str) -> dict[str, Any]:
-        return dict(self._call("GET", contract.RESULT, params={"resultKey": result_key}))
+        data = self._call("GET", contract.RESULT, params={"resultKey": result_key})
+        return read(answers.SubscriptionResult, data, platform=PLATFORM, call=f"GET {contract.RESULT}",
+                    prefix="data")
 
     def task(self, task_id: str) -> dict[str, Any]:
-        return dict(self._call("GET", contract.DETAIL.format(id=task_id)))
+        path = contract.DETAIL.format(id=task_id)
+        return read(answers.TaskDetail, self._call("GET", path), platform=PLATFORM, call=f"GET {path}",
+                    prefix="data")
 
     def stop_task(self, task_id: str) -> None:
         self._call("POST", contract.STOP.format(id=task_id))
@@ -79,22 +138,27 @@ class AlayaClient:
         self._call("DELETE", contract.DELETE.format(id=task_id))
 
     def find_tasks(self, name: str) -> list[dict[str, Any]]:
+        """Tasks named exactly `name`. Raises on any answer that is not a task page: an empty
+        list must mean "none", never "could not tell"."""
         data = self._call("GET", contract.LIST, params={"pageNo": 1, "pageSize": 100, "name": name})
-        return [r for r in (data or {}).get("records", []) if r.get("name") == name]
+        page = parse(answers.TaskPage, data, platform=PLATFORM, call=f"GET {contract.LIST}", prefix="data")
+        return [plain(r) for r in page.records if r.name == name]
 
     def products(self) -> list[dict[str, Any]]:
-        return list(self._call("GET", contract.PRODUCTS) or [])
+        return rows(answers.ProductRow, self._call("GET", contract.PRODUCTS), platform=PLATFORM,
+                    call=f"GET {contract.PRODUCTS}", prefix="data")
 
     def storages(self) -> list[dict[str, Any]]:
-        rows: list[dict[str, Any]] = []
-        page = 1
+        out: list[dict[str, Any]] = []
+        page_no = 1
         while True:
-            data = self._call("GET", contract.STORAGES, params={"pageNo": page, "pageSize": 100}) or {}
-            records = data.get("records", [])
-            rows.extend(records)
-            if not records or len(rows) >= int(data.get("totalRows", 0)):
-                return rows
-            page += 1
+            data = self._call("GET", contract.STORAGES, params={"pageNo": page_no, "pageSize": 100})
+            page = parse(answers.StoragePage, data, platform=PLATFORM, call=f"GET {contract.STORAGES}",
+                         prefix="data")
+            out.extend(plain(r) for r in page.records)
+            if not page.records or len(out) >= page.total_rows:
+                return out
+            page_no += 1
 
 
 def scrub(detail: dict[str, Any]) -> dict[str, Any]:

@@ -18,22 +18,35 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from .. import spec as specs
+from ..answers import json_type
 from ..cache import cached
 from ..config import CONFIG_KEYS, Settings
-from ..errors import MltrainError, NotFound
+from ..errors import MltrainError, NotFound, UnexpectedAnswer
+from . import contract
+
+
+def table(value: Any, call: str, field: str) -> list[dict[str, Any]]:
+    """A catalogue as a list of rows (objects), or UnexpectedAnswer naming the first bad row."""
+    if not isinstance(value, list):
+        raise UnexpectedAnswer(contract.PLATFORM, call, f"{field} should be an array, not {json_type(value)}")
+    for i, row in enumerate(value):
+        if not isinstance(row, dict):
+            raise UnexpectedAnswer(contract.PLATFORM, call, f"{field}[{i}] should be an object, not {json_type(row)}")
+    return list(value)
 
 
 def flavors(api: Any) -> list[dict[str, Any]]:
-    return list(cached(api, "flavors"))
+    return table(cached(api, "flavors"), f"GET {contract.FLAVORS}", "flavors")
 
 
 def engines(api: Any) -> list[dict[str, Any]]:
-    return list(cached(api, "engines"))
+    return table(cached(api, "engines"), f"GET {contract.ENGINES}", "items")
 
 
 def max_nodes(flavor: dict[str, Any]) -> int | None:
     """A flavor's node limit: `max_num` at the top (docs) or in `flavor_info` (seed 002)."""
-    value = flavor.get("max_num", (flavor.get("flavor_info") or {}).get("max_num"))
+    info = flavor.get("flavor_info")
+    value = flavor.get("max_num", info.get("max_num") if isinstance(info, dict) else None)
     try:
         return int(value) if value is not None else None
     except (TypeError, ValueError):
@@ -111,7 +124,9 @@ def metrics_summary(samples: Sequence[dict[str, Any]] | None) -> dict[str, float
     """The latest value with data (not -1) of each metric."""
     out: dict[str, float] = {}
     for row in samples or []:
-        values = [v for v in row.get("value") or [] if isinstance(v, int | float) and v != -1]
+        if not isinstance(row, dict) or not isinstance(row.get("value"), list):
+            continue
+        values = [v for v in row["value"] if isinstance(v, int | float) and not isinstance(v, bool) and v != -1]
         if values and row.get("metric"):
             out[str(row["metric"])] = float(values[-1])
     return out

@@ -1,8 +1,11 @@
 """Huawei ModelArts v2 client: one method per endpoint, IAM token auth, errors for people.
 
 ModelArts answers errors as `{error_code, error_msg, error_solution}`; "not found" is HTTP 400 with
-ModelArts.2775 (job) or ModelArts.2755 (algorithm), which become NotFound here so that refresh and
-delete treat them as "gone". 429 (ModelArts.2799, APIG.0308) and 5xx are retried by the transport.
+ModelArts.2775 (job) or ModelArts.2755 (algorithm), and only those become NotFound, so that refresh
+and delete treat them as "gone". Any other error that does not carry a ModelArts.xxxx code (a plain
+404, an API gateway's APIG.xxxx, an HTML page) did not come from ModelArts: EndpointError, naming the
+URL and `mltrain:modelartsEndpoint`. 429 (ModelArts.2799, APIG.0308) and 5xx are retried by the
+transport. Answers are checked against `answers.py` before they leave the client.
 """
 
 from __future__ import annotations
@@ -13,41 +16,68 @@ from typing import Any
 import httpx
 
 from .. import transport
+from ..answers import (
+    MAX_TEXT,
+    NOT_JSON,
+    Answer,
+    body_summary,
+    bound,
+    cut,
+    full_url,
+    json_body,
+    looks_like_a_page,
+    parse,
+    plain,
+    read,
+)
 from ..config import Settings
-from ..errors import ApiError, NotFound, Retryable
-from . import contract
+from ..errors import AmbiguousOutcome, ApiError, EndpointError, NotFound, Retryable, UnexpectedAnswer
+from . import answers, contract
 from .iam import IamTokenAuth
 
+ENDPOINT_KEY = "mltrain:modelartsEndpoint"
 
-def decode(response: httpx.Response, method: str, path: str) -> Any:
-    """The JSON body of a success (None when empty or `null`), or the matching ApiError."""
-    if response.is_success:
-        if response.status_code == 204 or not response.content.strip():
-            return None
-        try:
-            return response.json()
-        except ValueError:
-            raise Retryable(contract.PLATFORM, method, path, response.status_code, None,
-                            f"unreadable response body: {response.text[:200]!r}") from None
-    status = response.status_code
-    code: str | None = None
-    message = response.reason_phrase or "error"
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-        if response.text.strip():
-            message = f"{message}: {response.text[:200]!r}"
-    if isinstance(body, dict):
-        raw_code = body.get("error_code") or body.get("code")
-        code = str(raw_code) if raw_code else None
-        message = str(body.get("error_msg") or body.get("message") or message).strip()
-    cls: type[ApiError] = ApiError
-    if code in contract.NOT_FOUND_CODES:
-        cls = NotFound
-    elif status in transport.RETRY_STATUSES or code in contract.RETRYABLE_CODES:
-        cls = Retryable
-    raise cls(contract.PLATFORM, method, path, status, code, message.rstrip("."))
+
+def decode_for(platform: str, endpoint_key: str, own_prefix: str) -> transport.Decoder:
+    """A decoder for a Huawei API whose own error codes start with `own_prefix`."""
+
+    def decode(response: httpx.Response, method: str, path: str) -> Any:
+        url = full_url(response, path)
+        if response.is_success:
+            if response.status_code == 204 or not response.content.strip():
+                return None
+            try:
+                return response.json()
+            except ValueError:
+                if looks_like_a_page(response):
+                    raise EndpointError(platform, method, url, response.status_code, None,
+                                        body_summary(response, NOT_JSON), endpoint_key) from None
+                raise Retryable(platform, method, path, response.status_code, None,
+                                f"unreadable response body: {response.text[:200]!r}") from None
+        status = response.status_code
+        code: str | None = None
+        message = response.reason_phrase or "error"
+        body = json_body(response)
+        if isinstance(body, dict):
+            raw_code = body.get("error_code") or body.get("code")
+            code = str(raw_code) if isinstance(raw_code, str | int) and raw_code else None
+            raw_message = body.get("error_msg") or body.get("message")
+            message = cut(str(raw_message).strip(), MAX_TEXT) if isinstance(raw_message, str) else message
+        if code in contract.NOT_FOUND_CODES:
+            raise NotFound(platform, method, path, status, code, message.rstrip("."))
+        if status in transport.RETRY_STATUSES or code in contract.RETRYABLE_CODES:
+            raise Retryable(platform, method, path, status, code, message.rstrip("."))
+        if code is not None and code.startswith(own_prefix):
+            raise ApiError(platform, method, path, status, code, message.rstrip("."))
+        if status in (401, 403):  # a gateway refusing the credentials (APIG.1002 ...) still means "auth"
+            raise ApiError(platform, method, path, status, code,
+                           f"{message.rstrip('.')} ({url}); check the Huawei credentials and `{endpoint_key}`")
+        raise EndpointError(platform, method, url, status, code, body_summary(response, body), endpoint_key)
+
+    return decode
+
+
+decode = decode_for(contract.PLATFORM, ENDPOINT_KEY, "ModelArts.")
 
 
 class ModelArtsClient:
@@ -78,51 +108,71 @@ class ModelArtsClient:
     def _call(self, method: str, path: str, *, idempotent: bool = True, **kwargs: Any) -> Any:
         return transport.call(self.http, method, path, decode, self.policy, idempotent=idempotent, **kwargs)
 
+    def _read(self, model: type[Answer], method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        """Call and check the answer against `model` (UnexpectedAnswer naming the field if it does not fit)."""
+        return read(model, self._call(method, path, **kwargs), platform=contract.PLATFORM, call=f"{method} {path}")
+
+    def _create(self, model: type[Answer], path: str, body: dict[str, Any], noun: str) -> dict[str, Any]:
+        """POST a create; an answer that cannot be read may hide a committed create: AmbiguousOutcome,
+        so the caller looks the object up by name before sending it again."""
+        try:
+            return self._read(model, "POST", path, json=body, idempotent=False)
+        except UnexpectedAnswer as err:
+            raise AmbiguousOutcome(f"{err}; the {noun} may or may not have been created") from None
+        except EndpointError as err:
+            if not 200 <= err.http_status < 300:
+                raise
+            raise AmbiguousOutcome(f"{err}; the {noun} may or may not have been created") from None
+
     # ----- catalogues ----------------------------------------------------------------------------
     def flavors(self, flavor_type: str | None = None) -> list[dict[str, Any]]:
         params = {"flavor_type": flavor_type} if flavor_type else None
-        data = self._call("GET", self._path(contract.FLAVORS), params=params) or {}
-        return list(data.get("flavors") or [])
+        return list(self._read(answers.FlavorList, "GET", self._path(contract.FLAVORS), params=params)["flavors"])
 
     def engines(self) -> list[dict[str, Any]]:
-        data = self._call("GET", self._path(contract.ENGINES)) or {}
-        return list(data.get("items") or [])
+        return list(self._read(answers.EngineList, "GET", self._path(contract.ENGINES))["items"])
 
     # ----- algorithms ----------------------------------------------------------------------------
     def create_algorithm(self, body: dict[str, Any]) -> dict[str, Any]:
-        """POST; never retried blindly (a lost answer raises AmbiguousOutcome)."""
-        return dict(self._call("POST", self._path(contract.ALGORITHMS), json=body, idempotent=False))
+        """POST; never retried blindly (a lost or unreadable answer raises AmbiguousOutcome)."""
+        return self._create(answers.Algorithm, self._path(contract.ALGORITHMS), body, "algorithm")
 
     def algorithm(self, algorithm_id: str) -> dict[str, Any]:
-        return dict(self._call("GET", self._path(contract.ALGORITHM, id=algorithm_id)))
+        return self._read(answers.Algorithm, "GET", self._path(contract.ALGORITHM, id=algorithm_id))
 
     def update_algorithm(self, algorithm_id: str, body: dict[str, Any]) -> dict[str, Any]:
-        """Full-body PUT (lists sent empty are cleared); answers 201 with the algorithm."""
-        return dict(self._call("PUT", self._path(contract.ALGORITHM, id=algorithm_id), json=body) or {})
+        """Full-body PUT (lists sent empty are cleared); answers 201 with the algorithm (or nothing)."""
+        path = self._path(contract.ALGORITHM, id=algorithm_id)
+        data = self._call("PUT", path, json=body)
+        if data is None or data == {}:
+            return {}
+        return read(answers.Algorithm, data, platform=contract.PLATFORM, call=f"PUT {path}")
 
     def delete_algorithm(self, algorithm_id: str) -> None:
         self._call("DELETE", self._path(contract.ALGORITHM, id=algorithm_id))
 
     def find_algorithms(self, name: str) -> list[dict[str, Any]]:
-        """Algorithms named exactly `name` (the list's `searches=name:` matches substrings)."""
-        rows: list[dict[str, Any]] = []
+        """Algorithms named exactly `name` (the list's `searches=name:` matches substrings). Raises on
+        any answer that is not an algorithm page: an empty list means "none", never "could not tell"."""
+        found: list[dict[str, Any]] = []
         offset = 0
+        path = self._path(contract.ALGORITHMS)
         while True:
             params = {"offset": offset, "limit": contract.PAGE_LIMIT, "searches": f"name:{name}"}
-            data = self._call("GET", self._path(contract.ALGORITHMS), params=params) or {}
-            items = list(data.get("items") or [])
-            rows += [a for a in items if (a.get("metadata") or {}).get("name") == name]
-            offset += len(items)
-            if len(items) < contract.PAGE_LIMIT or offset >= int(data.get("total") or 0):
-                return rows
+            page = parse(answers.AlgorithmPage, self._call("GET", path, params=params),
+                         platform=contract.PLATFORM, call=f"GET {path}")
+            found += [plain(a) for a in page.items if a.metadata.name == name]
+            offset += len(page.items)
+            if len(page.items) < contract.PAGE_LIMIT or offset >= (page.total or 0):
+                return found
 
     # ----- training jobs -------------------------------------------------------------------------
     def create_job(self, body: dict[str, Any]) -> dict[str, Any]:
-        """POST; never retried blindly (a lost answer raises AmbiguousOutcome)."""
-        return dict(self._call("POST", self._path(contract.JOBS), json=body, idempotent=False))
+        """POST; never retried blindly (a lost or unreadable answer raises AmbiguousOutcome)."""
+        return self._create(answers.Job, self._path(contract.JOBS), body, "training job")
 
     def job(self, job_id: str) -> dict[str, Any]:
-        return dict(self._call("GET", self._path(contract.JOB, id=job_id)))
+        return self._read(answers.Job, "GET", self._path(contract.JOB, id=job_id))
 
     def update_job_description(self, job_id: str, description: str) -> None:
         self._call("PUT", self._path(contract.JOB, id=job_id), json={"description": description})
@@ -131,44 +181,50 @@ class ModelArtsClient:
         self._call("DELETE", self._path(contract.JOB, id=job_id))
 
     def terminate_job(self, job_id: str) -> dict[str, Any] | None:
+        """POST terminate; the job as answered (202), None when the answer carries no job."""
         data = self._call("POST", self._path(contract.JOB_ACTIONS, id=job_id),
                           json={"action_type": contract.TERMINATE})
-        return dict(data) if isinstance(data, dict) else None
+        return bound(data) if isinstance(data, dict) else None
 
     def find_jobs(self, name: str) -> list[dict[str, Any]]:
-        """Jobs named exactly `name`, newest first (`offset` is a page index here)."""
-        rows: list[dict[str, Any]] = []
-        page = 0
+        """Jobs named exactly `name`, newest first (`offset` is a page index here). Raises on any
+        answer that is not a search page: an empty list means "none", never "could not tell"."""
+        found: list[dict[str, Any]] = []
+        page_no = 0
+        path = self._path(contract.JOB_SEARCHES)
         while True:
-            body = {"offset": page, "limit": contract.PAGE_LIMIT, "sort_by": "create_time", "order": "desc",
+            body = {"offset": page_no, "limit": contract.PAGE_LIMIT, "sort_by": "create_time", "order": "desc",
                     "filters": [{"key": "name", "operator": "like", "value": [name]}]}
-            data = self._call("POST", self._path(contract.JOB_SEARCHES), json=body) or {}
-            items = list(data.get("items") or [])
-            rows += [j for j in items if (j.get("metadata") or {}).get("name") == name]
-            page += 1
-            if len(items) < contract.PAGE_LIMIT or page * contract.PAGE_LIMIT >= int(data.get("total") or 0):
-                return rows
+            page = parse(answers.JobPage, self._call("POST", path, json=body),
+                         platform=contract.PLATFORM, call=f"POST {path}")
+            found += [plain(j) for j in page.items if j.metadata.name == name]
+            page_no += 1
+            if len(page.items) < contract.PAGE_LIMIT or page_no * contract.PAGE_LIMIT >= (page.total or 0):
+                return found
 
     def log_url(self, job_id: str, task: str) -> str | None:
         """A temporary preview link to a task's log; None while the logs are not ready."""
+        path = self._path(contract.JOB_LOG_URL, id=job_id, task=task)
         try:
-            data = self._call("GET", self._path(contract.JOB_LOG_URL, id=job_id, task=task),
-                              headers={"Content-Type": "text/plain"})
+            data = self._call("GET", path, headers={"Content-Type": "text/plain"})
         except ApiError as err:
             if err.code in contract.NOT_READY_CODES:
                 return None
             raise
-        url = (data or {}).get("obs_url") if isinstance(data, dict) else None
+        if data is None:  # 204: not ready yet
+            return None
+        url = read(answers.LogUrl, data, platform=contract.PLATFORM, call=f"GET {path}").get("obs_url")
         return str(url) if url else None
 
     def metrics(self, job_id: str, task: str) -> list[dict[str, Any]] | None:
         """Per-minute samples per metric ({metric, value[]}); None while not ready."""
+        path = self._path(contract.JOB_METRICS, id=job_id, task=task)
         try:
-            data = self._call("GET", self._path(contract.JOB_METRICS, id=job_id, task=task))
+            data = self._call("GET", path)
         except ApiError as err:
             if err.code in contract.NOT_READY_CODES:
                 return None
             raise
-        if not isinstance(data, dict):
+        if data is None:
             return None
-        return list(data.get("metrics") or [])
+        return list(read(answers.Metrics, data, platform=contract.PLATFORM, call=f"GET {path}")["metrics"])

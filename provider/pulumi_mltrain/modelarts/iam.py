@@ -20,13 +20,26 @@ from typing import Any
 import httpx
 
 from .. import transport
+from ..answers import (
+    MAX_STRING,
+    MAX_TEXT,
+    NOT_JSON,
+    body_summary,
+    cut,
+    full_url,
+    json_body,
+    looks_like_a_page,
+    parse,
+    plain,
+)
 from ..config import Settings
-from ..errors import ApiError, ConfigError, Retryable
-from . import contract
+from ..errors import ApiError, ConfigError, EndpointError, Retryable, UnexpectedAnswer
+from . import answers, contract
 
 _REFRESH_EARLY_MAX = 300.0  # seconds before expiry at most
 _UNKNOWN_LIFETIME = 3600.0  # when IAM's answer gives no usable times
 CREDENTIAL_KEYS = "mltrain:huaweiUser, mltrain:huaweiDomain and mltrain:huaweiPassword"
+ENDPOINT_KEY = "mltrain:huaweiIamEndpoint"
 
 
 @dataclass(eq=False)
@@ -86,39 +99,51 @@ def refresh_after(seconds: float) -> float:
     return max(0.0, seconds - min(_REFRESH_EARLY_MAX, seconds * 0.1))
 
 
-def _iam_error(response: httpx.Response) -> tuple[str | None, str]:
-    try:
-        body = response.json()
-    except ValueError:
-        return None, response.text[:200] or response.reason_phrase
-    if isinstance(body, dict):
-        err = body.get("error")
-        if isinstance(err, dict):
-            return (str(err["code"]) if err.get("code") is not None else None,
-                    str(err.get("message") or err.get("title") or response.reason_phrase))
-        if "error_code" in body:
-            return str(body["error_code"]), str(body.get("error_msg") or response.reason_phrase)
-    return None, response.reason_phrase
+def _iam_error(body: Any) -> tuple[str | None, str | None]:
+    """(code, message) of one of IAM's own error bodies, or (None, None) for any other body."""
+    if not isinstance(body, dict):
+        return None, None
+    err = body.get("error")
+    if isinstance(err, dict) and ("code" in err or "message" in err):
+        code = err.get("code")
+        text = err.get("message") or err.get("title")
+        return (str(code) if isinstance(code, str | int) else None), (str(text) if text is not None else "")
+    code = body.get("error_code")
+    if isinstance(code, str) and code.startswith("IAM."):
+        text = body.get("error_msg")
+        return code, str(text) if text is not None else ""
+    return None, None
 
 
 def decode_token(response: httpx.Response, method: str, path: str) -> dict[str, Any]:
-    """IAM's answer: 201 with the token in X-Subject-Token, or an error for people."""
+    """IAM's answer: 201 with the token in X-Subject-Token, or an error for people.
+
+    An answer that is neither a token nor one of IAM's own errors (a plain 404, an API gateway's
+    APIG.xxxx, an HTML page) did not come from IAM: EndpointError naming `mltrain:huaweiIamEndpoint`.
+    """
+    call = f"{method} {path}"
+    url = full_url(response, path)
+    body = json_body(response)
     if response.is_success:
+        if body is NOT_JSON and looks_like_a_page(response):
+            raise EndpointError(contract.IAM_PLATFORM, method, url, response.status_code, None,
+                                body_summary(response, body), ENDPOINT_KEY)
         token = response.headers.get(contract.TOKEN_HEADER)
-        if not token:
-            raise ApiError(contract.IAM_PLATFORM, method, path, response.status_code, None,
-                           f"the answer has no {contract.TOKEN_HEADER} header")
-        try:
-            body = response.json()
-        except ValueError:
-            body = {}
-        project = ((body.get("token") or {}).get("project") or {}) if isinstance(body, dict) else {}
-        return {"token": token, "lifetime": lifetime(body, response.headers.get("Date")),
+        if not token or len(token) > MAX_STRING:
+            raise UnexpectedAnswer(contract.IAM_PLATFORM, call, f"the {contract.TOKEN_HEADER} header is required")
+        answer = plain(parse(answers.TokenAnswer, body, platform=contract.IAM_PLATFORM, call=call))
+        project = answer["token"].get("project") or {}
+        return {"token": token, "lifetime": lifetime(answer, response.headers.get("Date")),
                 "project_id": project.get("id")}
-    code, message = _iam_error(response)
     status = response.status_code
+    code, message = _iam_error(body)
     if status in transport.RETRY_STATUSES:
-        raise Retryable(contract.IAM_PLATFORM, method, path, status, code, message)
+        raise Retryable(contract.IAM_PLATFORM, method, path, status, code, message or response.reason_phrase)
+    if message is None:
+        foreign = str(body["error_code"]) if isinstance(body, dict) and body.get("error_code") else None
+        raise EndpointError(contract.IAM_PLATFORM, method, url, status, foreign, body_summary(response, body),
+                            ENDPOINT_KEY)
+    message = cut(message or response.reason_phrase, MAX_TEXT)
     if status == 401:
         message = f"{message} (check {CREDENTIAL_KEYS})"
     elif status in (400, 404) and "project" in message.lower():

@@ -1,0 +1,148 @@
+"""Reading platform answers: validate against a response model, bound the strings, return plain data.
+
+The clients return dicts and lists (the resource modules read them), but only after a pydantic model
+has checked every field the code relies on. A malformed answer becomes UnexpectedAnswer naming the
+call and the field, never an AttributeError, KeyError or TypeError deep inside a resource.
+
+Platform strings are bounded before they leave a client, so that no answer can blow up the state:
+free text (a `reason`, `message`, `description`...) is cut at MAX_TEXT characters, every other string
+at MAX_STRING (far beyond any ID, command or URL a platform sends).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import UnexpectedAnswer
+
+MAX_TEXT = 4096
+MAX_STRING = 65536
+FREE_TEXT_KEYS = frozenset({"reason", "message", "msg", "description", "desc", "error_msg", "error_solution"})
+
+
+class Answer(BaseModel):
+    """Base of response models: fields the code reads are declared; anything else passes through."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+M = TypeVar("M", bound=Answer)
+
+
+def cut(text: str, limit: int) -> str:
+    """`text`, or its first `limit` characters followed by a marker saying it was cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [cut at {limit} characters]"
+
+
+def bound(value: Any, key: str = "") -> Any:
+    """`value` with every string bounded: MAX_TEXT under a free-text key, MAX_STRING elsewhere."""
+    if isinstance(value, str):
+        return cut(value, MAX_TEXT if key.lower() in FREE_TEXT_KEYS else MAX_STRING)
+    if isinstance(value, Mapping):
+        return {k: bound(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [bound(v, key) for v in value]
+    return value
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a value's type (never the value: answers can carry secrets)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+def describe(err: ValidationError, prefix: str = "") -> str:
+    """The first problem of a validation error as `<field> <problem>`, e.g. `data.status is required`."""
+    first = err.errors(include_url=False)[0]
+    parts = [prefix] if prefix else []
+    parts += [f"[{p}]" if isinstance(p, int) else str(p) for p in first["loc"]]
+    field = ".".join(parts).replace(".[", "[") or "the answer"
+    if first["type"] == "missing":
+        return f"{field} is required"
+    problem = str(first["msg"])
+    problem = problem[len("Input "):] if problem.startswith("Input ") else problem
+    return f"{field} {problem[:1].lower()}{problem[1:]}, not {json_type(first.get('input'))}"
+
+
+def parse(model: type[M], data: Any, *, platform: str, call: str, prefix: str = "") -> M:
+    """`data` as `model`, or UnexpectedAnswer; `prefix` names where `data` sits (e.g. `data`)."""
+    if not isinstance(data, Mapping):
+        where = prefix or "the answer"
+        raise UnexpectedAnswer(platform, call, f"{where} should be an object, not {json_type(data)}")
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        raise UnexpectedAnswer(platform, call, describe(err, prefix)) from None
+
+
+def plain(model: Answer) -> dict[str, Any]:
+    """The validated answer as plain data in wire names, strings bounded."""
+    dumped: dict[str, Any] = bound(model.model_dump(by_alias=True, exclude_unset=True))
+    return dumped
+
+
+def read(model: type[M], data: Any, *, platform: str, call: str, prefix: str = "") -> dict[str, Any]:
+    """parse + plain: the shape checked, the strings bounded."""
+    return plain(parse(model, data, platform=platform, call=call, prefix=prefix))
+
+
+def rows(model: type[M], data: Any, *, platform: str, call: str, prefix: str) -> list[dict[str, Any]]:
+    """A JSON array of `model` rows as plain data; a non-array or a bad row is UnexpectedAnswer."""
+    if not isinstance(data, list):
+        raise UnexpectedAnswer(platform, call, f"{prefix} should be an array, not {json_type(data)}")
+    return [read(model, row, platform=platform, call=call, prefix=f"{prefix}[{i}]") for i, row in enumerate(data)]
+
+
+# ----- bodies that are not answers of the API --------------------------------------------------
+NOT_JSON: Any = object()  # stands for a body that is not JSON
+
+
+def json_body(response: httpx.Response) -> Any:
+    """The parsed body, or NOT_JSON."""
+    try:
+        return response.json()
+    except ValueError:
+        return NOT_JSON
+
+
+def full_url(response: httpx.Response, path: str) -> str:
+    """The URL the request went to (what a user compares with the endpoint setting)."""
+    try:
+        return str(response.request.url)
+    except RuntimeError:  # a response built without a request
+        return path
+
+
+def looks_like_a_page(response: httpx.Response) -> bool:
+    """A body that does not even claim to be JSON: an HTML page or plain text."""
+    return "json" not in response.headers.get("content-type", "") or response.text.lstrip()[:1] == "<"
+
+
+def body_summary(response: httpx.Response, body: Any) -> str:
+    """A short description of a body for an error message: at most 200 characters of it."""
+    if body is NOT_JSON:
+        kind = response.headers.get("content-type", "").split(";")[0].strip()
+        if not response.content.strip():
+            return "an empty body"
+        if "html" in kind or response.text.lstrip()[:1] == "<":
+            return "an HTML page"
+        return f"the text {cut(response.text.strip(), 200)!r}"
+    return f"the body {cut(json.dumps(body, ensure_ascii=False), 200)}"
