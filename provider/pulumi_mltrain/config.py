@@ -6,11 +6,13 @@ outputs, the pickled provider and therefore the state file.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from .errors import ConfigError
 
@@ -26,6 +28,7 @@ _KEYS: tuple[tuple[str, str, str, bool], ...] = (
     ("domain", "huaweiDomain", "MLTRAIN_HUAWEI_DOMAIN", False),
     ("password", "huaweiPassword", "MLTRAIN_HUAWEI_PASSWORD", True),
     ("insecure_skip_tls_verify", "insecureSkipTlsVerify", "MLTRAIN_INSECURE_SKIP_TLS_VERIFY", False),
+    ("allow_insecure_http", "allowInsecureHttp", "MLTRAIN_ALLOW_INSECURE_HTTP", False),
     ("request_timeout", "requestTimeout", "MLTRAIN_REQUEST_TIMEOUT", False),
     ("max_retries", "maxRetries", "MLTRAIN_MAX_RETRIES", False),
     ("ambiguity_grace", "ambiguityGrace", "MLTRAIN_AMBIGUITY_GRACE", False),
@@ -33,6 +36,33 @@ _KEYS: tuple[tuple[str, str, str, bool], ...] = (
 )
 CONFIG_KEYS = {name: f"mltrain:{key}" for name, key, _, _ in _KEYS}
 ENV_VARS = {name: env for name, _, env, _ in _KEYS}
+_ENDPOINTS = ("alaya_endpoint", "iam_endpoint", "modelarts_endpoint")
+
+
+def is_loopback(host: str) -> bool:
+    """127.0.0.0/8, ::1 and localhost: plain HTTP there never leaves the machine."""
+    if host.lower().rstrip(".") == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def endpoint_problem(url: str) -> str | None:
+    """What is wrong with an endpoint URL (scheme parsed, any case), or None if it is usable."""
+    try:
+        parts = urlsplit(url.strip())
+        host = parts.hostname
+        parts.port  # noqa: B018 -- raises ValueError on a malformed port
+    except ValueError as err:
+        return f"is not a valid URL ({err}); use https://<host>[/path]"
+    if parts.scheme.lower() not in ("http", "https"):
+        shown = f"scheme {parts.scheme!r}" if parts.scheme else "no scheme"
+        return f"has {shown}; use https://<host>[/path]"
+    if not host:
+        return "has no host; use https://<host>[/path]"
+    return None
 
 
 class Settings(BaseModel):
@@ -50,13 +80,45 @@ class Settings(BaseModel):
     domain: str | None = None
     password: SecretStr | None = None
     insecure_skip_tls_verify: bool = False
-    request_timeout: float = Field(30.0, gt=0)
+    # Plain http:// to a host other than loopback sends API keys and passwords in the clear.
+    allow_insecure_http: bool = False
+    request_timeout: float = Field(30.0, gt=0, allow_inf_nan=False)
     max_retries: int = Field(5, ge=0, le=20)
     # How long to look for an object whose create call went unanswered before sending it again.
     ambiguity_grace: float = Field(30.0, ge=0)
     # Previews normally fail when the platform refuses the credentials; CI previews without secrets
     # (or with read-only keys) can switch that off.
     skip_credential_check: bool = False
+
+    @field_validator("max_retries", mode="before")
+    @classmethod
+    def _whole_number(cls, value: Any) -> Any:
+        if isinstance(value, str) and value.strip().isdigit():
+            return int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"must be a whole number from 0 to 20, got {value!r}")
+        return value
+
+    @model_validator(mode="after")
+    def _check_endpoints(self) -> Settings:
+        for name in _ENDPOINTS:
+            url: str | None = getattr(self, name)
+            if url is None:
+                continue
+            key = f"`{CONFIG_KEYS[name]}` ({ENV_VARS[name]})"
+            problem = endpoint_problem(url)
+            if problem:
+                raise ValueError(f"{key} = {url!r} {problem}")
+            parts = urlsplit(url.strip())
+            if parts.scheme.lower() == "http" and not is_loopback(parts.hostname or "") \
+                    and not self.allow_insecure_http:
+                raise ValueError(
+                    f"{key} = {url!r} is plain http to a host that is not loopback, which would send credentials "
+                    f"unencrypted; change {CONFIG_KEYS[name]} to https://, or set "
+                    f"`pulumi config set {CONFIG_KEYS['allow_insecure_http']} true` "
+                    f"({ENV_VARS['allow_insecure_http']}=true) to allow it"
+                )
+        return self
 
     @classmethod
     def load(cls, config: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None) -> Settings:
@@ -72,8 +134,9 @@ class Settings(BaseModel):
                 values[name] = value
         try:
             return cls(**values)
-        except ValueError as err:
-            raise ConfigError(f"invalid mltrain configuration: {err}") from None
+        except ValidationError as err:
+            problems = "; ".join(_describe(e) for e in err.errors())
+            raise ConfigError(f"invalid mltrain configuration: {problems}") from None
 
     def require(self, name: str, purpose: str) -> str:
         value = getattr(self, name)
@@ -86,3 +149,13 @@ class Settings(BaseModel):
                 f"or set {ENV_VARS[name]}"
             )
         return str(value)
+
+
+def _describe(error: Any) -> str:
+    """One pydantic error as `mltrain:key` (ENV): message — the key is what people change."""
+    loc = error.get("loc") or ()
+    message = str(error.get("msg", "")).removeprefix("Value error, ")
+    name = loc[0] if loc else None
+    if isinstance(name, str) and name in CONFIG_KEYS:
+        return f"`{CONFIG_KEYS[name]}` ({ENV_VARS[name]}): {message}"
+    return message

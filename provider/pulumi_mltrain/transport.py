@@ -1,39 +1,45 @@
-"""One HTTP layer for both platforms: httpx client, timeouts, retries with backoff, error mapping.
+"""One HTTP layer for both platforms: httpx client, deadlines, retries with backoff, error mapping.
 
 Reads are retried on 429 (honouring Retry-After), 5xx and transport errors. Writes that create
 something are never retried blindly: a transport error, 500, 502 or 504 after sending raises
 AmbiguousOutcome, and the caller looks the object up before trying again; 429 and 503 mean the
 request was turned away, so those are retried like reads.
+
+Deadlines are wall-clock totals, not per-read timeouts: a server that drips a byte a second would
+otherwise keep a request alive forever. Each request gets min(policy.timeout, what the operation has
+left); see ``operation_deadline``.
 """
 
 from __future__ import annotations
 
+import contextvars
 import email.utils
+import math
+import random
+import socket
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from datetime import UTC
 from typing import Any
 
 import httpx
-from tenacity import (
-    RetryCallState,
-    Retrying,
-    retry_if_exception_type,
-    stop_after_attempt,
-    wait_exponential_jitter,
-)
 
-from .errors import AmbiguousOutcome, Retryable
+from .config import endpoint_problem
+from .errors import AmbiguousOutcome, ConfigError, Retryable, WaitTimeout
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 USER_AGENT = "pulumi-mltrain/0.1"
+RETRY_AFTER_CAP = 60.0  # the longest a Retry-After hint may make us wait, whatever it says
 
 
 @dataclass(frozen=True)
 class Policy:
     """Retry and timeout policy; small in tests, generous in production."""
 
-    timeout: float = 30.0
+    timeout: float = 30.0  # total per request: connect, send, and the whole answer
     max_retries: int = 5
     backoff_initial: float = 0.5
     backoff_max: float = 20.0
@@ -44,44 +50,136 @@ class Policy:
 Decoder = Callable[[httpx.Response, str, str], Any]
 
 
+@dataclass(frozen=True)
+class _Deadline:
+    at: float  # time.monotonic() seconds
+    what: str
+
+
+# A contextvar, so each provider RPC thread (and each asyncio task) has its own.
+_DEADLINE: contextvars.ContextVar[_Deadline | None] = contextvars.ContextVar("mltrain_deadline", default=None)
+
+
+@contextmanager
+def operation_deadline(deadline: float, what: str = "the operation") -> Iterator[None]:
+    """Cap every request and retry inside the block at ``deadline`` (``time.monotonic()`` seconds).
+
+    Nested blocks keep the earlier deadline. ``what`` names the operation in the error raised when a
+    request cannot start because nothing remains (e.g. "creating alaya:TrainingJob 'x'").
+    """
+    outer = _DEADLINE.get()
+    token = _DEADLINE.set(outer if outer is not None and outer.at <= deadline else _Deadline(deadline, what))
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def remaining() -> float | None:
+    """Seconds left before the current operation deadline, or None when there is none."""
+    current = _DEADLINE.get()
+    return None if current is None else current.at - time.monotonic()
+
+
 def new_client(base_url: str, policy: Policy, auth: httpx.Auth | None = None) -> httpx.Client:
+    """The one reused client of a platform. TLS is verified for https (scheme parsed, any case)."""
+    problem = endpoint_problem(base_url)
+    if problem:
+        raise ConfigError(f"endpoint {base_url!r} {problem}")
+    https = httpx.URL(base_url).scheme.lower() == "https"
     return httpx.Client(
         base_url=base_url.rstrip("/"),
         auth=auth,
-        timeout=httpx.Timeout(policy.timeout, connect=min(policy.timeout, 10.0)),
+        timeout=_timeout(policy.timeout),
         # Plain-HTTP endpoints (the emulator) need no TLS context, which costs ~50 ms to build.
-        verify=policy.verify_tls and base_url.startswith("https"),
+        verify=policy.verify_tls and https,
         headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         limits=httpx.Limits(max_connections=16, max_keepalive_connections=8),
     )
 
 
-def _retry_after(err: BaseException) -> float | None:
-    return err.retry_after if isinstance(err, Retryable) else None
+def _timeout(budget: float) -> httpx.Timeout:
+    return httpx.Timeout(budget, connect=min(budget, 10.0))
 
 
-def _parse_retry_after(value: str | None) -> float | None:
-    if not value:
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or an HTTP date), clamped to [0, 60].
+
+    Anything else ("soon", "nan") is ignored: the normal backoff applies.
+    """
+    if not value or not value.strip():
         return None
+    text = value.strip()
     try:
-        return max(0.0, float(value))
+        seconds = float(text)
     except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value)
-        return max(0.0, parsed.timestamp() - time.time()) if parsed else None
+        try:
+            parsed = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        seconds = parsed.timestamp() - time.time()
+    if math.isnan(seconds):
+        return None
+    return min(max(0.0, seconds), RETRY_AFTER_CAP)
 
 
-class _Wait:
+def _backoff(policy: Policy, retry: int, err: BaseException) -> float:
     """Exponential backoff with jitter, but never shorter than the server's Retry-After."""
+    base = min(policy.backoff_initial * 2.0**retry + random.uniform(0, 1), policy.backoff_max)
+    hint = err.retry_after if isinstance(err, Retryable) else None
+    return max(base, hint or 0.0)
 
-    def __init__(self, policy: Policy) -> None:
-        self._backoff = wait_exponential_jitter(multiplier=policy.backoff_initial, max=policy.backoff_max)
-        self._cap = max(policy.backoff_max, 60.0)
 
-    def __call__(self, state: RetryCallState) -> float:
-        base = float(self._backoff(state))
-        err = state.outcome.exception() if state.outcome else None
-        hint = _retry_after(err) if err else None
-        return min(max(base, hint or 0.0), self._cap)
+def _abort(response: httpx.Response) -> None:
+    """Shut the answer's socket down, which wakes a read blocked on it (called from a timer)."""
+    stream = response.extensions.get("network_stream")
+    sock = stream.get_extra_info("socket") if stream is not None else None
+    if isinstance(sock, socket.socket):
+        with suppress(OSError):
+            socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain method: safe on TLS sockets too
+
+
+def send(client: httpx.Client, method: str, path: str, budget: float, **kwargs: Any) -> httpx.Response:
+    """One request whose connect, send and complete answer fit in ``budget`` seconds.
+
+    The answer is streamed and the deadline checked between chunks; a timer shuts the socket down
+    at the deadline, so a stalled read cannot outlive it either. Raises httpx.ReadTimeout when the
+    deadline passes (a transport error, mapped like any other by ``call``).
+    """
+    end = time.monotonic() + budget
+    request = client.build_request(method, path, timeout=_timeout(budget), **kwargs)
+    response = client.send(request, stream=True)
+    chunks: list[bytes] = []
+    timer = threading.Timer(max(0.0, end - time.monotonic()), _abort, (response,))
+    timer.daemon = True
+    try:
+        timer.start()
+        for chunk in response.iter_bytes():
+            chunks.append(chunk)
+            if time.monotonic() >= end:
+                break
+        else:
+            return _complete(response, b"".join(chunks))
+    except httpx.TransportError:
+        if time.monotonic() < end:
+            raise
+    finally:
+        timer.cancel()
+        response.close()
+    raise httpx.ReadTimeout(
+        f"no complete answer within {budget:.1f}s (got {sum(map(len, chunks))} bytes of the body)", request=request
+    )
+
+
+def _complete(streamed: httpx.Response, body: bytes) -> httpx.Response:
+    """A read response holding the decoded ``body``: the framing and encoding headers no longer apply."""
+    dropped = {"content-encoding", "content-length", "transfer-encoding"}
+    headers = [(k, v) for k, v in streamed.headers.multi_items() if k.lower() not in dropped]
+    kept = {k: v for k, v in streamed.extensions.items() if k in ("http_version", "reason_phrase")}
+    return httpx.Response(streamed.status_code, headers=headers, content=body, request=streamed.request,
+                          extensions=kept)
 
 
 def call(
@@ -94,17 +192,21 @@ def call(
     idempotent: bool = True,
     **kwargs: Any,
 ) -> Any:
-    """Send one request (retrying when safe) and return the decoded data or raise ApiError."""
+    """Send one request (retrying when safe) and return the decoded data or raise ApiError.
 
-    def attempt() -> Any:
+    Inside ``operation_deadline`` no request starts after the deadline, none runs past it, and no
+    retry is attempted whose backoff would end past it: the last error is raised instead.
+    """
+
+    def attempt(budget: float) -> Any:
         try:
-            response = client.request(method, path, **kwargs)
+            response = send(client, method, path, budget, **kwargs)
         except httpx.TransportError as err:
             sent = not isinstance(err, httpx.ConnectError | httpx.ConnectTimeout)
             if sent and not idempotent:
                 raise AmbiguousOutcome(
-                    f"{method} {path}: the connection failed after the request was sent ({type(err).__name__}); "
-                    "the platform may or may not have applied it"
+                    f"{method} {path}: the connection failed after the request was sent ({type(err).__name__}: "
+                    f"{err}); the platform may or may not have applied it"
                 ) from None
             raise Retryable("network", method, path, 0, type(err).__name__, str(err) or repr(err)) from None
         try:
@@ -115,13 +217,26 @@ def call(
                 # A 500/502/504 on a write: the platform may have committed it before failing. A 429
                 # or 503 says the request was turned away, so sending it again is safe.
                 raise AmbiguousOutcome(f"{err}; the request may or may not have been applied") from None
-            err.retry_after = _parse_retry_after(response.headers.get("Retry-After"))
+            err.retry_after = parse_retry_after(response.headers.get("Retry-After"))
             raise
 
-    retrying = Retrying(
-        stop=stop_after_attempt(policy.max_retries + 1),
-        wait=_Wait(policy),
-        retry=retry_if_exception_type(Retryable),
-        reraise=True,
-    )
-    return retrying(attempt)
+    retry = 0
+    while True:
+        left = remaining()
+        if left is not None and left <= 0:
+            current = _DEADLINE.get()
+            what = current.what if current else "the operation"
+            raise WaitTimeout(f"{method} {path} was not sent: {what} ran out of time; raise its timeout "
+                              f"(customTimeouts) or check the platform")
+        budget = policy.timeout if left is None else min(policy.timeout, left)
+        try:
+            return attempt(budget)
+        except Retryable as err:
+            if retry >= policy.max_retries:
+                raise
+            pause = _backoff(policy, retry, err)
+            left = remaining()
+            if left is not None and pause >= left:
+                raise
+            retry += 1
+            time.sleep(pause)

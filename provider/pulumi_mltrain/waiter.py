@@ -2,6 +2,8 @@
 
 Intervals grow geometrically from `first` to `maximum`, so short operations return fast and long
 ones cost few calls. Progress goes to stderr, which the Pulumi engine shows for dynamic providers.
+A transient error while polling (one the transport's retries did not absorb, e.g. a minute-long 503
+outage) does not end the wait: polling goes on until the wait's own deadline.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from .errors import WaitTimeout
+from .errors import Retryable, WaitTimeout
 
 T = TypeVar("T")
 
@@ -42,29 +44,48 @@ def wait_for(
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> Waited[T]:
-    """Call `fetch` until `done(value)`; raise WaitTimeout naming `what` and the last state."""
+    """Call `fetch` until `done(value)`; raise WaitTimeout naming `what` and the last state.
+
+    `Retryable` errors from `fetch` are reported once per run of failures and polling continues;
+    any other error propagates at once.
+    """
     start = clock()
     deadline = start + timeout
     interval = backoff.first
     polls = 0
-    last_state = None
+    last_state: str | None = None
+    failing: Retryable | None = None
     while True:
-        value = fetch()
         polls += 1
-        state = state_of(value)
-        if state != last_state:
-            print(f"[mltrain] {what}: {state}", file=sys.stderr, flush=True)
-            last_state = state
-        if done(value):
-            return Waited(value, polls, clock() - start)
+        try:
+            value = fetch()
+        except Retryable as err:
+            if failing is None:
+                print(f"[mltrain] {what}: {err}; polling again until the deadline", file=sys.stderr, flush=True)
+            failing = err
+        else:
+            if failing is not None:
+                print(f"[mltrain] {what}: the platform answers again", file=sys.stderr, flush=True)
+                failing = None
+            state = state_of(value)
+            if state != last_state:
+                print(f"[mltrain] {what}: {state}", file=sys.stderr, flush=True)
+                last_state = state
+            if done(value):
+                return Waited(value, polls, clock() - start)
         remaining = deadline - clock()
         if remaining <= 0:
-            raise WaitTimeout(
-                f"{what} was still {state} after {timeout:.0f}s; raise the timeout with "
-                f"customTimeouts or the resource's wait settings, or check the platform"
-            )
+            raise WaitTimeout(_timed_out(what, timeout, last_state, failing))
         sleep(min(interval, remaining))
         interval = min(interval * backoff.factor, backoff.maximum)
+
+
+def _timed_out(what: str, timeout: float, state: str | None, failing: Retryable | None) -> str:
+    hint = "raise the timeout with customTimeouts or the resource's wait settings, or check the platform"
+    if failing is None:
+        return f"{what} was still {state} after {timeout:.0f}s; {hint}"
+    seen = f"last seen {state}" if state is not None else "never seen"
+    return f"{what} did not finish within {timeout:.0f}s ({seen}); the last error was: {failing}; {hint}"
 
 
 def look_for(

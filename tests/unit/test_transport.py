@@ -1,15 +1,27 @@
-"""Retry policy and error mapping of the shared HTTP layer, over httpx's in-memory transport."""
+"""The shared HTTP layer: retry policy and error mapping over httpx's in-memory transport; total and
+operation deadlines, TLS and endpoint checks over real loopback servers (the emulator, or tiny ones here)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import email.utils
+import socket
+import ssl
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 
 from pulumi_mltrain import transport
+from pulumi_mltrain.alaya.client import AlayaClient, BearerAuth
 from pulumi_mltrain.alaya.client import decode as alaya_decode
-from pulumi_mltrain.errors import AmbiguousOutcome, ApiError, NotFound, Retryable, WaitTimeout
+from pulumi_mltrain.config import Settings
+from pulumi_mltrain.emulator import EmulatorHandle
+from pulumi_mltrain.emulator import defaults as d
+from pulumi_mltrain.errors import AmbiguousOutcome, ApiError, ConfigError, NotFound, Retryable, WaitTimeout
 from pulumi_mltrain.waiter import Backoff, wait_for
 
 FAST = transport.Policy(timeout=1, max_retries=3, backoff_initial=0.001, backoff_max=0.002)
@@ -53,7 +65,8 @@ def test_business_500_inside_http_200_is_retried() -> None:
 
 
 def test_malformed_body_is_retried() -> None:
-    result, calls = call([httpx.Response(200, text="{not json"), ok({"a": 1})])
+    broken = httpx.Response(200, text="{not json", headers={"Content-Type": "application/json"})
+    result, calls = call([broken, ok({"a": 1})])
     assert (result, calls) == ({"a": 1}, 2)
 
 
@@ -143,3 +156,271 @@ def test_write_turned_away_with_503_is_retried() -> None:
     result, calls = call([httpx.Response(503, json={"status": 503, "message": "busy"}), ok("key")],
                          method="POST", idempotent=False)
     assert (result, calls) == ("key", 2)
+
+
+# --- total deadline, operation deadline, Retry-After, over loopback -----------------------------------
+
+ENABLED = "/training/instance/checkIsEnabled"
+CREATE = "/subscription/training/create"
+
+
+def emulated(emulator: EmulatorHandle, policy: transport.Policy) -> httpx.Client:
+    return transport.new_client(emulator.url + "/v1", policy, BearerAuth(emulator.alaya_api_key))
+
+
+def calls_to(emulator: EmulatorHandle, key: str) -> int:
+    count: int = emulator.admin.requests()["endpoints"].get(key, 0)
+    return count
+
+
+def test_a_dripping_answer_fails_at_the_total_deadline(emulator: EmulatorHandle) -> None:
+    """~50 bytes at 2 B/s would take 25 s; each byte comes well within any read timeout."""
+    emulator.admin.set_faults([f"GET /v1{ENABLED}:slow_drip=2"])
+    policy = transport.Policy(timeout=2.0, max_retries=0)
+    with emulated(emulator, policy) as http:
+        started = time.monotonic()
+        with pytest.raises(Retryable) as err:
+            transport.call(http, "GET", ENABLED, alaya_decode, policy)
+        elapsed = time.monotonic() - started
+    print(f"drip: failed after {elapsed:.2f}s with a 2 s timeout")
+    assert elapsed < policy.timeout + 2
+    assert "ReadTimeout" in str(err.value) and "no complete answer within 2.0s" in str(err.value)
+
+
+def test_a_dripping_create_answer_is_ambiguous_not_repeated(emulator: EmulatorHandle) -> None:
+    emulator.admin.set_faults([f"POST /v1{CREATE}:slow_drip=2"])
+    body = {"name": "drip", "createType": "DIRECT", "trainingType": "pre_training", "imageType": "general",
+            "trainingFramwork": "pytorch", "productCode": d.PRODUCT_TRAIN_1, "workerCount": 1,
+            "image": "harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu", "startCommand": "python3 train.py"}
+    policy = transport.Policy(timeout=1.5, max_retries=3)
+    with emulated(emulator, policy) as http:
+        started = time.monotonic()
+        with pytest.raises(AmbiguousOutcome):
+            transport.call(http, "POST", CREATE, alaya_decode, policy, idempotent=False, json=body)
+        assert time.monotonic() - started < policy.timeout + 2
+    assert calls_to(emulator, f"POST /v1{CREATE}") == 1
+    assert len(emulator.admin.state()["alaya"]["subscriptions"]) == 1  # committed: the caller must look it up
+
+
+@pytest.fixture
+def stalling_server() -> Iterator[str]:
+    """Answers headers and one body byte at once, a second byte after 1.5 s, then nothing for 30 s."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(10)
+    done = threading.Event()
+
+    def serve() -> None:
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            return
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{")
+            for pause, data in ((1.5, b" "), (30.0, b"")):
+                if done.wait(pause):
+                    return
+                conn.sendall(data)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    done.set()
+    listener.close()
+    thread.join(5)
+
+
+def test_a_stalled_read_is_cut_at_the_deadline(stalling_server: str) -> None:
+    """The read timeout alone would end this at 1.5 + 2 = 3.5 s; the deadline ends it at 2 s."""
+    policy = transport.Policy(timeout=2.0, max_retries=0)
+    with transport.new_client(stalling_server, policy) as http:
+        started = time.monotonic()
+        with pytest.raises(Retryable, match="ReadTimeout"):
+            transport.call(http, "GET", "/x", alaya_decode, policy)
+        elapsed = time.monotonic() - started
+    print(f"stall: failed after {elapsed:.2f}s with a 2 s timeout")
+    assert elapsed < 3.0
+
+
+def test_the_operation_deadline_caps_retries(emulator: EmulatorHandle) -> None:
+    emulator.admin.set_faults([f"GET /v1{ENABLED}:status=503"])
+    policy = transport.Policy(timeout=10, max_retries=10, backoff_initial=0.3, backoff_max=0.6)
+    with emulated(emulator, policy) as http:
+        started = time.monotonic()
+        with transport.operation_deadline(started + 2.0), pytest.raises(Retryable, match="503"):
+            transport.call(http, "GET", ENABLED, alaya_decode, policy)
+        elapsed = time.monotonic() - started
+    assert elapsed < 2.0 + 0.5  # stopped before a backoff that would pass the deadline
+    assert 1 <= calls_to(emulator, f"GET /v1{ENABLED}") < 11
+
+
+def test_the_operation_deadline_caps_each_request(emulator: EmulatorHandle) -> None:
+    emulator.admin.set_faults([f"GET /v1{ENABLED}:slow_after_commit=4"])
+    policy = transport.Policy(timeout=30, max_retries=5, backoff_initial=0.01, backoff_max=0.02)
+    with emulated(emulator, policy) as http:
+        started = time.monotonic()
+        with transport.operation_deadline(started + 1.5, "reading alaya:TrainingJob 'x'"), \
+                pytest.raises((Retryable, WaitTimeout)):
+            transport.call(http, "GET", ENABLED, alaya_decode, policy)
+        assert time.monotonic() - started < 1.5 + 2
+
+
+def test_no_request_starts_after_the_operation_deadline(emulator: EmulatorHandle) -> None:
+    policy = transport.Policy(timeout=5, max_retries=2)
+    with emulated(emulator, policy) as http:
+        with transport.operation_deadline(time.monotonic() + 60):
+            with transport.operation_deadline(time.monotonic() - 1, "creating alaya:TrainingJob 'late'"), \
+                    pytest.raises(WaitTimeout) as err:
+                transport.call(http, "GET", ENABLED, alaya_decode, policy)
+            left = transport.remaining()
+            assert left is not None and 50 < left <= 60  # the inner block ended; the outer one holds
+        assert transport.remaining() is None
+        assert transport.call(http, "GET", ENABLED, alaya_decode, policy) is True  # no deadline: as before
+    assert str(err.value) == (f"GET {ENABLED} was not sent: creating alaya:TrainingJob 'late' ran out of time; "
+                              "raise its timeout (customTimeouts) or check the platform")
+    assert calls_to(emulator, f"GET /v1{ENABLED}") == 1
+
+
+def test_a_later_inner_deadline_does_not_extend_the_outer_one() -> None:
+    with transport.operation_deadline(time.monotonic() + 5), transport.operation_deadline(time.monotonic() + 500):
+        left = transport.remaining()
+        assert left is not None and left <= 5
+
+
+def test_the_deadline_is_per_thread() -> None:
+    seen: list[float | None] = []
+    with transport.operation_deadline(time.monotonic() + 5):
+        thread = threading.Thread(target=lambda: seen.append(transport.remaining()))
+        thread.start()
+        thread.join()
+    assert seen == [None]
+
+
+def test_retry_after_that_is_not_a_delay_is_ignored() -> None:
+    result, calls = call([httpx.Response(429, headers={"Retry-After": "soon"}, json={"status": 429, "message": "x"}),
+                          ok("done")])
+    assert (result, calls) == ("done", 2)
+
+
+def test_retry_after_parsing_clamps() -> None:
+    future = email.utils.formatdate(time.time() + 30, usegmt=True)
+    assert transport.parse_retry_after("soon") is None
+    assert transport.parse_retry_after("nan") is None
+    assert transport.parse_retry_after("") is None
+    assert transport.parse_retry_after("-5") == 0.0
+    assert transport.parse_retry_after("1e12") == transport.RETRY_AFTER_CAP
+    assert transport.parse_retry_after("inf") == transport.RETRY_AFTER_CAP
+    assert transport.parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+    parsed = transport.parse_retry_after(future)
+    assert parsed is not None and 25 < parsed <= 30
+
+
+# --- TLS and endpoint checks ------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def tls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A loopback HTTPS server with a self-signed certificate, answering one Alaya envelope per call."""
+    folder: Path = tmp_path_factory.mktemp("tls")
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True, timeout=60)
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+    body = b'{"status": 200, "message": "OK", "data": true}'
+
+    def serve() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                raw, _ = listener.accept()
+            except OSError:
+                continue
+            try:
+                with context.wrap_socket(raw, server_side=True) as conn:
+                    conn.recv(65536)
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                                 b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            except (OSError, ssl.SSLError):
+                raw.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"127.0.0.1:{listener.getsockname()[1]}"
+    stop.set()
+    thread.join(5)
+    listener.close()
+
+
+@pytest.mark.parametrize("scheme", ["https", "HTTPS", "Https"])
+def test_https_in_any_case_verifies_the_certificate(tls_server: str, scheme: str) -> None:
+    policy = transport.Policy(timeout=5, max_retries=0)
+    with transport.new_client(f"{scheme}://{tls_server}", policy) as http, pytest.raises(Retryable) as err:
+        transport.call(http, "GET", "/x", alaya_decode, policy)
+    assert "CERTIFICATE_VERIFY_FAILED" in str(err.value)
+
+
+def test_the_explicit_opt_out_skips_verification(tls_server: str) -> None:
+    policy = transport.Policy(timeout=5, max_retries=0, verify_tls=False)
+    with transport.new_client(f"HTTPS://{tls_server}", policy) as http:
+        assert transport.call(http, "GET", "/x", alaya_decode, policy) is True
+
+
+def settings(**config: str) -> Settings:
+    return Settings.load({f"mltrain:{k}": v for k, v in config.items()}, env={})
+
+
+def test_plain_http_to_a_remote_host_is_refused_before_any_request() -> None:
+    with pytest.raises(ConfigError) as err:
+        settings(alayaEndpoint="http://10.0.0.1", alayaApiKey="k")
+    text = str(err.value)
+    assert "`mltrain:alayaEndpoint` (MLTRAIN_ALAYA_ENDPOINT) = 'http://10.0.0.1' is plain http" in text
+    assert "pulumi config set mltrain:allowInsecureHttp true" in text
+    with pytest.raises(ConfigError, match="mltrain:modelartsEndpoint"):
+        settings(modelartsEndpoint="HTTP://modelarts.example.com")
+
+
+def test_plain_http_to_a_remote_host_is_allowed_with_the_switch() -> None:
+    allowed = settings(alayaEndpoint="http://10.0.0.1", alayaApiKey="k", allowInsecureHttp="true")
+    client = AlayaClient(allowed)  # constructed only: no traffic to 10.0.0.1
+    assert str(client.http.base_url) == "http://10.0.0.1"
+    client.http.close()
+    env = Settings.load({"mltrain:alayaEndpoint": "http://10.0.0.1"}, env={"MLTRAIN_ALLOW_INSECURE_HTTP": "1"})
+    assert env.allow_insecure_http is True
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8080", "http://127.3.4.5", "http://localhost:1/api",
+                                 "http://[::1]:9", "https://10.0.0.1"])
+def test_loopback_http_and_any_https_are_accepted(url: str) -> None:
+    assert settings(alayaEndpoint=url).alaya_endpoint == url
+
+
+@pytest.mark.parametrize(("url", "problem"), [
+    ("ftp://files.example.com", "has scheme 'ftp'"), ("api.alayanew.com", "has no scheme"),
+    ("https://", "has no host"), ("https://host:port", "is not a valid URL"),
+])
+def test_endpoints_without_http_scheme_or_host_are_refused(url: str, problem: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        settings(huaweiIamEndpoint=url)
+    assert f"`mltrain:huaweiIamEndpoint` (MLTRAIN_HUAWEI_IAM_ENDPOINT) = {url!r} {problem}" in str(err.value)
+    with pytest.raises(ConfigError, match=problem):
+        transport.new_client(url, transport.Policy())
+
+
+@pytest.mark.parametrize(("key", "value", "problem"), [
+    ("requestTimeout", "inf", "finite"), ("requestTimeout", "nan", "finite"), ("requestTimeout", "0", "greater than 0"),
+    ("maxRetries", "2.5", "whole number"), ("maxRetries", "-1", "whole number"), ("maxRetries", "99", "less than"),
+])
+def test_numbers_are_validated_strictly(key: str, value: str, problem: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        settings(**{key: value})
+    assert f"`mltrain:{key}`" in str(err.value) and problem in str(err.value)
+
+
+def test_whole_numbers_from_config_and_code() -> None:
+    assert settings(maxRetries="3", requestTimeout="2.5").max_retries == 3
+    assert Settings(max_retries=4).max_retries == 4
+    for bad in (True, 2.0, "three"):
+        with pytest.raises(ValueError):
+            Settings(max_retries=bad)
