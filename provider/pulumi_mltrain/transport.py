@@ -61,14 +61,17 @@ _DEADLINE: contextvars.ContextVar[_Deadline | None] = contextvars.ContextVar("ml
 
 
 @contextmanager
-def operation_deadline(deadline: float, what: str = "the operation") -> Iterator[None]:
+def operation_deadline(deadline: float, what: str = "the operation", *, override: bool = False) -> Iterator[None]:
     """Cap every request and retry inside the block at ``deadline`` (``time.monotonic()`` seconds).
 
-    Nested blocks keep the earlier deadline. ``what`` names the operation in the error raised when a
-    request cannot start because nothing remains (e.g. "creating alaya:TrainingJob 'x'").
+    Nested blocks keep the earlier deadline, unless ``override``: a clean-up that must run after its
+    operation ran out of time (deleting a task whose ID cannot be recorded) gets a budget of its own.
+    ``what`` names the operation in the error raised when a request cannot start because nothing
+    remains (e.g. "creating alaya:TrainingJob 'x'").
     """
     outer = _DEADLINE.get()
-    token = _DEADLINE.set(outer if outer is not None and outer.at <= deadline else _Deadline(deadline, what))
+    keep = outer is not None and outer.at <= deadline and not override
+    token = _DEADLINE.set(outer if keep else _Deadline(deadline, what))
     try:
         yield
     finally:

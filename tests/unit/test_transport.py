@@ -287,6 +287,15 @@ def test_a_later_inner_deadline_does_not_extend_the_outer_one() -> None:
         assert left is not None and left <= 5
 
 
+def test_a_clean_up_may_override_a_spent_deadline() -> None:
+    with transport.operation_deadline(time.monotonic() - 1):
+        with transport.operation_deadline(time.monotonic() + 30, "cleaning up", override=True):
+            left = transport.remaining()
+            assert left is not None and left > 25
+        left = transport.remaining()
+        assert left is not None and left < 0
+
+
 def test_the_deadline_is_per_thread() -> None:
     seen: list[float | None] = []
     with transport.operation_deadline(time.monotonic() + 5):
