@@ -69,17 +69,44 @@ def json_type(value: Any) -> str:
     return type(value).__name__
 
 
+# Pydantic error types in JSON terms (its own messages name Python classes).
+_EXPECTED = {
+    "model_type": "should be an object", "dict_type": "should be an object", "model_attributes_type":
+    "should be an object", "list_type": "should be an array", "string_type": "should be a string",
+    "int_type": "should be an integer", "float_type": "should be a number", "bool_type": "should be a boolean",
+    "union_tag_invalid": "has an unknown kind",
+}
+
+
+def _is_tag(part: Any) -> bool:
+    """A union member's tag in an error location (`int`, `list[str]`), not a field name."""
+    return isinstance(part, str) and (part in ("int", "float", "str", "bool") or "[" in part)
+
+
 def describe(err: ValidationError, prefix: str = "") -> str:
     """The first problem of a validation error as `<field> <problem>`, e.g. `data.status is required`."""
-    first = err.errors(include_url=False)[0]
+    errors = [(tuple(p for p in e["loc"] if not _is_tag(p)), e) for e in err.errors(include_url=False)]
+    loc, first = errors[0]
     parts = [prefix] if prefix else []
-    parts += [f"[{p}]" if isinstance(p, int) else str(p) for p in first["loc"]]
+    parts += [f"[{p}]" if isinstance(p, int) else str(p) for p in loc]
     field = ".".join(parts).replace(".[", "[") or "the answer"
     if first["type"] == "missing":
         return f"{field} is required"
-    problem = str(first["msg"])
-    problem = problem[len("Input "):] if problem.startswith("Input ") else problem
-    return f"{field} {problem[:1].lower()}{problem[1:]}, not {json_type(first.get('input'))}"
+    expected: list[str] = []
+    for other_loc, other in errors:  # a union reports one error per member: "an integer or a string"
+        if other_loc != loc:
+            continue
+        text = _EXPECTED.get(other["type"])
+        if text is None:
+            msg = str(other["msg"])
+            msg = msg[len("Input "):] if msg.startswith("Input ") else msg
+            text = f"{msg[:1].lower()}{msg[1:]}"
+        if text not in expected:
+            expected.append(text)
+    if "should be a number" in expected and "should be an integer" in expected:
+        expected.remove("should be an integer")
+    joined = expected[0] + "".join(" or " + e.removeprefix("should be ") for e in expected[1:])
+    return f"{field} {joined}, not {json_type(first.get('input'))}"
 
 
 def parse(model: type[M], data: Any, *, platform: str, call: str, prefix: str = "") -> M:

@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
+from pulumi_mltrain.answers import MAX_TEXT
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.emulator import EmulatorHandle
 from pulumi_mltrain.emulator import defaults as d
-from pulumi_mltrain.errors import AmbiguousOutcome, ApiError, ConfigError, NotFound
+from pulumi_mltrain.errors import AmbiguousOutcome, ApiError, ConfigError, EndpointError, NotFound, UnexpectedAnswer
 from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.client import ModelArtsClient
 
@@ -228,3 +229,137 @@ def test_algorithm_calls(client: ModelArtsClient) -> None:
     client.delete_algorithm(algorithm_id)
     with pytest.raises(NotFound):
         client.algorithm(algorithm_id)
+
+
+# ----- answers of the wrong shape --------------------------------------------------------------
+P = d.DEFAULT_PROJECT_ID
+JOB_ID = "00000000-0000-0000-0000-00000000000a"
+
+
+def answer(emulator: EmulatorHandle, method: str, path: str, **rule: Any) -> None:
+    emulator.admin.set_faults([{"method": method, "path": path, "kind": "respond", **rule}])
+
+
+def a_job(**status: Any) -> dict[str, Any]:
+    return {"kind": "job", "metadata": {"id": JOB_ID, "name": "j"}, "status": {"phase": "Running", **status}}
+
+
+MALFORMED = [
+    ("GET", "/v2/*/training-jobs/*", {"metadata": {"id": JOB_ID}, "status": {"phase": None}},
+     lambda c: c.job(JOB_ID), f"GET /v2/{P}/training-jobs/{JOB_ID}: status.phase should be a string, not null"),
+    ("GET", "/v2/*/training-jobs/*", {"status": {"phase": "Running"}}, lambda c: c.job(JOB_ID),
+     f"GET /v2/{P}/training-jobs/{JOB_ID}: metadata is required"),
+    ("GET", "/v2/*/training-jobs/*", [a_job()], lambda c: c.job(JOB_ID),
+     f"GET /v2/{P}/training-jobs/{JOB_ID}: the answer should be an object, not an array"),
+    ("GET", "/v2/*/training-jobs/*", a_job(task_statuses=[{"message": 5}]), lambda c: c.job(JOB_ID),
+     f"GET /v2/{P}/training-jobs/{JOB_ID}: status.task_statuses[0].message should be a string, not a number"),
+    ("POST", "/v2/*/training-job-searches", {"total": 1, "items": {"metadata": {}}}, lambda c: c.find_jobs("j"),
+     f"POST /v2/{P}/training-job-searches: items should be an array, not an object"),
+    ("POST", "/v2/*/training-job-searches", {"total": 1, "items": [{"metadata": {"name": "j"}}]},
+     lambda c: c.find_jobs("j"), f"POST /v2/{P}/training-job-searches: items[0].metadata.id is required"),
+    ("GET", "/v2/*/algorithms", {"total": 0}, lambda c: c.find_algorithms("a"),
+     f"GET /v2/{P}/algorithms: items is required"),
+    ("GET", "/v2/*/algorithms/*", {"metadata": {"id": 12}}, lambda c: c.algorithm(JOB_ID),
+     f"GET /v2/{P}/algorithms/{JOB_ID}: metadata.id should be a string, not a number"),
+    ("GET", "/v2/*/training-job-flavors", {"flavors": [1]}, lambda c: c.flavors(),
+     f"GET /v2/{P}/training-job-flavors: flavors[0] should be an object, not a number"),
+    ("GET", "/v2/*/training-job-engines", {"items": [{"engine_id": None}]}, lambda c: c.engines(),
+     f"GET /v2/{P}/training-job-engines: items[0].engine_id should be a string, not null"),
+    ("GET", "/v2/*/training-jobs/*/tasks/*/logs/url", {"obs_url": ["x"]}, lambda c: c.log_url(JOB_ID, "worker-0"),
+     f"GET /v2/{P}/training-jobs/{JOB_ID}/tasks/worker-0/logs/url: obs_url should be a string, not an array"),
+    ("GET", "/v2/*/training-jobs/*/metrics/*", {"metrics": "none"}, lambda c: c.metrics(JOB_ID, "worker-0"),
+     f"GET /v2/{P}/training-jobs/{JOB_ID}/metrics/worker-0: metrics should be an array, not a string"),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "call", "problem"), MALFORMED, ids=[m[4] for m in MALFORMED])
+def test_a_malformed_answer_names_the_call_and_the_field(emulator: EmulatorHandle, client: ModelArtsClient,
+                                                         method: str, path: str, body: Any, call: Any,
+                                                         problem: str) -> None:
+    answer(emulator, method, path, body=body)
+    with pytest.raises(UnexpectedAnswer) as caught:
+        call(client)
+    assert str(caught.value) == f"Huawei ModelArts returned an unexpected answer to {problem}"
+
+
+def test_a_create_without_an_id_after_commit_is_ambiguous(emulator: EmulatorHandle, client: ModelArtsClient) -> None:
+    answer(emulator, "POST", "/v2/*/algorithms", status=201, body={"metadata": {"name": "lost"}}, commit=True,
+           times=1)
+    with pytest.raises(AmbiguousOutcome) as caught:
+        client.create_algorithm(algorithm_body("lost"))
+    assert f"POST /v2/{P}/algorithms: metadata.id is required" in str(caught.value)
+    algorithm_id = client.find_algorithms("lost")[0]["metadata"]["id"]
+    answer(emulator, "POST", "/v2/*/training-jobs", status=201, body={"kind": "job", "status": {}}, commit=True,
+           times=1)
+    with pytest.raises(AmbiguousOutcome, match="metadata is required"):
+        client.create_job(job_body(algorithm_id, "lost-job"))
+    assert [j["metadata"]["name"] for j in emulator.admin.state()["modelarts"]["jobs"]] == ["lost-job"]
+
+
+def test_job_answers_pass_unknown_fields_and_bound_free_text(emulator: EmulatorHandle,
+                                                            client: ModelArtsClient) -> None:
+    body = a_job(reason="r" * 1_000_000, task_statuses=[{"task": "worker-0", "message": "m" * 5000}])
+    body["metadata"]["annotations"] = {"mark": "ours"}
+    answer(emulator, "GET", "/v2/*/training-jobs/*", body=body)
+    job = client.job(JOB_ID)
+    assert job["metadata"]["annotations"] == {"mark": "ours"}
+    assert job["status"]["reason"] == "r" * MAX_TEXT + f"… [cut at {MAX_TEXT} characters]"
+    assert len(job["status"]["task_statuses"][0]["message"]) < MAX_TEXT + 40
+
+
+# ----- not found is ModelArts' own not-found ------------------------------------------------------
+NOT_THE_API = [
+    ("gateway 404", {"status": 404, "body": {"error_code": "APIG.0101", "error_msg": "The API does not exist"}},
+     "404 Not Found [APIG.0101]"),
+    ("plain 404", {"status": 404, "body": {"detail": "Not Found"}}, '{"detail": "Not Found"}'),
+    ("html 404", {"status": 404, "text": "<html>Not Found</html>"}, "an HTML page"),
+    ("html 200", {"status": 200, "text": "<html>console</html>"}, "an HTML page"),
+    ("gateway 400", {"status": 400, "body": {"error_code": "APIG.0201", "error_msg": "Request body too large"}},
+     "[APIG.0201]"),
+]
+
+
+@pytest.mark.parametrize(("rule", "shown"), [(r, s) for _, r, s in NOT_THE_API], ids=[n for n, _, _ in NOT_THE_API])
+def test_an_answer_that_is_not_modelarts_is_an_endpoint_error(emulator: EmulatorHandle, client: ModelArtsClient,
+                                                               rule: dict[str, Any], shown: str) -> None:
+    client.flavors()  # the token first: the rule below would also catch IAM's answer otherwise
+    answer(emulator, "*", "/v2/*", **rule)
+    for call in (lambda: client.job(JOB_ID), lambda: client.find_jobs("j"), lambda: client.find_algorithms("a"),
+                 lambda: client.algorithm(JOB_ID)):
+        with pytest.raises(EndpointError) as caught:
+            call()
+        assert not isinstance(caught.value, NotFound)
+        text = str(caught.value)
+        assert f"{emulator.url}/v2/{P}/" in text and "check `mltrain:modelartsEndpoint`" in text, text
+        assert shown in text, text
+
+
+def test_a_mistyped_modelarts_endpoint_is_not_not_found(emulator: EmulatorHandle,
+                                                        settings: Callable[..., Settings]) -> None:
+    client = ModelArtsClient(settings(modelartsEndpoint=emulator.url + "/modelarts"))
+    for call in (lambda: client.job(JOB_ID), lambda: client.find_jobs("j"), lambda: client.delete_job(JOB_ID)):
+        with pytest.raises(EndpointError) as caught:
+            call()
+        assert f"{emulator.url}/modelarts/v2/" in str(caught.value)
+        assert "check `mltrain:modelartsEndpoint`" in str(caught.value)
+
+
+def test_iam_answers_that_are_not_iam(emulator: EmulatorHandle, client: ModelArtsClient) -> None:
+    answer(emulator, "POST", "/v3/auth/tokens", status=404, text="<html>no</html>")
+    with pytest.raises(EndpointError) as caught:
+        client.flavors()
+    assert f"{emulator.url}/v3/auth/tokens" in str(caught.value)
+    assert "check `mltrain:huaweiIamEndpoint`" in str(caught.value)
+    answer(emulator, "POST", "/v3/auth/tokens", status=201, body={"token": {"expires_at": "2099-01-01T00:00:00Z"}})
+    with pytest.raises(UnexpectedAnswer, match="POST /v3/auth/tokens: the X-Subject-Token header is required"):
+        client.flavors()
+
+
+def test_iam_token_body_of_the_wrong_shape(emulator: EmulatorHandle, settings: Callable[..., Settings]) -> None:
+    client = ModelArtsClient(settings(huaweiProjectId=None))
+    emulator.admin.set_faults([{"method": "POST", "path": "/v3/auth/tokens", "kind": "respond", "status": 201,
+                                "body": {"token": {"project": ["p"]}}}])
+    with pytest.raises(UnexpectedAnswer) as caught:
+        client.engines()
+    assert str(caught.value) == ("Huawei IAM returned an unexpected answer to POST /v3/auth/tokens: "
+                                 "token.project should be an object, not an array")

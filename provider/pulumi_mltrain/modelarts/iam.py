@@ -128,10 +128,10 @@ def decode_token(response: httpx.Response, method: str, path: str) -> dict[str, 
         if body is NOT_JSON and looks_like_a_page(response):
             raise EndpointError(contract.IAM_PLATFORM, method, url, response.status_code, None,
                                 body_summary(response, body), ENDPOINT_KEY)
+        answer = plain(parse(answers.TokenAnswer, body, platform=contract.IAM_PLATFORM, call=call))
         token = response.headers.get(contract.TOKEN_HEADER)
         if not token or len(token) > MAX_STRING:
             raise UnexpectedAnswer(contract.IAM_PLATFORM, call, f"the {contract.TOKEN_HEADER} header is required")
-        answer = plain(parse(answers.TokenAnswer, body, platform=contract.IAM_PLATFORM, call=call))
         project = answer["token"].get("project") or {}
         return {"token": token, "lifetime": lifetime(answer, response.headers.get("Date")),
                 "project_id": project.get("id")}
