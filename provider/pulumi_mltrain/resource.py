@@ -6,6 +6,12 @@ create/read/update/delete, prefixes every error with the resource it concerns, m
 outputs (the default `update()` would drop them), and captures `custom_timeouts`, which the Python
 dynamic provider host never forwards to `create()`.
 
+It also holds the guarantees every resource shares in accounts that several stacks use:
+- ownership: creates carry an owner mark (`ownership.py`) and idempotent look-ups adopt only marked objects;
+- names: a name the user did not set is chosen once, in `check`, and kept through aliases and refreshes;
+- truth: "not found" drops a resource only after a second look (a listing) agrees, and refresh reads back
+  every declared input through the spec's wire mapping, so drift on any field shows in the next preview.
+
 The provider object is pickled into every resource's state: it holds no client, lock or secret.
 Clients are built lazily inside the provider process after `configure()`.
 """
@@ -15,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import inspect
 import re
+import sys
 import threading
 import time
 from typing import Any, ClassVar
@@ -30,19 +37,24 @@ from pulumi.dynamic import (
     ResourceProvider,
     UpdateResult,
 )
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from . import spec as specs
 from .config import CONFIG_KEYS, Settings
-from .errors import MltrainError, NotFound, for_resource
+from .errors import ApiError, MltrainError, NotFound, for_resource
+from .ownership import STACK_KEY, URN_KEY, Mark, resource_of
 
 
 class Timeouts(BaseModel):
     """Deadlines in seconds; filled from `opts.custom_timeouts` when not given."""
 
-    create: float | None = Field(None, gt=0, description="Seconds create may take, waits included.")
-    update: float | None = Field(None, gt=0, description="Seconds update may take.")
-    delete: float | None = Field(None, gt=0, description="Seconds delete may take, waits included.")
+    model_config = ConfigDict(extra="forbid")
+
+    create: float | None = Field(None, gt=0, allow_inf_nan=False,
+                                 description="Seconds create may take, waits included.")
+    update: float | None = Field(None, gt=0, allow_inf_nan=False, description="Seconds update may take.")
+    delete: float | None = Field(None, gt=0, allow_inf_nan=False,
+                                 description="Seconds delete may take, waits included.")
 
 
 class ManagedSpec(specs.Spec):
@@ -72,9 +84,12 @@ class MltrainProvider(ResourceProvider):
 
     serialize_as_secret_always = False  # the pickled provider is a class path: nothing secret in it
     kind: ClassVar[str] = "Resource"
+    noun: ClassVar[str] = "object"
     spec_type: ClassVar[type[ManagedSpec]] = ManagedSpec
     output_type: ClassVar[type[specs.Output]] = specs.Output
     default_timeouts: ClassVar[dict[str, float]] = {"create": 1200.0, "update": 600.0, "delete": 1200.0}
+    # The config keys whose credentials `_check_remote` exercises (named when the platform refuses them).
+    credential_keys: ClassVar[tuple[str, ...]] = ()
 
     # ----- configuration and clients -------------------------------------------------------------
     def configure(self, req: ConfigureRequest) -> None:
@@ -96,17 +111,23 @@ class MltrainProvider(ResourceProvider):
             return _CLIENTS[key]
 
     # ----- platform calls (subclasses) -----------------------------------------------------------
-    def _create(self, spec: Any, deadline: float) -> tuple[str, dict[str, Any]]:
+    def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
         raise NotImplementedError
 
-    def _adopt(self, object_id: str, spec: Any) -> dict[str, Any]:
+    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         raise MltrainError(f"{self.kind} cannot adopt existing objects")
 
-    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
-        """(outputs, input overrides from the platform), or None when the object is gone."""
+    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+        """(outputs, the platform object in wire shape for drift detection, or None when it has none),
+        or None when the platform reports the object on its way out. Raises NotFound when it says so."""
         raise NotImplementedError
 
-    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], deadline: float) -> dict[str, Any]:
+    def _listed(self, object_id: str, spec: Any) -> bool:
+        """The second look before "gone" is believed: whether a listing still shows the object."""
+        return False
+
+    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None,
+                deadline: float) -> dict[str, Any]:
         return {}
 
     def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
@@ -116,22 +137,28 @@ class MltrainProvider(ResourceProvider):
         """Checks against the platform's catalogues, run at preview when credentials exist."""
         return []
 
-    noun: ClassVar[str] = "object"
+    def _derived(self, spec: Any) -> dict[str, Any]:
+        """Outputs that follow from the inputs alone: returned by `check`, so previews know them."""
+        return {}
 
-    def _require_match(self, spec: Any, object_id: str, remote: dict[str, Any], *, found_by_name: bool) -> None:
+    def _require_match(self, spec: Any, object_id: str, remote: dict[str, Any]) -> None:
         """Refuse to take a platform object that differs from the declaration, listing why."""
         diffs = specs.differences(spec, specs.from_wire(type(spec), remote, spec))
-        if not diffs:
-            return
-        if found_by_name:
-            raise MltrainError(
-                f"a {self.noun} named {spec.name!r} already exists ({object_id}) with other settings: "
-                + "; ".join(diffs) + ". Delete it, choose another name, or change the inputs to match")
-        raise MltrainError(f"cannot adopt {self.noun} {object_id}: it differs from the declared inputs: "
-                           + "; ".join(diffs))
+        if diffs:
+            raise MltrainError(f"cannot adopt {self.noun} {object_id}: it differs from the declared inputs: "
+                               + "; ".join(diffs))
+
+    def _refused_credentials(self, err: MltrainError) -> list[tuple[str, str]] | None:
+        """A 401/403 while checking at preview is a failure naming the key to fix (not a skipped check)."""
+        if isinstance(err, ApiError) and err.http_status in (401, 403) and not self.settings.skip_credential_check:
+            keys = " / ".join(f"`{k}`" for k in self.credential_keys) or "the mltrain credentials"
+            return [("", f"{err}. Fix {keys} (`pulumi config set --secret ...`); to preview without "
+                         f"credentials, set `{CONFIG_KEYS['skip_credential_check']}` to true")]
+        return None
 
     # ----- Pulumi interface ----------------------------------------------------------------------
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        news, name_pending = self._with_name(olds, news)
         spec, failures = specs.validate(self.spec_type, news)
         if spec is not None:
             # Catalogue checks only for new or changed inputs: a no-change preview makes no API call.
@@ -141,9 +168,35 @@ class MltrainProvider(ResourceProvider):
         inputs = {k: v for k, v in news.items() if k.startswith("__")}
         if spec is not None:
             inputs.update(spec.props())
+            inputs.update(self._derived(spec))
         else:
             inputs.update(specs.user_props(news, self.spec_type))
-        return CheckResult(inputs, [CheckFailure(f, f"{self.kind}: {f} {r}") for f, r in failures])
+        if name_pending:
+            from pulumi.output import Unknown
+
+            inputs["name"] = Unknown()  # type: ignore[no-untyped-call]  # chosen once the identity exists
+        label = self.kind
+        return CheckResult(inputs, [CheckFailure(f, f"{label}: {f} {r}" if f else f"{label}: {r}")
+                                    for f, r in failures])
+
+    def _with_name(self, olds: dict[str, Any], news: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        """Autonaming: a name the user did not set is chosen once and then kept (renames, aliases, refresh).
+
+        Returns the inputs with the name, and whether the name is still to be chosen: in the first
+        preview of a stack its identity does not exist yet, so the checks run on a stand-in name.
+        """
+        if "name" not in self.spec_type.model_fields or news.get("name") is not None:
+            return news, False
+        news = dict(news)
+        previous = olds.get("name")
+        if isinstance(previous, str) and previous:
+            news["name"] = previous
+            return news, False
+        stack, urn = news.get(STACK_KEY), news.get(URN_KEY)
+        known = isinstance(stack, str) and bool(stack)
+        resource = resource_of(urn) if isinstance(urn, str) and urn else self.kind
+        news["name"] = physical_name(resource, f"{stack}/{urn}" if known else "pending")
+        return news, not known
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         changed, replaces = specs.diff(self.spec_type, olds, news)
@@ -151,45 +204,77 @@ class MltrainProvider(ResourceProvider):
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         spec = self._parse(props)
+        owner = Mark.from_props(props)
         try:
             if spec.adopt_id:
-                object_id, outs = spec.adopt_id, self._adopt(spec.adopt_id, spec)
+                object_id, outs = spec.adopt_id, self._adopt(spec.adopt_id, spec, owner)
             else:
-                object_id, outs = self._create(spec, self._deadline(spec, "create"))
+                object_id, outs = self._create(spec, owner, self._deadline(spec, "create"))
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
-        return CreateResult(object_id, self._outs(spec, outs))
+        return CreateResult(object_id, self._outs(spec, outs, props))
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         spec = self._parse(props, strict=False)
         try:
-            found = self._read(id_, spec)
-        except NotFound:
-            found = None
+            try:
+                found = self._read(id_, spec)
+            except NotFound as err:
+                self._confirm_gone(id_, spec, str(err))
+                found = None
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
         if found is None:
             return ReadResult(None, {})  # gone: the engine drops it from the state
-        outs, overrides = found
-        inputs = {**specs.user_props(props, self.spec_type), **overrides}
-        return ReadResult(id_, {**inputs, **self._only_outputs(outs)}, inputs)
+        outs, remote = found
+        inputs = {**specs.user_props(props, self.spec_type), **self._drift(spec, remote)}
+        owner = {k: v for k, v in props.items() if k in (STACK_KEY, URN_KEY)}
+        return ReadResult(id_, {**inputs, **owner, **self._only_outputs(outs)}, {**inputs, **owner})
+
+    def _drift(self, spec: Any, remote: dict[str, Any] | None) -> dict[str, Any]:
+        """Declared inputs the platform now holds differently, as the platform holds them.
+
+        Read through the spec's own wire mapping; what the declaration leaves to the platform (unset
+        optionals, keys the platform completes) is not drift (see `spec.differing`).
+        """
+        if remote is None or not isinstance(spec, specs.Spec):
+            return {}
+        theirs = specs.from_wire(self.spec_type, remote, spec)
+        if theirs is None:
+            print(f"[mltrain] {self.kind} {self._label(spec)!r}: the platform's copy does not read back as "
+                  "valid inputs; drift is not reported this time", file=sys.stderr)
+            return {}
+        values = theirs.props()
+        return {name: values.get(name) for name in specs.differing(spec, theirs) if name in values}
+
+    def _confirm_gone(self, object_id: str, spec: Any, said: str) -> None:
+        """Believe "not found" only when a listing agrees; otherwise keep everything and say why."""
+        if self._listed(object_id, spec):
+            raise MltrainError(
+                f"the platform answered 'not found' for {self.noun} {object_id} ({said}), yet still lists it; "
+                "nothing was removed from the state or reported deleted. Check the endpoint settings and "
+                "run the command again")
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         old, new = self._parse(olds, strict=False), self._parse(news)
         changed, _ = specs.diff(self.spec_type, olds, news)
         try:
-            outs = self._update(id_, old, new, changed, self._deadline(new, "update"))
+            outs = self._update(id_, old, new, changed, Mark.from_props(news) or Mark.from_props(olds),
+                                self._deadline(new, "update"))
         except Exception as err:
             raise for_resource(self.kind, self._label(new), err) from None
         previous = self._only_outputs(olds)
-        return UpdateResult(self._outs(new, {**previous, **outs}))
+        return UpdateResult(self._outs(new, {**previous, **outs}, news))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         spec = self._parse(props, strict=False)
         try:
-            self._delete(id_, spec, self._deadline(spec, "delete"))
-        except NotFound:
-            return
+            try:
+                self._delete(id_, spec, self._deadline(spec, "delete"))
+            except NotFound as err:
+                self._confirm_gone(id_, spec, str(err))
+                return
+            self._confirm_gone(id_, spec, "deleted, and the platform no longer finds it")
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
 
@@ -215,20 +300,19 @@ class MltrainProvider(ResourceProvider):
     def _only_outputs(self, values: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in values.items() if k in self.output_type.model_fields}
 
-    def _outs(self, spec: Any, outs: dict[str, Any]) -> dict[str, Any]:
-        return {**spec.props(), **self._only_outputs(outs)}
+    def _outs(self, spec: Any, outs: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
+        owner = {k: v for k, v in props.items() if k in (STACK_KEY, URN_KEY)}
+        return {**spec.props(), **self._derived(spec), **owner, **self._only_outputs(outs)}
 
 
 def remaining(deadline: float) -> float:
     return max(0.0, deadline - time.monotonic())
 
 
-def default_name(resource_name: str, max_len: int = 64) -> str:
-    """A physical name derived from the project, stack and resource name: stable across runs,
-    so that a create retried after an interruption finds the object it made the first time."""
-    seed = f"{pulumi.get_project()}/{pulumi.get_stack()}/{resource_name}"
-    suffix = hashlib.sha256(seed.encode()).hexdigest()[:6]
-    base = re.sub(r"[^A-Za-z0-9_-]+", "-", resource_name).strip("-")[: max_len - 7] or "job"
+def physical_name(resource_name: str, seed: str, max_len: int = 64) -> str:
+    """The resource name and a suffix that is unique to this stack (identity) and resource (URN)."""
+    suffix = hashlib.sha256(seed.encode()).hexdigest()[:8]
+    base = re.sub(r"[^A-Za-z0-9_-]+", "-", resource_name).strip("-")[: max_len - 9] or "job"
     return f"{base}-{suffix}"
 
 
@@ -257,8 +341,8 @@ def _plain(value: Any) -> Any:
 
 
 class MltrainResource(pulumi.dynamic.Resource):
-    """Program-side base: validates argument names at once, fills the physical name and the
-    deadlines from `opts.custom_timeouts`, and declares the outputs from the Output model."""
+    """Program-side base: validates argument names at once, fills the deadlines from
+    `opts.custom_timeouts`, passes the owner (stack identity and URN), and declares the outputs."""
 
     _provider_type: ClassVar[type[MltrainProvider]]
 
@@ -268,13 +352,16 @@ class MltrainResource(pulumi.dynamic.Resource):
         if provider is not None:
             params = [inspect.Parameter("resource_name", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str)]
             for name, info in provider.spec_type.model_fields.items():
-                default = None if not info.is_required() else inspect.Parameter.empty
+                optional = not info.is_required() or name == "name"  # `name` is chosen when not given
+                default = None if optional else inspect.Parameter.empty
                 params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                                 annotation=info.annotation))
             params.append(inspect.Parameter("opts", inspect.Parameter.KEYWORD_ONLY, default=None))
             cls.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
 
     def __init__(self, resource_name: str, opts: pulumi.ResourceOptions | None = None, **args: Any) -> None:
+        from .identity import stack_identity
+
         provider = self._provider_type
         fields = provider.spec_type.model_fields
         unknown = sorted(set(args) - set(fields))
@@ -284,8 +371,6 @@ class MltrainResource(pulumi.dynamic.Resource):
                 f"expected some of: {', '.join(fields)}"
             )
         props: dict[str, Any] = {k: _plain(v) for k, v in args.items() if v is not None}
-        if "name" in fields and "name" not in props:
-            props["name"] = default_name(resource_name)
         custom = opts.custom_timeouts if opts else None
         if custom is not None and "timeouts" not in props:
             props["timeouts"] = {
@@ -293,6 +378,13 @@ class MltrainResource(pulumi.dynamic.Resource):
                 for op in ("create", "update", "delete")
                 if (seconds := parse_duration(getattr(custom, op, None)))
             }
+        props[STACK_KEY] = stack_identity()
+        props[URN_KEY] = pulumi.resource.create_urn(
+            resource_name, f"pulumi-python:{self._resource_type_name}", parent=opts.parent if opts else None)
         for attr in (*fields, *provider.output_type.model_fields):
             props.setdefault(attr, None)  # every input and output is readable on the resource
         super().__init__(provider(), resource_name, props, opts)
+        for attr in provider.output_type.id_fields():
+            # The ID is known in the preview of an in-place update (unlike other outputs), so jobs that
+            # use it are not previewed as replaced when only, say, an algorithm's description changes.
+            setattr(self, attr, self.id)

@@ -141,7 +141,8 @@ def _properties(model: type[BaseModel], types: _Types, module: str) -> tuple[dic
         if info.description:
             prop["description"] = info.description
         props[name] = prop
-    required = [n for n, i in model.model_fields.items() if i.is_required()]
+    # `name` is chosen by the provider when unset (autonaming), so it is never a required input.
+    required = [n for n, i in model.model_fields.items() if i.is_required() and n != "name"]
     return props, required
 
 

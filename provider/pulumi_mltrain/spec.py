@@ -12,6 +12,7 @@ reaches the user as `CheckFailure(field, reason)`.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -30,6 +31,7 @@ def spec_field(
     on_change: OnChange = "replace",
     wire: str | None = None,
     secret: bool = False,
+    redact: bool = False,
     also: tuple[str, ...] = (),
     wire_with: Mapping[str, Any] | None = None,
     keyed_by: str | None = None,
@@ -43,8 +45,11 @@ def spec_field(
     `wire="spec.auto_stop.duration", wire_with={"time_unit": "HOURS"}`.
     `keyed_by` marks a list whose items the platform matches by that key and may complete with
     items of its own (e.g. the parameters an algorithm declares): only declared items are compared.
+    `redact`: errors never print the values (environment maps may hold keys); secret fields always are.
     """
     data: dict[str, Any] = {"onChange": on_change, "secret": secret}
+    if redact or secret:
+        data["redact"] = True
     if wire_with:
         data["wireWith"] = dict(wire_with)
     if keyed_by:
@@ -57,10 +62,16 @@ def spec_field(
     return Field(default, description=description, alias=wire, json_schema_extra=extra, **constraints)
 
 
-def output_field(default: Any = None, *, description: str, secret: bool = False) -> Any:
-    """Declare an output-only field (set by the platform, never by the user)."""
-    extra: dict[str, Any] = {_META: {"onChange": "output", "secret": secret}}
-    return Field(default, description=description, json_schema_extra=extra)
+def output_field(default: Any = None, *, description: str, secret: bool = False, is_id: bool = False) -> Any:
+    """Declare an output-only field (set by the platform, never by the user).
+
+    `is_id`: the value is the resource's ID, which an in-place update never changes; the program side
+    reads it from the ID, which previews know (other outputs of an updated resource are unknown there).
+    """
+    data: dict[str, Any] = {"onChange": "output", "secret": secret}
+    if is_id:
+        data["isId"] = True
+    return Field(default, description=description, json_schema_extra={_META: data})
 
 
 @dataclass(frozen=True)
@@ -70,6 +81,7 @@ class Meta:
     wire: str
     wire_with: Mapping[str, Any] | None = None
     keyed_by: str | None = None
+    redact: bool = False
 
 
 def meta(info: FieldInfo, name: str) -> Meta:
@@ -80,7 +92,8 @@ def meta(info: FieldInfo, name: str) -> Meta:
     with_ = data.get("wireWith")
     keyed = data.get("keyedBy")
     return Meta(str(data.get("onChange", "replace")), bool(data.get("secret", False)), wire,
-                dict(with_) if isinstance(with_, dict) else None, str(keyed) if keyed else None)
+                dict(with_) if isinstance(with_, dict) else None, str(keyed) if keyed else None,
+                bool(data.get("redact", False)))
 
 
 class Spec(BaseModel):
@@ -189,6 +202,16 @@ class Output(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
+    @classmethod
+    def id_fields(cls) -> list[str]:
+        out = []
+        for name, info in cls.model_fields.items():
+            extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+            data = extra.get(_META)
+            if isinstance(data, dict) and data.get("isId"):
+                out.append(name)
+        return out
+
 
 def is_unknown(value: Any) -> bool:
     """True for preview placeholders (`pulumi.output.Unknown`) anywhere inside a value."""
@@ -262,9 +285,44 @@ def validate_model(model: type[BaseModel], data: Mapping[str, Any]) -> tuple[Bas
         return None, _failures(model, err)
 
 
+def _wants_int(annotation: Any) -> bool:
+    """int or int | None, but not a type that also takes bool."""
+    if annotation is int:
+        return True
+    args = getattr(annotation, "__args__", ()) or ()
+    return int in args and bool not in args
+
+
+def _non_finite(value: Any) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, Mapping):
+        return any(_non_finite(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_non_finite(v) for v in value)
+    return False
+
+
+def hygiene(model: type[BaseModel], data: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """What pydantic's lax mode would accept but no user means: True for a count, NaN or infinity."""
+    out: list[tuple[str, str]] = []
+    for name, value in data.items():
+        info = model.model_fields.get(name)
+        if info is None or is_unknown(value):
+            continue
+        if isinstance(value, bool) and _wants_int(info.annotation):
+            out.append((name, "must be an integer, not a boolean"))
+        elif _non_finite(value):
+            out.append((name, "must hold finite numbers only (NaN and infinity are refused)"))
+    return out
+
+
 def validate(model: type[Spec], props: Mapping[str, Any]) -> tuple[Spec | None, list[tuple[str, str]]]:
     """Validate inputs; with preview unknowns, validate only the known fields one by one."""
     data = {k: v for k, v in props.items() if not k.startswith("__") and v is not None}
+    dirty = hygiene(model, data)
+    if dirty:
+        return None, dirty
     if any(is_unknown(v) for v in data.values()):
         failures: list[tuple[str, str]] = []
         for name, value in data.items():
@@ -370,11 +428,21 @@ def differing(declared: Spec, remote: Spec | None) -> dict[str, str]:
             continue
         mine, theirs = _canon(getattr(declared, name)), _canon(getattr(remote, name))
         if not _covers(mine, theirs, m.keyed_by):
-            if m.secret:
-                out[name] = f"{name}: declared and platform values differ (not shown: secret)"
+            if m.redact:
+                keys = _differing_keys(mine, theirs)
+                where = f" for key(s) {', '.join(keys)}" if keys else ""
+                out[name] = f"{name}: declared and platform values differ{where} (values not shown)"
             else:
                 out[name] = f"{name}: declared {mine!r}, platform has {theirs!r}"
     return out
+
+
+def _differing_keys(mine: Any, theirs: Any) -> list[str]:
+    """The keys of a map whose values differ (names only: the values may be secret)."""
+    if not isinstance(mine, Mapping):
+        return []
+    other = theirs if isinstance(theirs, Mapping) else {}
+    return sorted(str(k) for k, v in mine.items() if not _covers(v, other.get(k)))
 
 
 def _covers(mine: Any, theirs: Any, keyed_by: str | None = None) -> bool:

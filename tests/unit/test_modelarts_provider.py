@@ -48,7 +48,8 @@ def algorithms(settings: Settings) -> AlgorithmProvider:
     return provider
 
 
-ALGORITHM = {"name": "algo", "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+OWNER = {"__mltrain_stack": "st-unit", "__mltrain_urn": "urn:pulumi:test::unit::pulumi-python:dynamic/x:Y::job"}
+ALGORITHM = {**OWNER, "name": "algo", "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
              "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1],
              "parameters": [{"name": "epochs", "value": 1}], "inputs": [{"name": "data_url"}]}
 
@@ -63,7 +64,7 @@ def algorithm_id(algorithms: AlgorithmProvider) -> str:
 @pytest.fixture
 def job_props(algorithm_id: str) -> Callable[..., dict[str, Any]]:
     def make(**changes: Any) -> dict[str, Any]:
-        props = {"name": "job", "algorithm_id": algorithm_id, "flavor_id": d.FLAVOR_CPU_8U,
+        props = {**OWNER, "name": "job", "algorithm_id": algorithm_id, "flavor_id": d.FLAVOR_CPU_8U,
                  "inputs": [{"name": "data_url", "obs_url": "obs://b/data/"}],
                  "parameters": [{"name": "epochs", "value": 3}], "log_export_path": "obs://b/logs/"}
         props.update(changes)
@@ -136,6 +137,18 @@ def test_a_foreign_job_with_the_same_name_is_not_adopted(emulator: EmulatorHandl
     with pytest.raises(MltrainError, match=r"already exists \(.*flavor_id: declared 'modelarts.vm.cpu.8u', "
                                            r"platform has 'modelarts.vm.gpu.v100'"):
         jobs.create(checked(jobs, job_props()))
+    assert len(live(emulator)) == 1
+
+
+def test_a_job_of_another_owner_is_refused_by_name(emulator: EmulatorHandle, jobs: TrainingJobProvider,
+                                                   job_props: Callable[..., dict[str, Any]]) -> None:
+    first = jobs.create(checked(jobs, job_props()))
+    other = {"__mltrain_stack": "st-other", "__mltrain_urn": OWNER["__mltrain_urn"]}
+    with pytest.raises(MltrainError) as caught:
+        jobs.create(checked(jobs, job_props(**other)))
+    text = str(caught.value)
+    assert f"already taken by training job {first.id}" in text and "stack identity st-other" not in text
+    assert "stack identity st-unit" in text and f'adopt_id="{first.id}"' in text
     assert len(live(emulator)) == 1
 
 

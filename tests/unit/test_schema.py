@@ -43,7 +43,7 @@ def test_schema_comes_from_the_spec() -> None:
     assert set(job["inputProperties"]) == set(TrainingJobSpec.model_fields)
     assert job["inputProperties"]["image"]["replaceOnChanges"] is True
     assert "replaceOnChanges" not in job["inputProperties"]["wait_for"]
-    assert set(job["requiredInputs"]) == {"name", "product_code", "worker_count", "image"}
+    assert set(job["requiredInputs"]) == {"product_code", "worker_count", "image"}  # name: autonamed
     assert "training_task_id" in job["properties"]
     assert job["inputProperties"]["storage_mounts"]["items"] == {"$ref": "#/types/mltrain:alaya:NasMount"}
     ma = built["resources"]["mltrain:modelarts:TrainingJob"]

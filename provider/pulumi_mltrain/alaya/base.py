@@ -1,12 +1,26 @@
-"""What every Alaya NeW resource provider shares: its client."""
+"""What every Alaya NeW resource provider shares: its client and the credential probe at preview."""
 
 from __future__ import annotations
 
+from typing import ClassVar
+
+from ..errors import MltrainError
 from ..resource import MltrainProvider
+from .catalog import products
 from .client import AlayaClient
 
 
 class AlayaProvider(MltrainProvider):
+    credential_keys: ClassVar[tuple[str, ...]] = ("mltrain:alayaApiKey",)
+
     def api(self) -> AlayaClient:
         client: AlayaClient = self.client("alaya", AlayaClient)
         return client
+
+    def _probe_credentials(self) -> list[tuple[str, str]] | None:
+        """Read the (cached) product list: a refused key fails the preview instead of passing it."""
+        try:
+            products(self.api())
+        except MltrainError as err:
+            return self._refused_credentials(err)
+        return None

@@ -31,5 +31,20 @@ NOT_FOUND = 404
 STORAGE_ACTIVE = "Active"
 STORAGE_TYPES = ("nas-capacity", "nas-performance")
 
+# Limits of the create call, enforced by the provider at preview and by the emulator alike.
+NAME_MAX = 64
+DESC_MAX = 1024
+WORKER_COUNT = (1, 512)
+PRIORITY = (1, 3)
+MAX_RETRY_COUNT = (0, 10)
+TIMEOUT_HOURS = (1, 24 * 90)
+
+# The owner mark (see pulumi_mltrain/ownership.py). The create body has no labels or tags, and no
+# call changes a task after its create, so the mark travels as an environment variable of the task:
+# the platform keeps `env` and returns it in the task detail. The provider adds it to every create,
+# hides it from diffs, and refuses it as a user-declared variable. Adopted tasks (adopt_id) cannot be
+# marked afterwards; the state records them, and other stacks' look-ups still refuse them (unmarked).
+OWNER_ENV = "MLTRAIN_OWNER"
+
 # Fields of a task detail that carry secrets and must never reach outputs or logs.
 SECRET_DETAIL_KEYS = ("imagePullSecret", "password", "token", "secret")

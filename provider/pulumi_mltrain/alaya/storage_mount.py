@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 
 from .. import spec as specs
 from ..errors import MltrainError
+from ..ownership import Mark
 from ..resource import ManagedSpec, MltrainResource
 from .base import AlayaProvider
 from .catalog import storage_problem, storages
@@ -59,6 +60,9 @@ class StorageMountProvider(AlayaProvider):
     def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
         if not self.settings.alaya_api_key:
             return []
+        refused = self._probe_credentials()
+        if refused is not None:
+            return refused
         try:
             problem = storage_problem(storages(self.api()), spec.storage_id, spec.storage_type)
         except MltrainError as err:
@@ -70,15 +74,19 @@ class StorageMountProvider(AlayaProvider):
         rows = self.api().storages()
         return next((r for r in rows if r.get("storageId") == spec.storage_id), None)
 
+    def _derived(self, spec: Any) -> dict[str, Any]:
+        # Known from the inputs alone, so previews (and the tasks that use it) see it before any call.
+        return {"mount": spec.as_mount().model_dump(mode="json")}
+
     def _outputs(self, spec: Any, row: dict[str, Any]) -> dict[str, Any]:
         return {
-            "mount": spec.as_mount().model_dump(mode="json"),
+            **self._derived(spec),
             "storage_name": row.get("name"),
             "storage_status": row.get("status"),
             "capacity_gb": row.get("capacityGB"),
         }
 
-    def _create(self, spec: Any, deadline: float) -> tuple[str, dict[str, Any]]:
+    def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
         rows = self.api().storages()
         problem = storage_problem(rows, spec.storage_id, spec.storage_type)
         if problem:
@@ -86,12 +94,13 @@ class StorageMountProvider(AlayaProvider):
         row = next(r for r in rows if r.get("storageId") == spec.storage_id)
         return f"{spec.storage_id}:{spec.file_directory}:{spec.mount_path}", self._outputs(spec, row)
 
-    def _adopt(self, object_id: str, spec: Any) -> dict[str, Any]:
-        return self._create(spec, 0.0)[1]
+    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+        return self._create(spec, owner, 0.0)[1]
 
-    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         row = self._lookup(spec)
-        return None if row is None else (self._outputs(spec, row), {})
+        # The listing is the platform's own answer; the row is what drift is read from (its type).
+        return None if row is None else (self._outputs(spec, row), row)
 
     def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
         """Nothing remote: the storage belongs to the tenant, the mount to the tasks."""

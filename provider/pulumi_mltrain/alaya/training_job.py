@@ -16,7 +16,8 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BeforeValidator, model_validator
 
 from .. import spec as specs
-from ..errors import AmbiguousOutcome, MltrainError, NotFound, RemoteFailure
+from ..errors import AmbiguousOutcome, MltrainError, NotFound, RemoteFailure, WaitTimeout
+from ..ownership import Mark, claim
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, MltrainResource, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
@@ -39,19 +40,24 @@ def _lower(value: Any) -> Any:
 class TrainingJobSpec(ManagedSpec):
     """Inputs of an Alaya NeW distributed training task (the fields of the create call)."""
 
-    name: str = specs.spec_field(description="Task name; defaults to the resource name plus a stable suffix.",
-                                 min_length=1, max_length=64)
+    name: str = specs.spec_field(
+        description="Task name; when unset, the resource name plus a suffix unique to this stack and resource, "
+        "chosen at the first create and kept through renames (aliases).",
+        min_length=1, max_length=contract.NAME_MAX)
     product_code: str = specs.spec_field(
         description="Resource configuration (node spec) from the product list, e.g. PRD-TRAIN-1.",
         wire="productCode", min_length=1)
     worker_count: int = specs.spec_field(description="Number of nodes; 1 for a single machine.",
-                                         wire="workerCount", ge=1, le=512)
+                                         wire="workerCount", ge=contract.WORKER_COUNT[0],
+                                         le=contract.WORKER_COUNT[1])
     image: str = specs.spec_field(
         description="Container image, e.g. harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu.", min_length=1)
     create_type: Literal["DIRECT", "COPY", "TEMPLATE"] = specs.spec_field(
         "DIRECT", description="How the task is created; DIRECT for a normal create.", wire="createType")
-    description: str | None = specs.spec_field(None, description="Task description.", wire="desc", max_length=1024)
-    priority: int = specs.spec_field(3, description="1 (highest) to 3 (lowest, the default).", ge=1, le=3)
+    description: str | None = specs.spec_field(None, description="Task description.", wire="desc",
+                                                max_length=contract.DESC_MAX)
+    priority: int = specs.spec_field(3, description="1 (highest) to 3 (lowest, the default).",
+                                     ge=contract.PRIORITY[0], le=contract.PRIORITY[1])
     training_type: Annotated[Literal["PRE_TRAINING", "HPC"], BeforeValidator(_upper)] | None = specs.spec_field(
         None, description="PRE_TRAINING or HPC (any case).", wire="trainingType")
     image_type: Literal["general", "application", "private"] | None = specs.spec_field(
@@ -66,17 +72,18 @@ class TrainingJobSpec(ManagedSpec):
         wire="storageConfigs")
     env: dict[str, str] = specs.spec_field(
         default_factory=dict, description="Environment variables; wrap values in pulumi.Output.secret() "
-        "to keep them encrypted in the state.")
+        "to keep them encrypted in the state.", redact=True)
     enable_auto_retry: bool = specs.spec_field(
         False, description="Retry a failed task automatically; implied by max_retry_count.", wire="enableAutoRetry")
     max_retry_count: int | None = specs.spec_field(
-        None, description="Retries when enable_auto_retry is on.", wire="maxRetryCount", ge=0, le=100)
+        None, description="Retries when enable_auto_retry is on.", wire="maxRetryCount",
+        ge=contract.MAX_RETRY_COUNT[0], le=contract.MAX_RETRY_COUNT[1])
     enable_timeout_cancel: bool = specs.spec_field(
         False, description="Cancel the task after timeout_hours; implied by timeout_hours.",
         wire="enableTimeoutCancel")
     timeout_hours: int | None = specs.spec_field(
         None, description="Hours before the task is cancelled when enable_timeout_cancel is on.",
-        wire="timeoutHours", ge=1, le=24 * 90)
+        wire="timeoutHours", ge=contract.TIMEOUT_HOURS[0], le=contract.TIMEOUT_HOURS[1])
     start_command: str | None = specs.spec_field(
         None, description="Entry command; may be a multi-line shell script.", wire="startCommand")
     wait_for: Literal["created", "running"] = specs.spec_field(
@@ -114,6 +121,8 @@ class TrainingJobSpec(ManagedSpec):
         for key in self.env:
             if not _ENV_NAME.match(key):
                 out.append((f"env.{key}", "is not a valid environment variable name"))
+            elif key == contract.OWNER_ENV:
+                out.append((f"env.{key}", "is reserved: the provider keeps the task's owner mark there"))
         return out
 
 
@@ -123,7 +132,8 @@ def _camel(name: str) -> str:
 
 
 class TrainingJobOutputs(specs.Output):
-    training_task_id: str | None = specs.output_field(description="The training task ID the platform assigned.")
+    training_task_id: str | None = specs.output_field(
+        description="The training task ID the platform assigned (the resource ID).", is_id=True)
     status: str | None = specs.output_field(description="Task status at the last create/refresh.")
     result_key: str | None = specs.output_field(description="Subscription result key of the create call.")
     created_time: str | None = specs.output_field(description="When the platform created the task.")
@@ -142,15 +152,24 @@ class TrainingJobProvider(AlayaProvider):
     def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
         if not self.settings.alaya_api_key:
             return []
+        refused = self._probe_credentials()
+        if refused is not None:
+            return refused
         return catalog_failures(self.api(), spec.product_code, spec.storage_mounts)
 
     # ----- create --------------------------------------------------------------------------------
-    def _create(self, spec: Any, deadline: float) -> tuple[str, dict[str, Any]]:
+    def _body(self, spec: Any, owner: Mark | None) -> dict[str, Any]:
+        body: dict[str, Any] = spec.wire()
+        if owner is not None:
+            body["env"] = {**body.get("env", {}), contract.OWNER_ENV: owner.text()}
+        return body
+
+    def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
         api = self.api()
-        existing = self._existing(spec)
+        existing = self._existing(spec, owner)
         if existing is not None:
             return existing
-        result_key, resent, adopted = self._submit(spec, deadline)
+        result_key, resent, adopted = self._submit(spec, owner, deadline)
         if adopted is not None:
             return adopted
         try:
@@ -163,90 +182,118 @@ class TrainingJobProvider(AlayaProvider):
                 backoff=self.result_backoff,
             ).value
         except MltrainError as err:
-            raise MltrainError(f"{err}. {self._clean_up_unrecorded(spec)}") from None
+            raise MltrainError(f"{err}. {self._clean_up_unrecorded(spec, owner)}") from None
         if str(result.get("status", "")).upper() != contract.SUB_SUCCESS:
             raise RemoteFailure(
                 f"Alaya NeW could not create the task: {result.get('message') or 'no reason given'} "
-                f"(subscription {result_key} ended {result.get('status')}); nothing was created"
+                f"(subscription {result_key} ended {result.get('status')}); {self._clean_up_unrecorded(spec, owner)}"
             )
         task_id = str(result.get("trainingTaskId") or result.get("resourceId") or "")
         if not task_id:
-            raise RemoteFailure(f"subscription {result_key} succeeded without a trainingTaskId")
+            raise RemoteFailure(f"subscription {result_key} succeeded without a trainingTaskId; "
+                                f"{self._clean_up_unrecorded(spec, owner)}")
         if resent:
-            self._remove_duplicates(spec, task_id, deadline)
+            self._remove_duplicates(spec, owner, task_id, deadline)
         outs = self._after_create(spec, task_id, deadline)
         return task_id, {**outs, "result_key": result_key}
 
-    def _submit(self, spec: Any, deadline: float) -> tuple[str, bool, tuple[str, dict[str, Any]] | None]:
+    def _submit(self, spec: Any, owner: Mark | None,
+                deadline: float) -> tuple[str, bool, tuple[str, dict[str, Any]] | None]:
         """POST the create call: (resultKey, whether it was sent more than once, the task adopted instead).
 
-        An unanswered POST is never repeated blindly: first the task is looked for by its name for
-        `ambiguityGrace` seconds; only if it does not appear is the request sent again (CREATE_ATTEMPTS in all).
+        An unanswered POST is never repeated blindly: first the task is looked for by its name and
+        mark for `ambiguityGrace` seconds; only if it does not appear is the request sent again
+        (CREATE_ATTEMPTS in all).
         """
         grace = self.settings.ambiguity_grace
         for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
-                return self.api().create_task(spec.wire()), attempt > 1, None
+                return self.api().create_task(self._body(spec, owner)), attempt > 1, None
             except AmbiguousOutcome as err:
-                found = look_for(lambda: self._existing(spec), within=grace, deadline=deadline)
+                found = look_for(lambda: self._existing(spec, owner), within=grace, deadline=deadline)
                 if found is not None:
                     return "", False, found
                 if attempt == CREATE_ATTEMPTS:
                     raise MltrainError(
                         f"{err}. No task named {spec.name!r} appeared within {grace:.0f}s. Run `pulumi up` "
-                        "again: the provider looks the task up by name before creating, so no duplicate is made"
+                        "again: the provider looks for its own task by name and owner mark before creating, "
+                        "so no duplicate is made"
                     ) from None
                 print(f"[mltrain] task {spec.name!r} not found {grace:.0f}s after an unanswered create; "
                       "sending it again", file=sys.stderr)
         raise AssertionError("unreachable")
 
-    def _clean_up_unrecorded(self, spec: Any) -> str:
-        """The create was accepted but its task ID cannot be recorded: remove the task if it exists,
+    def _ours(self, spec: Any, owner: Mark | None) -> list[dict[str, Any]]:
+        """Tasks of this name that carry this resource's mark (never anyone else's)."""
+        if owner is None:
+            return []
+        mine = []
+        for row in self.api().find_tasks(spec.name):
+            detail = self.api().task(str(row.get("id")))
+            if _mark(detail) == owner and _status(detail) != contract.DELETING:
+                mine.append(detail)
+        return mine
+
+    def _clean_up_unrecorded(self, spec: Any, owner: Mark | None) -> str:
+        """The create was accepted but its task ID cannot be recorded: remove our task if it exists,
         so that the platform and the state agree; otherwise say how the next run adopts it."""
         try:
-            tasks = self.api().find_tasks(spec.name)
+            tasks = self._ours(spec, owner)
             for task in tasks:
                 self._remove(str(task.get("id")), time.monotonic() + 120.0)
         except MltrainError as err:
-            return (f"Could not check for the task it may have created ({err}); the next `pulumi up` finds a "
-                    f"task named {spec.name!r} and adopts it instead of creating another")
+            return (f"Could not check for the task it may have created ({err}); the next `pulumi up` finds "
+                    f"the task named {spec.name!r} that carries this resource's mark and adopts it instead of "
+                    "creating another")
         if tasks:
             ids = ", ".join(str(t.get("id")) for t in tasks)
             return f"The task the request had created ({ids}) was deleted, so nothing is left behind"
-        return (f"No task was created yet; if one named {spec.name!r} appears later, the next `pulumi up` "
-                "adopts it instead of creating another")
+        return (f"no task was created yet; if one named {spec.name!r} appears later, the next `pulumi up` "
+                "adopts it (it carries this resource's mark) instead of creating another")
 
-    def _remove_duplicates(self, spec: Any, task_id: str, deadline: float) -> None:
-        """After a resend, a late first request may have made a second task: remove it."""
-        for task in self.api().find_tasks(spec.name):
+    def _remove_duplicates(self, spec: Any, owner: Mark | None, task_id: str, deadline: float) -> None:
+        """After a resend, a late first request may have made a second task of ours: remove it."""
+        for task in self._ours(spec, owner):
             other = str(task.get("id"))
             if other != task_id:
                 print(f"[mltrain] removing {other}, a duplicate of {task_id} from the unanswered first request",
                       file=sys.stderr)
                 self._remove(other, deadline)
 
-    def _existing(self, spec: Any) -> tuple[str, dict[str, Any]] | None:
-        """A task this stack created before an interruption: adopt it if it matches, never duplicate."""
-        matches = self.api().find_tasks(spec.name)
-        if not matches:
+    def _existing(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]] | None:
+        """This resource's own task from an interrupted run: adopt it; a task of the name that is not
+        ours stops the create (see ownership.claim)."""
+        rows = [r for r in self.api().find_tasks(spec.name)]
+        details = [self.api().task(str(r.get("id"))) for r in rows]
+        details = [d for d in details if _status(d) != contract.DELETING]
+        if not details:
             return None
-        task = matches[0]
-        task_id = str(task.get("id"))
-        detail = self.api().task(task_id)
-        self._require_match(spec, task_id, detail, found_by_name=True)
-        print(f"[mltrain] task {spec.name!r} already exists as {task_id}: adopting it", file=sys.stderr)
-        return task_id, self._outputs(detail)
+        mine = next((d for d in details if owner is not None and _mark(d) == owner), None)
+        if mine is None:
+            claim(self.noun, str(details[0].get("id")), spec.name, _mark(details[0]), owner)
+            raise AssertionError("unreachable")
+        task_id = str(mine.get("id"))
+        self._require_match(spec, task_id, _unmarked(mine))
+        print(f"[mltrain] task {spec.name!r} ({task_id}) from an interrupted run found: adopting it",
+              file=sys.stderr)
+        return task_id, self._outputs(mine)
 
     def _after_create(self, spec: Any, task_id: str, deadline: float) -> dict[str, Any]:
         api = self.api()
         if spec.wait_for == "running":
-            detail = wait_for(
-                lambda: api.task(task_id),
-                lambda d: _status(d) not in (contract.QUEUED, contract.STARTING),
-                timeout=remaining(deadline),
-                what=f"task {task_id}",
-                state_of=_status,
-            ).value
+            try:
+                detail = wait_for(
+                    lambda: api.task(task_id),
+                    lambda d: _status(d) not in (contract.QUEUED, contract.STARTING),
+                    timeout=remaining(deadline),
+                    what=f"task {task_id}",
+                    state_of=_status,
+                ).value
+            except WaitTimeout as err:
+                raise WaitTimeout(
+                    f"{err}. Task {task_id} was NOT deleted and is not lost: it carries this resource's owner "
+                    f"mark, so the next `pulumi up` finds it and adopts it without creating another (or set "
+                    f"adopt_id=\"{task_id}\" to adopt it explicitly)") from None
             if _status(detail) != contract.RUNNING:
                 self._remove(task_id, deadline)
                 raise RemoteFailure(
@@ -261,22 +308,30 @@ class TrainingJobProvider(AlayaProvider):
             return {"training_task_id": task_id, "status": "UNKNOWN"}
 
     # ----- adopt / read / delete -----------------------------------------------------------------
-    def _adopt(self, object_id: str, spec: Any) -> dict[str, Any]:
+    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         detail = self.api().task(object_id)
-        self._require_match(spec, object_id, detail, found_by_name=False)
+        self._require_match(spec, object_id, _unmarked(detail))
         return self._outputs(detail)
 
-    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         detail = self.api().task(object_id)
         if _status(detail) == contract.DELETING:
             return None
-        return self._outputs(detail), {}
+        return self._outputs(detail), _unmarked(detail)
+
+    def _listed(self, object_id: str, spec: Any) -> bool:
+        name = getattr(spec, "name", None)
+        if not isinstance(name, str) or not name:
+            return False
+        return any(str(r.get("id")) == object_id for r in self.api().find_tasks(name))
 
     def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
         self._remove(object_id, deadline)
 
     def _remove(self, task_id: str, deadline: float) -> None:
-        """Stop if live, delete, and wait until the platform no longer knows the task."""
+        """Stop if live, delete, and wait until the platform no longer knows the task.
+
+        A not-found on the way ends the removal; the caller confirms it with a listing."""
         api = self.api()
         try:
             detail = api.task(task_id)
@@ -307,6 +362,19 @@ class TrainingJobProvider(AlayaProvider):
             "end_time": detail.get("endTime") or detail.get("finishTime"),
             "reason": detail.get("reason") or None,
         }
+
+
+def _mark(detail: dict[str, Any]) -> Mark | None:
+    env = detail.get("env")
+    return Mark.parse(env.get(contract.OWNER_ENV)) if isinstance(env, dict) else None
+
+
+def _unmarked(detail: dict[str, Any]) -> dict[str, Any]:
+    """The task as its declaration would read it: the owner mark is the provider's, not the user's."""
+    env = detail.get("env")
+    if not isinstance(env, dict) or contract.OWNER_ENV not in env:
+        return detail
+    return {**detail, "env": {k: v for k, v in env.items() if k != contract.OWNER_ENV}}
 
 
 def _status(detail: dict[str, Any]) -> str:

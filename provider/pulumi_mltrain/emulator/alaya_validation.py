@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..alaya import contract
 from .errors import AlayaError
 
 Json = dict[str, Any]
@@ -18,7 +19,7 @@ TRAINING_TYPES = ("pre_training", "hpc")
 IMAGE_TYPES = ("general", "application", "private")
 FRAMEWORKS = ("pytorch", "deepspeed", "mpi", "tensorflow")
 STORAGE_TYPES = ("nas-capacity", "nas-performance")
-MAX_NAME = 128
+MAX_NAME = contract.NAME_MAX  # limits come from the contract the provider checks against
 
 
 def _bad(field: str, reason: str) -> AlayaError:
@@ -121,6 +122,12 @@ def _env(body: Json) -> dict[str, str]:
     return dict(raw)
 
 
+def _bounded(value: str | None, field: str, limit: int) -> str | None:
+    if value is not None and len(value) > limit:
+        raise _bad(field, f"must be at most {limit} characters")
+    return value
+
+
 def normalise_create(body: Any) -> Json:
     """The canonical create request, or ``AlayaError(400, "<field>: <reason>")``."""
     if not isinstance(body, dict):
@@ -132,18 +139,18 @@ def normalise_create(body: Any) -> Json:
     create_type = _choice(body, "createType", CREATE_TYPES, required=True)
     assert create_type is not None
     product_code = _string(body, "productCode", required=True)
-    worker_count = _integer(body, "workerCount", 1, required=True)
+    worker_count = _integer(body, "workerCount", *contract.WORKER_COUNT, required=True)
     image = _string(body, "image", required=True)
-    priority = _integer(body, "priority", 1, 3)
+    priority = _integer(body, "priority", *contract.PRIORITY)
     enable_retry = _boolean(body, "enableAutoRetry", False)
     enable_timeout = _boolean(body, "enableTimeoutCancel", False)
-    timeout_hours = _integer(body, "timeoutHours", 1)
+    timeout_hours = _integer(body, "timeoutHours", *contract.TIMEOUT_HOURS)
     if enable_timeout and timeout_hours is None:
         raise _bad("timeoutHours", "is required when enableTimeoutCancel is true")
     return {
         "name": name,
         "createType": create_type.upper(),
-        "desc": _string(body, "desc"),
+        "desc": _bounded(_string(body, "desc"), "desc", contract.DESC_MAX),
         "priority": 3 if priority is None else priority,
         "trainingType": _choice(body, "trainingType", TRAINING_TYPES),
         "imageType": _choice(body, "imageType", IMAGE_TYPES),
@@ -154,7 +161,7 @@ def normalise_create(body: Any) -> Json:
         "storageConfigs": _storage_configs(body),
         "env": _env(body),
         "enableAutoRetry": enable_retry,
-        "maxRetryCount": _integer(body, "maxRetryCount", 0, 10),
+        "maxRetryCount": _integer(body, "maxRetryCount", *contract.MAX_RETRY_COUNT),
         "enableTimeoutCancel": enable_timeout,
         "timeoutHours": timeout_hours,
         "startCommand": _string(body, "startCommand"),

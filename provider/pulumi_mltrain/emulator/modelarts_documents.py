@@ -10,6 +10,7 @@ import json
 import re
 from typing import Any
 
+from ..modelarts import contract
 from . import catalog
 from . import defaults as d
 from .errors import CHECK_PROJECT, ModelArtsError
@@ -17,7 +18,7 @@ from .errors import CHECK_PROJECT, ModelArtsError
 Json = dict[str, Any]
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-MAX_DESCRIPTION = 256
+MAX_DESCRIPTION = contract.MAX_DESCRIPTION  # one source with the provider's checks
 DEFAULT_CONSTRAINT: Json = {"type": "String", "editable": True, "required": False, "sensitive": False,
                             "valid_type": "None", "valid_range": []}
 
@@ -202,8 +203,8 @@ def _job_algorithm(spec: Json, algorithms: dict[str, Json]) -> Json:
     parameters = [{**p, "value": overrides.pop(p["name"], p["value"])} for p in declared]
     parameters += [{"name": k, "value": v} for k, v in overrides.items()]
     environments = _object(spec.get("environments"), "algorithm.environments")
-    if len(environments) > 100:
-        raise invalid("algorithm.environments allows at most 100 variables")
+    if len(environments) > contract.MAX_ENVIRONMENTS:
+        raise invalid(f"algorithm.environments allows at most {contract.MAX_ENVIRONMENTS} variables")
     return {
         **base, "parameters": parameters,
         "inputs": _io(spec.get("inputs"), "inputs", inputs),

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
+from ..ownership import Mark, claim
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, MltrainResource, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
@@ -38,11 +39,12 @@ class AlgorithmSpec(ManagedSpec):
     """Inputs of a ModelArts algorithm: the body of POST/PUT /v2/{project_id}/algorithms."""
 
     name: str = specs.spec_field(
-        description="Algorithm name (unique in the project); defaults to the resource name plus a stable suffix.",
+        description="Algorithm name (unique in the project); when unset, the resource name plus a suffix unique "
+        "to this stack and resource, chosen at the first create and kept through renames (aliases).",
         wire="metadata.name", pattern=NAME_RE.pattern)
     description: str = specs.spec_field(
         "", description="Description (at most 256 characters).", wire="metadata.description",
-        on_change="update", max_length=256)
+        on_change="update", max_length=contract.MAX_DESCRIPTION)
     workspace_id: str | None = specs.spec_field(
         None, description="Workspace ID; ModelArts uses the default workspace \"0\" when unset.",
         wire="metadata.workspace_id")
@@ -100,17 +102,22 @@ class AlgorithmSpec(ManagedSpec):
             keys.setdefault(req.key, i)
         return out
 
-    def put_body(self, previous: AlgorithmSpec | None = None) -> dict[str, Any]:
-        """The full body; fields the previous version set and this one drops are sent empty."""
+    def put_body(self, previous: AlgorithmSpec | None = None, owner: Mark | None = None) -> dict[str, Any]:
+        """The full body, with the owner mark; fields the previous version set and this one drops are
+        sent empty."""
         body = self.wire()
         for name in _CLEARABLE:
             if getattr(self, name) is None and previous is not None and getattr(previous, name, None):
                 specs.put(body, specs.wire_path(type(self), name), "")
+        if owner is not None:
+            specs.put(body, "metadata.tags", [{"key": contract.OWNER_STACK, "value": owner.stack},
+                                              {"key": contract.OWNER_URN, "value": owner.urn}])
         return body
 
 
 class AlgorithmOutputs(specs.Output):
-    algorithm_id: str | None = specs.output_field(description="The algorithm ID ModelArts assigned.")
+    algorithm_id: str | None = specs.output_field(description="The algorithm ID ModelArts assigned (the resource ID).",
+                                                  is_id=True)
     resolved_engine: dict[str, Any] | None = specs.output_field(
         description="The engine ModelArts resolved: engine_id, engine_name, engine_version, image.")
     create_time: int | None = specs.output_field(description="Creation time, epoch milliseconds.")
@@ -130,60 +137,72 @@ class AlgorithmProvider(ModelArtsProvider):
         return catalog_failures(api, engine=(spec.engine_id, spec.engine_name, spec.engine_version))
 
     # ----- create --------------------------------------------------------------------------------
-    def _create(self, spec: Any, deadline: float) -> tuple[str, dict[str, Any]]:
-        found = self._existing(spec)
+    def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
+        found = self._existing(spec, owner)
         if found is not None:
             return str(found["metadata"]["id"]), self._outputs(found)
         api = self.api()
         for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
-                created = api.create_algorithm(spec.wire())
+                created = api.create_algorithm(spec.put_body(owner=owner))
                 return str(created["metadata"]["id"]), self._outputs(created)
             except AmbiguousOutcome as err:
-                found = look_for(lambda: self._existing(spec), within=self.settings.ambiguity_grace,
+                found = look_for(lambda: self._existing(spec, owner), within=self.settings.ambiguity_grace,
                                  deadline=deadline)
                 if found is not None:
                     return str(found["metadata"]["id"]), self._outputs(found)
                 if attempt == CREATE_ATTEMPTS:
                     raise MltrainError(f"{err}. No algorithm named {spec.name!r} appeared; run `pulumi up` again: "
-                                       "the provider looks it up by name first, so no duplicate is made") from None
+                                       "the provider looks for its own algorithm by name and owner mark first, "
+                                       "so no duplicate is made") from None
             except ApiError as err:
                 if err.code == contract.DUPLICATE_ALGORITHM_NAME:
-                    found = self._existing(spec)
+                    found = self._existing(spec, owner)
                     if found is not None:
                         return str(found["metadata"]["id"]), self._outputs(found)
                 raise
         raise AssertionError("unreachable")
 
-    def _existing(self, spec: Any) -> dict[str, Any] | None:
-        """An algorithm of this name (an earlier interrupted run made it): adopt it if it matches."""
+    def _existing(self, spec: Any, owner: Mark | None) -> dict[str, Any] | None:
+        """This resource's own algorithm from an interrupted run: adopt it; one of the name that is not
+        ours stops the create (see ownership.claim)."""
         matches = self.api().find_algorithms(spec.name)
         if not matches:
             return None
         algorithm_id = str(matches[0]["metadata"]["id"])
         algorithm = self.api().algorithm(algorithm_id)
-        self._require_match(spec, algorithm_id, algorithm, found_by_name=True)
-        print(f"[mltrain] algorithm {spec.name!r} already exists as {algorithm_id}: adopting it", file=sys.stderr)
+        claim(self.noun, algorithm_id, spec.name, _mark(algorithm), owner)
+        self._require_match(spec, algorithm_id, algorithm)
+        print(f"[mltrain] algorithm {spec.name!r} ({algorithm_id}) from an interrupted run found: adopting it",
+              file=sys.stderr)
         return algorithm
 
     # ----- adopt / read / update / delete --------------------------------------------------------
-    def _adopt(self, object_id: str, spec: Any) -> dict[str, Any]:
+    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         algorithm = self.api().algorithm(object_id)
-        self._require_match(spec, object_id, algorithm, found_by_name=False)
+        self._require_match(spec, object_id, algorithm)
+        if owner is not None and _mark(algorithm) != owner:
+            # Taken over on purpose: from now on it carries this resource's mark.
+            updated = self.api().update_algorithm(object_id, spec.put_body(owner=owner))
+            if updated.get("metadata"):
+                return self._outputs(updated)
         return self._outputs(algorithm)
 
-    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         algorithm = self.api().algorithm(object_id)
-        overrides: dict[str, Any] = {}
-        remote = (algorithm.get("metadata") or {}).get("description") or ""
-        if remote != (getattr(spec, "description", None) or ""):
-            overrides["description"] = remote  # changed out of band: the next preview shows an update
-        return self._outputs(algorithm), overrides
+        return self._outputs(algorithm), algorithm
 
-    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], deadline: float) -> dict[str, Any]:
+    def _listed(self, object_id: str, spec: Any) -> bool:
+        name = getattr(spec, "name", None)
+        if not name:
+            return False
+        return any(str((a.get("metadata") or {}).get("id")) == object_id for a in self.api().find_algorithms(name))
+
+    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None,
+                deadline: float) -> dict[str, Any]:
         remote = [n for n in changed if specs.meta(type(new).model_fields[n], n).on_change != "local"]
         if remote:
-            updated = self.api().update_algorithm(object_id, new.put_body(old))
+            updated = self.api().update_algorithm(object_id, new.put_body(old, owner))
             if updated.get("metadata"):
                 return self._outputs(updated)
         return self._outputs(self.api().algorithm(object_id))
@@ -221,6 +240,15 @@ class AlgorithmProvider(ModelArtsProvider):
             "create_time": metadata.get("create_time"),
             "update_time": metadata.get("update_time"),
         }
+
+
+def _mark(algorithm: dict[str, Any]) -> Mark | None:
+    tags = (algorithm.get("metadata") or {}).get("tags")
+    if not isinstance(tags, list):
+        return None
+    values = {t.get("key"): t.get("value") for t in tags if isinstance(t, dict)}
+    stack, urn = values.get(contract.OWNER_STACK), values.get(contract.OWNER_URN)
+    return Mark(stack, urn) if isinstance(stack, str) and isinstance(urn, str) and stack and urn else None
 
 
 class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):

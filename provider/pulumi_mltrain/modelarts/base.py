@@ -1,17 +1,20 @@
-"""What every ModelArts resource provider shares: its client and the catalogue checks at preview."""
+"""What every ModelArts resource provider shares: its client and the checks at preview."""
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, ClassVar
 
 from ..errors import MltrainError
 from ..resource import MltrainProvider
-from .catalog import configured
+from .catalog import configured, flavors
 from .client import ModelArtsClient
 
 
 class ModelArtsProvider(MltrainProvider):
+    credential_keys: ClassVar[tuple[str, ...]] = (
+        "mltrain:huaweiUser", "mltrain:huaweiPassword", "mltrain:huaweiDomain")
+
     def api(self) -> ModelArtsClient:
         client: ModelArtsClient = self.client("modelarts", ModelArtsClient)
         return client
@@ -21,7 +24,11 @@ class ModelArtsProvider(MltrainProvider):
             return []
         try:
             api = self.api()
+            flavors(api)  # cached; a refused IAM login or token fails the preview here
         except MltrainError as err:
+            refused = self._refused_credentials(err)
+            if refused is not None:
+                return refused
             print(f"[mltrain] catalogue check skipped: {err}", file=sys.stderr)
             return []
         return self._catalog_failures(api, spec)

@@ -47,6 +47,18 @@ REACHED = {
     "completed": frozenset({COMPLETED}),
 }
 
+# --- limits, enforced by the provider at preview and by the emulator alike ----------------------------
+MAX_DESCRIPTION = 256
+MAX_ENVIRONMENTS = 100
+
+# --- the owner mark (see pulumi_mltrain/ownership.py) -------------------------------------------------
+# Training jobs keep it in metadata.annotations (kept and returned by the job detail; fixed at create,
+# since PUT changes only the description: adopted jobs stay unmarked and are recorded in the state).
+# Algorithms keep it in metadata.tags, which the full-body PUT rewrites: updates keep the tags, and
+# adoption (adopt_id) adds them.
+OWNER_STACK = "mltrain-owner-stack"
+OWNER_URN = "mltrain-owner-urn"
+
 # --- error codes (api.md B.4) ------------------------------------------------------------------------
 JOB_NOT_FOUND = "ModelArts.2775"
 ALGORITHM_NOT_FOUND = "ModelArts.2755"

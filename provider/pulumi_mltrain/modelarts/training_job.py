@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Literal
 
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout
+from ..ownership import Mark, claim
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, MltrainResource, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
@@ -42,7 +43,7 @@ from .models import (
 
 WaitFor = Literal["accepted", "running", "completed"]
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-MAX_ENVIRONMENTS = 100
+MAX_ENVIRONMENTS = contract.MAX_ENVIRONMENTS
 _INLINE = ("code_dir", "boot_file", "command", "engine_id", "engine_name", "engine_version", "image_url")
 
 
@@ -52,11 +53,13 @@ class TrainingJobSpec(ManagedSpec):
     wire_constants: ClassVar[dict[str, Any]] = {"kind": contract.JOB_KIND}
 
     name: str = specs.spec_field(
-        description="Job name (unique in the project); defaults to the resource name plus a stable suffix.",
+        description="Job name (unique in the project); when unset, the resource name plus a suffix unique to "
+        "this stack and resource, chosen at the first create and kept through renames (aliases).",
         wire="metadata.name", pattern=NAME_RE.pattern)
     description: str | None = specs.spec_field(
         None, description="Job description; the only field that changes in place.",
-        wire="metadata.description", on_change="update", max_length=256)
+        wire="metadata.description", on_change="update",
+        max_length=contract.MAX_DESCRIPTION)
     workspace_id: str | None = specs.spec_field(
         None, description="Workspace ID; ModelArts uses the default workspace \"0\" when unset.",
         wire="metadata.workspace_id")
@@ -140,7 +143,8 @@ class TrainingJobSpec(ManagedSpec):
 
 
 class TrainingJobOutputs(specs.Output):
-    job_id: str | None = specs.output_field(description="The training job ID ModelArts assigned.")
+    job_id: str | None = specs.output_field(description="The training job ID ModelArts assigned (the resource ID).",
+                                            is_id=True)
     phase: str | None = specs.output_field(
         description="Phase at the last create/update/refresh: Creating, Pending, Running, Completed, Failed, "
         "Abnormal, Terminating or Terminated.")
@@ -169,22 +173,25 @@ class TrainingJobProvider(ModelArtsProvider):
                                 algorithm_id=spec.algorithm_id)
 
     # ----- create --------------------------------------------------------------------------------
-    def _create(self, spec: Any, deadline: float) -> tuple[str, dict[str, Any]]:
-        job = self._existing(spec)
+    def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
+        job = self._existing(spec, owner)
         if job is None:
-            job = self._submit(spec, deadline)
+            job = self._submit(spec, owner, deadline)
         return self._settle(spec, job, deadline)
 
-    def _submit(self, spec: Any, deadline: float) -> dict[str, Any]:
+    def _submit(self, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
         """POST the job. A lost answer is looked up by name first; names are unique, so a repeated
         POST of a job that did get created is refused (ModelArts.2751) rather than duplicated."""
         api = self.api()
         body = spec.wire()
+        if owner is not None:
+            annotations = {contract.OWNER_STACK: owner.stack, contract.OWNER_URN: owner.urn}
+            specs.put(body, "metadata.annotations", annotations)
         for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
                 return api.create_job(body)
             except AmbiguousOutcome as err:
-                found = look_for(lambda: self._existing(spec), within=self.settings.ambiguity_grace,
+                found = look_for(lambda: self._existing(spec, owner), within=self.settings.ambiguity_grace,
                                  deadline=deadline)
                 if found is not None:
                     return found
@@ -198,20 +205,22 @@ class TrainingJobProvider(ModelArtsProvider):
                       "(a duplicate would be refused: job names are unique)", file=sys.stderr)
             except ApiError as err:
                 if err.code == contract.DUPLICATE_JOB_NAME:
-                    found = self._existing(spec)
+                    found = self._existing(spec, owner)
                     if found is not None:
                         return found
                 raise
         raise AssertionError("unreachable")
 
-    def _existing(self, spec: Any) -> dict[str, Any] | None:
-        """A job of this name, made by an earlier interrupted run: adopt it if it matches, never duplicate."""
+    def _existing(self, spec: Any, owner: Mark | None) -> dict[str, Any] | None:
+        """This resource's own job from an interrupted run: adopt it; a job of the name that is not ours
+        stops the create (see ownership.claim)."""
         api = self.api()
         matches = api.find_jobs(spec.name)
         if not matches:
             return None
         job_id = str(matches[0]["metadata"]["id"])
         job = api.job(job_id)
+        claim("training job", job_id, spec.name, _mark(job), owner)
         self._reconcile(job_id, job, spec, how="already exists")
         print(f"[mltrain] job {spec.name!r} already exists as {job_id} ({_phase(job)}): adopting it",
               file=sys.stderr)
@@ -243,7 +252,7 @@ class TrainingJobProvider(ModelArtsProvider):
             ).value
         except WaitTimeout as err:
             raise WaitTimeout(
-                f"{err}. The job was NOT deleted and is not lost: its name {spec.name!r} is this resource's, so "
+                f"{err}. Job {job_id} was NOT deleted and is not lost: it carries this resource's owner mark, so "
                 f"the next `pulumi up` finds it and adopts it without creating a duplicate. To adopt it "
                 f"explicitly, set adopt_id=\"{job_id}\"; to give up on it, run `pulumi up` after removing the "
                 f"resource and delete job {job_id} in ModelArts"
@@ -269,20 +278,23 @@ class TrainingJobProvider(ModelArtsProvider):
         )
 
     # ----- adopt / read / update / delete --------------------------------------------------------
-    def _adopt(self, object_id: str, spec: Any) -> dict[str, Any]:
+    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         job = self.api().job(object_id)
         self._reconcile(object_id, job, spec, how="adopt")
         return self._outputs(self.api().job(object_id))
 
-    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         job = self.api().job(object_id)
-        overrides: dict[str, Any] = {}
-        remote = (job.get("metadata") or {}).get("description") or ""
-        if remote != (getattr(spec, "description", None) or ""):
-            overrides["description"] = remote  # changed out of band: the next preview shows an update
-        return self._outputs(job), overrides
+        return self._outputs(job), job
 
-    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], deadline: float) -> dict[str, Any]:
+    def _listed(self, object_id: str, spec: Any) -> bool:
+        name = getattr(spec, "name", None)
+        if not name:
+            return False
+        return any(str((j.get("metadata") or {}).get("id")) == object_id for j in self.api().find_jobs(name))
+
+    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None,
+                deadline: float) -> dict[str, Any]:
         if "description" in changed:
             self.api().update_job_description(object_id, new.description or "")
         return self._outputs(self.api().job(object_id))
@@ -349,6 +361,14 @@ class TrainingJobProvider(ModelArtsProvider):
             except MltrainError as err:
                 print(f"[mltrain] job {job_id}: logs/metrics not available: {err}", file=sys.stderr)
         return out
+
+
+def _mark(job: dict[str, Any]) -> Mark | None:
+    annotations = (job.get("metadata") or {}).get("annotations")
+    if not isinstance(annotations, dict):
+        return None
+    stack, urn = annotations.get(contract.OWNER_STACK), annotations.get(contract.OWNER_URN)
+    return Mark(stack, urn) if isinstance(stack, str) and isinstance(urn, str) and stack and urn else None
 
 
 def _phase(job: dict[str, Any]) -> str:

@@ -1,0 +1,73 @@
+"""Who owns a platform object: a mark of the stack and resource that made it, kept on the object.
+
+Accounts are shared by stacks, teams and forks, so a name is no proof of ownership. Every object the
+provider creates carries a `Mark`: the stack identity (a random value made once per stack and kept in
+its state, see `identity.py`) and the resource's URN. The look-ups that make creates idempotent adopt
+an object only when its mark is this stack's and this resource's; anything else that holds the name is
+refused with a message that names it, its owner, and how to take it over on purpose (`adopt_id`).
+
+Where each platform keeps the mark is written in its contract file (`alaya/contract.py`,
+`modelarts/contract.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import MltrainError
+
+# Internal resource inputs that carry the owner from the program to the provider.
+STACK_KEY = "__mltrain_stack"
+URN_KEY = "__mltrain_urn"
+
+
+@dataclass(frozen=True)
+class Mark:
+    stack: str
+    urn: str
+
+    @classmethod
+    def from_props(cls, props: Mapping[str, Any]) -> Mark | None:
+        stack, urn = props.get(STACK_KEY), props.get(URN_KEY)
+        if isinstance(stack, str) and stack and isinstance(urn, str) and urn:
+            return cls(stack, urn)
+        return None
+
+    def text(self) -> str:
+        """One string, for platforms that keep a single value (an environment variable)."""
+        return f"{self.stack} {self.urn}"
+
+    @classmethod
+    def parse(cls, text: Any) -> Mark | None:
+        if not isinstance(text, str):
+            return None
+        stack, _, urn = text.strip().partition(" ")
+        return cls(stack, urn) if stack and urn else None
+
+    def describe(self) -> str:
+        return f"resource {self.urn} of stack identity {self.stack}"
+
+
+def resource_of(urn: str) -> str:
+    """The resource name at the end of a URN (`urn:pulumi:stack::project::type::name`)."""
+    return urn.rsplit("::", 1)[-1]
+
+
+def claim(noun: str, object_id: str, name: str, found: Mark | None, ours: Mark | None) -> None:
+    """Accept an object found by name only if it carries our mark; else say whose it is and what to do."""
+    if ours is not None and found == ours:
+        return
+    if found is None:
+        owner = "it carries no owner mark, so it was made outside this stack (by hand, another tool or an " \
+                "older version of this provider)"
+    elif ours is not None and found.stack == ours.stack:
+        owner = f"it belongs to another resource of this stack ({found.urn})"
+    else:
+        owner = f"it belongs to {found.describe()}"
+    raise MltrainError(
+        f"the {noun} name {name!r} is already taken by {noun} {object_id}, and {owner}. The provider never "
+        f"takes over an object that is not its own: choose another name (or leave `name` unset for a unique "
+        f"one), or, to manage that {noun} from this stack on purpose, set adopt_id=\"{object_id}\""
+    )
