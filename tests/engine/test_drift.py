@@ -1,0 +1,276 @@
+"""Drift: every input the platform reports is changed out of band (as in its console), `pulumi refresh`
+records the platform's values, preview plans the repair and `up` puts the declared values back.
+
+The fields come from the specs: a test fails when a spec gains a remote field that it does not patch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import httpx
+import pytest
+
+from pulumi_mltrain import spec as specs
+from pulumi_mltrain.alaya.storage_mount import StorageMountSpec
+from pulumi_mltrain.alaya.training_job import TrainingJobSpec as AlayaJobSpec
+from pulumi_mltrain.emulator import EmulatorHandle
+from pulumi_mltrain.emulator import defaults as d
+from pulumi_mltrain.modelarts.algorithm import AlgorithmSpec
+from pulumi_mltrain.modelarts.training_job import TrainingJobSpec as ModelArtsJobSpec
+from support.drift import Json, drift, preview_ops, remote_fields, spec_inputs, state_resource
+from support.pulumi_cli import PulumiFailed, Stack
+
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
+
+ALAYA_JOB = "alaya:TrainingJob"
+MOUNT = "alaya:StorageMount"
+MA_JOB = "modelarts:TrainingJob"
+ALGORITHM = "modelarts:Algorithm"
+OWNER_KEY = "MLTRAIN_OWNER"
+# Ops a preview may show for a resource it replaces (delete-before-replace shows them apart).
+REPLACE_OPS = {"replace", "create-replacement", "delete-replaced"}
+
+
+def _refreshed(stack: Stack, type_suffix: str, model: type[specs.Spec], before: Json, expected: Json) -> None:
+    """After `pulumi refresh`: the patched inputs hold the platform's values, every other is unchanged."""
+    assert [k for k, v in expected.items() if before.get(k) == v] == [], "each patch must change its field"
+    stack.refresh()
+    after = spec_inputs(state_resource(stack, type_suffix), model)
+    assert {k: after.get(k) for k in expected} == expected
+    others = set(before) | set(after)
+    assert {k: after.get(k) for k in others - set(expected)} == \
+        {k: before.get(k) for k in others - set(expected)}, "refresh changed inputs that were not patched"
+
+
+def _assert_declared_again(model: type[specs.Spec], declared: Json, platform: Json) -> None:
+    """The platform object covers every declared remote input (what it completes is its choice)."""
+    spec = model.model_validate(declared)
+    assert specs.differing(spec, specs.from_wire(model, platform, keep=spec)) == {}
+
+
+def _no_changes_after(stack: Stack) -> None:
+    stack.preview("--expect-no-changes")
+
+
+# --- Alaya NeW TrainingJob --------------------------------------------------------------------------
+
+def _task(emulator: EmulatorHandle, task_id: str) -> Json:
+    tasks = [t for t in emulator.admin.state()["alaya"]["tasks"] if t["id"] == task_id]
+    assert len(tasks) == 1, f"task {task_id} is not on the platform"
+    return dict(tasks[0])
+
+
+ALAYA_DECLARED: Json = {
+    "product_code": d.PRODUCT_TRAIN_2, "worker_count": 2,
+    "image": "harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu", "create_type": "DIRECT",
+    "description": "drift test", "priority": 2, "training_type": "PRE_TRAINING", "image_type": "general",
+    "training_framework": "pytorch",
+    "storage_mounts": [{"storage_id": d.STORAGE_CAPACITY_ID, "storage_type": "nas-capacity",
+                        "file_directory": "datasets", "mount_path": "/root/nas/", "read_only": True}],
+    "env": {"EPOCHS": "1"}, "enable_auto_retry": True, "max_retry_count": 2, "enable_timeout_cancel": True,
+    "timeout_hours": 12, "start_command": "python3 train.py",
+}
+ALAYA_CHANGED: Json = {
+    "product_code": d.PRODUCT_TRAIN_1, "worker_count": 3,
+    "image": "harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu", "create_type": "COPY",
+    "description": "edited in the console", "priority": 1, "training_type": "HPC", "image_type": "application",
+    "training_framework": "deepspeed",
+    "storage_mounts": [{"storage_id": d.STORAGE_PERFORMANCE_ID, "storage_type": "nas-performance",
+                        "file_directory": "ckpt", "mount_path": "/root/ckpt/", "read_only": False}],
+    "env": {"EPOCHS": "9"}, "enable_auto_retry": False, "max_retry_count": 5, "enable_timeout_cancel": False,
+    "timeout_hours": 24, "start_command": "python3 train.py --resume",
+}
+
+
+def test_alaya_training_job_drift(emulator: EmulatorHandle, alaya_stack: Callable[..., Stack]) -> None:
+    stack = alaya_stack(job=ALAYA_DECLARED)
+    stack.up()
+    state = state_resource(stack, ALAYA_JOB)
+    before = spec_inputs(state, AlayaJobSpec)
+    task_id = state["id"]
+    new_values = {**ALAYA_CHANGED, "name": before["name"] + "-edited"}
+    assert set(new_values) == remote_fields(AlayaJobSpec) & set(before), "patch every remote input"
+
+    changes, expected = drift(AlayaJobSpec, before, new_values)
+    # The owner mark (if any) stays in env: a console edit of env keeps the keys it does not touch.
+    platform_env = _task(emulator, task_id)["env"]
+    changes["env"] = {**{k: v for k, v in platform_env.items() if k == OWNER_KEY}, **changes["env"]}
+    emulator.admin.patch("alaya", "task", task_id, changes)
+
+    _refreshed(stack, ALAYA_JOB, AlayaJobSpec, before, expected)
+    preview = stack.preview_json()
+    assert preview_ops(preview, ALAYA_JOB) & REPLACE_OPS, preview_ops(preview, ALAYA_JOB)
+
+    stack.up()
+    new_id = state_resource(stack, ALAYA_JOB)["id"]
+    assert new_id != task_id
+    assert [t["id"] for t in emulator.admin.state()["alaya"]["tasks"] if not t["deleting"]] == [new_id]
+    task = _task(emulator, new_id)
+    assert (task["name"], task["workerCount"], task["desc"]) == (before["name"], 2, "drift test")
+    _assert_declared_again(AlayaJobSpec, before, task)
+    _no_changes_after(stack)
+
+
+# --- Alaya NeW StorageMount -------------------------------------------------------------------------
+
+MOUNT_DECLARED: Json = {"storage_id": d.STORAGE_CAPACITY_ID, "storage_type": "nas-capacity",
+                        "file_directory": "datasets", "mount_path": "/root/nas/datasets", "read_only": False}
+
+
+def test_alaya_storage_mount_drift(emulator: EmulatorHandle, alaya_stack: Callable[..., Stack]) -> None:
+    """The storage row belongs to the tenant: refresh records its type, the provider cannot change it
+    back, so preview says why the mount no longer fits; once the row is right again, up repairs the state."""
+    stack = alaya_stack(job=None, mount=MOUNT_DECLARED)
+    stack.up()
+    state = state_resource(stack, MOUNT)
+    before = spec_inputs(state, StorageMountSpec)
+    platform_row = next(r for r in _storages(emulator) if r["storageId"] == d.STORAGE_CAPACITY_ID)
+    returned = {n for n in remote_fields(StorageMountSpec) & set(before)
+                if specs.wire_path(StorageMountSpec, n) in platform_row} - {"storage_id"}  # the row's key
+    assert returned == {"storage_type"}
+    changes, expected = drift(StorageMountSpec, before, {"storage_type": "nas-performance"})
+    emulator.admin.patch("alaya", "storage", d.STORAGE_CAPACITY_ID, changes)
+
+    _refreshed(stack, MOUNT, StorageMountSpec, before, expected)
+    with pytest.raises(PulumiFailed) as failed:
+        stack.preview_json()
+    assert d.STORAGE_CAPACITY_ID in failed.value.output and "nas-performance" in failed.value.output
+
+    emulator.admin.patch("alaya", "storage", d.STORAGE_CAPACITY_ID, {"storageType": "nas-capacity"})
+    preview = stack.preview_json()
+    assert preview_ops(preview, MOUNT) & REPLACE_OPS, preview_ops(preview, MOUNT)
+    stack.up()
+    after = state_resource(stack, MOUNT)
+    assert spec_inputs(after, StorageMountSpec) == before and after["id"] == state["id"]
+    _no_changes_after(stack)
+
+
+def _storages(emulator: EmulatorHandle) -> list[Json]:
+    with httpx.Client(base_url=emulator.url, headers={"Authorization": f"Bearer {emulator.alaya_api_key}"},
+                      timeout=10.0, verify=False) as http:
+        rows: list[Json] = http.get("/v1" + d.ALAYA_STORAGES, params={"pageSize": 100}).json()["data"]["records"]
+    return rows
+
+
+# --- ModelArts Algorithm ----------------------------------------------------------------------------
+
+def _modelarts(emulator: EmulatorHandle, kind: str, object_id: str) -> Json:
+    state = emulator.admin.state()["modelarts"]
+    rows = [o for o in state["algorithms" if kind == "algorithm" else "jobs"]
+            if o["metadata"]["id"] == object_id and not o.get("deleting")]
+    assert len(rows) == 1, f"{kind} {object_id} is not on the platform"
+    return dict(rows[0])
+
+
+CONSTRAINT: Json = {"type": "Integer", "editable": True, "required": False, "sensitive": False,
+                    "valid_type": "None", "valid_range": []}
+ALGORITHM_DECLARED: Json = {
+    "description": "drift test", "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+    "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1],
+    "parameters": [{"name": "epochs", "value": "3", "description": "passes", "constraint": CONSTRAINT}],
+    "parameters_customization": False,
+    "inputs": [{"name": "data_url", "description": "data"}], "outputs": [{"name": "train_url", "description": "out"}],
+    "resource_requirements": [{"key": "flavor_type", "values": ["CPU"], "operator": "in"}],
+}
+ALGORITHM_CHANGED: Json = {
+    "description": "edited in the console", "code_dir": "/b/code2/", "boot_file": "/b/code2/main.py",
+    "engine_name": d.ENGINE_TENSORFLOW[0], "engine_version": d.ENGINE_TENSORFLOW[1],
+    "parameters": [{"name": "epochs", "value": "9", "description": "passes", "constraint": CONSTRAINT}],
+    "parameters_customization": True,
+    "inputs": [{"name": "data_url", "description": "edited"}], "outputs": [{"name": "train_url", "description": "x"}],
+    "resource_requirements": [{"key": "flavor_type", "values": ["GPU"], "operator": "in"}],
+}
+
+
+def test_modelarts_algorithm_drift(emulator: EmulatorHandle, modelarts_stack: Callable[..., Stack]) -> None:
+    stack = modelarts_stack(jobs={}, algorithm=ALGORITHM_DECLARED)
+    stack.up()
+    state = state_resource(stack, ALGORITHM)
+    before = spec_inputs(state, AlgorithmSpec)
+    algorithm_id = state["id"]
+    # ModelArts refuses to rename an algorithm (ModelArts.2788): the name cannot drift.
+    assert set(ALGORITHM_CHANGED) == remote_fields(AlgorithmSpec) & set(before) - {"name"}
+
+    changes, expected = drift(AlgorithmSpec, before, ALGORITHM_CHANGED)
+    emulator.admin.patch("modelarts", "algorithm", algorithm_id, changes)
+
+    _refreshed(stack, ALGORITHM, AlgorithmSpec, before, expected)
+    preview = stack.preview_json()
+    assert preview_ops(preview, ALGORITHM) == {"update"}, preview_ops(preview, ALGORITHM)
+
+    stack.up()
+    assert state_resource(stack, ALGORITHM)["id"] == algorithm_id
+    algorithm = _modelarts(emulator, "algorithm", algorithm_id)
+    assert algorithm["job_config"]["boot_file"] == "/b/code/train.py"
+    assert algorithm["metadata"]["description"] == "drift test"
+    _assert_declared_again(AlgorithmSpec, before, algorithm)
+    _no_changes_after(stack)
+
+
+# --- ModelArts TrainingJob --------------------------------------------------------------------------
+
+MA_JOB_DECLARED: Json = {
+    "description": "drift test", "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+    "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1],
+    "parameters": [{"name": "epochs", "value": "3"}],
+    "inputs": [{"name": "data_url", "obs_url": "obs://b/data/"}],
+    "outputs": [{"name": "train_url", "obs_url": "obs://b/out/"}],
+    "environments": {"NCCL_DEBUG": "WARN"}, "flavor_id": d.FLAVOR_GPU_V100, "node_count": 2,
+    "log_export_path": "obs://b/logs/", "auto_stop_hours": 5,
+}
+MA_JOB_CHANGED: Json = {
+    "description": "edited in the console", "code_dir": "/b/code2/", "boot_file": "/b/code2/main.py",
+    "engine_name": d.ENGINE_TENSORFLOW[0], "engine_version": d.ENGINE_TENSORFLOW[1],
+    "parameters": [{"name": "epochs", "value": "7"}],
+    "inputs": [{"name": "data_url", "obs_url": "/b/data2/"}],
+    "outputs": [{"name": "train_url", "obs_url": "/b/out2/", "local_dir": "/home/ma-user/out"}],
+    "environments": {"NCCL_DEBUG": "INFO"}, "flavor_id": d.FLAVOR_CPU_8U, "node_count": 3,
+    "log_export_path": "/b/logs2/", "auto_stop_hours": 6,
+}
+
+
+def test_modelarts_training_job_drift(emulator: EmulatorHandle, modelarts_stack: Callable[..., Stack]) -> None:
+    stack = modelarts_stack(jobs={"job": MA_JOB_DECLARED})
+    stack.up()
+    state = state_resource(stack, MA_JOB)
+    before = spec_inputs(state, ModelArtsJobSpec)
+    job_id = state["id"]
+    new_values = {**MA_JOB_CHANGED, "name": before["name"] + "-edited"}
+    assert set(new_values) == remote_fields(ModelArtsJobSpec) & set(before), "patch every remote input"
+    # Inputs left unset stay unset although the platform fills them in (workspace "0", engine_id, ...).
+    assert not {"workspace_id", "algorithm_id", "engine_id", "pool_id", "command"} & set(before)
+
+    changes, expected = drift(ModelArtsJobSpec, before, new_values)
+    emulator.admin.patch("modelarts", "job", job_id, changes)
+
+    _refreshed(stack, MA_JOB, ModelArtsJobSpec, before, expected)
+    preview = stack.preview_json()
+    assert preview_ops(preview, MA_JOB) & REPLACE_OPS, preview_ops(preview, MA_JOB)
+
+    stack.up()
+    new_id = state_resource(stack, MA_JOB)["id"]
+    assert new_id != job_id
+    job = _modelarts(emulator, "job", new_id)
+    assert (job["metadata"]["name"], job["spec"]["resource"]["node_count"]) == (before["name"], 2)
+    _assert_declared_again(ModelArtsJobSpec, before, job)
+    _no_changes_after(stack)
+
+
+def test_modelarts_description_drift_updates_in_place(emulator: EmulatorHandle,
+                                                      modelarts_stack: Callable[..., Stack]) -> None:
+    stack = modelarts_stack(jobs={"job": MA_JOB_DECLARED})
+    stack.up()
+    state = state_resource(stack, MA_JOB)
+    before = spec_inputs(state, ModelArtsJobSpec)
+    changes, expected = drift(ModelArtsJobSpec, before, {"description": "edited in the console"})
+    emulator.admin.patch("modelarts", "job", state["id"], changes)
+
+    _refreshed(stack, MA_JOB, ModelArtsJobSpec, before, expected)
+    preview = stack.preview_json()
+    assert preview_ops(preview, MA_JOB) == {"update"}, preview_ops(preview, MA_JOB)
+
+    stack.up()
+    assert state_resource(stack, MA_JOB)["id"] == state["id"]
+    assert _modelarts(emulator, "job", state["id"])["metadata"]["description"] == "drift test"
+    _no_changes_after(stack)
