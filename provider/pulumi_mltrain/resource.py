@@ -40,6 +40,7 @@ from pulumi.dynamic import (
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import spec as specs
+from . import transport
 from .config import CONFIG_KEYS, Settings
 from .errors import ApiError, MltrainError, NotFound, for_resource
 from .ownership import STACK_KEY, URN_KEY, Mark, resource_of
@@ -205,11 +206,13 @@ class MltrainProvider(ResourceProvider):
     def create(self, props: dict[str, Any]) -> CreateResult:
         spec = self._parse(props)
         owner = Mark.from_props(props)
+        deadline = self._deadline(spec, "create")
         try:
-            if spec.adopt_id:
-                object_id, outs = spec.adopt_id, self._adopt(spec.adopt_id, spec, owner)
-            else:
-                object_id, outs = self._create(spec, owner, self._deadline(spec, "create"))
+            with transport.operation_deadline(deadline, f"creating {self.kind} '{self._label(spec)}'"):
+                if spec.adopt_id:
+                    object_id, outs = spec.adopt_id, self._adopt(spec.adopt_id, spec, owner)
+                else:
+                    object_id, outs = self._create(spec, owner, deadline)
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
         return CreateResult(object_id, self._outs(spec, outs, props))
@@ -258,9 +261,11 @@ class MltrainProvider(ResourceProvider):
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         old, new = self._parse(olds, strict=False), self._parse(news)
         changed, _ = specs.diff(self.spec_type, olds, news)
+        deadline = self._deadline(new, "update")
         try:
-            outs = self._update(id_, old, new, changed, Mark.from_props(news) or Mark.from_props(olds),
-                                self._deadline(new, "update"))
+            with transport.operation_deadline(deadline, f"updating {self.kind} '{self._label(new)}'"):
+                outs = self._update(id_, old, new, changed, Mark.from_props(news) or Mark.from_props(olds),
+                                    deadline)
         except Exception as err:
             raise for_resource(self.kind, self._label(new), err) from None
         previous = self._only_outputs(olds)
@@ -268,9 +273,11 @@ class MltrainProvider(ResourceProvider):
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         spec = self._parse(props, strict=False)
+        deadline = self._deadline(spec, "delete")
         try:
             try:
-                self._delete(id_, spec, self._deadline(spec, "delete"))
+                with transport.operation_deadline(deadline, f"deleting {self.kind} '{self._label(spec)}'"):
+                    self._delete(id_, spec, deadline)
             except NotFound as err:
                 self._confirm_gone(id_, spec, str(err))
                 return

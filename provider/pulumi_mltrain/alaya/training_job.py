@@ -16,6 +16,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import BeforeValidator, model_validator
 
 from .. import spec as specs
+from .. import transport
 from ..errors import AmbiguousOutcome, MltrainError, NotFound, RemoteFailure, WaitTimeout
 from ..ownership import Mark, claim
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, MltrainResource, remaining
@@ -26,6 +27,8 @@ from .catalog import catalog_failures
 from .client import scrub
 from .models import NasMount
 
+# The budget of a clean-up that runs after its create failed or ran out of time.
+CLEANUP_SECONDS = 120.0
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -237,10 +240,12 @@ class TrainingJobProvider(AlayaProvider):
     def _clean_up_unrecorded(self, spec: Any, owner: Mark | None) -> str:
         """The create was accepted but its task ID cannot be recorded: remove our task if it exists,
         so that the platform and the state agree; otherwise say how the next run adopts it."""
+        cleanup = time.monotonic() + CLEANUP_SECONDS
         try:
-            tasks = self._ours(spec, owner)
-            for task in tasks:
-                self._remove(str(task.get("id")), time.monotonic() + 120.0)
+            with transport.operation_deadline(cleanup, f"cleaning up after task {spec.name!r}", override=True):
+                tasks = self._ours(spec, owner)
+                for task in tasks:
+                    self._remove(str(task.get("id")), cleanup)
         except MltrainError as err:
             return (f"Could not check for the task it may have created ({err}); the next `pulumi up` finds "
                     f"the task named {spec.name!r} that carries this resource's mark and adopts it instead of "
@@ -295,7 +300,9 @@ class TrainingJobProvider(AlayaProvider):
                     f"mark, so the next `pulumi up` finds it and adopts it without creating another (or set "
                     f"adopt_id=\"{task_id}\" to adopt it explicitly)") from None
             if _status(detail) != contract.RUNNING:
-                self._remove(task_id, deadline)
+                cleanup = time.monotonic() + CLEANUP_SECONDS
+                with transport.operation_deadline(cleanup, f"deleting failed task {task_id}", override=True):
+                    self._remove(task_id, cleanup)
                 raise RemoteFailure(
                     f"task {task_id} ended {_status(detail)} before running: {detail.get('reason') or 'no reason'}; "
                     "it was deleted so that nothing is left behind"

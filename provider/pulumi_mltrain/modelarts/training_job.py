@@ -23,6 +23,7 @@ import sys
 from typing import Any, ClassVar, Literal
 
 from .. import spec as specs
+from .. import transport
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout
 from ..ownership import Mark, claim
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, MltrainResource, remaining
@@ -265,7 +266,9 @@ class TrainingJobProvider(ModelArtsProvider):
         reason = _reason(final) or "no reason given"
         logs = f"; logs were exported to obs:/{spec.log_export_path}" if spec.log_export_path else ""
         try:
-            self._remove(job_id, self._deadline(spec, "delete"))
+            cleanup_deadline = self._deadline(spec, "delete")
+            with transport.operation_deadline(cleanup_deadline, f"deleting failed job {job_id}", override=True):
+                self._remove(job_id, cleanup_deadline)
         except MltrainError as cleanup:
             raise RemoteFailure(
                 f"{what} ended {phase} before it was {spec.wait_for}: {reason}{logs}. Deleting it failed too "
