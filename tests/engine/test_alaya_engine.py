@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pulumi_mltrain.emulator import defaults
+from pulumi_mltrain.emulator import catalog, defaults
 from support.pulumi_cli import ROOT, PulumiFailed, change_counts
 from support.stacks import alaya_job_args as job_args
 
@@ -92,6 +92,10 @@ def test_api_key_never_in_state(emulator: Any, alaya_stack: Any) -> None:
 
 
 def test_failed_subscription_is_a_clear_error(emulator: Any, alaya_stack: Any) -> None:
+    # The catalogue read at preview still shows stock (it sold out since); the subscription then fails.
+    rows = [{**r, "remainingCount": 3, "ext": {}} for r in catalog.products()]
+    emulator.admin.set_faults([{"method": "GET", "path": "/v1/product/list-for-training-task", "kind": "respond",
+                                "body": {"status": 200, "message": "OK", "data": rows}}])
     stack = alaya_stack(job=job_args(product_code=defaults.PRODUCT_SOLDOUT))
     result = stack.up(check=False)
     output = result.stdout + result.stderr

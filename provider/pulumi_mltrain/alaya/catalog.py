@@ -55,6 +55,13 @@ def catalog_failures(api: Any, product_code: str, mounts: Sequence[NasMount]) ->
         codes = [str(r.get("productCode")) for r in rows]
         if product_code not in codes:
             out.append(("product_code", f"{product_code} is not offered here (available: {', '.join(codes)})"))
+        else:
+            row = rows[codes.index(product_code)]
+            stock = _count(row.get("remainingCount"))
+            if stock is not None and stock <= 0:
+                why = (row.get("ext") or {}).get("stockError") if isinstance(row.get("ext"), dict) else None
+                out.append(("product_code", f"{product_code} is out of stock (remainingCount {stock}"
+                                            + (f": {why}" if why else "") + "); choose another product_code"))
         if mounts:
             stores = storages(api)
             for i, mount in enumerate(mounts):
@@ -64,6 +71,14 @@ def catalog_failures(api: Any, product_code: str, mounts: Sequence[NasMount]) ->
     except MltrainError as err:
         print(f"[mltrain] catalogue check skipped: {err}", file=sys.stderr)
     return out
+
+
+def _count(value: Any) -> int | None:
+    """A count the catalogue may give as a number or a string; None when it gives none."""
+    try:
+        return int(str(value)) if value is not None and str(value).strip() else None
+    except ValueError:
+        return None
 
 
 def gpu_count(product_code: str, rows: Sequence[dict[str, Any]]) -> int:
