@@ -77,7 +77,14 @@ def wait_for(
         if remaining <= 0:
             raise WaitTimeout(_timed_out(what, timeout, last_state, failing))
         sleep(min(interval, remaining))
+        if clock() >= deadline - _LAST_CALL:
+            # No time is left for another call (the operation deadline would refuse it): say what was seen.
+            raise WaitTimeout(_timed_out(what, timeout, last_state, failing))
         interval = min(interval * backoff.factor, backoff.maximum)
+
+
+# A poll needs at least this long; a wait with less left ends instead of starting one.
+_LAST_CALL = 0.05
 
 
 def _timed_out(what: str, timeout: float, state: str | None, failing: Retryable | None) -> str:

@@ -60,9 +60,10 @@ CASES = [
     Case("a subscription that never resolves", "alaya",
          [{"method": "POST", "path": CREATE, "kind": "never_resolve"}],
          error="still PROCESSING after", config={"customTimeouts": json.dumps({"create": "4s"})}),
+    # Transient errors during a wait are retried until the create deadline, then named in the error.
     Case("persistent 503 on the subscription result", "alaya",
          [{"method": "GET", "path": RESULT, "kind": "status", "status": 503}],
-         error="503 Service Unavailable"),
+         error="503 Service Unavailable", config={"customTimeouts": json.dumps({"create": "8s"})}),
     Case("403 for a product the key may not use", "alaya", [], error="403 Forbidden",
          settings={"alaya_forbidden_products": [d.PRODUCT_TRAIN_2]}),
     Case("ModelArts token expiry mid-run", "modelarts",
@@ -87,15 +88,25 @@ def stack_ids(stack: Stack, platform: str) -> list[str]:
     return sorted(str(r["id"]) for r in stack.resources(f"dynamic/{platform}:TrainingJob"))
 
 
+# Secret values every case sets (besides the platform credentials): none may appear in any output.
+SECRET_ENV = {"WANDB_API_KEY": "wandb-fault-matrix-secret-4711"}
+
+
+def secret_values(emulator: Any) -> list[str]:
+    return [*SECRET_ENV.values(), emulator.alaya_api_key, emulator.iam_password]
+
+
 def make_stack(case: Case, emulator: Any, home: Path) -> Stack:
     if case.settings:
         emulator.admin.set_settings(**case.settings)
     if case.platform == "alaya":
-        return stacks.alaya_stack(emulator, home, job=stacks.alaya_job_args(**case.job), **case.config)
+        return stacks.alaya_stack(emulator, home, job=stacks.alaya_job_args(**case.job),
+                                  secrets={"secretEnv": SECRET_ENV}, **case.config)
     emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
     job = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
            "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1], **case.job}
-    return stacks.modelarts_stack(emulator, home, jobs={"job": job}, **case.config)
+    return stacks.modelarts_stack(emulator, home, jobs={"job": job}, secrets={"sensitiveEnv": SECRET_ENV},
+                                  **case.config)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
@@ -112,6 +123,8 @@ def test_fault(case: Case, emulator: Any, tmp_path: Path) -> None:
         assert result.returncode != 0
         assert case.error in output, output[-4000:]
         assert "TrainingJob 'job" in output, "the error names the resource"
+    leaked = [v for v in secret_values(emulator) if v in output]
+    assert not leaked, f"secret values in the output: {leaked}"
     if case.faults:
         assert emulator.admin.requests()["faults"]["total"] >= 1, "the fault was injected"
     assert platform_ids(emulator, case.platform) == stack_ids(stack, case.platform), \

@@ -299,20 +299,30 @@ class TrainingJobProvider(AlayaProvider):
                     f"{err}. Task {task_id} was NOT deleted and is not lost: it carries this resource's owner "
                     f"mark, so the next `pulumi up` finds it and adopts it without creating another (or set "
                     f"adopt_id=\"{task_id}\" to adopt it explicitly)") from None
+            except MltrainError as err:
+                # Its ID cannot be recorded (create fails): remove it, so that the platform and the state agree.
+                raise RemoteFailure(f"waiting for task {task_id} failed: {err}. {self._roll_back(task_id)}") from None
             if _status(detail) != contract.RUNNING:
-                cleanup = time.monotonic() + CLEANUP_SECONDS
-                with transport.operation_deadline(cleanup, f"deleting failed task {task_id}", override=True):
-                    self._remove(task_id, cleanup)
                 raise RemoteFailure(
-                    f"task {task_id} ended {_status(detail)} before running: {detail.get('reason') or 'no reason'}; "
-                    "it was deleted so that nothing is left behind"
-                )
+                    f"task {task_id} ended {_status(detail)} before running: {detail.get('reason') or 'no reason'}. "
+                    f"{self._roll_back(task_id)}")
             return self._outputs(detail)
         try:
             return self._outputs(api.task(task_id))
         except MltrainError:
             # The ID is what matters: record it even if the detail call keeps failing.
             return {"training_task_id": task_id, "status": "UNKNOWN"}
+
+    def _roll_back(self, task_id: str) -> str:
+        """Delete a task whose create fails, under a budget of its own; say what became of it."""
+        cleanup = time.monotonic() + CLEANUP_SECONDS
+        try:
+            with transport.operation_deadline(cleanup, f"deleting failed task {task_id}", override=True):
+                self._remove(task_id, cleanup)
+        except MltrainError as err:
+            return (f"Deleting it failed too ({err}); delete task {task_id} in Alaya NeW, or run `pulumi up` "
+                    "again, which finds it by its owner mark and adopts it")
+        return "It was deleted so that nothing is left behind"
 
     # ----- adopt / read / delete -----------------------------------------------------------------
     def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:

@@ -260,25 +260,27 @@ class TrainingJobProvider(ModelArtsProvider):
             ) from None
         except NotFound:
             raise RemoteFailure(f"{what} disappeared while waiting for it to be {spec.wait_for}") from None
+        except MltrainError as err:
+            # Its ID cannot be recorded (create fails): remove it, so that the platform and the state agree.
+            raise RemoteFailure(f"waiting for {what} failed: {err}. {self._roll_back(spec, job_id)}") from None
         phase = _phase(final)
         if phase in target:
             return job_id, self._outputs(final)
         reason = _reason(final) or "no reason given"
         logs = f"; logs were exported to obs:/{spec.log_export_path}" if spec.log_export_path else ""
+        raise RemoteFailure(f"{what} ended {phase} before it was {spec.wait_for}: {reason}{logs}. "
+                            f"{self._roll_back(spec, job_id)}")
+
+    def _roll_back(self, spec: Any, job_id: str) -> str:
+        """Delete a job whose create fails, under a budget of its own; say what became of it."""
         try:
             cleanup_deadline = self._deadline(spec, "delete")
             with transport.operation_deadline(cleanup_deadline, f"deleting failed job {job_id}", override=True):
                 self._remove(job_id, cleanup_deadline)
         except MltrainError as cleanup:
-            raise RemoteFailure(
-                f"{what} ended {phase} before it was {spec.wait_for}: {reason}{logs}. Deleting it failed too "
-                f"({cleanup}); delete job {job_id} in ModelArts (or run `pulumi up` again, which adopts it by "
-                "name and retries the cleanup)"
-            ) from None
-        raise RemoteFailure(
-            f"{what} ended {phase} before it was {spec.wait_for}: {reason}{logs}. It was deleted so nothing is "
-            "left behind; fix the cause and run `pulumi up` again"
-        )
+            return (f"Deleting it failed too ({cleanup}); delete job {job_id} in ModelArts (or run `pulumi up` "
+                    "again, which finds it by its owner mark, adopts it and retries)")
+        return "It was deleted so nothing is left behind; fix the cause and run `pulumi up` again"
 
     # ----- adopt / read / update / delete --------------------------------------------------------
     def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
