@@ -1,22 +1,27 @@
 """Poll an asynchronous platform object until it reaches a wanted state, under a deadline.
 
 Intervals grow geometrically from `first` to `maximum`, so short operations return fast and long
-ones cost few calls. Progress goes to stderr, which the Pulumi engine shows for dynamic providers.
+ones cost few calls. Progress lines (see `progress.py`) go to the engine under the resource's URN, or
+to stderr; each says the state, the time waited and the deadline, at least every 30 s.
 A transient error while polling (one the transport's retries did not absorb, e.g. a minute-long 503
 outage) does not end the wait: polling goes on until the wait's own deadline.
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from .errors import Retryable, WaitTimeout
+from .progress import Label, Reporter, Sink
 
 T = TypeVar("T")
+
+
+# At most this many seconds pass between two lines of one wait.
+HEARTBEAT = 30.0
 
 
 @dataclass(frozen=True)
@@ -43,40 +48,55 @@ def wait_for(
     backoff: Backoff = Backoff(),
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
+    label: Label | None = None,
+    every: float = HEARTBEAT,
+    sink: Sink | None = None,
 ) -> Waited[T]:
     """Call `fetch` until `done(value)`; raise WaitTimeout naming `what` and the last state.
 
     `Retryable` errors from `fetch` are reported once per run of failures and polling continues;
-    any other error propagates at once.
+    any other error propagates at once. Progress lines name `label` (the resource, its ID, its URN)
+    when given, else `what`; a state that lasts is repeated at least every `every` seconds, with the
+    time waited, so a silent log never means a stuck provider.
     """
     start = clock()
     deadline = start + timeout
+    say = Reporter(label.heading() if label else what, label.urn if label else None, timeout, sink)
     interval = backoff.first
     polls = 0
     last_state: str | None = None
     failing: Retryable | None = None
+    said_at = start
     while True:
         polls += 1
         try:
             value = fetch()
         except Retryable as err:
+            now = clock()
             if failing is None:
-                print(f"[mltrain] {what}: {err}; polling again until the deadline", file=sys.stderr, flush=True)
+                say.line(f"{err}; polling again until the deadline", now - start)
+                said_at = now
+            elif now - said_at >= every:
+                say.line("the platform still does not answer", now - start)
+                said_at = now
             failing = err
         else:
-            if failing is not None:
-                print(f"[mltrain] {what}: the platform answers again", file=sys.stderr, flush=True)
-                failing = None
+            now = clock()
             state = state_of(value)
-            if state != last_state:
-                print(f"[mltrain] {what}: {state}", file=sys.stderr, flush=True)
-                last_state = state
+            if failing is not None or state != last_state or now - said_at >= every:
+                again = "the platform answers again: " if failing is not None else ""
+                still = "still " if state == last_state and not again else ""
+                say.line(f"{again}{still}{state}", now - start)
+                said_at = now
+            failing = None
+            last_state = state
             if done(value):
                 return Waited(value, polls, clock() - start)
         remaining = deadline - clock()
         if remaining <= 0:
             raise WaitTimeout(_timed_out(what, timeout, last_state, failing))
-        sleep(min(interval, remaining))
+        # Wake up in time for the next heartbeat even when the backoff has grown past it.
+        sleep(max(0.0, min(interval, remaining, said_at + every - clock())))
         if clock() >= deadline - _LAST_CALL:
             # No time is left for another call (the operation deadline would refuse it): say what was seen.
             raise WaitTimeout(_timed_out(what, timeout, last_state, failing))

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from itertools import pairwise
 
 import pytest
 
 from pulumi_mltrain.errors import ApiError, Retryable, WaitTimeout
+from pulumi_mltrain.ownership import Mark
+from pulumi_mltrain.progress import Label, duration, engine_address
 from pulumi_mltrain.waiter import Backoff, wait_for
 
 QUICK = Backoff(first=1.0, maximum=1.0)
@@ -45,12 +48,12 @@ def test_an_outage_inside_the_wait_is_waited_out(capsys: pytest.CaptureFixture[s
     assert (waited.value, waited.polls) == ("Running", 42)
     lines = capsys.readouterr().err.splitlines()
     assert lines == [
-        "[mltrain] task t1: Pending",
+        "[mltrain] task t1: Pending after 0s (deadline 3m)",
         "[mltrain] task t1: Alaya NeW rejected the request (503 Service Unavailable): Service Unavailable "
-        "(GET /v1/training/instance/t1); polling again until the deadline",
-        "[mltrain] task t1: the platform answers again",
-        "[mltrain] task t1: Running",
-    ]  # forty failures, one line
+        "(GET /v1/training/instance/t1); polling again until the deadline after 1s (deadline 3m)",
+        "[mltrain] task t1: the platform still does not answer after 31s (deadline 3m)",
+        "[mltrain] task t1: the platform answers again: Running after 41s (deadline 3m)",
+    ]  # forty failures: one line, and one more when thirty seconds pass without news
 
 
 def test_the_deadline_names_the_wait_and_the_last_error() -> None:
@@ -82,3 +85,52 @@ def test_other_errors_propagate_at_once() -> None:
     with pytest.raises(ApiError, match="403"):
         wait_for(fetch, lambda s: True, timeout=60, what="task", clock=now, sleep=sleep)
     assert (len(calls), now()) == (1, 0.0)
+
+
+def test_lines_name_the_resource_id_state_elapsed_and_deadline() -> None:
+    now, sleep = clock()
+    fetch = script(["QUEUED", "QUEUED", "RUNNING"])
+    said: list[tuple[str, str | None]] = []
+    urn = "urn:pulumi:dev::infra::pulumi-python:dynamic/alaya:TrainingJob::llama3-sft"
+    label = Label.of("TrainingJob", None, Mark("stack-1", urn), object_id="tt-3f9c")
+    wait_for(fetch, lambda s: s == "RUNNING", timeout=1200, what="task tt-3f9c", label=label,
+             backoff=Backoff(first=20.0, maximum=20.0), clock=now, sleep=sleep,
+             sink=lambda line, where: said.append((line, where)))
+    assert said == [
+        ("[mltrain] TrainingJob 'llama3-sft' (tt-3f9c): QUEUED after 0s (deadline 20m)", urn),
+        ("[mltrain] TrainingJob 'llama3-sft' (tt-3f9c): RUNNING after 30s (deadline 20m)", urn),
+    ]  # the unchanged QUEUED at 20s is not repeated; the poll at 30s is the heartbeat's
+
+
+def test_a_state_that_lasts_is_repeated_at_least_every_30s_and_no_line_twice() -> None:
+    now, sleep = clock()
+    stamps: list[float] = []
+    said: list[str] = []
+
+    def fetch() -> str:
+        return "RUNNING" if now() < 200 else "SUCCEEDED"
+
+    wait_for(fetch, lambda s: s == "SUCCEEDED", timeout=600, what="job j1",
+             label=Label("TrainingJob", "bert", "j1", None, "stopping"),
+             backoff=Backoff(first=1.0, maximum=45.0), clock=now, sleep=sleep,
+             sink=lambda line, _where: (said.append(line), stamps.append(now())))
+    assert stamps[0] == 0 and all(b - a <= 30 for a, b in pairwise(stamps))
+    assert len(said) == len(set(said)) >= 7  # 200 s of RUNNING: one line per 30 s at least
+    assert said[1].startswith("[mltrain] TrainingJob 'bert' (j1), stopping: still RUNNING after 30s")
+    assert said[-1].endswith("SUCCEEDED after 3m30s (deadline 10m)")
+
+
+def test_label_without_owner_uses_the_spec_name_and_durations_read_well() -> None:
+    class Spec:
+        name = "sft-a1b2c3"
+
+    assert Label.of("Algorithm", Spec(), object_id="a-1", doing="deleting").heading() == \
+        "Algorithm 'sft-a1b2c3' (a-1), deleting"
+    assert [duration(s) for s in (0.4, 42, 90, 1200, 5400, 7200)] == ["0s", "42s", "1m30s", "20m", "1h30m", "2h"]
+
+
+def test_the_engine_address_is_found_only_in_a_dynamic_provider_process() -> None:
+    main = "/venv/lib/python3.11/site-packages/pulumi/dynamic/__main__.py"
+    assert engine_address([main, "127.0.0.1:40123"]) == "127.0.0.1:40123"
+    assert engine_address(["/usr/bin/pytest", "127.0.0.1:40123"]) is None
+    assert engine_address([main]) is None
