@@ -19,6 +19,7 @@ from .. import spec as specs
 from .. import transport
 from ..errors import AmbiguousOutcome, MltrainError, NotFound, RemoteFailure, WaitTimeout
 from ..ownership import Mark, claim
+from ..progress import Label
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, MltrainResource, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
@@ -181,6 +182,7 @@ class TrainingJobProvider(AlayaProvider):
                 lambda r: str(r.get("status", "")).upper() != contract.SUB_PROCESSING,
                 timeout=remaining(deadline),
                 what=f"subscription {result_key} of task {spec.name!r}",
+                label=Label.of(self.kind, spec, owner, doing=f"subscription {result_key}"),
                 state_of=lambda r: str(r.get("status", "?")),
                 backoff=self.result_backoff,
             ).value
@@ -197,7 +199,7 @@ class TrainingJobProvider(AlayaProvider):
                                 f"{self._clean_up_unrecorded(spec, owner)}")
         if resent:
             self._remove_duplicates(spec, owner, task_id, deadline)
-        outs = self._after_create(spec, task_id, deadline)
+        outs = self._after_create(spec, task_id, deadline, owner)
         return task_id, {**outs, "result_key": result_key}
 
     def _submit(self, spec: Any, owner: Mark | None,
@@ -283,7 +285,7 @@ class TrainingJobProvider(AlayaProvider):
               file=sys.stderr)
         return task_id, self._outputs(mine)
 
-    def _after_create(self, spec: Any, task_id: str, deadline: float) -> dict[str, Any]:
+    def _after_create(self, spec: Any, task_id: str, deadline: float, owner: Mark | None = None) -> dict[str, Any]:
         api = self.api()
         if spec.wait_for == "running":
             try:
@@ -293,6 +295,7 @@ class TrainingJobProvider(AlayaProvider):
                     timeout=remaining(deadline),
                     what=f"task {task_id}",
                     state_of=_status,
+                    label=Label.of(self.kind, spec, owner, object_id=task_id),
                 ).value
             except WaitTimeout as err:
                 raise WaitTimeout(
@@ -343,9 +346,9 @@ class TrainingJobProvider(AlayaProvider):
         return any(str(r.get("id")) == object_id for r in self.api().find_tasks(name))
 
     def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
-        self._remove(object_id, deadline)
+        self._remove(object_id, deadline, Label.of(self.kind, spec, object_id=object_id))
 
-    def _remove(self, task_id: str, deadline: float) -> None:
+    def _remove(self, task_id: str, deadline: float, label: Label | None = None) -> None:
         """Stop if live, delete, and wait until the platform no longer knows the task.
 
         A not-found on the way ends the removal; the caller confirms it with a listing."""
@@ -355,7 +358,8 @@ class TrainingJobProvider(AlayaProvider):
             if _status(detail) in contract.LIVE:
                 api.stop_task(task_id)
                 wait_for(lambda: api.task(task_id), lambda d: _status(d) not in contract.LIVE,
-                         timeout=remaining(deadline), what=f"stopping task {task_id}", state_of=_status)
+                         timeout=remaining(deadline), what=f"stopping task {task_id}", state_of=_status,
+                         label=label and Label(label.kind, label.name, task_id, label.urn, "stopping"))
             if _status(detail) != contract.DELETING:
                 api.delete_task(task_id)
 
@@ -365,7 +369,8 @@ class TrainingJobProvider(AlayaProvider):
                 except NotFound:
                     return "GONE"
 
-            wait_for(gone, lambda s: s == "GONE", timeout=remaining(deadline), what=f"deleting task {task_id}")
+            wait_for(gone, lambda s: s == "GONE", timeout=remaining(deadline), what=f"deleting task {task_id}",
+                     label=label and Label(label.kind, label.name, task_id, label.urn, "deleting"))
         except NotFound:
             return
 

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
 from ..ownership import Mark, claim
+from ..progress import Label
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, MltrainResource, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
@@ -222,7 +223,8 @@ class AlgorithmProvider(ModelArtsProvider):
                 return "deleted"
 
         wait_for(gone, lambda s: s == "deleted", timeout=remaining(deadline),
-                 what=f"deleting algorithm {object_id}", backoff=Backoff(first=0.5, maximum=5.0))
+                 what=f"deleting algorithm {object_id}", backoff=Backoff(first=0.5, maximum=5.0),
+                 label=Label.of(self.kind, spec, object_id=object_id, doing="deleting"))
 
     def _outputs(self, algorithm: dict[str, Any]) -> dict[str, Any]:
         metadata = algorithm.get("metadata") or {}

@@ -26,6 +26,7 @@ from .. import spec as specs
 from .. import transport
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout
 from ..ownership import Mark, claim
+from ..progress import Label
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, MltrainResource, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
@@ -178,7 +179,7 @@ class TrainingJobProvider(ModelArtsProvider):
         job = self._existing(spec, owner)
         if job is None:
             job = self._submit(spec, owner, deadline)
-        return self._settle(spec, job, deadline)
+        return self._settle(spec, job, deadline, owner)
 
     def _submit(self, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
         """POST the job. A lost answer is looked up by name first; names are unique, so a repeated
@@ -239,7 +240,8 @@ class TrainingJobProvider(ModelArtsProvider):
         if fixable:
             self.api().update_job_description(job_id, spec.description or "")
 
-    def _settle(self, spec: Any, job: dict[str, Any], deadline: float) -> tuple[str, dict[str, Any]]:
+    def _settle(self, spec: Any, job: dict[str, Any], deadline: float,
+                owner: Mark | None = None) -> tuple[str, dict[str, Any]]:
         """Wait for `wait_for`; roll back a job that fails first; never lose one that is slow."""
         api = self.api()
         job_id = str(job["metadata"]["id"])
@@ -250,6 +252,7 @@ class TrainingJobProvider(ModelArtsProvider):
                 lambda: api.job(job_id),
                 lambda j: _phase(j) in target or _phase(j) in contract.FAILURES,
                 timeout=remaining(deadline), what=what, state_of=_phase, backoff=self.poll,
+                label=Label.of(self.kind, spec, owner, object_id=job_id),
             ).value
         except WaitTimeout as err:
             raise WaitTimeout(
@@ -305,9 +308,9 @@ class TrainingJobProvider(ModelArtsProvider):
         return self._outputs(self.api().job(object_id))
 
     def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
-        self._remove(object_id, deadline)
+        self._remove(object_id, deadline, Label.of(self.kind, spec, object_id=object_id))
 
-    def _remove(self, job_id: str, deadline: float) -> None:
+    def _remove(self, job_id: str, deadline: float, label: Label | None = None) -> None:
         """Terminate if live, wait until it stopped, DELETE, and wait until ModelArts no longer knows it."""
         api = self.api()
         busy = contract.TERMINABLE | {contract.TERMINATING}
@@ -326,7 +329,8 @@ class TrainingJobProvider(ModelArtsProvider):
             if _phase(job) in busy:
                 wait_for(lambda: api.job(job_id), lambda j: _phase(j) not in busy,
                          timeout=remaining(deadline), what=f"stopping training job {job_id}", state_of=_phase,
-                         backoff=self.poll)
+                         backoff=self.poll,
+                         label=label and Label(label.kind, label.name, job_id, label.urn, "stopping"))
             api.delete_job(job_id)
 
             def gone() -> str:
@@ -336,7 +340,8 @@ class TrainingJobProvider(ModelArtsProvider):
                     return "deleted"
 
             wait_for(gone, lambda s: s == "deleted", timeout=remaining(deadline),
-                     what=f"deleting training job {job_id}", backoff=self.poll)
+                     what=f"deleting training job {job_id}", backoff=self.poll,
+                     label=label and Label(label.kind, label.name, job_id, label.urn, "deleting"))
         except NotFound:
             return
 
