@@ -17,13 +17,18 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from . import alaya, modelarts
+    from .accounts import Provider
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "alaya", "modelarts"]
+__all__ = ["Provider", "__version__", "alaya", "modelarts"]
 
 
 def __getattr__(name: str) -> Any:
     """Import a platform on first use: a provider process serving Alaya never loads ModelArts."""
     if name in ("alaya", "modelarts"):
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "Provider":
+        from .accounts import Provider
+
+        return Provider
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,17 +1,154 @@
-"""Explicit accounts (`pulumi_mltrain.Provider`): which account, region and endpoint a resource lives in.
+"""Accounts: which account, region and endpoint each resource lives in, explicit or from stack config.
 
-Program side: `account_props(resource_name, opts)` turns `opts.provider` (when it is an mltrain
-Provider) into internal inputs and returns the options without it.
+`pulumi_mltrain.Provider` is the explicit form (like `aws.Provider`): several accounts, regions or
+endpoints in one stack, each resource choosing one with `opts=pulumi.ResourceOptions(provider=...)`.
+Its settings travel with the resource as internal inputs (credentials always secret, so encrypted
+in the state) because the dynamic provider host has no provider resources of its own; the delete of
+a resource therefore reaches the account that holds it, even after the program has moved on.
+
+Every resource also records the identity of its account (endpoints and Huawei project/domain, never
+credentials): a change of identity replaces the resource — the old object is deleted in the old
+account and a new one is created in the new — instead of leaving it running, orphaned. A change of
+credentials alone (key rotation) updates the stored settings in place and touches nothing remote.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from typing import Any
 
 import pulumi
 
+# Internal inputs (kept in outputs too, so read and delete see them).
+ACCOUNT_KEY = "__mltrain_account"  # identity: a change replaces the resource
+SETTINGS_KEY = "__mltrain_provider"  # explicit provider settings (secret): a change updates in place
 
-def account_props(resource_name: str, opts: pulumi.ResourceOptions | None) -> tuple[pulumi.ResourceOptions | None,
-                                                                                    dict[str, Any]]:
-    """(options to register with, internal inputs naming the account)."""
-    return opts, {}
+# Settings of an explicit provider: python name -> stack config key (the `mltrain:` keys, same names).
+SETTINGS: dict[str, str] = {
+    "alaya_endpoint": "alayaEndpoint",
+    "alaya_api_key": "alayaApiKey",
+    "iam_endpoint": "huaweiIamEndpoint",
+    "modelarts_endpoint": "modelartsEndpoint",
+    "project_id": "huaweiProjectId",
+    "project_name": "huaweiProjectName",
+    "user": "huaweiUser",
+    "domain": "huaweiDomain",
+    "password": "huaweiPassword",
+    "insecure_skip_tls_verify": "insecureSkipTlsVerify",
+    "allow_insecure_http": "allowInsecureHttp",
+    "request_timeout": "requestTimeout",
+    "max_retries": "maxRetries",
+    "ambiguity_grace": "ambiguityGrace",
+    "skip_credential_check": "skipCredentialCheck",
+}
+CREDENTIALS = ("alaya_api_key", "password")
+# What makes two accounts different, per platform (module of the resource type).
+IDENTITY: dict[str, tuple[str, ...]] = {
+    "alaya": ("alaya_endpoint",),
+    "modelarts": ("iam_endpoint", "modelarts_endpoint", "project_id", "project_name", "domain"),
+}
+_DEFAULTS = {"alaya_endpoint": "https://api.alayanew.com"}
+_ENV = {name: f"MLTRAIN_{key}" for name, key in {
+    "alaya_endpoint": "ALAYA_ENDPOINT", "iam_endpoint": "HUAWEI_IAM_ENDPOINT",
+    "modelarts_endpoint": "MODELARTS_ENDPOINT", "project_id": "HUAWEI_PROJECT_ID",
+    "project_name": "HUAWEI_PROJECT_NAME", "domain": "HUAWEI_DOMAIN"}.items()}
+
+
+class Provider(pulumi.ProviderResource):
+    """Settings for one account/region/endpoint, used as `opts=pulumi.ResourceOptions(provider=...)`.
+
+    It takes the same settings as the `mltrain:` config keys (python names). Credentials are always
+    wrapped as secrets. It registers nothing with the engine itself: the resources that use it carry
+    its settings, so `pulumi preview` shows each resource's account change as a replacement.
+    """
+
+    def __init__(
+        self,
+        resource_name: str,
+        *,
+        alaya_endpoint: pulumi.Input[str] | None = None,
+        alaya_api_key: pulumi.Input[str] | None = None,
+        iam_endpoint: pulumi.Input[str] | None = None,
+        modelarts_endpoint: pulumi.Input[str] | None = None,
+        project_id: pulumi.Input[str] | None = None,
+        project_name: pulumi.Input[str] | None = None,
+        user: pulumi.Input[str] | None = None,
+        domain: pulumi.Input[str] | None = None,
+        password: pulumi.Input[str] | None = None,
+        insecure_skip_tls_verify: pulumi.Input[bool] | None = None,
+        allow_insecure_http: pulumi.Input[bool] | None = None,
+        request_timeout: pulumi.Input[float] | None = None,
+        max_retries: pulumi.Input[int] | None = None,
+        ambiguity_grace: pulumi.Input[float] | None = None,
+        skip_credential_check: pulumi.Input[bool] | None = None,
+    ) -> None:
+        # Deliberately no super().__init__(): nothing is registered (there is no `mltrain` plugin for
+        # the engine to load); this object only carries settings to the resources that name it.
+        given = {k: v for k, v in locals().items() if k in SETTINGS and v is not None}
+        self.resource_name = resource_name
+        self.package = "mltrain"
+        self.settings: dict[str, Any] = {
+            k: (pulumi.Output.secret(v) if k in CREDENTIALS else v) for k, v in given.items()}
+
+
+def _from_stack(names: tuple[str, ...]) -> dict[str, Any]:
+    """The identity settings the stack config (or the environment) gives the default account."""
+    config = pulumi.Config("mltrain")
+    out: dict[str, Any] = {}
+    for name in names:
+        value = config.get(SETTINGS[name]) or os.environ.get(_ENV.get(name, "")) or _DEFAULTS.get(name)
+        if value:
+            out[name] = normalized(value) if name.endswith("endpoint") else value
+    return out
+
+
+def normalized(endpoint: str) -> str:
+    """Endpoints compare without case in scheme and host and without a trailing slash."""
+    scheme, sep, rest = endpoint.strip().partition("://")
+    if not sep:
+        return endpoint.strip().rstrip("/")
+    host, slash, path = rest.partition("/")
+    return f"{scheme.lower()}://{host.lower()}{slash}{path}".rstrip("/")
+
+
+_warned: set[str] = set()
+
+
+def warn_plaintext_credentials() -> None:
+    """A credential set without --secret sits in plaintext in Pulumi.<stack>.yaml: say how to fix it."""
+    config = pulumi.Config("mltrain")
+    for name in CREDENTIALS:
+        key = f"mltrain:{SETTINGS[name]}"
+        if key in _warned or config.get(SETTINGS[name]) is None:
+            continue
+        if not pulumi.runtime.is_config_secret(key):
+            _warned.add(key)
+            pulumi.log.warn(f"`{key}` is stored in plaintext in the stack's config file; encrypt it with "
+                            f"`pulumi config set --secret {key} <value>`")
+
+
+def account_props(resource_name: str, opts: pulumi.ResourceOptions | None,
+                  platform: str = "") -> tuple[pulumi.ResourceOptions | None, dict[str, Any]]:
+    """(options to register with, internal inputs naming the account) for one resource."""
+    names = IDENTITY.get(platform, ())
+    provider = opts.provider if opts is not None else None
+    if isinstance(provider, Provider):
+        settings = provider.settings
+        identity = {n: (pulumi.Output.from_input(settings[n]).apply(normalized) if n.endswith("endpoint")
+                        else settings[n]) for n in names if n in settings}
+        if "alaya_endpoint" in names and "alaya_endpoint" not in settings:
+            identity["alaya_endpoint"] = _DEFAULTS["alaya_endpoint"]
+        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions())
+        opts.provider = None
+        return opts, {ACCOUNT_KEY: identity, SETTINGS_KEY: dict(settings)}
+    warn_plaintext_credentials()
+    return opts, {ACCOUNT_KEY: _from_stack(names)}
+
+
+def explicit_settings(props: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The explicit provider settings a resource carries (as `Settings.load` takes them), or None."""
+    value = props.get(SETTINGS_KEY)
+    if not isinstance(value, Mapping):
+        return None
+    return {f"mltrain:{SETTINGS[k]}": v for k, v in value.items() if k in SETTINGS and v is not None}

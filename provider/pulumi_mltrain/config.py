@@ -6,6 +6,7 @@ outputs, the pickled provider and therefore the state file.
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import os
 from collections.abc import Mapping
@@ -95,6 +96,8 @@ class Settings(BaseModel):
     def _whole_number(cls, value: Any) -> Any:
         if isinstance(value, str) and value.strip().isdigit():
             return int(value)
+        if isinstance(value, float) and value.is_integer():
+            return int(value)  # numbers cross the engine's RPC as floats (explicit provider settings)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"must be a whole number from 0 to 20, got {value!r}")
         return value
@@ -137,6 +140,12 @@ class Settings(BaseModel):
         except ValidationError as err:
             problems = "; ".join(_describe(e) for e in err.errors())
             raise ConfigError(f"invalid mltrain configuration: {problems}") from None
+
+    def fingerprint(self) -> str:
+        """Tells settings apart, credentials included (a dump masks them), without holding them."""
+        secrets = "|".join(v.get_secret_value() if isinstance(v, SecretStr) else "" for v in
+                           (self.alaya_api_key, self.password))
+        return self.model_dump_json() + hashlib.sha256(secrets.encode()).hexdigest()
 
     def require(self, name: str, purpose: str) -> str:
         value = getattr(self, name)

@@ -116,3 +116,10 @@ def _phrase(status: int) -> str:
         return HTTPStatus(status).phrase
     except ValueError:
         return ""
+
+
+# Said with every refused credential: after a rotation, commands that do not run the program
+# (refresh, destroy) still use the settings the state holds from the last `pulumi up`.
+ROTATION_HINT = ("; after rotating it, run `pulumi up` once (or `pulumi refresh --run-program` / "
+                 "`pulumi destroy --run-program`), since refresh and destroy otherwise use the settings "
+                 "stored by the last up")

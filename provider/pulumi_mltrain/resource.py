@@ -18,6 +18,7 @@ Clients are built lazily inside the provider process after `configure()`.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import inspect
 import re
@@ -41,6 +42,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import spec as specs
 from . import transport
+from .accounts import ACCOUNT_KEY, account_props, explicit_settings
 from .config import CONFIG_KEYS, Settings
 from .errors import ApiError, MltrainError, NotFound, for_resource
 from .ownership import STACK_KEY, URN_KEY, Mark, resource_of
@@ -78,6 +80,9 @@ CREATE_ATTEMPTS = 3
 
 _LOCK = threading.Lock()
 _CLIENTS: dict[tuple[str, str], Any] = {}
+# The settings of the resource a call is about, when it names an explicit provider (one per RPC thread).
+_ACCOUNT: contextvars.ContextVar[Settings | None] = contextvars.ContextVar("mltrain_account", default=None)
+_INTERNAL = "__mltrain_"
 
 
 class MltrainProvider(ResourceProvider):
@@ -98,14 +103,22 @@ class MltrainProvider(ResourceProvider):
 
     @property
     def settings(self) -> Settings:
+        explicit = _ACCOUNT.get()
+        if explicit is not None:
+            return explicit
         found = getattr(self, "_settings", None)
         if found is None:
             found = self._settings = Settings.load()
         return found
 
+    def _in_account(self, props: dict[str, Any]) -> contextvars.Token[Settings | None]:
+        """Use the explicit provider a resource names (else the stack config) for this call."""
+        values = explicit_settings(props)
+        return _ACCOUNT.set(Settings.load(values) if values is not None else None)
+
     def client(self, name: str, build: Any) -> Any:
         """One client per platform and settings in this provider process, shared by its threads."""
-        key = (name, self.settings.model_dump_json())
+        key = (name, self.settings.fingerprint())
         with _LOCK:
             if key not in _CLIENTS:
                 _CLIENTS[key] = build(self.settings)
@@ -159,6 +172,13 @@ class MltrainProvider(ResourceProvider):
 
     # ----- Pulumi interface ----------------------------------------------------------------------
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        token = self._in_account(news)
+        try:
+            return self._check(olds, news)
+        finally:
+            _ACCOUNT.reset(token)
+
+    def _check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
         news, name_pending = self._with_name(olds, news)
         spec, failures = specs.validate(self.spec_type, news)
         if spec is not None:
@@ -201,9 +221,24 @@ class MltrainProvider(ResourceProvider):
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         changed, replaces = specs.diff(self.spec_type, olds, news)
+        internal = {k for k in (*olds, *news) if k.startswith(_INTERNAL) and k not in (STACK_KEY, URN_KEY)}
+        for key in sorted(internal):
+            old, new = olds.get(key), news.get(key)
+            if old is None or old == new:
+                continue  # state from before the key existed: nothing to compare
+            changed.append(key)
+            if key == ACCOUNT_KEY:
+                replaces.append(key)  # another account, region or endpoint: delete there, create here
         return DiffResult(changes=bool(changed), replaces=replaces, delete_before_replace=bool(replaces))
 
     def create(self, props: dict[str, Any]) -> CreateResult:
+        token = self._in_account(props)
+        try:
+            return self._create_rpc(props)
+        finally:
+            _ACCOUNT.reset(token)
+
+    def _create_rpc(self, props: dict[str, Any]) -> CreateResult:
         spec = self._parse(props)
         owner = Mark.from_props(props)
         deadline = self._deadline(spec, "create")
@@ -218,6 +253,13 @@ class MltrainProvider(ResourceProvider):
         return CreateResult(object_id, self._outs(spec, outs, props))
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        token = self._in_account(props)
+        try:
+            return self._read_rpc(id_, props)
+        finally:
+            _ACCOUNT.reset(token)
+
+    def _read_rpc(self, id_: str, props: dict[str, Any]) -> ReadResult:
         spec = self._parse(props, strict=False)
         try:
             try:
@@ -231,7 +273,7 @@ class MltrainProvider(ResourceProvider):
             return ReadResult(None, {})  # gone: the engine drops it from the state
         outs, remote = found
         inputs = {**specs.user_props(props, self.spec_type), **self._drift(spec, remote)}
-        owner = {k: v for k, v in props.items() if k in (STACK_KEY, URN_KEY)}
+        owner = {k: v for k, v in props.items() if k.startswith(_INTERNAL)}
         return ReadResult(id_, {**inputs, **owner, **self._only_outputs(outs)}, {**inputs, **owner})
 
     def _drift(self, spec: Any, remote: dict[str, Any] | None) -> dict[str, Any]:
@@ -259,6 +301,13 @@ class MltrainProvider(ResourceProvider):
                 "run the command again")
 
     def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+        token = self._in_account(news)
+        try:
+            return self._update_rpc(id_, olds, news)
+        finally:
+            _ACCOUNT.reset(token)
+
+    def _update_rpc(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
         old, new = self._parse(olds, strict=False), self._parse(news)
         changed, _ = specs.diff(self.spec_type, olds, news)
         deadline = self._deadline(new, "update")
@@ -272,6 +321,13 @@ class MltrainProvider(ResourceProvider):
         return UpdateResult(self._outs(new, {**previous, **outs}, news))
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
+        token = self._in_account(props)
+        try:
+            self._delete_rpc(id_, props)
+        finally:
+            _ACCOUNT.reset(token)
+
+    def _delete_rpc(self, id_: str, props: dict[str, Any]) -> None:
         spec = self._parse(props, strict=False)
         deadline = self._deadline(spec, "delete")
         try:
@@ -308,7 +364,7 @@ class MltrainProvider(ResourceProvider):
         return {k: v for k, v in values.items() if k in self.output_type.model_fields}
 
     def _outs(self, spec: Any, outs: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
-        owner = {k: v for k, v in props.items() if k in (STACK_KEY, URN_KEY)}
+        owner = {k: v for k, v in props.items() if k.startswith(_INTERNAL)}
         return {**spec.props(), **self._derived(spec), **owner, **self._only_outputs(outs)}
 
 
@@ -385,6 +441,8 @@ class MltrainResource(pulumi.dynamic.Resource):
                 for op in ("create", "update", "delete")
                 if (seconds := parse_duration(getattr(custom, op, None)))
             }
+        opts, account = account_props(resource_name, opts, self._resource_type_name.split("/")[-1].split(":")[0])
+        props.update(account)
         props[STACK_KEY] = stack_identity()
         props[URN_KEY] = pulumi.resource.create_urn(
             resource_name, f"pulumi-python:{self._resource_type_name}", parent=opts.parent if opts else None)

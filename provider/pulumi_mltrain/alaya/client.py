@@ -16,7 +16,15 @@ import httpx
 from .. import transport
 from ..answers import MAX_TEXT, NOT_JSON, body_summary, cut, full_url, json_body, json_type, parse, plain, read, rows
 from ..config import Settings
-from ..errors import AmbiguousOutcome, ApiError, EndpointError, NotFound, Retryable, UnexpectedAnswer
+from ..errors import (
+    ROTATION_HINT,
+    AmbiguousOutcome,
+    ApiError,
+    EndpointError,
+    NotFound,
+    Retryable,
+    UnexpectedAnswer,
+)
 from . import answers, contract
 
 PLATFORM = "Alaya NeW"
@@ -62,7 +70,7 @@ def _not_the_api(response: httpx.Response, method: str, path: str, body: Any) ->
     if status == 401:
         return ApiError(PLATFORM, method, path, status, code,
                         f"{what} from {url}; check the API key in `mltrain:alayaApiKey` (or MLTRAIN_ALAYA_API_KEY) "
-                        f"and the endpoint in `{ENDPOINT_KEY}`")
+                        f"and the endpoint in `{ENDPOINT_KEY}`{ROTATION_HINT}")
     return EndpointError(PLATFORM, method, url, status, code, what, ENDPOINT_KEY)
 
 
@@ -77,7 +85,7 @@ def decode(response: httpx.Response, method: str, path: str) -> Any:
         return body.get("data")
     status = response.status_code if not response.is_success else business
     if status == 401:
-        message += "; check the API key in `mltrain:alayaApiKey` (or MLTRAIN_ALAYA_API_KEY)"
+        message += "; check the API key in `mltrain:alayaApiKey` (or MLTRAIN_ALAYA_API_KEY)" + ROTATION_HINT
     cls: type[ApiError] = ApiError
     if business == contract.NOT_FOUND:
         cls = NotFound  # the platform's own not-found: only its envelope says so

@@ -33,7 +33,7 @@ from ..answers import (
     plain,
 )
 from ..config import Settings
-from ..errors import ApiError, ConfigError, EndpointError, Retryable, UnexpectedAnswer
+from ..errors import ROTATION_HINT, ApiError, ConfigError, EndpointError, Retryable, UnexpectedAnswer
 from . import answers, contract
 
 _REFRESH_EARLY_MAX = 300.0  # seconds before expiry at most
@@ -145,7 +145,7 @@ def decode_token(response: httpx.Response, method: str, path: str) -> dict[str, 
                             ENDPOINT_KEY)
     message = cut(message or response.reason_phrase, MAX_TEXT)
     if status == 401:
-        message = f"{message} (check {CREDENTIAL_KEYS})"
+        message = f"{message} (check {CREDENTIAL_KEYS}{ROTATION_HINT})"
     elif status in (400, 404) and "project" in message.lower():
         message = f"{message} (check mltrain:huaweiProjectName / mltrain:huaweiProjectId)"
     raise ApiError(contract.IAM_PLATFORM, method, path, status, code if code != str(status) else None, message)

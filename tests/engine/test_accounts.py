@@ -1,0 +1,69 @@
+"""Explicit providers: two accounts (two emulators) in one stack, and a job moved between them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pulumi_mltrain.emulator import EmulatorServer
+from pulumi_mltrain.emulator import defaults as d
+from pulumi_mltrain.emulator.testing import EmulatorAdmin
+from support import stacks
+from support.pulumi_cli import Stack
+
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
+
+PROGRAM = Path(__file__).parent / "programs" / "accounts"
+TASK = "dynamic/alaya:TrainingJob"
+
+
+@pytest.fixture
+def second_account() -> Iterator[EmulatorServer]:
+    with EmulatorServer() as server:
+        yield server
+
+
+def tasks(url: str) -> list[str]:
+    with EmulatorAdmin(url) as admin:
+        return sorted(str(t["id"]) for t in admin.state()["alaya"]["tasks"] if t.get("status") != "DELETING")
+
+
+def test_two_accounts_and_a_move(emulator: Any, second_account: EmulatorServer, tmp_path: Path) -> None:
+    key = d.DEFAULT_ALAYA_API_KEY
+    accounts = {"one": {"endpoint": emulator.url, "key": key}, "two": {"endpoint": second_account.url, "key": key}}
+    jobs = {"a": {"account": "one", **stacks.alaya_job_args()}, "b": {"account": "two", **stacks.alaya_job_args()}}
+    stack = Stack.from_project(PROGRAM, tmp_path)
+    stack.set_config("accounts", json.dumps(accounts), secret=True)
+    stack.set_config("jobs", json.dumps(jobs))
+    stack.up()
+    out = stack.outputs()
+    assert tasks(emulator.url) == [out["a_id"]] and tasks(second_account.url) == [out["b_id"]]
+    assert key not in json.dumps(stack.export()), "credentials of explicit providers stay secret in the state"
+
+    # Move `a` to the second account: previewed as a replace, applied as delete there + create here.
+    jobs["a"]["account"] = "two"
+    stack.set_config("jobs", json.dumps(jobs))
+    preview = stack.preview_json()
+    ops = {s["urn"].rsplit("::", 1)[-1]: s["op"] for s in preview["steps"]}
+    assert ops.get("a") in ("replace", "delete-replaced", "create-replacement"), ops
+    assert "b" not in ops or ops["b"] == "same", ops
+    stack.up()
+    moved = stack.outputs()["a_id"]
+    assert tasks(emulator.url) == [], "the old account keeps nothing: the task was deleted there"
+    assert tasks(second_account.url) == sorted([moved, out["b_id"]])
+
+    stack.destroy()
+    assert tasks(emulator.url) == [] and tasks(second_account.url) == []
+
+
+def test_a_plaintext_key_gets_a_warning(emulator: Any, tmp_path: Path) -> None:
+    stack = stacks.alaya_stack(emulator, tmp_path, job=stacks.alaya_job_args())
+    stack.set_config("mltrain:alayaApiKey", emulator.alaya_api_key)  # without --secret
+    result = stack.preview()
+    output = result.stdout + result.stderr
+    assert "`mltrain:alayaApiKey` is stored in plaintext" in output, output[-3000:]
+    assert "pulumi config set --secret mltrain:alayaApiKey" in output
