@@ -21,9 +21,9 @@ def _set_all(stack: Stack, config: dict[str, Any], secrets: dict[str, Any] | Non
 
 def alaya_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "alaya_job",
                 secrets: dict[str, Any] | None = None, *, stack_name: str = "test",
-                **config: Any) -> Stack:
-    """A stack of `project` pointed at the emulator's Alaya NeW API."""
-    stack = Stack.from_project(project, home, name=stack_name)
+                stack_type: type[Stack] = Stack, **config: Any) -> Stack:
+    """A stack of `project` pointed at the emulator's Alaya NeW API (`stack_type`: e.g. an S3-backed one)."""
+    stack = stack_type.from_project(project, home, name=stack_name)
     stack.set_config("mltrain:alayaApiKey", emulator.alaya_api_key, secret=True)
     base = {"mltrain:alayaEndpoint": emulator.url, "mltrain:requestTimeout": "5", "mltrain:maxRetries": "3",
             "mltrain:ambiguityGrace": "5"}
