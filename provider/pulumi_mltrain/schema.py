@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from . import __version__
 from . import spec as specs
-from .resource import MltrainResource
+from .program import MltrainResource
 
 PACKAGE = "mltrain"
 
@@ -84,10 +84,11 @@ class _Types:
     def __init__(self) -> None:
         self.types: dict[str, Any] = {}
 
-    def prop(self, schema: dict[str, Any], defs: dict[str, Any], module: str) -> dict[str, Any]:
+    def prop(self, schema: dict[str, Any], defs: dict[str, Any], module: str, name: str = "Value") -> dict[str, Any]:
+        """One property; `name` names the enum type a closed set of values becomes (e.g. TrainingJobWaitFor)."""
         if "anyOf" in schema:
             options = [s for s in schema["anyOf"] if s.get("type") != "null"]
-            out = self.prop(options[0], defs, module) if len(options) == 1 else {"type": "string"}
+            out = self.prop(options[0], defs, module, name) if len(options) == 1 else {"type": "string"}
         elif "$ref" in schema:
             name = schema["$ref"].rsplit("/", 1)[-1]
             token = f"{PACKAGE}:{module}:{name}"
@@ -96,25 +97,36 @@ class _Types:
                 self.types[token] = self.object(defs[name], defs, module)
             out = {"$ref": f"#/types/{token}"}
         elif "enum" in schema or "const" in schema:
-            values = schema.get("enum") or [schema["const"]]
-            out = {"type": _json_type(values[0])}
-            out["description"] = "One of: " + ", ".join(map(str, values)) + "."
+            out = {"$ref": f"#/types/{self.enum(name, schema.get('enum') or [schema['const']], module)}"}
         elif schema.get("type") == "array":
-            out = {"type": "array", "items": self.prop(schema.get("items", {}), defs, module)}
+            out = {"type": "array", "items": self.prop(schema.get("items", {}), defs, module, name)}
         elif schema.get("type") == "object":
             extra = schema.get("additionalProperties")
-            item = self.prop(extra, defs, module) if isinstance(extra, dict) else {"$ref": "pulumi.json#/Any"}
+            item = self.prop(extra, defs, module, name) if isinstance(extra, dict) else {"$ref": "pulumi.json#/Any"}
             out = {"type": "object", "additionalProperties": item}
         elif schema.get("type") in ("string", "integer", "number", "boolean"):
             out = {"type": schema["type"]}
         else:
             out = {"$ref": "pulumi.json#/Any"}
         if schema.get("description"):
-            out["description"] = (schema["description"] + " " + out.get("description", "")).strip()
+            out["description"] = schema["description"]
         return out
 
+    def enum(self, name: str, values: list[Any], module: str) -> str:
+        """A Pulumi enum type (`type` + `enum` of values) for a closed set of primitive values."""
+        token = f"{PACKAGE}:{module}:{name}"
+        spec = {"type": _json_type(values[0]), "enum": [{"value": v} for v in values]}
+        if self.types.get(token, spec) != spec:
+            raise ValueError(f"two different value sets would both be the enum type {token}; rename a field")
+        self.types[token] = spec
+        return token
+
     def object(self, schema: dict[str, Any], defs: dict[str, Any], module: str) -> dict[str, Any]:
-        props = {name: self.prop(p, defs, module) for name, p in schema.get("properties", {}).items()}
+        title = str(schema.get("title", "Object"))
+        props: dict[str, Any] = {}
+        for name, p in schema.get("properties", {}).items():
+            props[name] = self.prop(p, defs, module, title + _camel(name))
+            _add_facts(props[name], p)
         out: dict[str, Any] = {"type": "object", "properties": props}
         if schema.get("description"):
             out["description"] = schema["description"]
@@ -127,12 +139,49 @@ def _json_type(value: Any) -> str:
     return {bool: "boolean", int: "integer", float: "number"}.get(type(value), "string")
 
 
+def _camel(name: str) -> str:
+    return "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+
+
+def plain_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A field's JSON schema without the `null` of an optional (constraints sit on the other option)."""
+    options = [o for o in schema.get("anyOf", []) if o.get("type") != "null"]
+    if len(options) == 1:
+        return {**{k: v for k, v in schema.items() if k != "anyOf"}, **options[0]}
+    return schema
+
+
+_BOUNDS = (("minimum", ">= {}"), ("exclusiveMinimum", "> {}"), ("maximum", "<= {}"), ("exclusiveMaximum", "< {}"),
+           ("minLength", "at least {} character(s)"), ("maxLength", "at most {} characters"),
+           ("minItems", "at least {} items"), ("maxItems", "at most {} items"), ("pattern", "matches `{}`"))
+
+
+def allowed_values(schema: dict[str, Any]) -> list[str]:
+    """What pydantic accepts, as short phrases: the enum values or the bounds of a field's schema."""
+    plain = plain_schema(schema)
+    values = plain.get("enum") or ([plain["const"]] if "const" in plain else [])
+    if values:
+        return ["one of " + ", ".join(f"`{v}`" for v in values)]
+    return [text.format(plain[key]) for key, text in _BOUNDS if key in plain]
+
+
+def _add_facts(prop: dict[str, Any], schema: dict[str, Any]) -> None:
+    """`default` (primitive defaults, as Pulumi schema expects) and the bounds, in the description."""
+    default = schema.get("default")
+    if isinstance(default, str | int | float | bool) and "secret" not in prop:
+        prop["default"] = default
+    bounds = [b for b in allowed_values(schema) if not b.startswith("one of")]
+    if bounds:
+        prop["description"] = (prop.get("description", "") + " Allowed: " + ", ".join(bounds) + ".").strip()
+
+
 def _properties(model: type[BaseModel], types: _Types, module: str) -> tuple[dict[str, Any], list[str]]:
     js = model.model_json_schema(by_alias=False)
     defs = js.get("$defs", {})
     props: dict[str, Any] = {}
+    owner = model.__name__.removesuffix("Spec").removesuffix("Outputs").removesuffix("Inputs")
     for name, info in model.model_fields.items():
-        prop = types.prop(js["properties"][name], defs, module)
+        prop = types.prop(js["properties"][name], defs, module, owner + _camel(name))
         m = specs.meta(info, name)
         if m.on_change == "replace":
             prop["replaceOnChanges"] = True
@@ -140,6 +189,7 @@ def _properties(model: type[BaseModel], types: _Types, module: str) -> tuple[dic
             prop["secret"] = True
         if info.description:
             prop["description"] = info.description
+        _add_facts(prop, js["properties"][name])
         props[name] = prop
     # `name` is chosen by the provider when unset (autonaming), so it is never a required input.
     required = [n for n, i in model.model_fields.items() if i.is_required() and n != "name"]
@@ -203,22 +253,10 @@ def _config_variables() -> dict[str, Any]:
 
 
 def render_docs(schema: dict[str, Any]) -> dict[str, str]:
-    """One markdown page per resource, from the schema alone."""
-    pages: dict[str, str] = {}
-    for token, res in schema["resources"].items():
-        _, module, name = token.split(":")
-        lines = [f"# {module}.{name}", "", res["description"], "", "## Inputs", "",
-                 "| name | type | required | on change | description |", "|---|---|---|---|---|"]
-        for prop, p in res["inputProperties"].items():
-            on_change = "replace" if p.get("replaceOnChanges") else "in place / local"
-            req = "yes" if prop in res["requiredInputs"] else ""
-            lines.append(f"| `{prop}` | {_type_text(p)} | {req} | {on_change} | {_cell(p.get('description', ''))} |")
-        lines += ["", "## Outputs", "", "| name | type | description |", "|---|---|---|"]
-        for prop, p in res["properties"].items():
-            if prop not in res["inputProperties"]:
-                lines.append(f"| `{prop}` | {_type_text(p)} | {_cell(p.get('description', ''))} |")
-        pages[f"{module}-{name}.md"] = "\n".join(lines) + "\n"
-    return pages
+    """One markdown page per resource: the schema, the specs' change rules, timeouts and examples."""
+    from .docs import render_pages
+
+    return render_pages(schema)
 
 
 def _type_text(p: dict[str, Any]) -> str:

@@ -51,3 +51,33 @@ def test_schema_comes_from_the_spec() -> None:
     assert set(built["functions"]) == {"mltrain:modelarts:getFlavors", "mltrain:modelarts:getEngines"}
     assert built["config"]["variables"]["alayaApiKey"]["secret"] is True
     json.dumps(built)
+
+
+def test_schema_carries_defaults_enums_and_bounds() -> None:
+    built = schema.build()
+    job = built["resources"]["mltrain:alaya:TrainingJob"]["inputProperties"]
+    assert job["priority"]["default"] == 3 and job["enable_auto_retry"]["default"] is False
+    assert job["wait_for"] == {**job["wait_for"], "$ref": "#/types/mltrain:alaya:TrainingJobWaitFor",
+                               "default": "created"}
+    wait = built["types"]["mltrain:alaya:TrainingJobWaitFor"]
+    assert wait["type"] == "string" and [e["value"] for e in wait["enum"]] == ["created", "running", "completed"]
+    assert "Allowed: >= 1, <= 512." in job["worker_count"]["description"]
+    assert "default" not in job["name"], "name is chosen by the provider, it has no fixed default"
+    ma = built["resources"]["mltrain:modelarts:TrainingJob"]["inputProperties"]
+    target = built["types"][ma["wait_for"]["$ref"].removeprefix("#/types/")]
+    assert [e["value"] for e in target["enum"]] == ["accepted", "running", "completed"]
+
+
+def test_docs_pages_say_what_a_user_needs() -> None:
+    pages = schema.render_docs(schema.build())
+    job = pages["alaya-TrainingJob.md"]
+    for section in ("## Example", "## Inputs", "## Outputs", "## Timeouts", "## Adoption", "## Ownership"):
+        assert section in job, section
+    assert "alaya.TrainingJob(" in job and "```python" in job
+    assert "| `worker_count` | integer | yes |  | >= 1; <= 512 | replace |" in job
+    assert "| `wait_for` | string |  | `created` | one of `created`, `running`, `completed` | local" in job
+    assert "| create | 20 min |" in job and "MLTRAIN_OWNER" in job
+    ma = pages["modelarts-TrainingJob.md"]
+    assert "| `description` |" in ma and "update in place" in ma.split("| `description` |", 1)[1].split("\n")[0]
+    assert "### ObsChannel" in ma and "mltrain-owner-urn" in ma
+    assert "| create | 5 min |" in pages["modelarts-Algorithm.md"]

@@ -1,0 +1,201 @@
+"""docs/resources/*.md, generated: what a user needs to write a resource without reading the code.
+
+Each page has an example (the resource's constructor call as it appears in a program under
+examples/, which the engine tests run, so the snippet is known to work), every input with its type,
+default, allowed values (enum values and pydantic bounds) and what a change does, the outputs, the
+default timeouts per operation, adoption and where the owner mark lives on the platform.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+from . import spec as specs
+from .alaya.contract import OWNER_ENV
+from .modelarts.contract import OWNER_STACK, OWNER_URN
+from .resource import MltrainProvider
+from .schema import _cell, _type_text, allowed_values, resource_classes, token_of
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+ON_CHANGE = {
+    "replace": "replace",
+    "update": "update in place",
+    "local": "local (no platform call)",
+}
+
+# Where each platform keeps the owner mark (see ownership.py and the contract files).
+OWNERSHIP = {
+    "alaya:TrainingJob": f"the environment variable `{OWNER_ENV}` of the task (stack identity and URN; "
+    "the create body has no labels, and the platform returns `env` in the task detail). It is hidden "
+    "from diffs and refused as a user-declared variable (`alaya/contract.py`, `OWNER_ENV`).",
+    "alaya:StorageMount": "none needed: a mount is no platform object. It checks that the storage exists "
+    "and is Active; deleting it removes nothing remote.",
+    "modelarts:TrainingJob": f"the job's `metadata.annotations` `{OWNER_STACK}` and `{OWNER_URN}`, "
+    "fixed at create (`modelarts/contract.py`). Adopted jobs stay unmarked and are recorded in the state.",
+    "modelarts:Algorithm": f"the algorithm's `metadata.tags` `{OWNER_STACK}` and `{OWNER_URN}`; "
+    "updates keep them and adoption adds them (`modelarts/contract.py`).",
+}
+
+
+def render_pages(schema: dict[str, Any]) -> dict[str, str]:
+    """One markdown page per resource of `schema` (as built by schema.build())."""
+    classes = {token_of(cls): cls for cls in resource_classes()}
+    pages: dict[str, str] = {}
+    for token, res in schema["resources"].items():
+        _, module, name = token.split(":")
+        cls = classes[token]
+        lines = [f"# {module}.{name}", "", res["description"], ""]
+        lines += _example(module, name)
+        lines += _inputs(res, cls._provider_type, schema)
+        lines += _nested(res, schema)
+        lines += _outputs(res)
+        lines += _timeouts(cls._provider_type)
+        lines += _adoption(module, name, cls._provider_type)
+        pages[f"{module}-{name}.md"] = "\n".join(lines).rstrip() + "\n"
+    return pages
+
+
+def example_call(module: str, name: str) -> tuple[str, str] | None:
+    """(example folder, source of the first `x = module.Name(...)` in examples/*/__main__.py)."""
+    for program in sorted(EXAMPLES.glob("*/__main__.py")):
+        source = program.read_text()
+        for node in ast.walk(ast.parse(source)):
+            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                    and isinstance(node.value.func, ast.Attribute) and node.value.func.attr == name
+                    and isinstance(node.value.func.value, ast.Name) and node.value.func.value.id == module):
+                segment = ast.get_source_segment(source, node)
+                if segment:
+                    return program.parent.name, segment
+    return None
+
+
+def _example(module: str, name: str) -> list[str]:
+    found = example_call(module, name)
+    if found is None:
+        return []
+    folder, call = found
+    return ["## Example", "", "```python", "import pulumi", "", f"from pulumi_mltrain import {module}", "",
+            call, "```", "", f"From [examples/{folder}](../../examples/{folder}/__main__.py), "
+            "which the engine tests run against the emulator (`tests/engine/test_examples_elsewhere.py`).", ""]
+
+
+def _inputs(res: dict[str, Any], provider: type[MltrainProvider], schema: dict[str, Any]) -> list[str]:
+    model = provider.spec_type
+    js = model.model_json_schema(by_alias=False)["properties"]
+    metas = dict(specs.field_metas(model))
+    lines = ["## Inputs", "", "| name | type | required | default | allowed values | on change | description |",
+             "|---|---|---|---|---|---|---|"]
+    for prop, p in res["inputProperties"].items():
+        info = model.model_fields[prop]
+        if prop == "name":
+            required, default = "", "chosen by the provider (resource name + unique suffix)"
+        else:
+            required = "yes" if prop in res["requiredInputs"] else ""
+            default = _default_text(info)
+        allowed = "; ".join(allowed_values(js[prop])) or _nested_allowed(p, schema)
+        on_change = ON_CHANGE.get(metas[prop].on_change, metas[prop].on_change)
+        secret = " (secret)" if p.get("secret") else ""
+        lines.append(f"| `{prop}` | {_kind(p, schema)}{secret} | {required} | {_cell(default)} | {_cell(allowed)} "
+                     f"| {on_change} | {_cell(str(info.description or ''))} |")
+    lines += ["", "A *replace* deletes the platform object and creates a new one (delete first: the names "
+              "are the platform's keys); *update in place* changes the object without recreating it; *local* "
+              "changes only what the provider does (waits, deadlines, adoption) and never calls the platform.",
+              ""]
+    return lines
+
+
+def _kind(p: dict[str, Any], schema: dict[str, Any]) -> str:
+    """The type as a user writes it: enum types read as their primitive type."""
+    ref = str(p.get("$ref", "")).removeprefix("#/types/")
+    enum = schema["types"].get(ref, {})
+    if "enum" in enum:
+        return str(enum["type"])
+    if p.get("type") == "array":
+        return f"list[{_kind(p['items'], schema)}]"
+    return _type_text(p)
+
+
+def _nested(res: dict[str, Any], schema: dict[str, Any]) -> list[str]:
+    """A table per object type the inputs use (e.g. NasMount, Timeouts), with its fields' facts."""
+    lines: list[str] = []
+    seen: list[str] = []
+    todo = [p for p in res["inputProperties"].values()]
+    while todo:
+        p = todo.pop(0)
+        ref = str(p.get("$ref") or p.get("items", {}).get("$ref") or "").removeprefix("#/types/")
+        spec = schema["types"].get(ref)
+        if not spec or "properties" not in spec or ref in seen:
+            continue
+        seen.append(ref)
+        required = set(spec.get("required", []))
+        lines += [f"### {ref.rsplit(':', 1)[-1]}", "", _cell(spec.get("description", "")), "",
+                  "| field | type | required | default | allowed values | description |", "|---|---|---|---|---|---|"]
+        for name, field in spec["properties"].items():
+            default = field.get("default")
+            shown = "" if default is None else f"`{str(default).lower() if isinstance(default, bool) else default}`"
+            lines.append(f"| `{name}` | {_kind(field, schema)} | {'yes' if name in required else ''} | {shown} "
+                         f"| {_cell(_nested_allowed(field, schema))} | {_cell(field.get('description', ''))} |")
+            todo.append(field)
+        lines.append("")
+    return lines
+
+
+def _default_text(info: Any) -> str:
+    if info.is_required():
+        return ""
+    value = info.get_default(call_default_factory=True)
+    if value is None or value == {} or value == []:
+        return ""
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    return f"`{value}`"
+
+
+def _nested_allowed(p: dict[str, Any], schema: dict[str, Any]) -> str:
+    """For a property that is an enum type: its values (the spec's field schema had them inline)."""
+    ref = p.get("$ref") or p.get("items", {}).get("$ref", "")
+    spec = schema["types"].get(str(ref).removeprefix("#/types/"), {})
+    values = [e["value"] for e in spec.get("enum", [])]
+    return ("one of " + ", ".join(f"`{v}`" for v in values)) if values else ""
+
+
+def _outputs(res: dict[str, Any]) -> list[str]:
+    lines = ["## Outputs", "", "Every input is also an output. In addition:", "", "| name | type | description |",
+             "|---|---|---|"]
+    for prop, p in res["properties"].items():
+        if prop not in res["inputProperties"]:
+            lines.append(f"| `{prop}` | {_type_text(p)} | {_cell(p.get('description', ''))} |")
+    return [*lines, ""]
+
+
+def _timeouts(provider: type[MltrainProvider]) -> list[str]:
+    lines = ["## Timeouts", "", "| operation | default |", "|---|---|"]
+    for op, seconds in provider.default_timeouts.items():
+        lines.append(f"| {op} | {_minutes(seconds)} |")
+    return [*lines, "", "Set them per resource with `opts=pulumi.ResourceOptions(custom_timeouts="
+            "pulumi.CustomTimeouts(create=\"45m\"))` or the `timeouts` input (seconds). Every wait stops at its "
+            "deadline and names the object it waited for; the next `pulumi up` finds and adopts an object whose "
+            "create ran out of time. While a wait lasts, a progress line names the resource, the object ID, the "
+            "state, the time waited and the deadline, at least every 30 seconds.", ""]
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
+
+
+def _adoption(module: str, name: str, provider: type[MltrainProvider]) -> list[str]:
+    noun = provider.noun
+    lines = ["## Adoption", "", f"To manage an existing {noun} instead of creating one, declare it as it is and "
+             f"set `adopt_id` to its ID; `pulumi up` reads it, checks it against the declaration (it lists the "
+             f"differences and changes nothing if they differ) and records it without creating anything. "
+             f"`adopt_id` is local: removing it later changes nothing (`pulumi import` does not work for "
+             f"dynamic resources, pulumi/pulumi#16175).", "", "## Ownership", ""]
+    mark = OWNERSHIP.get(f"{module}:{name}")
+    lines.append(f"The provider marks every {noun} it creates with the stack and resource that own it: "
+                 f"{mark or 'see ownership.py'} Look-ups after an interrupted or ambiguous create adopt only "
+                 f"objects with this stack's mark; a name held by anything else is an error that says whose it is.")
+    return [*lines, ""]
+
