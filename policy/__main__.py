@@ -1,20 +1,7 @@
-"""Entry point of the policy pack: `pulumi preview --policy-pack policy/`. Builds the pack only;
-the validators live in `mltrain_policies` (importable by tests: `PolicyPack(...)` blocks forever)."""
+"""This repository's pack folder: `pulumi preview --policy-pack policy/`. The policies live in the
+installed `mltrain_policies` module (`pip install "pulumi-mltrain[policy]"`); an infra repo writes
+its own folder like this one with `mltrain-policy-pack DIR`."""
 
-import sys
+from mltrain_policies.pack import serve
 
-from pulumi_policy import EnforcementLevel, PolicyPack
-
-from mltrain_policies import DESCRIPTION, PACK_NAME, POLICIES, track_secrets
-
-# Let the secrets rule tell Output.secret(...) from plaintext (see mltrain_policies/secrets.py).
-if not track_secrets():
-    print("mltrain-policies: this pulumi-policy hides secretness; no-plaintext-secrets will treat every "
-          "value as plaintext", file=sys.stderr)
-
-PolicyPack(
-    name=PACK_NAME,
-    policies=list(POLICIES),
-    enforcement_level=EnforcementLevel.ADVISORY,  # each policy sets its own level
-    description=DESCRIPTION,
-)
+serve()

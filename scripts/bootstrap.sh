@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# Makes a fresh clone runnable: the Python virtualenv (.venv) with the project and its pinned
-# dependencies, and .tools/bin with the Pulumi CLI, its Python language host and the dynamic
-# provider plugin. Idempotent and quick once done; every other script starts by running it.
+# Makes a fresh clone runnable: the Python virtualenv (.venv) with the project and the locked
+# dependencies (requirements/dev.lock), and .tools/bin with the Pulumi CLI, its Python language
+# host and the dynamic provider plugin. Idempotent and quick once done; every other script starts by running it.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
-# 1. Python environment, reinstalled only when pyproject.toml changes.
+# 1. Python environment: exactly the versions in requirements/dev.lock (refresh it with
+#    `bash scripts/lock.sh`), then the project itself without resolving anything again.
+#    Reinstalled only when the lock or pyproject.toml changes.
 python="${MLTRAIN_PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
-stamp=".venv/.mltrain-$(sha256sum pyproject.toml | cut -c1-16)"
+stamp=".venv/.mltrain-$(cat requirements/dev.lock pyproject.toml | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
-  echo "bootstrap: installing Python dependencies into .venv" >&2
-  .venv/bin/python -m pip install -q -e ".[dev]" >&2
+  echo "bootstrap: installing requirements/dev.lock into .venv" >&2
+  .venv/bin/python -m pip install -q -r requirements/dev.lock >&2
+  .venv/bin/python -m pip install -q --no-deps -e . >&2
   rm -f .venv/.mltrain-*; touch "$stamp"
 fi
 

@@ -1,10 +1,2 @@
-"""Policy-pack tests: make `policy/` importable (the pack runs with its own folder on sys.path)."""
-
-from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-POLICY_DIR = Path(__file__).resolve().parents[2] / "policy"
-if str(POLICY_DIR) not in sys.path:
-    sys.path.insert(0, str(POLICY_DIR))
+"""Policy-pack tests: `mltrain_policies` is part of the installed distribution (the `policy` extra),
+so the tests import it like an infra repo's pack folder does; no path set-up."""

@@ -1,5 +1,6 @@
-"""CLI: ``python -m pulumi_mltrain.emulator --port 8790 [--state-file F] [--subscription-delay S]
-[--fault SPEC ...] [--seed N]``. Binds 127.0.0.1 only and prints the URL and default credentials.
+"""CLI: ``mltrain-emulator`` (= ``python -m pulumi_mltrain.emulator``) ``--port 8790 [--state-file F]
+[--subscription-delay S] [--fault SPEC ...] [--seed N]``. Binds 127.0.0.1 only and prints the URL and
+default credentials.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from .settings import EmulatorSettings
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m pulumi_mltrain.emulator",
+        prog="mltrain-emulator",
         description="Emulate Alaya NeW, Huawei IAM and ModelArts v2 on 127.0.0.1.",
     )
     add = parser.add_argument

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The unit tests and policy validators against the LOWEST supported versions of the direct
+# dependencies (requirements/lowest.txt), in .venv-lowest; test tools come from the lock.
+# Extra arguments go to pytest.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+export PIP_DISABLE_PIP_VERSION_CHECK=1
+venv=.venv-lowest
+if [ ! -x "$venv/bin/python" ]; then
+  "${MLTRAIN_PYTHON:-python3}" -m venv "$venv"
+fi
+tools="$(grep -E '^(pytest|pytest-xdist|execnet|iniconfig|pluggy|hypothesis|sortedcontainers|attrs)==' requirements/dev.lock)"
+stamp="$venv/.mltrain-$( (cat requirements/lowest.txt pyproject.toml; echo "$tools") | sha256sum | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  echo "test-lowest: installing requirements/lowest.txt into $venv" >&2
+  # shellcheck disable=SC2086
+  "$venv/bin/python" -m pip install -q -r requirements/lowest.txt $tools >&2
+  "$venv/bin/python" -m pip install -q --no-deps -e . >&2
+  rm -f "$venv"/.mltrain-*; touch "$stamp"
+fi
+"$venv/bin/python" -m pip check >&2 || true
+"$venv/bin/python" - <<'PY'
+from importlib import metadata
+print("lowest:", ", ".join(f"{n}=={metadata.version(n)}" for n in
+      ["pulumi", "httpx", "pydantic", "fastapi", "starlette", "uvicorn", "pulumi-policy"]))
+PY
+exec "$venv/bin/python" -m pytest -p no:cacheprovider -n 2 tests/unit tests/policy/test_validators.py "$@"
