@@ -1,4 +1,4 @@
-"""The generic dynamic provider and resource base: everything that is the same for every resource.
+"""The generic dynamic provider: everything that is the same for every resource (program side: program.py).
 
 A concrete resource declares its `Spec` (inputs), its `Output` model and the platform calls
 (`_create`, `_read`, `_update`, `_delete`). This module turns them into Pulumi's check/diff/
@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import contextvars
 import hashlib
-import inspect
 import re
 import sys
 import threading
 import time
 from typing import Any, ClassVar
 
-import pulumi
 from pulumi.dynamic import (
     CheckFailure,
     CheckResult,
@@ -42,7 +40,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from . import spec as specs
 from . import transport
-from .accounts import ACCOUNT_KEY, account_props, explicit_settings
+from .accounts import ACCOUNT_KEY, explicit_settings
 from .config import CONFIG_KEYS, Settings
 from .errors import ApiError, MltrainError, NotFound, for_resource
 from .ownership import STACK_KEY, URN_KEY, Mark, resource_of
@@ -377,79 +375,3 @@ def physical_name(resource_name: str, seed: str, max_len: int = 64) -> str:
     suffix = hashlib.sha256(seed.encode()).hexdigest()[:8]
     base = re.sub(r"[^A-Za-z0-9_-]+", "-", resource_name).strip("-")[: max_len - 9] or "job"
     return f"{base}-{suffix}"
-
-
-_UNITS = {"s": 1, "m": 60, "h": 3600}
-
-
-def parse_duration(text: str | None) -> float | None:
-    """Pulumi custom timeout strings such as "30m", "1h30m", "90s"."""
-    if not text:
-        return None
-    total = 0.0
-    for number, unit in re.findall(r"(\d+(?:\.\d+)?)([smh])", text):
-        total += float(number) * _UNITS[unit]
-    return total or None
-
-
-def _plain(value: Any) -> Any:
-    """Argument values as Pulumi can send them: typed helpers (pydantic models) become dicts."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json", exclude_none=True)
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
-class MltrainResource(pulumi.dynamic.Resource):
-    """Program-side base: validates argument names at once, fills the deadlines from
-    `opts.custom_timeouts`, passes the owner (stack identity and URN), and declares the outputs."""
-
-    _provider_type: ClassVar[type[MltrainProvider]]
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        provider = cls.__dict__.get("_provider_type")
-        if provider is not None:
-            params = [inspect.Parameter("resource_name", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=str)]
-            for name, info in provider.spec_type.model_fields.items():
-                optional = not info.is_required() or name == "name"  # `name` is chosen when not given
-                default = None if optional else inspect.Parameter.empty
-                params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
-                                                annotation=info.annotation))
-            params.append(inspect.Parameter("opts", inspect.Parameter.KEYWORD_ONLY, default=None))
-            cls.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-
-    def __init__(self, resource_name: str, opts: pulumi.ResourceOptions | None = None, **args: Any) -> None:
-        from .identity import stack_identity
-
-        provider = self._provider_type
-        fields = provider.spec_type.model_fields
-        unknown = sorted(set(args) - set(fields))
-        if unknown:
-            raise TypeError(
-                f"{provider.kind} '{resource_name}': unknown argument(s) {', '.join(unknown)}; "
-                f"expected some of: {', '.join(fields)}"
-            )
-        props: dict[str, Any] = {k: _plain(v) for k, v in args.items() if v is not None}
-        custom = opts.custom_timeouts if opts else None
-        if custom is not None and "timeouts" not in props:
-            props["timeouts"] = {
-                op: seconds
-                for op in ("create", "update", "delete")
-                if (seconds := parse_duration(getattr(custom, op, None)))
-            }
-        opts, account = account_props(resource_name, opts, self._resource_type_name.split("/")[-1].split(":")[0])
-        props.update(account)
-        props[STACK_KEY] = stack_identity()
-        props[URN_KEY] = pulumi.resource.create_urn(
-            resource_name, f"pulumi-python:{self._resource_type_name}", parent=opts.parent if opts else None)
-        for attr in (*fields, *provider.output_type.model_fields):
-            props.setdefault(attr, None)  # every input and output is readable on the resource
-        super().__init__(provider(), resource_name, props, opts)
-        for attr in provider.output_type.id_fields():
-            # The ID is known in the preview of an in-place update (unlike other outputs), so jobs that
-            # use it are not previewed as replaced when only, say, an algorithm's description changes.
-            setattr(self, attr, self.id)

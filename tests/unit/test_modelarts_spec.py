@@ -9,8 +9,8 @@ from pulumi.output import Unknown
 
 from pulumi_mltrain import spec as specs
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec as AlayaSpec
-from pulumi_mltrain.modelarts import ObsChannel
 from pulumi_mltrain.modelarts.algorithm import AlgorithmSpec
+from pulumi_mltrain.modelarts.models import ObsChannel
 from pulumi_mltrain.modelarts.training_job import TrainingJobSpec
 
 ROOT = "/cnnorth4-job-test-v2/pytorch/fast_example"

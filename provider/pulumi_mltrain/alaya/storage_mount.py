@@ -14,7 +14,7 @@ from typing import Any, ClassVar, Literal
 from .. import spec as specs
 from ..errors import MltrainError
 from ..ownership import Mark
-from ..resource import ManagedSpec, MltrainResource
+from ..resource import ManagedSpec
 from .base import AlayaProvider
 from .catalog import storage_problem, storages
 from .models import NasMount
@@ -42,7 +42,8 @@ class StorageMountSpec(ManagedSpec):
 
 
 class StorageMountOutputs(specs.Output):
-    mount: dict[str, Any] | None = specs.output_field(
+    # Not optional: derived from the inputs at check, so it is always set (typed so on the program side).
+    mount: NasMount = specs.output_field(
         description="The mount, ready for TrainingJob(storage_mounts=[...]).")
     storage_name: str | None = specs.output_field(description="The storage's display name.")
     storage_status: str | None = specs.output_field(description="The storage's status at the last create/refresh.")
@@ -104,9 +105,3 @@ class StorageMountProvider(AlayaProvider):
 
     def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
         """Nothing remote: the storage belongs to the tenant, the mount to the tasks."""
-
-
-class StorageMount(MltrainResource, module="alaya", name="StorageMount"):
-    """A NAS directory for training tasks; see StorageMountSpec and StorageMountOutputs."""
-
-    _provider_type = StorageMountProvider

@@ -20,7 +20,7 @@ from .. import transport
 from ..errors import AmbiguousOutcome, MltrainError, NotFound, RemoteFailure, WaitTimeout
 from ..ownership import Mark, claim
 from ..progress import Label
-from ..resource import CREATE_ATTEMPTS, ManagedSpec, MltrainResource, remaining
+from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
 from .base import AlayaProvider
@@ -401,12 +401,3 @@ def _unmarked(detail: dict[str, Any]) -> dict[str, Any]:
 
 def _status(detail: dict[str, Any]) -> str:
     return str(detail.get("status") or "UNKNOWN").upper()
-
-
-class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
-    """An Alaya NeW distributed training task.
-
-    Arguments are the fields of TrainingJobSpec; outputs those of TrainingJobOutputs (see schema.json).
-    """
-
-    _provider_type = TrainingJobProvider

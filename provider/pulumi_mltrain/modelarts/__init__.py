@@ -13,17 +13,23 @@ Credentials come from stack config (`mltrain:huaweiIamEndpoint`, `mltrain:modela
 `mltrain:huaweiPassword` as a secret) or the MLTRAIN_* environment, never from resource arguments.
 """
 
-from .algorithm import Algorithm
-from .catalog import get_engines, get_flavors
-from .models import (
-    AlgorithmParameter,
-    ChannelDeclaration,
-    JobParameter,
-    ObsChannel,
-    ParameterConstraint,
-    ResourceRequirement,
-)
-from .training_job import TrainingJob
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._resources import (
+        Algorithm,
+        AlgorithmParameter,
+        ChannelDeclaration,
+        JobParameter,
+        ObsChannel,
+        ParameterConstraint,
+        ResourceRequirement,
+        TrainingJob,
+    )
+    from .catalog import get_engines, get_flavors
 
 __all__ = [
     "Algorithm",
@@ -37,3 +43,13 @@ __all__ = [
     "get_engines",
     "get_flavors",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Generated classes on first use; the catalogue functions load the client (pydantic, httpx) only
+    when a program calls them."""
+    if name in ("get_engines", "get_flavors"):
+        return getattr(importlib.import_module(f"{__name__}.catalog"), name)
+    if name in __all__:
+        return getattr(importlib.import_module(f"{__name__}._resources"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,7 +15,7 @@ from .. import spec as specs
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
 from ..ownership import Mark, claim
 from ..progress import Label
-from ..resource import CREATE_ATTEMPTS, ManagedSpec, MltrainResource, remaining
+from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
 from .base import ModelArtsProvider
@@ -251,9 +251,3 @@ def _mark(algorithm: dict[str, Any]) -> Mark | None:
     values = {t.get("key"): t.get("value") for t in tags if isinstance(t, dict)}
     stack, urn = values.get(contract.OWNER_STACK), values.get(contract.OWNER_URN)
     return Mark(stack, urn) if isinstance(stack, str) and isinstance(urn, str) and stack and urn else None
-
-
-class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
-    """A Huawei Cloud ModelArts v2 algorithm; see AlgorithmSpec and AlgorithmOutputs."""
-
-    _provider_type = AlgorithmProvider

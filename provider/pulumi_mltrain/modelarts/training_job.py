@@ -27,7 +27,7 @@ from .. import transport
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout
 from ..ownership import Mark, claim
 from ..progress import Label
-from ..resource import CREATE_ATTEMPTS, ManagedSpec, MltrainResource, remaining
+from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
 from .base import ModelArtsProvider
@@ -405,13 +405,3 @@ def _reason(job: dict[str, Any]) -> str:
     if not reason and secondary and secondary != status.get("phase"):
         reason = f"secondary phase {secondary}"
     return str(reason)
-
-
-class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
-    """A Huawei Cloud ModelArts v2 training job.
-
-    Arguments are the fields of TrainingJobSpec; outputs those of TrainingJobOutputs (see schema.json).
-    `inputs`/`outputs` take dicts or `ObsChannel(...)` values.
-    """
-
-    _provider_type = TrainingJobProvider

@@ -1,0 +1,290 @@
+"""Generate the typed, import-light program side (`<family>/_resources.py`) from the specs.
+
+Each resource class gets explicit keyword-only `pulumi.Input[...]` parameters with a docstring per
+argument, typed `pulumi.Output[...]` attributes and a static field table; each nested model becomes a
+TypedDict of Inputs (`modelarts.ObsChannel(name=..., obs_url=...)` builds one). The generated modules
+import only pulumi and `program.py`, so programs never load pydantic. Run
+`python -m pulumi_mltrain.codegen --write .` after changing a spec; a test fails when they are stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import types
+import typing
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, BeforeValidator
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+
+from . import spec as specs
+from .program import load
+from .resource import MltrainProvider
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One resource: its family (the type token's module), name, provider class and summary line."""
+
+    family: str
+    name: str
+    target: str
+    summary: str
+
+    def provider(self) -> type[MltrainProvider]:
+        found: type[MltrainProvider] = load(self.target)
+        return found
+
+
+# The type tokens (family:name) are part of every URN: never change them.
+RESOURCES: tuple[Declaration, ...] = (
+    Declaration("alaya", "TrainingJob", "pulumi_mltrain.alaya.training_job:TrainingJobProvider",
+                "An Alaya NeW distributed training task."),
+    Declaration("alaya", "StorageMount", "pulumi_mltrain.alaya.storage_mount:StorageMountProvider",
+                "A NAS directory for training tasks; `mount` plugs into TrainingJob(storage_mounts=[...])."),
+    Declaration("modelarts", "Algorithm", "pulumi_mltrain.modelarts.algorithm:AlgorithmProvider",
+                "A Huawei Cloud ModelArts v2 algorithm: code, engine, parameters and the channels it expects."),
+    Declaration("modelarts", "TrainingJob", "pulumi_mltrain.modelarts.training_job:TrainingJobProvider",
+                "A Huawei Cloud ModelArts v2 training job."),
+)
+
+_CHANGE = {
+    "replace": "Changing it replaces the resource.",
+    "update": "Changing it updates the resource in place.",
+    "local": "Local: changing it only changes the provider's behaviour, nothing remote.",
+}
+
+
+class _Types:
+    """Renders annotations as Python type text and collects the nested models they use."""
+
+    def __init__(self) -> None:
+        self.models: list[type[BaseModel]] = []
+
+    def text(self, ann: Any, inputs: bool) -> str:
+        origin, args = typing.get_origin(ann), typing.get_args(ann)
+        if origin in (typing.Union, types.UnionType):
+            parts = [self.text(a, inputs) for a in args if a is not type(None)]
+            if len(parts) < len(args):
+                parts.append("None")
+            return " | ".join(parts)
+        if origin is typing.Annotated:
+            lenient = any(isinstance(m, BeforeValidator) for m in ann.__metadata__)
+            if lenient and typing.get_origin(args[0]) is typing.Literal:
+                return "str"  # normalised by the provider (e.g. any case)
+            return self.text(args[0], inputs)
+        if origin is typing.Literal:
+            return "Literal[" + ", ".join(f'"{a}"' for a in args) + "]"
+        if origin is list:
+            item = self.text(args[0], inputs)
+            return f"Sequence[pulumi.Input[{item}]]" if inputs else f"list[{item}]"
+        if origin is dict:
+            item = self.text(args[1], inputs)
+            return f"Mapping[str, pulumi.Input[{item}]]" if inputs else f"dict[str, {item}]"
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            self._add(ann)
+            return ann.__name__
+        if ann is Any:
+            return "Any"
+        if isinstance(ann, type) and ann in (str, int, float, bool):
+            return ann.__name__
+        raise TypeError(f"codegen: no Python type for annotation {ann!r}")
+
+    def _add(self, model: type[BaseModel]) -> None:
+        if model in self.models:
+            return
+        for info in model.model_fields.values():
+            self.text(info.annotation, True)  # nested models first: they are defined before use
+        self.models.append(model)
+
+
+def allowed(ann: Any) -> list[Any]:
+    """The allowed values of a Literal field, wherever the Literal sits in the annotation."""
+    if typing.get_origin(ann) is typing.Literal:
+        return list(typing.get_args(ann))
+    for arg in typing.get_args(ann):
+        found = allowed(arg)
+        if found:
+            return found
+    return []
+
+
+def default_of(info: FieldInfo) -> tuple[bool, Any]:
+    """(whether the field has a default, the default value)."""
+    if info.default_factory is not None:
+        return True, info.default_factory()  # type: ignore[call-arg]
+    if info.default is PydanticUndefined:
+        return False, None
+    return True, info.default
+
+
+def _doc_line(name: str, info: FieldInfo, on_change: str | None, autonamed: bool) -> str:
+    parts = [(info.description or "").strip()]
+    values = allowed(info.annotation)
+    if values:
+        parts.append("Allowed: " + ", ".join(repr(v) for v in values) + ".")
+    has_default, value = default_of(info)
+    if autonamed:
+        parts.append("Optional: the provider chooses it when unset.")
+    elif not has_default:
+        parts.append("Required.")
+    elif value is not None:
+        parts.append(f"Default: {value!r}.")
+    if on_change:
+        parts.append(_CHANGE.get(on_change, ""))
+    return f"{name}: " + " ".join(p for p in parts if p)
+
+
+def _wrap(line: str, indent: str, width: int = 110) -> list[str]:
+    words, out, current = line.split(), [], indent
+    for word in words:
+        if len(current) + len(word) + 1 > width and current.strip():
+            out.append(current.rstrip())
+            current = indent + "    "
+        current += word + " "
+    out.append(current.rstrip())
+    return out
+
+
+def _table(name: str, value: tuple[str, ...] | dict[str, Any]) -> list[str]:
+    """A class attribute of the static field table, one entry per line."""
+    if isinstance(value, dict):
+        items = [f'        "{k}": {v!r},'.replace("'", '"') for k, v in value.items()]
+        return [f"    {name} = {{", *items, "    }"] if items else [f"    {name} = {{}}"]
+    if len(value) == 1:
+        return [f'    {name} = ("{value[0]}",)']
+    return [f"    {name} = (", *[f'        "{v}",' for v in value], "    )"]
+
+
+def _typed_dict(model: type[BaseModel], tt: _Types) -> list[str]:
+    doc = (model.__doc__ or f"{model.__name__} (a nested input).").strip().splitlines()[0]
+    lines = [f"class {model.__name__}(TypedDict):", f'    """{doc}', "", "    Keys:"]
+    body = []
+    for name, info in model.model_fields.items():
+        lines += _wrap(_doc_line(name, info, None, False), "        ")
+        kind = tt.text(info.annotation, True)
+        optional = "None" in kind.split(" | ")
+        base = " | ".join(p for p in kind.split(" | ") if p != "None")
+        typ = f"pulumi.Input[{base}]" + (" | None" if optional else "")
+        has_default, _ = default_of(info)
+        body.append(f"    {name}: NotRequired[{typ}]" if has_default or optional else f"    {name}: {typ}")
+    lines += ['    """', "", *body, "", ""]
+    return lines
+
+
+def _attr_type(tt: _Types, info: FieldInfo, is_input: bool, name: str, is_id: bool) -> str:
+    kind = tt.text(info.annotation, False)
+    parts = kind.split(" | ")
+    has_default, value = default_of(info)
+    if is_id or (is_input and (name == "name" or not has_default or value is not None)):
+        parts = [p for p in parts if p != "None"]  # always set once the resource exists
+    return " | ".join(parts)
+
+
+def _resource(decl: Declaration, tt: _Types) -> list[str]:
+    provider = decl.provider()
+    spec, outs = provider.spec_type, provider.output_type
+    ids = outs.id_fields()
+    lazy = f"_{decl.name}Provider"
+    lines = [f"class {lazy}(LazyProvider):", f'    target = "{decl.target}"', "", "",
+             f'class {decl.name}(MltrainResource, module="{decl.family}", name="{decl.name}"):',
+             f'    """{decl.summary}', "",
+             *_wrap(f"Outputs (besides every input): {', '.join(outs.model_fields)}.", "    "),
+             '    """', "",
+             f'    _kind = "{decl.name}"',
+             f"    _lazy_provider = {lazy}",
+             "    _provider_type = ProviderRef()",
+             *_table("_inputs", tuple(spec.model_fields)),
+             *_table("_outputs", tuple(outs.model_fields)),
+             *_table("_id_fields", tuple(ids))]
+    defaults = {n: default_of(i)[1] for n, i in spec.model_fields.items() if default_of(i)[0]}
+    lines += _table("_defaults", {n: v for n, v in defaults.items() if v is not None})
+    lines.append("")
+    for name, info in spec.model_fields.items():
+        lines.append(f"    {name}: pulumi.Output[{_attr_type(tt, info, True, name, False)}]")
+    for name, info in outs.model_fields.items():
+        if name not in spec.model_fields:
+            lines.append(f"    {name}: pulumi.Output[{_attr_type(tt, info, False, name, name in ids)}]")
+    params = ["        self,", "        resource_name: str,", "        *,"]
+    docs: list[str] = []
+    for name, info in spec.model_fields.items():
+        kind = tt.text(info.annotation, True)
+        base = " | ".join(p for p in kind.split(" | ") if p != "None")
+        autonamed = name == "name"  # every `name` is chosen by the provider when unset
+        docs += _wrap(_doc_line(name, info, specs.meta(info, name).on_change, autonamed), "            ")
+        if info.is_required() and not autonamed:
+            params.append(f"        {name}: pulumi.Input[{base}],")
+        else:
+            params.append(f"        {name}: pulumi.Input[{base}] | None = None,")
+    params.append("        opts: pulumi.ResourceOptions | None = None,")
+    lines += ["", "    def __init__(", *params, "    ) -> None:",
+              f'        """Declare a {decl.family}.{decl.name}.', "", "        Args:",
+              "            resource_name: The Pulumi resource name (unique in the stack).",
+              *docs,
+              "            opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.",
+              '        """',
+              "        super().__init__(resource_name, {"]
+    lines += [f'            "{name}": {name},' for name in spec.model_fields]
+    lines += ["        }, opts)", "", ""]
+    return lines
+
+
+def module_text(family: str) -> str:
+    """The generated module of one family (alaya, modelarts)."""
+    decls = [d for d in RESOURCES if d.family == family]
+    tt = _Types()
+    resources: list[str] = []
+    for decl in decls:
+        resources += _resource(decl, tt)
+    nested: list[str] = []
+    for model in tt.models:
+        nested += _typed_dict(model, tt)
+    names = sorted([d.name for d in decls] + [m.__name__ for m in tt.models])
+    head = [
+        f'"""Typed program-side API of the {family} resources. GENERATED by `python -m pulumi_mltrain.codegen',
+        '--write .` from the specs: do not edit."""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "from collections.abc import Mapping, Sequence",
+        "from typing import Any, Literal, NotRequired, TypedDict",
+        "",
+        "import pulumi",
+        "",
+        "from ..program import LazyProvider, MltrainResource, ProviderRef",
+        "",
+        "__all__ = [", *[f'    "{n}",' for n in names], "]",
+        "",
+        "",
+    ]
+    text = "\n".join(head + nested + resources).rstrip() + "\n"
+    if "Any" not in text.split("import pulumi", 1)[1].replace("from typing import Any", ""):
+        text = text.replace("from typing import Any, Literal", "from typing import Literal")
+    return text
+
+
+def outputs() -> Iterator[tuple[str, str]]:
+    """(path under the repository root, text) of every generated module."""
+    for family in sorted({d.family for d in RESOURCES}):
+        yield f"provider/pulumi_mltrain/{family}/_resources.py", module_text(family)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--write", metavar="ROOT", help="write the generated modules under ROOT")
+    args = parser.parse_args(argv)
+    for path, text in outputs():
+        if args.write:
+            (Path(args.write) / path).write_text(text)
+        else:
+            sys.stdout.write(f"# {path}\n{text}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

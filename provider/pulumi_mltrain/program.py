@@ -1,0 +1,164 @@
+"""The program side of every resource: light on purpose (pulumi and the standard library only).
+
+A Pulumi program imports the generated classes (`alaya/_resources.py`, `modelarts/_resources.py`,
+written by `codegen.py`), which subclass `MltrainResource` here and carry a static field table, so
+the program never loads pydantic, httpx or tenacity: they load in the provider process, on the first
+call of a `LazyProvider`, which is the object Pulumi pickles into the state (a class reference).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import threading
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import pulumi
+from pulumi.dynamic import (
+    CheckResult,
+    ConfigureRequest,
+    CreateResult,
+    DiffResult,
+    ReadResult,
+    ResourceProvider,
+    UpdateResult,
+)
+
+from .accounts import account_props
+from .ownership import STACK_KEY, URN_KEY
+
+if TYPE_CHECKING:
+    from .resource import MltrainProvider
+
+
+def load(target: str) -> Any:
+    """The object named by "package.module:Name"."""
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+class LazyProvider(ResourceProvider):
+    """The pickled provider: a class reference whose implementation (`target`) loads on first use.
+
+    Subclasses set `target`; instances hold nothing until they run in the provider process, so the
+    pickled form stays the same for every resource of a kind (and carries no secret).
+    """
+
+    serialize_as_secret_always = False
+    target: ClassVar[str] = ""
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+
+    def _impl(self) -> ResourceProvider:
+        found: ResourceProvider | None = self.__dict__.get("_real")
+        if found is None:
+            with self._lock:
+                found = self.__dict__.get("_real")
+                if found is None:
+                    found = self.__dict__["_real"] = load(self.target)()
+        assert found is not None
+        return found
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}  # never the loaded implementation
+
+    def configure(self, req: ConfigureRequest) -> None:
+        self._impl().configure(req)
+
+    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        return self._impl().check(_olds, news)
+
+    def diff(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> DiffResult:
+        return self._impl().diff(_id, _olds, _news)
+
+    def create(self, props: dict[str, Any]) -> CreateResult:
+        return self._impl().create(props)
+
+    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
+        return self._impl().read(id_, props)
+
+    def update(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> UpdateResult:
+        return self._impl().update(_id, _olds, _news)
+
+    def delete(self, _id: str, _props: dict[str, Any]) -> None:
+        self._impl().delete(_id, _props)
+
+
+class ProviderRef:
+    """`Resource._provider_type`: the real provider class, imported only when asked for (schema, tests)."""
+
+    def __get__(self, obj: object, owner: type[MltrainResource]) -> type[MltrainProvider]:
+        provider: type[MltrainProvider] = load(owner._lazy_provider.target)
+        return provider
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600}
+
+
+def parse_duration(text: str | None) -> float | None:
+    """Pulumi custom timeout strings such as "30m", "1h30m", "90s"."""
+    if not text:
+        return None
+    total = 0.0
+    for number, unit in re.findall(r"(\d+(?:\.\d+)?)([smh])", text):
+        total += float(number) * _UNITS[unit]
+    return total or None
+
+
+def _plain(value: Any) -> Any:
+    """Argument values as Pulumi can send them: pydantic models (the provider's own types) become dicts."""
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, pulumi.Output):
+        return dump(mode="json", exclude_none=True)
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+class MltrainResource(pulumi.dynamic.Resource):
+    """Program-side base: fills the deadlines from `opts.custom_timeouts` (the dynamic provider host
+    never forwards them), passes the owner (stack identity and URN) and the account, and declares
+    every input and output so that each is readable on the resource.
+
+    Subclasses are generated: they set the field table below and call `__init__` with their arguments.
+    """
+
+    _kind: ClassVar[str]
+    _lazy_provider: ClassVar[type[LazyProvider]]
+    _provider_type: ClassVar[ProviderRef]
+    _inputs: ClassVar[tuple[str, ...]] = ()
+    _outputs: ClassVar[tuple[str, ...]] = ()
+    _id_fields: ClassVar[tuple[str, ...]] = ()
+    _defaults: ClassVar[Mapping[str, Any]] = {}
+
+    def __init__(self, resource_name: str, args: Mapping[str, Any],
+                 opts: pulumi.ResourceOptions | None = None) -> None:
+        from .identity import stack_identity
+
+        unknown = sorted(set(args) - set(self._inputs))
+        if unknown:
+            raise TypeError(f"{self._kind} '{resource_name}': unknown argument(s) {', '.join(unknown)}; "
+                            f"expected some of: {', '.join(self._inputs)}")
+        props: dict[str, Any] = {k: _plain(v) for k, v in args.items() if v is not None}
+        custom = opts.custom_timeouts if opts else None
+        if custom is not None and "timeouts" not in props:
+            props["timeouts"] = {
+                op: seconds
+                for op in ("create", "update", "delete")
+                if (seconds := parse_duration(getattr(custom, op, None)))
+            }
+        platform = self._resource_type_name.split("/")[-1].split(":")[0]
+        opts, account = account_props(resource_name, opts, platform)
+        props.update(account)
+        props[STACK_KEY] = stack_identity()
+        props[URN_KEY] = pulumi.resource.create_urn(
+            resource_name, f"pulumi-python:{self._resource_type_name}", parent=opts.parent if opts else None)
+        for attr in (*self._inputs, *self._outputs):
+            props.setdefault(attr, None)  # every input and output is readable on the resource
+        super().__init__(self._lazy_provider(), resource_name, props, opts)
+        for attr in self._id_fields:
+            # The ID is known in the preview of an in-place update (unlike other outputs), so jobs that
+            # use it are not previewed as replaced when only, say, an algorithm's description changes.
+            setattr(self, attr, self.id)
