@@ -1,5 +1,6 @@
-"""Seed 000 as a stack: a 4-node Llama 3 fine-tuning task on PRD-TRAIN-1 reading a NAS dataset,
-and an evaluation task on another product code that shares the same (read-only) mount."""
+"""Distributed fine-tuning on Alaya NeW: a 4-node Llama 3 task on PRD-TRAIN-1 (8 GPUs a node) with
+auto-retry and a 24-hour timeout, reading a NAS dataset, and an evaluation task on another product
+code that shares the same read-only mount."""
 
 import pulumi
 

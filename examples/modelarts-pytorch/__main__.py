@@ -1,4 +1,4 @@
-"""Seed 002 (the ModelArts v2 "create a training job" walkthrough) as a Pulumi program.
+"""A PyTorch training job on Huawei Cloud ModelArts v2, the platform's "create a training job" flow.
 
 Steps 2-3 pick a flavor and the PyTorch engine from the catalogues (read when the program runs),
 step 4 creates the algorithm, step 5 the training job with an OBS input, an OBS output and a log
