@@ -35,6 +35,10 @@ SETTINGS: dict[str, str] = {
     "user": "huaweiUser",
     "domain": "huaweiDomain",
     "password": "huaweiPassword",
+    "access_key": "huaweiAccessKey",
+    "secret_key": "huaweiSecretKey",
+    "security_token": "huaweiSecurityToken",
+    "region": "huaweiRegion",
     "insecure_skip_tls_verify": "insecureSkipTlsVerify",
     "allow_insecure_http": "allowInsecureHttp",
     "request_timeout": "requestTimeout",
@@ -42,17 +46,18 @@ SETTINGS: dict[str, str] = {
     "ambiguity_grace": "ambiguityGrace",
     "skip_credential_check": "skipCredentialCheck",
 }
-CREDENTIALS = ("alaya_api_key", "password")
+CREDENTIALS = ("alaya_api_key", "password", "secret_key", "security_token")
 # What makes two accounts different, per platform (module of the resource type).
 IDENTITY: dict[str, tuple[str, ...]] = {
     "alaya": ("alaya_endpoint",),
-    "modelarts": ("iam_endpoint", "modelarts_endpoint", "project_id", "project_name", "domain"),
+    "modelarts": ("iam_endpoint", "modelarts_endpoint", "project_id", "project_name", "domain", "region"),
 }
 _DEFAULTS = {"alaya_endpoint": "https://api.alayanew.com"}
 _ENV = {name: f"MLTRAIN_{key}" for name, key in {
     "alaya_endpoint": "ALAYA_ENDPOINT", "iam_endpoint": "HUAWEI_IAM_ENDPOINT",
-    "modelarts_endpoint": "MODELARTS_ENDPOINT", "project_id": "HUAWEI_PROJECT_ID",
+    "modelarts_endpoint": "MODELARTS_ENDPOINT", "project_id": "HUAWEI_PROJECT_ID", "region": "HUAWEI_REGION",
     "project_name": "HUAWEI_PROJECT_NAME", "domain": "HUAWEI_DOMAIN"}.items()}
+_FALLBACK_ENV = {"region": ("HW_REGION_NAME",)}  # as config.FALLBACK_ENV (kept import-light here)
 
 
 class Provider(pulumi.ProviderResource):
@@ -76,6 +81,10 @@ class Provider(pulumi.ProviderResource):
         user: pulumi.Input[str] | None = None,
         domain: pulumi.Input[str] | None = None,
         password: pulumi.Input[str] | None = None,
+        access_key: pulumi.Input[str] | None = None,
+        secret_key: pulumi.Input[str] | None = None,
+        security_token: pulumi.Input[str] | None = None,
+        region: pulumi.Input[str] | None = None,
         insecure_skip_tls_verify: pulumi.Input[bool] | None = None,
         allow_insecure_http: pulumi.Input[bool] | None = None,
         request_timeout: pulumi.Input[float] | None = None,
@@ -97,7 +106,8 @@ def _from_stack(names: tuple[str, ...]) -> dict[str, Any]:
     config = pulumi.Config("mltrain")
     out: dict[str, Any] = {}
     for name in names:
-        value = config.get(SETTINGS[name]) or os.environ.get(_ENV.get(name, "")) or _DEFAULTS.get(name)
+        env = (os.environ.get(var) for var in (_ENV.get(name), *_FALLBACK_ENV.get(name, ())) if var)
+        value = config.get(SETTINGS[name]) or next((v for v in env if v), None) or _DEFAULTS.get(name)
         if value:
             out[name] = normalized(value) if name.endswith("endpoint") else value
     return out

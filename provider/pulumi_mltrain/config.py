@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import ipaddress
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,6 +29,10 @@ _KEYS: tuple[tuple[str, str, str, bool], ...] = (
     ("user", "huaweiUser", "MLTRAIN_HUAWEI_USER", False),
     ("domain", "huaweiDomain", "MLTRAIN_HUAWEI_DOMAIN", False),
     ("password", "huaweiPassword", "MLTRAIN_HUAWEI_PASSWORD", True),
+    ("access_key", "huaweiAccessKey", "MLTRAIN_HUAWEI_ACCESS_KEY", False),
+    ("secret_key", "huaweiSecretKey", "MLTRAIN_HUAWEI_SECRET_KEY", True),
+    ("security_token", "huaweiSecurityToken", "MLTRAIN_HUAWEI_SECURITY_TOKEN", True),
+    ("region", "huaweiRegion", "MLTRAIN_HUAWEI_REGION", False),
     ("insecure_skip_tls_verify", "insecureSkipTlsVerify", "MLTRAIN_INSECURE_SKIP_TLS_VERIFY", False),
     ("allow_insecure_http", "allowInsecureHttp", "MLTRAIN_ALLOW_INSECURE_HTTP", False),
     ("request_timeout", "requestTimeout", "MLTRAIN_REQUEST_TIMEOUT", False),
@@ -37,6 +42,26 @@ _KEYS: tuple[tuple[str, str, str, bool], ...] = (
 )
 CONFIG_KEYS = {name: f"mltrain:{key}" for name, key, _, _ in _KEYS}
 ENV_VARS = {name: env for name, _, env, _ in _KEYS}
+SECRETS = frozenset(name for name, _, _, secret in _KEYS if secret)
+# The names Huawei's own tools read (its SDKs, then its Terraform provider), after ours.
+FALLBACK_ENV: dict[str, tuple[str, ...]] = {
+    "access_key": ("HUAWEICLOUD_SDK_AK", "HW_ACCESS_KEY"),
+    "secret_key": ("HUAWEICLOUD_SDK_SK", "HW_SECRET_KEY"),
+    "security_token": ("HUAWEICLOUD_SDK_SECURITY_TOKEN", "HW_SECURITY_TOKEN"),
+    "region": ("HW_REGION_NAME",),
+}
+
+
+def env_value(name: str, env: Mapping[str, str] | None = None) -> str | None:
+    """A setting from the environment: our MLTRAIN_* name first, then Huawei's own names."""
+    env = os.environ if env is None else env
+    for var in (ENV_VARS[name], *FALLBACK_ENV.get(name, ())):
+        if env.get(var):
+            return env[var]
+    return None
+
+
+_REGION = re.compile(r"[a-z]{2,}(-[a-z]+)+-[0-9]+")  # cn-north-4, ap-southeast-1, eu-west-101
 _ENDPOINTS = ("alaya_endpoint", "iam_endpoint", "modelarts_endpoint")
 
 
@@ -80,6 +105,13 @@ class Settings(BaseModel):
     user: str | None = None
     domain: str | None = None
     password: SecretStr | None = None
+    # AK/SK signing (recommended by Huawei): a permanent key, or a temporary one with its token.
+    access_key: str | None = None
+    secret_key: SecretStr | None = None
+    security_token: SecretStr | None = None
+    # Derives https://iam.{region}.myhuaweicloud.com and https://modelarts.{region}.myhuaweicloud.com
+    # (explicit endpoints win) and, without a project, the region's default project of the same name.
+    region: str | None = None
     insecure_skip_tls_verify: bool = False
     # Plain http:// to a host other than loopback sends API keys and passwords in the clear.
     allow_insecure_http: bool = False
@@ -101,6 +133,27 @@ class Settings(BaseModel):
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"must be a whole number from 0 to 20, got {value!r}")
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_region(cls, values: Any) -> Any:
+        region = values.get("region") if isinstance(values, dict) else None
+        if not isinstance(region, str) or not region:
+            return values
+        region = region.strip()
+        if not _REGION.fullmatch(region):
+            raise ValueError(f"`{CONFIG_KEYS['region']}` ({ENV_VARS['region']}) = {region!r} is not a Huawei "
+                             f"Cloud region name such as cn-north-4 or ap-southeast-1")
+        derived = {"region": region, "iam_endpoint": f"https://iam.{region}.myhuaweicloud.com",
+                   "modelarts_endpoint": f"https://modelarts.{region}.myhuaweicloud.com"}
+        if not values.get("project_id") and not values.get("project_name"):
+            derived["project_name"] = region
+        return {**values, **{k: v for k, v in derived.items() if k == "region" or not values.get(k)}}
+
+    @property
+    def uses_aksk(self) -> bool:
+        """AK/SK signing instead of password tokens: whenever an access key or secret key is set."""
+        return bool(self.access_key or self.secret_key)
 
     @model_validator(mode="after")
     def _check_endpoints(self) -> Settings:
@@ -129,10 +182,10 @@ class Settings(BaseModel):
         config = config or {}
         env = os.environ if env is None else env
         values: dict[str, Any] = {}
-        for name, key, var, _ in _KEYS:
+        for name, key, _, _ in _KEYS:
             value = config.get(f"mltrain:{key}", config.get(key))
             if value in (None, ""):
-                value = env.get(var)
+                value = env_value(name, env)
             if value not in (None, ""):
                 values[name] = value
         try:
@@ -144,7 +197,7 @@ class Settings(BaseModel):
     def fingerprint(self) -> str:
         """Tells settings apart, credentials included (a dump masks them), without holding them."""
         secrets = "|".join(v.get_secret_value() if isinstance(v, SecretStr) else "" for v in
-                           (self.alaya_api_key, self.password))
+                           (self.alaya_api_key, self.password, self.secret_key, self.security_token))
         return self.model_dump_json() + hashlib.sha256(secrets.encode()).hexdigest()
 
     def require(self, name: str, purpose: str) -> str:
@@ -152,7 +205,7 @@ class Settings(BaseModel):
         if isinstance(value, SecretStr):
             value = value.get_secret_value()
         if not value:
-            secret = "--secret " if name in ("alaya_api_key", "password") else ""
+            secret = "--secret " if name in SECRETS else ""
             raise ConfigError(
                 f"{purpose} needs `{CONFIG_KEYS[name]}`: run `pulumi config set {secret}{CONFIG_KEYS[name]} ...` "
                 f"or set {ENV_VARS[name]}"

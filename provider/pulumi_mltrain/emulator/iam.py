@@ -1,4 +1,5 @@
-"""Huawei IAM password login (``POST /v3/auth/tokens``): 201 with the token in ``X-Subject-Token``.
+"""Huawei IAM password login (``POST /v3/auth/tokens``): 201 with the token in ``X-Subject-Token``;
+the project list (``GET /v3/projects``) for AK/SK-signed callers that know only a project's name.
 
 Tokens are long random strings starting "MII" like the real ones; only their SHA-256 is stored,
 and nothing here logs them.
@@ -15,6 +16,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from . import defaults as d
+from . import signing
 from .errors import IamError
 from .records import Token
 from .settings import EmulatorSettings, IamUser
@@ -86,3 +88,22 @@ async def issue_token(request: Request) -> Response:
         "catalog": [],
     }}
     return JSONResponse(content, status_code=201, headers={"X-Subject-Token": token})
+
+
+@router.get(d.IAM_PROJECTS)
+async def list_projects(request: Request) -> Json:
+    """The projects an AK/SK-signed caller (or a token holder) may see, optionally ``?name=`` only."""
+    world = world_of(request)
+    if signing.is_signed(request):
+        await signing.verify(request, world.now())
+    else:
+        record = world.find_token(request.headers.get("x-auth-token", ""))
+        if record is None or record.revoked or world.now() >= record.expires_at:
+            raise IamError(401, "The request you have made requires authentication.")
+    name = request.query_params.get("name")
+    base = str(request.base_url).rstrip("/")
+    projects = [{"id": pid, "name": pname, "domain_id": d.DEFAULT_DOMAIN_ID, "enabled": True, "is_domain": False,
+                 "parent_id": d.DEFAULT_DOMAIN_ID, "description": "",
+                 "links": {"self": f"{base}{d.IAM_PROJECTS}/{pid}"}}
+                for pname, pid in world.settings.iam_projects.items() if not name or pname == name]
+    return {"projects": projects, "links": {"self": f"{base}{d.IAM_PROJECTS}", "next": None, "previous": None}}

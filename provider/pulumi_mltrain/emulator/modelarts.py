@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
-from . import catalog
+from . import catalog, signing
 from . import defaults as d
 from .errors import ModelArtsError
 from .modelarts_documents import (
@@ -32,7 +32,14 @@ Json = dict[str, Any]
 
 
 async def require_token(request: Request, project_id: str) -> None:
+    """An IAM token scoped to the URL's project, or an AK/SK signature naming it in X-Project-Id."""
     world = world_of(request)
+    if signing.is_signed(request):
+        await signing.verify(request, world.now())
+        if request.headers.get("x-project-id") != project_id or project_id not in world.settings.iam_projects.values():
+            raise ModelArtsError(403, "ModelArts.0210", "the project ID in the URL does not match X-Project-Id.",
+                                 "Send X-Project-Id with the project ID of the URL.")
+        return
     token = request.headers.get("x-auth-token")
     if not token:
         raise ModelArtsError(401, "ModelArts.0201", "token is missing.", "Send an IAM token in X-Auth-Token.")

@@ -100,3 +100,5 @@ class EmulatorHandle:
     iam_domain: str = d.DEFAULT_IAM_DOMAIN
     project_name: str = d.DEFAULT_PROJECT_NAME
     project_id: str = d.DEFAULT_PROJECT_ID
+    access_key: str = d.DEFAULT_ACCESS_KEY
+    secret_key: str = field(default=d.DEFAULT_SECRET_KEY, repr=False)

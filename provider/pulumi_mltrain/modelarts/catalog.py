@@ -93,9 +93,14 @@ def flavor_problems(rows: Sequence[dict[str, Any]], flavor_id: str, node_count: 
 
 
 def configured(settings: Settings) -> bool:
-    """Whether ModelArts credentials are set (catalogue checks at preview need them)."""
+    """Whether ModelArts credentials are set (catalogue checks at preview need them): AK/SK (the
+    project by ID, or by name through IAM) or an IAM user's password."""
+    project = bool(settings.project_name or settings.project_id)
+    if settings.uses_aksk:
+        return bool(settings.modelarts_endpoint and settings.access_key and settings.secret_key
+                    and (settings.project_id or (settings.project_name and settings.iam_endpoint)))
     return bool(settings.iam_endpoint and settings.modelarts_endpoint and settings.password
-                and settings.user and settings.domain and (settings.project_name or settings.project_id))
+                and settings.user and settings.domain and project)
 
 
 def catalog_failures(api: Any, *, flavor_id: str | None = None, node_count: int = 1,

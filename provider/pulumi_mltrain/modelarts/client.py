@@ -1,4 +1,4 @@
-"""Huawei ModelArts v2 client: one method per endpoint, IAM token auth, errors for people.
+"""Huawei ModelArts v2 client: one method per endpoint, AK/SK or IAM token auth, errors for people.
 
 ModelArts answers errors as `{error_code, error_msg, error_solution}`; "not found" is HTTP 400 with
 ModelArts.2775 (job) or ModelArts.2755 (algorithm), and only those become NotFound, so that refresh
@@ -33,13 +33,15 @@ from ..answers import (
 from ..config import Settings
 from ..errors import AmbiguousOutcome, ApiError, EndpointError, NotFound, Retryable, UnexpectedAnswer
 from . import answers, contract
-from .iam import IamTokenAuth
+from .iam import AKSK_KEYS, AkSkAuth, IamTokenAuth
 
 ENDPOINT_KEY = "mltrain:modelartsEndpoint"
 
 
-def decode_for(platform: str, endpoint_key: str, own_prefix: str) -> transport.Decoder:
-    """A decoder for a Huawei API whose own error codes start with `own_prefix`."""
+def decode_for(platform: str, endpoint_key: str, own_prefix: str,
+               credentials: str = "the Huawei credentials") -> transport.Decoder:
+    """A decoder for a Huawei API whose own error codes start with `own_prefix`; a 401/403 says to check
+    `credentials` (the keys of the auth in use)."""
 
     def decode(response: httpx.Response, method: str, path: str) -> Any:
         url = full_url(response, path)
@@ -71,13 +73,14 @@ def decode_for(platform: str, endpoint_key: str, own_prefix: str) -> transport.D
             raise ApiError(platform, method, path, status, code, message.rstrip("."))
         if status in (401, 403):  # a gateway refusing the credentials (APIG.1002 ...) still means "auth"
             raise ApiError(platform, method, path, status, code,
-                           f"{message.rstrip('.')} ({url}); check the Huawei credentials and `{endpoint_key}`")
+                           f"{message.rstrip('.')} ({url}); check {credentials} and `{endpoint_key}`")
         raise EndpointError(platform, method, url, status, code, body_summary(response, body), endpoint_key)
 
     return decode
 
 
 decode = decode_for(contract.PLATFORM, ENDPOINT_KEY, "ModelArts.")
+decode_signed = decode_for(contract.PLATFORM, ENDPOINT_KEY, "ModelArts.", AKSK_KEYS)
 
 
 class ModelArtsClient:
@@ -90,7 +93,16 @@ class ModelArtsClient:
             verify_tls=not settings.insecure_skip_tls_verify,
         )
         endpoint = settings.require("modelarts_endpoint", "Huawei ModelArts")
-        self.auth = IamTokenAuth(settings, self.policy)
+        # AK/SK when set (signed calls, no token fetched); otherwise IAM password tokens.
+        self.auth: AkSkAuth | IamTokenAuth
+        if settings.uses_aksk:
+            self.auth = AkSkAuth(settings, self.policy)
+            self._resolve_project = self.auth.resolve_project_id
+            self._decode = decode_signed
+        else:
+            self.auth = IamTokenAuth(settings, self.policy)
+            self._resolve_project = self.auth.project_id
+            self._decode = decode
         self.http = http or transport.new_client(endpoint, self.policy, self.auth)
         self._project_id: str | None = None
         self._lock = threading.Lock()
@@ -99,14 +111,14 @@ class ModelArtsClient:
     def project_id(self) -> str:
         with self._lock:
             if self._project_id is None:
-                self._project_id = self.auth.project_id()
+                self._project_id = self._resolve_project()
             return self._project_id
 
     def _path(self, template: str, **parts: str) -> str:
         return template.format(project_id=self.project_id, **parts)
 
     def _call(self, method: str, path: str, *, idempotent: bool = True, **kwargs: Any) -> Any:
-        return transport.call(self.http, method, path, decode, self.policy, idempotent=idempotent, **kwargs)
+        return transport.call(self.http, method, path, self._decode, self.policy, idempotent=idempotent, **kwargs)
 
     def _read(self, model: type[Answer], method: str, path: str, **kwargs: Any) -> dict[str, Any]:
         """Call and check the answer against `model` (UnexpectedAnswer naming the field if it does not fit)."""

@@ -14,6 +14,7 @@ IAM_PLATFORM = "Huawei IAM"
 TOKENS = "/v3/auth/tokens"
 TOKEN_HEADER = "X-Subject-Token"  # where IAM returns the token (201)
 AUTH_HEADER = "X-Auth-Token"  # where ModelArts expects it
+PROJECTS = "/v3/projects"  # GET ?name=<project name>: the project ID for AK/SK-signed calls
 
 # --- ModelArts v2 (all under /v2/{project_id}) -------------------------------------------------------
 PREFIX = "/v2/{project_id}"

@@ -34,7 +34,7 @@ from ..answers import (
 )
 from ..config import Settings
 from ..errors import ROTATION_HINT, ApiError, ConfigError, EndpointError, Retryable, UnexpectedAnswer
-from . import answers, contract
+from . import answers, contract, signer
 
 _REFRESH_EARLY_MAX = 300.0  # seconds before expiry at most
 _UNKNOWN_LIFETIME = 3600.0  # when IAM's answer gives no usable times
@@ -229,3 +229,84 @@ class IamTokenAuth(httpx.Auth):
     async def async_auth_flow(self, request: httpx.Request) -> Any:  # pragma: no cover - sync only
         raise NotImplementedError("IamTokenAuth supports synchronous clients only")
         yield request
+
+
+# ----- AK/SK ---------------------------------------------------------------------------------------
+AKSK_KEYS = "mltrain:huaweiAccessKey / mltrain:huaweiSecretKey (and mltrain:huaweiSecurityToken for a temporary key)"
+
+
+def gateway_refusal(body: Any) -> tuple[str, str] | None:
+    """(code, message) when the API gateway refused the signature (APIG.0301 / APIGW.0301 ...)."""
+    if not isinstance(body, dict):
+        return None
+    code, message = body.get("error_code"), body.get("error_msg")
+    if isinstance(code, str) and code.startswith(("APIG.", "APIGW.")):
+        return code, cut(str(message or ""), MAX_TEXT)
+    return None
+
+
+def decode_projects(response: httpx.Response, method: str, path: str) -> list[dict[str, Any]]:
+    """IAM's project list: `{"projects": [{"id", "name", ...}]}`, or an error for people."""
+    call = f"{method} {path}"
+    body = json_body(response)
+    status = response.status_code
+    if response.is_success:
+        projects = body.get("projects") if isinstance(body, dict) else None
+        if not isinstance(projects, list) or not all(isinstance(p, dict) and isinstance(p.get("id"), str)
+                                                     for p in projects):
+            raise UnexpectedAnswer(contract.IAM_PLATFORM, call, "projects should be an array of {id, name}")
+        return [dict(p) for p in projects]
+    if status in transport.RETRY_STATUSES:
+        raise Retryable(contract.IAM_PLATFORM, method, path, status, None, response.reason_phrase)
+    refused = gateway_refusal(body)
+    if refused is not None and status in (401, 403):
+        raise ApiError(contract.IAM_PLATFORM, method, path, status, refused[0],
+                       f"{refused[1].rstrip('.')}: check {AKSK_KEYS}{ROTATION_HINT}")
+    code, text = _iam_error(body)
+    if text is None:
+        raise EndpointError(contract.IAM_PLATFORM, method, full_url(response, path), status, code,
+                            body_summary(response, body), ENDPOINT_KEY)
+    raise ApiError(contract.IAM_PLATFORM, method, path, status, code, cut(text, MAX_TEXT))
+
+
+class AkSkAuth(signer.Signer):
+    """Signs ModelArts calls with AK/SK and names their project in `X-Project-Id`; no token is fetched.
+
+    The project ID is `mltrain:huaweiProjectId`, or else looked up once by name in IAM's project
+    list (that call signed with the same keys).
+    """
+
+    def __init__(self, settings: Settings, policy: transport.Policy) -> None:
+        purpose = "Huawei ModelArts (AK/SK)"
+        super().__init__(settings.require("access_key", purpose), settings.require("secret_key", purpose),
+                         settings.security_token.get_secret_value() if settings.security_token else None,
+                         settings.project_id)
+        self._project_name = settings.project_name
+        if not self.project_id:
+            settings.require("project_name", purpose)  # raises a ConfigError that says what to set
+            self._iam_endpoint = settings.require("iam_endpoint", f"{purpose}, to look up the project ID")
+        self._policy = policy
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"AkSkAuth(access_key={self.access_key!r}, project_id={self.project_id!r})"
+
+    def resolve_project_id(self) -> str:
+        """The project ID: configured, or IAM's `GET /v3/projects?name=` (signed) once."""
+        with self._lock:
+            if self.project_id:
+                return self.project_id
+            keys = signer.Signer(self.access_key, self.secret_key, self.security_token, clock=self.clock)
+            with transport.new_client(self._iam_endpoint, self._policy, keys) as http:
+                found = transport.call(http, "GET", contract.PROJECTS, decode_projects, self._policy,
+                                       params={"name": self._project_name})
+            ids = [p["id"] for p in found if p.get("name") == self._project_name]
+            if not ids:
+                raise ConfigError(f"IAM has no project named {self._project_name!r} for this access key: check "
+                                  f"mltrain:huaweiProjectName (or set mltrain:huaweiProjectId)")
+            self.project_id = ids[0]
+            return self.project_id
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        self.resolve_project_id()
+        yield from super().auth_flow(request)
