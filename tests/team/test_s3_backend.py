@@ -78,13 +78,16 @@ def test_login_up_concurrent_up_refused_destroy_keeps_history(
     try:
         wait_for_create_call(emulator, first, tmp_path / "first-up.log")
         held = lock_keys(s3, bucket)
-        assert len(held) == 1 and f"/{stack.name}/" in held[0], held
+        assert len(held) == 1 and held[0].startswith(f".pulumi/locks/organization/alaya-job/{stack.name}/"), held
 
         second = stack.up(check=False)  # a teammate's up while the first one runs
         output = second.stdout + second.stderr
         assert second.returncode != 0, output
         assert LOCKED in output and "pulumi cancel" in output, output
         assert f"s3://{bucket}" in output and held[0] in output, "the message names the lock file"
+
+        preview = stack.preview(check=False)
+        assert preview.returncode == 0, "a preview takes no lock: " + preview.stdout + preview.stderr
 
         emulator.admin.advance(SLOW_SUBSCRIPTION + 60)  # the subscription resolves; the first up ends
         assert first.wait(timeout=300) == 0, (tmp_path / "first-up.log").read_text()[-4000:]
@@ -136,3 +139,13 @@ def test_interrupted_up_is_recovered_with_cancel_refresh_up(
     stack.destroy()
     assert tasks(emulator) == []
     assert lock_keys(s3, bucket) == []
+
+
+def test_sdk_v2_parameter_names_reach_the_same_store(s3: S3Server, tmp_path: Path) -> None:
+    """The URL form of docs/team-state.md's table without the v1 names: an http:// endpoint and use_path_style."""
+    bucket = s3.create_bucket()
+    login(tmp_path, f"s3://{bucket}?endpoint=http://{s3.endpoint}&use_path_style=true&region=us-east-1")
+    stack = S3Stack.from_project(stacks.PROGRAMS / "alaya_job", tmp_path, name="v2-names")
+    listed = stack.run("stack", "ls", "--json").stdout
+    assert '"v2-names"' in listed, listed
+    assert ".pulumi/stacks/alaya-job/v2-names.json" in s3.keys(bucket, ".pulumi/stacks/"), "the stack is in the bucket"
