@@ -8,11 +8,12 @@ needed: the Automation API serves the program itself and starts the CLI with `--
     python sweep.py run        # up (waits until every trial is RUNNING), print outputs, destroy
     python sweep.py up         # up and print outputs; leave the sweep running
     python sweep.py outputs    # print the outputs of the last up
-    python sweep.py destroy    # delete every trial and the stack
+    python sweep.py destroy    # delete every trial (--remove-stack: and the stack)
 
-Settings (environment): MLTRAIN_ALAYA_ENDPOINT, MLTRAIN_ALAYA_API_KEY (stored as a secret in the
-stack config), SWEEP_LEARNING_RATES (comma-separated, default "1e-4,3e-4,1e-3"), SWEEP_STACK
-(default "sweep"), SWEEP_PRODUCT_CODE, SWEEP_IMAGE. The state backend and passphrase are the
+Settings (environment): MLTRAIN_ALAYA_ENDPOINT, MLTRAIN_ALAYA_API_KEY (set on the stack's config,
+the key as a secret, at every run: an inline program's workspace is a temporary folder),
+SWEEP_LEARNING_RATES (comma-separated, default "1e-4,3e-4,1e-3"), SWEEP_STACK (default "sweep"),
+SWEEP_PRODUCT_CODE, SWEEP_IMAGE. The state backend and passphrase are the
 CLI's own: `pulumi login` or PULUMI_BACKEND_URL, and PULUMI_CONFIG_PASSPHRASE.
 """
 
@@ -106,7 +107,7 @@ def destroy(stack: auto.Stack) -> None:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "sweep").splitlines()[0])
     parser.add_argument("command", nargs="?", default="run", choices=["run", "up", "outputs", "destroy"])
     parser.add_argument("--remove-stack", action="store_true", help="after destroy, remove the stack and its config")
     command = parser.parse_args(argv)
