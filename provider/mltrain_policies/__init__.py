@@ -1,6 +1,6 @@
 """pulumi-mltrain's policy pack: validators importable without starting the policy server.
 
-`policy/__main__.py` calls `track_secrets()` and builds `PolicyPack(PACK_NAME, POLICIES)`; tests
+`mltrain_policies.pack.serve()` (what a pack folder's `__main__.py` calls) builds the PolicyPack; tests
 import the validators and policies from here.
 """
 

@@ -1,5 +1,5 @@
 """The pack's validators and policies. Importing this module starts nothing: only `PolicyPack(...)`
-(in `policy/__main__.py`) starts the gRPC server.
+(in `mltrain_policies.pack.serve`) starts the gRPC server.
 
 Every threshold comes from the policy's config schema; the schema's `default` is what the engine
 applies when no `--policy-pack-config` is given, and `setting()` falls back to the same default

@@ -1,0 +1,43 @@
+"""The wheel in a fresh virtualenv outside the repository, beside another provider from PyPI
+(pulumi-random), resolving its own dependency ranges: an example copied out of the repository
+runs `pulumi up` and `pulumi destroy` against the emulator (started from the repository's venv)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support import stacks
+from support.packaging import fresh_venv, run, use_venv
+from support.pulumi_cli import ROOT
+
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
+
+
+def test_wheel_runs_an_example_from_a_fresh_venv_beside_another_provider(
+        wheel: Path, tmp_path: Path, emulator: Any) -> None:
+    venv = fresh_venv(tmp_path / "infra-venv", wheel, "pulumi-random")
+    python = venv / "bin" / "python"
+    installed = run(python, "-m", "pip", "list", "--format=freeze").lower().replace("_", "-")
+    assert "pulumi-mltrain==" in installed and "pulumi-random==" in installed, installed
+    for server in ("fastapi", "uvicorn", "starlette"):
+        assert f"{server}==" not in installed, f"{server} came without the emulator extra:\n{installed}"
+    run(python, "-m", "pip", "check")
+    origin = run(python, "-c", "import pulumi_mltrain, pulumi_random; print(pulumi_mltrain.__file__)")
+    assert Path(origin.strip()).is_relative_to(venv), origin
+
+    project = tmp_path / "infra-repo"
+    shutil.copytree(ROOT / "examples" / "quickstart", project, ignore=shutil.ignore_patterns("Pulumi.*.yaml"))
+    stack = stacks.alaya_stack(emulator, tmp_path / "home", project)
+    use_venv(stack, venv)
+    assert not stack.workdir.resolve().is_relative_to(ROOT)
+
+    stack.up()
+    tasks = emulator.admin.state()["alaya"]["tasks"]
+    assert len(tasks) == 1, tasks
+    assert stack.outputs()["training_task_id"] in str(tasks)
+    stack.destroy()
+    assert emulator.admin.state()["alaya"]["tasks"] in ({}, []), emulator.admin.state()["alaya"]
