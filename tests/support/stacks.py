@@ -43,6 +43,19 @@ def modelarts_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "model
     return _set_all(stack, {**{f"mltrain:{k}": v for k, v in base.items()}, **config}, secrets)
 
 
+def modelarts_aksk_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "modelarts_job",
+                         secrets: dict[str, Any] | None = None, *, stack_name: str = "test",
+                         secret_key: str | None = None, **config: Any) -> Stack:
+    """Like `modelarts_stack`, signed with the emulator's AK/SK pair: no user, password or domain, and
+    only the project name (its ID comes from IAM's project list)."""
+    stack = Stack.from_project(project, home, name=stack_name)
+    stack.set_config("mltrain:huaweiSecretKey", secret_key or emulator.secret_key, secret=True)
+    base = {"huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
+            "huaweiProjectName": emulator.project_name, "huaweiAccessKey": emulator.access_key,
+            "requestTimeout": "5", "maxRetries": "3", "ambiguityGrace": "5"}
+    return _set_all(stack, {**{f"mltrain:{k}": v for k, v in base.items()}, **config}, secrets)
+
+
 def sibling_stack(stack: Stack, name: str, **config: Any) -> Stack:
     """Another stack of the same project in the same backend (same workdir and PULUMI_HOME), with a
     copy of `stack`'s config (secrets included) and then `config` on top."""

@@ -13,6 +13,7 @@ from .client import ModelArtsClient
 
 class ModelArtsProvider(MltrainProvider):
     credential_keys: ClassVar[tuple[str, ...]] = (
+        "mltrain:huaweiAccessKey", "mltrain:huaweiSecretKey", "mltrain:huaweiSecurityToken",
         "mltrain:huaweiUser", "mltrain:huaweiPassword", "mltrain:huaweiDomain")
 
     def api(self) -> ModelArtsClient:
