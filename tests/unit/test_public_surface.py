@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pulumi
+
 import pulumi_mltrain
 from pulumi_mltrain import alaya, modelarts
 
 
 def test_package_surface() -> None:
-    assert pulumi_mltrain.__all__ == ["__version__", "alaya", "modelarts"]
+    assert pulumi_mltrain.__all__ == ["Provider", "__version__", "alaya", "modelarts"]
+    assert isinstance(pulumi_mltrain.Provider("acct", alaya_endpoint="https://a"), pulumi.ProviderResource)
     assert pulumi_mltrain.alaya is alaya and pulumi_mltrain.modelarts is modelarts
 
 
