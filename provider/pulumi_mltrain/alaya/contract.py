@@ -24,6 +24,17 @@ QUEUED, STARTING, RUNNING = "QUEUED", "STARTING", "RUNNING"
 SUCCEEDED, FAILED, STOPPED, PAUSED, DELETING = "SUCCEEDED", "FAILED", "STOPPED", "PAUSED", "DELETING"
 LIVE = frozenset({QUEUED, STARTING, RUNNING, PAUSED})
 TERMINAL = frozenset({SUCCEEDED, FAILED, STOPPED})
+# What each `wait_for` target accepts as reached, and what means it never will be (same semantics as
+# ModelArts: a task that fails or stops first is an error, and is rolled back).
+REACHED = {"running": frozenset({RUNNING, SUCCEEDED}), "completed": frozenset({SUCCEEDED})}
+NEVER = frozenset({FAILED, STOPPED, PAUSED, DELETING})
+
+# Spellings of the create call's enum fields. The seed's field table writes trainingType as
+# `pre_training` / `HPC` and trainingFramwork in lower case; its curl example writes PRE_TRAINING and
+# PyTorch. The provider sends the field table's spelling (the emulator, like the platform is expected
+# to, accepts any case) and accepts any case from users and answers.
+TRAINING_TYPES = {"PRE_TRAINING": "pre_training", "HPC": "HPC"}
+CREATE_TYPES_SUPPORTED = ("DIRECT",)  # COPY and TEMPLATE need a source the create body cannot name
 
 # Business codes in the {status, message, data} envelope.
 OK = 200
