@@ -5,6 +5,8 @@ step 4 creates the algorithm, step 5 the training job with an OBS input, an OBS 
 export path. Config (namespace of this project): `bucket`, `flavor`, `description`, `waitFor`.
 """
 
+from typing import Literal, cast
+
 import pulumi
 
 from pulumi_mltrain import modelarts
@@ -52,7 +54,8 @@ job = modelarts.TrainingJob(
     flavor_id=flavor_id,
     node_count=1,
     log_export_path=f"{root}/log/",
-    wait_for=config.get("waitFor") or "accepted",
+    # From config, so a plain str to the type checker; the provider checks the value at preview.
+    wait_for=cast(Literal["accepted", "running", "completed"], config.get("waitFor") or "accepted"),
 )
 
 pulumi.export("algorithm_id", algorithm.algorithm_id)

@@ -204,12 +204,13 @@ def _resource(decl: Declaration, tt: _Types) -> list[str]:
              *_table("_id_fields", tuple(ids))]
     defaults = {n: default_of(i)[1] for n, i in spec.model_fields.items() if default_of(i)[0]}
     lines += _table("_defaults", {n: v for n, v in defaults.items() if v is not None})
-    lines.append("")
+    # Seen by type checkers only: the SDK would read runtime annotations as output types to convert to.
+    lines += ["", "    if TYPE_CHECKING:"]
     for name, info in spec.model_fields.items():
-        lines.append(f"    {name}: pulumi.Output[{_attr_type(tt, info, True, name, False)}]")
+        lines.append(f"        {name}: pulumi.Output[{_attr_type(tt, info, True, name, False)}]")
     for name, info in outs.model_fields.items():
         if name not in spec.model_fields:
-            lines.append(f"    {name}: pulumi.Output[{_attr_type(tt, info, False, name, name in ids)}]")
+            lines.append(f"        {name}: pulumi.Output[{_attr_type(tt, info, False, name, name in ids)}]")
     params = ["        self,", "        resource_name: str,", "        *,"]
     docs: list[str] = []
     for name, info in spec.model_fields.items():
@@ -252,7 +253,7 @@ def module_text(family: str) -> str:
         "from __future__ import annotations",
         "",
         "from collections.abc import Mapping, Sequence",
-        "from typing import Any, Literal, NotRequired, TypedDict",
+        "from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict",
         "",
         "import pulumi",
         "",
@@ -264,7 +265,7 @@ def module_text(family: str) -> str:
     ]
     text = "\n".join(head + nested + resources).rstrip() + "\n"
     if "Any" not in text.split("import pulumi", 1)[1].replace("from typing import Any", ""):
-        text = text.replace("from typing import Any, Literal", "from typing import Literal")
+        text = text.replace("TYPE_CHECKING, Any, Literal", "TYPE_CHECKING, Literal")
     return text
 
 

@@ -107,8 +107,10 @@ def parse_duration(text: str | None) -> float | None:
 
 def _plain(value: Any) -> Any:
     """Argument values as Pulumi can send them: pydantic models (the provider's own types) become dicts."""
+    if isinstance(value, pulumi.Output):
+        return value  # never getattr on an Output: it lifts the attribute into a failing apply
     dump = getattr(value, "model_dump", None)
-    if callable(dump) and not isinstance(value, pulumi.Output):
+    if callable(dump):
         return dump(mode="json", exclude_none=True)
     if isinstance(value, list | tuple):
         return [_plain(v) for v in value]

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 import pulumi
 
@@ -107,33 +107,34 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "wait_for": "created",
     }
 
-    adopt_id: pulumi.Output[str | None]
-    timeouts: pulumi.Output[Timeouts | None]
-    name: pulumi.Output[str]
-    product_code: pulumi.Output[str]
-    worker_count: pulumi.Output[int]
-    image: pulumi.Output[str]
-    create_type: pulumi.Output[Literal["DIRECT", "COPY", "TEMPLATE"]]
-    description: pulumi.Output[str | None]
-    priority: pulumi.Output[int]
-    training_type: pulumi.Output[str | None]
-    image_type: pulumi.Output[Literal["general", "application", "private"] | None]
-    training_framework: pulumi.Output[str | None]
-    storage_mounts: pulumi.Output[list[NasMount]]
-    env: pulumi.Output[dict[str, str]]
-    enable_auto_retry: pulumi.Output[bool]
-    max_retry_count: pulumi.Output[int | None]
-    enable_timeout_cancel: pulumi.Output[bool]
-    timeout_hours: pulumi.Output[int | None]
-    start_command: pulumi.Output[str | None]
-    wait_for: pulumi.Output[Literal["created", "running", "completed"]]
-    training_task_id: pulumi.Output[str]
-    status: pulumi.Output[str | None]
-    result_key: pulumi.Output[str | None]
-    created_time: pulumi.Output[str | None]
-    start_time: pulumi.Output[str | None]
-    end_time: pulumi.Output[str | None]
-    reason: pulumi.Output[str | None]
+    if TYPE_CHECKING:
+        adopt_id: pulumi.Output[str | None]
+        timeouts: pulumi.Output[Timeouts | None]
+        name: pulumi.Output[str]
+        product_code: pulumi.Output[str]
+        worker_count: pulumi.Output[int]
+        image: pulumi.Output[str]
+        create_type: pulumi.Output[Literal["DIRECT", "COPY", "TEMPLATE"]]
+        description: pulumi.Output[str | None]
+        priority: pulumi.Output[int]
+        training_type: pulumi.Output[str | None]
+        image_type: pulumi.Output[Literal["general", "application", "private"] | None]
+        training_framework: pulumi.Output[str | None]
+        storage_mounts: pulumi.Output[list[NasMount]]
+        env: pulumi.Output[dict[str, str]]
+        enable_auto_retry: pulumi.Output[bool]
+        max_retry_count: pulumi.Output[int | None]
+        enable_timeout_cancel: pulumi.Output[bool]
+        timeout_hours: pulumi.Output[int | None]
+        start_command: pulumi.Output[str | None]
+        wait_for: pulumi.Output[Literal["created", "running", "completed"]]
+        training_task_id: pulumi.Output[str]
+        status: pulumi.Output[str | None]
+        result_key: pulumi.Output[str | None]
+        created_time: pulumi.Output[str | None]
+        start_time: pulumi.Output[str | None]
+        end_time: pulumi.Output[str | None]
+        reason: pulumi.Output[str | None]
 
     def __init__(
         self,
@@ -267,17 +268,18 @@ class StorageMount(MltrainResource, module="alaya", name="StorageMount"):
         "read_only": True,
     }
 
-    adopt_id: pulumi.Output[str | None]
-    timeouts: pulumi.Output[Timeouts | None]
-    storage_id: pulumi.Output[str]
-    storage_type: pulumi.Output[Literal["nas-capacity", "nas-performance"]]
-    file_directory: pulumi.Output[str]
-    mount_path: pulumi.Output[str]
-    read_only: pulumi.Output[bool]
-    mount: pulumi.Output[NasMount]
-    storage_name: pulumi.Output[str | None]
-    storage_status: pulumi.Output[str | None]
-    capacity_gb: pulumi.Output[float | None]
+    if TYPE_CHECKING:
+        adopt_id: pulumi.Output[str | None]
+        timeouts: pulumi.Output[Timeouts | None]
+        storage_id: pulumi.Output[str]
+        storage_type: pulumi.Output[Literal["nas-capacity", "nas-performance"]]
+        file_directory: pulumi.Output[str]
+        mount_path: pulumi.Output[str]
+        read_only: pulumi.Output[bool]
+        mount: pulumi.Output[NasMount]
+        storage_name: pulumi.Output[str | None]
+        storage_status: pulumi.Output[str | None]
+        capacity_gb: pulumi.Output[float | None]
 
     def __init__(
         self,

@@ -1,0 +1,84 @@
+"""The program side: generated from the specs, import-light, typed, and pickled as a class reference."""
+
+from __future__ import annotations
+
+import base64
+import inspect
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+import dill
+from pulumi.dynamic.dynamic import serialize_provider
+
+from pulumi_mltrain import alaya, codegen, modelarts
+from pulumi_mltrain.alaya.training_job import TrainingJobProvider
+from pulumi_mltrain.program import LazyProvider
+
+ROOT = Path(__file__).resolve().parents[2]
+REGENERATE = "run `.venv/bin/python -m pulumi_mltrain.codegen --write .` and commit the result"
+
+
+def test_generated_modules_are_current() -> None:
+    for path, text in codegen.outputs():
+        assert (ROOT / path).read_text() == text, f"{path} is stale: {REGENERATE}"
+
+
+def test_programs_import_neither_pydantic_nor_httpx_nor_tenacity() -> None:
+    code = ("import sys; import pulumi_mltrain.alaya, pulumi_mltrain.modelarts; "
+            "from pulumi_mltrain.alaya import StorageMount, TrainingJob; "
+            "from pulumi_mltrain.modelarts import Algorithm, ObsChannel, TrainingJob as J; "
+            "print(sorted(m for m in ('pydantic','httpx','tenacity') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
+    assert out.stdout.strip() == "[]", out.stderr
+
+
+def test_signatures_are_explicit_and_name_is_optional() -> None:
+    params = inspect.signature(alaya.TrainingJob.__init__).parameters
+    assert params["product_code"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert params["product_code"].default is inspect.Parameter.empty
+    assert params["worker_count"].default is inspect.Parameter.empty
+    for cls in (alaya.TrainingJob, modelarts.TrainingJob, modelarts.Algorithm):
+        assert inspect.signature(cls.__init__).parameters["name"].default is None, cls
+    doc = alaya.TrainingJob.__init__.__doc__ or ""
+    assert "worker_count: Number of nodes" in doc and "Required." in doc
+    assert "Allowed: 'created', 'running'" in doc
+    assert "Changing it replaces the resource." in doc
+
+
+def test_field_table_matches_the_specs() -> None:
+    for decl in codegen.RESOURCES:
+        provider = decl.provider()
+        cls = getattr({"alaya": alaya, "modelarts": modelarts}[decl.family], decl.name)
+        assert cls._inputs == tuple(provider.spec_type.model_fields)
+        assert cls._outputs == tuple(provider.output_type.model_fields)
+        assert cls._id_fields == tuple(provider.output_type.id_fields())
+        assert cls._provider_type is provider
+        assert cls._resource_type_name == f"dynamic/{decl.family}:{decl.name}"  # URNs
+
+
+def test_helpers_build_plain_dicts_that_accept_inputs() -> None:
+    import pulumi
+
+    url = pulumi.Output.from_input("obs://bucket/data/")
+    channel = modelarts.ObsChannel(name="data_url", obs_url=url)
+    assert channel == {"name": "data_url", "obs_url": url}
+
+
+def test_the_pickled_provider_is_a_class_reference_that_loads_on_first_use() -> None:
+    lazy = alaya.TrainingJob._lazy_provider()
+    text = serialize_provider(lazy)
+    raw = base64.b64decode(text)
+    assert b"pulumi_mltrain.alaya._resources" in raw and b"pydantic" not in raw
+    assert len(raw) < 300, "the pickled provider should be a bare class reference"
+    loaded = dill.loads(raw)
+    assert isinstance(loaded, LazyProvider) and "_real" not in loaded.__dict__
+    assert isinstance(loaded._impl(), TrainingJobProvider)
+    assert serialize_provider(loaded) == text  # loading the implementation never changes the state
+
+
+def test_old_states_still_load_their_provider() -> None:
+    """Stacks made before the lazy provider hold pulumi_mltrain.alaya.training_job.TrainingJobProvider."""
+    old = pickle.dumps(TrainingJobProvider())
+    assert isinstance(pickle.loads(old), TrainingJobProvider)
