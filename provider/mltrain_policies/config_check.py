@@ -13,6 +13,8 @@ Policy = ResourceValidationPolicy | StackValidationPolicy
 
 # Keys the engine itself understands in every policy's section.
 ENGINE_KEYS = frozenset({"enforcementLevel"})
+# The engine's name for "every policy" (a level only).
+ALL = "all"
 
 
 def known_keys(policy: Policy) -> list[str]:
@@ -27,6 +29,8 @@ def config_errors(config: Mapping[str, Any], policies: Iterable[Policy], pack: s
     errors: list[str] = []
     for name, section in config.items():
         policy = by_name.get(name)
+        if policy is None and name == ALL:
+            continue
         if policy is None:
             errors.append(f"{pack}: unknown policy {name!r} in the policy pack config; "
                           f"known policies: {', '.join(sorted(by_name))}")

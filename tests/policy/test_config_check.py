@@ -19,7 +19,7 @@ def test_unknown_policy_name_lists_the_policies() -> None:
 
 
 def test_known_keys_levels_and_engine_defaults_pass() -> None:
-    config = {"max-nodes-per-job": {"maxNodes": 4, "enforcementLevel": "advisory"},
+    config = {"all": "advisory", "max-nodes-per-job": {"maxNodes": 4, "enforcementLevel": "advisory"},
               "training-job-timeout": "disabled",
               "gpu-hours-budget": {"maxGpuHours": 100}}
     assert config_errors(config, POLICIES, PACK_NAME) == []
