@@ -26,6 +26,7 @@ from datetime import UTC
 from typing import Any
 
 import httpx
+from tenacity import RetryCallState, Retrying, retry_if_exception_type
 
 from .config import endpoint_problem
 from .errors import AmbiguousOutcome, ConfigError, Retryable, WaitTimeout
@@ -128,7 +129,7 @@ def parse_retry_after(value: str | None) -> float | None:
     return min(max(0.0, seconds), RETRY_AFTER_CAP)
 
 
-def _backoff(policy: Policy, retry: int, err: BaseException) -> float:
+def _backoff(policy: Policy, retry: int, err: BaseException | None) -> float:
     """Exponential backoff with jitter, but never shorter than the server's Retry-After."""
     base = min(policy.backoff_initial * 2.0**retry + random.uniform(0, 1), policy.backoff_max)
     hint = err.retry_after if isinstance(err, Retryable) else None
@@ -223,23 +224,25 @@ def call(
             err.retry_after = parse_retry_after(response.headers.get("Retry-After"))
             raise
 
-    retry = 0
-    while True:
+    def stop(state: RetryCallState) -> bool:
+        """Stop after max_retries, or when the next pause would end past the operation deadline."""
+        left = remaining()
+        pause = state.upcoming_sleep or 0.0
+        return state.attempt_number > policy.max_retries or (left is not None and pause >= left)
+
+    def one_attempt() -> Any:
         left = remaining()
         if left is not None and left <= 0:
             current = _DEADLINE.get()
             what = current.what if current else "the operation"
             raise WaitTimeout(f"{method} {path} was not sent: {what} ran out of time; raise its timeout "
                               f"(customTimeouts) or check the platform")
-        budget = policy.timeout if left is None else min(policy.timeout, left)
-        try:
-            return attempt(budget)
-        except Retryable as err:
-            if retry >= policy.max_retries:
-                raise
-            pause = _backoff(policy, retry, err)
-            left = remaining()
-            if left is not None and pause >= left:
-                raise
-            retry += 1
-            time.sleep(pause)
+        return attempt(policy.timeout if left is None else min(policy.timeout, left))
+
+    retrying = Retrying(stop=stop, wait=lambda state: _backoff(policy, state.attempt_number - 1, _error(state)),
+                        retry=retry_if_exception_type(Retryable), reraise=True, sleep=time.sleep)
+    return retrying(one_attempt)
+
+
+def _error(state: RetryCallState) -> BaseException | None:
+    return state.outcome.exception() if state.outcome is not None else None
