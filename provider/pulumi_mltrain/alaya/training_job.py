@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BeforeValidator, model_validator
+from pydantic import BeforeValidator, SerializationInfo, field_serializer, model_validator
 
 from .. import spec as specs
 from .. import transport
@@ -90,8 +90,10 @@ class TrainingJobSpec(ManagedSpec):
         wire="timeoutHours", ge=contract.TIMEOUT_HOURS[0], le=contract.TIMEOUT_HOURS[1])
     start_command: str | None = specs.spec_field(
         None, description="Entry command; may be a multi-line shell script.", wire="startCommand")
-    wait_for: Literal["created", "running"] = specs.spec_field(
-        "created", description="What create waits for: the task ID (created) or the RUNNING state.",
+    wait_for: Literal["created", "running", "completed"] = specs.spec_field(
+        "created", description="What create waits for: the task ID (created), the RUNNING state (running), or "
+        "the end of the training (completed: raise customTimeouts.create to match the training time). A task "
+        "that fails or stops first is an error and is deleted.",
         on_change="local")
 
     @model_validator(mode="before")
@@ -107,12 +109,20 @@ class TrainingJobSpec(ManagedSpec):
                     data[switch] = True
         return data
 
+    @field_serializer("training_type")
+    def _as_documented(self, value: str | None, info: SerializationInfo) -> str | None:
+        """The wire (by alias) gets the seed field table's spelling; the state keeps the canonical one."""
+        return contract.TRAINING_TYPES.get(value, value) if value and info.by_alias else value
+
     def cross_check(self) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
         if self.max_retry_count is not None and not self.enable_auto_retry:
             out.append(("max_retry_count", "applies only when enable_auto_retry is true"))
         if self.timeout_hours is not None and not self.enable_timeout_cancel:
             out.append(("timeout_hours", "applies only when enable_timeout_cancel is true"))
+        if self.create_type not in contract.CREATE_TYPES_SUPPORTED:
+            out.append(("create_type", f"{self.create_type} cannot work: it copies a task or uses a template, "
+                                       "and the create call has no field that names the source; use DIRECT"))
         if self.enable_timeout_cancel and self.timeout_hours is None:
             out.append(("timeout_hours", "is required when enable_timeout_cancel is true"))
         seen: dict[str, int] = {}
@@ -287,11 +297,12 @@ class TrainingJobProvider(AlayaProvider):
 
     def _after_create(self, spec: Any, task_id: str, deadline: float, owner: Mark | None = None) -> dict[str, Any]:
         api = self.api()
-        if spec.wait_for == "running":
+        if spec.wait_for in contract.REACHED:
+            target = contract.REACHED[spec.wait_for]
             try:
                 detail = wait_for(
                     lambda: api.task(task_id),
-                    lambda d: _status(d) not in (contract.QUEUED, contract.STARTING),
+                    lambda d: _status(d) in target or _status(d) in contract.NEVER,
                     timeout=remaining(deadline),
                     what=f"task {task_id}",
                     state_of=_status,
@@ -305,10 +316,10 @@ class TrainingJobProvider(AlayaProvider):
             except MltrainError as err:
                 # Its ID cannot be recorded (create fails): remove it, so that the platform and the state agree.
                 raise RemoteFailure(f"waiting for task {task_id} failed: {err}. {self._roll_back(task_id)}") from None
-            if _status(detail) != contract.RUNNING:
+            if _status(detail) not in target:
                 raise RemoteFailure(
-                    f"task {task_id} ended {_status(detail)} before running: {detail.get('reason') or 'no reason'}. "
-                    f"{self._roll_back(task_id)}")
+                    f"task {task_id} ended {_status(detail)} before it was {spec.wait_for}: "
+                    f"{detail.get('reason') or 'no reason'}. {self._roll_back(task_id)}")
             return self._outputs(detail)
         try:
             return self._outputs(api.task(task_id))
