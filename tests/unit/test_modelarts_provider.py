@@ -152,6 +152,20 @@ def test_a_job_of_another_owner_is_refused_by_name(emulator: EmulatorHandle, job
     assert len(live(emulator)) == 1
 
 
+def test_adoption_marks_the_job_as_ours(emulator: EmulatorHandle, jobs: TrainingJobProvider,
+                                        job_props: Callable[..., dict[str, Any]]) -> None:
+    other = {"__mltrain_stack": "st-other", "__mltrain_urn": OWNER["__mltrain_urn"]}
+    first = jobs.create(checked(jobs, job_props(**other)))
+    with pytest.raises(MltrainError, match="adopt_id"):
+        jobs.create(checked(jobs, job_props()))  # by name: not ours
+    adopted = jobs.create(checked(jobs, job_props(adopt_id=first.id)))
+    assert adopted.id == first.id
+    tags = {t["key"]: t["value"] for t in jobs.api().job_tags(first.id)}
+    assert tags == {"mltrain-owner-stack": "st-unit", "mltrain-owner-urn": OWNER["__mltrain_urn"]}
+    again = jobs.create(checked(jobs, job_props()))  # an interrupted run's look-up now finds it as ours
+    assert again.id == first.id and len(live(emulator)) == 1
+
+
 def test_adoption_fixes_only_the_description(emulator: EmulatorHandle, jobs: TrainingJobProvider,
                                              job_props: Callable[..., dict[str, Any]]) -> None:
     first = jobs.create(checked(jobs, job_props(description="old")))

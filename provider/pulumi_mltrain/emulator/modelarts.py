@@ -199,6 +199,28 @@ async def update_job(request: Request, training_job_id: str) -> Response:
     return JSONResponse(None)
 
 
+@router.get("/modelarts-training-job/{training_job_id}/tags")
+async def job_tags(request: Request, training_job_id: str) -> Json:
+    return {"tags": list(_job(world_of(request), training_job_id).tags)}
+
+
+@router.post("/modelarts-training-job/{training_job_id}/tags/create")
+async def tag_job(request: Request, training_job_id: str) -> Response:
+    """Upsert by key; 204 like the platform."""
+    world = world_of(request)
+    job = _job(world, training_job_id)
+    body = parse_json(await request.body())
+    tags = body.get("tags") if isinstance(body, dict) else None
+    if not isinstance(tags, list) or not all(isinstance(t, dict) and isinstance(t.get("key"), str)
+                                             and isinstance(t.get("value"), str) for t in tags):
+        raise ModelArtsError(400, "ModelArts.0101", "tags must be a list of {key, value} strings.")
+    merged = {t["key"]: t["value"] for t in job.tags}
+    merged.update({t["key"]: t["value"] for t in tags})
+    job.tags = [{"key": k, "value": v} for k, v in merged.items()]
+    world.commit()
+    return Response(status_code=204)
+
+
 @router.delete("/training-jobs/{training_job_id}")
 async def delete_job(request: Request, training_job_id: str) -> Response:
     """202 at once; the job stays readable, phase unchanged, until ``delete_delay`` has passed."""

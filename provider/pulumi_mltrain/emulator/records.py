@@ -62,6 +62,7 @@ class TrainingJob(BaseModel):
     end_at: float | None = None
     reason: str = ""
     deleting_since: float | None = None
+    tags: list[dict[str, str]] = []  # the job tags API, apart from the job document
 
 
 class Token(BaseModel):

@@ -198,6 +198,14 @@ class ModelArtsClient:
                           json={"action_type": contract.TERMINATE})
         return bound(data) if isinstance(data, dict) else None
 
+    def job_tags(self, job_id: str) -> list[dict[str, Any]]:
+        data = self._call("GET", self._path(contract.JOB_TAGS, id=job_id))
+        tags = data.get("tags") if isinstance(data, dict) else None
+        return [bound(t) for t in tags if isinstance(t, dict)] if isinstance(tags, list) else []
+
+    def tag_job(self, job_id: str, tags: list[dict[str, str]]) -> None:
+        self._call("POST", self._path(contract.JOB_TAGS_CREATE, id=job_id), json={"tags": tags})
+
     def find_jobs(self, name: str) -> list[dict[str, Any]]:
         """Jobs named exactly `name`, newest first (`offset` is a page index here). Raises on any
         answer that is not a search page: an empty list means "none", never "could not tell"."""

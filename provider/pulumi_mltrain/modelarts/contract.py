@@ -28,6 +28,9 @@ JOB_ACTIONS = PREFIX + "/training-jobs/{id}/actions"  # POST {"action_type": "te
 JOB_SEARCHES = PREFIX + "/training-job-searches"  # POST {offset (page index), limit, filters[]}
 JOB_LOG_URL = PREFIX + "/training-jobs/{id}/tasks/{task}/logs/url"  # Content-Type text/plain: preview link
 JOB_METRICS = PREFIX + "/training-jobs/{id}/metrics/{task}"
+# Job tags live beside the job (api.md B.2, third-party source): GET lists, POST .../create upserts (204).
+JOB_TAGS = PREFIX + "/modelarts-training-job/{id}/tags"
+JOB_TAGS_CREATE = JOB_TAGS + "/create"
 
 JOB_KIND = "job"
 TERMINATE = "terminate"
@@ -53,8 +56,8 @@ MAX_DESCRIPTION = 256
 MAX_ENVIRONMENTS = 100
 
 # --- the owner mark (see pulumi_mltrain/ownership.py) -------------------------------------------------
-# Training jobs keep it in metadata.annotations (kept and returned by the job detail; fixed at create,
-# since PUT changes only the description: adopted jobs stay unmarked and are recorded in the state).
+# Training jobs keep it in metadata.annotations (kept and returned by the job detail, fixed at create:
+# PUT changes only the description); an adopted job (adopt_id) gets it as job tags (JOB_TAGS).
 # Algorithms keep it in metadata.tags, which the full-body PUT rewrites: updates keep the tags, and
 # adoption (adopt_id) adds them.
 OWNER_STACK = "mltrain-owner-stack"

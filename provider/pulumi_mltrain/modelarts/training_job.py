@@ -222,7 +222,10 @@ class TrainingJobProvider(ModelArtsProvider):
             return None
         job_id = str(matches[0]["metadata"]["id"])
         job = api.job(job_id)
-        claim("training job", job_id, spec.name, _mark(job), owner)
+        mark = _mark(job)
+        if mark != owner:
+            mark = _tag_mark(api.job_tags(job_id)) or mark  # an adoption's mark, given after the create
+        claim("training job", job_id, spec.name, mark, owner)
         self._reconcile(job_id, job, spec, how="already exists")
         print(f"[mltrain] job {spec.name!r} already exists as {job_id} ({_phase(job)}): adopting it",
               file=sys.stderr)
@@ -289,6 +292,10 @@ class TrainingJobProvider(ModelArtsProvider):
     def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         job = self.api().job(object_id)
         self._reconcile(object_id, job, spec, how="adopt")
+        if owner is not None and _mark(job) != owner:
+            # Taken over on purpose: the job's tags carry this resource's mark from now on.
+            self.api().tag_job(object_id, [{"key": contract.OWNER_STACK, "value": owner.stack},
+                                           {"key": contract.OWNER_URN, "value": owner.urn}])
         return self._outputs(self.api().job(object_id))
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
@@ -378,6 +385,12 @@ def _mark(job: dict[str, Any]) -> Mark | None:
     if not isinstance(annotations, dict):
         return None
     stack, urn = annotations.get(contract.OWNER_STACK), annotations.get(contract.OWNER_URN)
+    return Mark(stack, urn) if isinstance(stack, str) and isinstance(urn, str) and stack and urn else None
+
+
+def _tag_mark(tags: list[dict[str, Any]]) -> Mark | None:
+    values = {t.get("key"): t.get("value") for t in tags}
+    stack, urn = values.get(contract.OWNER_STACK), values.get(contract.OWNER_URN)
     return Mark(stack, urn) if isinstance(stack, str) and isinstance(urn, str) and stack and urn else None
 
 
