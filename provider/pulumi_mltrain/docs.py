@@ -34,7 +34,7 @@ OWNERSHIP = {
     "alaya:StorageMount": "none needed: a mount is no platform object. It checks that the storage exists "
     "and is Active; deleting it removes nothing remote.",
     "modelarts:TrainingJob": f"the job's `metadata.annotations` `{OWNER_STACK}` and `{OWNER_URN}`, "
-    "fixed at create (`modelarts/contract.py`). Adopted jobs stay unmarked and are recorded in the state.",
+    "fixed at create (`modelarts/contract.py`); an adopted job (`adopt_id`) gets the same keys as job tags.",
     "modelarts:Algorithm": f"the algorithm's `metadata.tags` `{OWNER_STACK}` and `{OWNER_URN}`; "
     "updates keep them and adoption adds them (`modelarts/contract.py`).",
 }
