@@ -1,7 +1,10 @@
 """Poll an asynchronous platform object until it reaches a wanted state, under a deadline.
 
-Intervals grow geometrically from `first` to `maximum`, so short operations return fast and long
-ones cost few calls. Progress lines (see `progress.py`) go to the engine under the resource's URN, or
+The pause before the next poll is a fixed share of the time waited so far (`Backoff.share`, 10 %),
+never below `first` nor above `maximum`: the lag between the platform finishing and us seeing it stays
+within max(first, 10 % of the wait) at every length, and a long wait still costs few calls. A hint from
+the platform (Retry-After on a transient error, or `hint(value)`) replaces that pause, within the cap.
+Progress lines (see `progress.py`) go to the engine under the resource's URN, or
 to stderr; each says the state, the time waited and the deadline, at least every 30 s.
 A transient error while polling (one the transport's retries did not absorb, e.g. a minute-long 503
 outage) does not end the wait: polling goes on until the wait's own deadline.
@@ -26,9 +29,18 @@ HEARTBEAT = 30.0
 
 @dataclass(frozen=True)
 class Backoff:
+    """Pause = clamp(share * elapsed, first, maximum). `factor` is kept for callers that still pass it."""
+
     first: float = 0.5
     maximum: float = 10.0
     factor: float = 2.0
+    share: float = 0.1
+
+    def pause(self, elapsed: float, hint: float | None = None) -> float:
+        """Seconds until the next poll after `elapsed` seconds; the platform's `hint` wins when given."""
+        if hint is not None:
+            return min(max(0.0, hint), self.maximum)
+        return min(max(self.first, self.share * elapsed), self.maximum)
 
 
 @dataclass
@@ -51,24 +63,26 @@ def wait_for(
     label: Label | None = None,
     every: float = HEARTBEAT,
     sink: Sink | None = None,
+    hint: Callable[[T], float | None] | None = None,
 ) -> Waited[T]:
     """Call `fetch` until `done(value)`; raise WaitTimeout naming `what` and the last state.
 
     `Retryable` errors from `fetch` are reported once per run of failures and polling continues;
     any other error propagates at once. Progress lines name `label` (the resource, its ID, its URN)
     when given, else `what`; a state that lasts is repeated at least every `every` seconds, with the
-    time waited, so a silent log never means a stuck provider.
+    time waited, so a silent log never means a stuck provider. `hint(value)` (or a transient error's
+    Retry-After) is the platform's own advice on when to look again and replaces the computed pause.
     """
     start = clock()
     deadline = start + timeout
     say = Reporter(label.heading() if label else what, label.urn if label else None, timeout, sink)
-    interval = backoff.first
     polls = 0
     last_state: str | None = None
     failing: Retryable | None = None
     said_at = start
     while True:
         polls += 1
+        advice: float | None = None
         try:
             value = fetch()
         except Retryable as err:
@@ -80,6 +94,7 @@ def wait_for(
                 say.line("the platform still does not answer", now - start)
                 said_at = now
             failing = err
+            advice = err.retry_after
         else:
             now = clock()
             state = state_of(value)
@@ -92,15 +107,16 @@ def wait_for(
             last_state = state
             if done(value):
                 return Waited(value, polls, clock() - start)
+            advice = hint(value) if hint is not None else None
         remaining = deadline - clock()
         if remaining <= 0:
             raise WaitTimeout(_timed_out(what, timeout, last_state, failing))
         # Wake up in time for the next heartbeat even when the backoff has grown past it.
+        interval = backoff.pause(clock() - start, advice)
         sleep(max(0.0, min(interval, remaining, said_at + every - clock())))
         if clock() >= deadline - _LAST_CALL:
             # No time is left for another call (the operation deadline would refuse it): say what was seen.
             raise WaitTimeout(_timed_out(what, timeout, last_state, failing))
-        interval = min(interval * backoff.factor, backoff.maximum)
 
 
 # A poll needs at least this long; a wait with less left ends instead of starting one.

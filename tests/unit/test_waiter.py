@@ -134,3 +134,56 @@ def test_the_engine_address_is_found_only_in_a_dynamic_provider_process() -> Non
     assert engine_address([main, "127.0.0.1:40123"]) == "127.0.0.1:40123"
     assert engine_address(["/usr/bin/pytest", "127.0.0.1:40123"]) is None
     assert engine_address([main]) is None
+
+
+def _finish_after(seconds: float, backoff: Backoff) -> tuple[int, float]:
+    """Polls and lag (seconds between the platform finishing and the poll that saw it), on a fake clock."""
+    now, sleep = clock()
+    waited = wait_for(lambda: "Completed" if now() >= seconds else "Running", lambda s: s == "Completed",
+                      timeout=3600, what="job j1", backoff=backoff, clock=now, sleep=sleep, sink=lambda *_: None)
+    return waited.polls, waited.seconds - seconds
+
+
+@pytest.mark.parametrize("backoff", [Backoff(), Backoff(first=0.5, maximum=5.0), Backoff(first=0.5, maximum=10.0)])
+@pytest.mark.parametrize("seconds", [0.3, 2, 10, 60, 120])
+def test_the_lag_after_the_platform_finishes_is_at_most_a_tenth_of_the_wait(seconds: float, backoff: Backoff) -> None:
+    polls, lag = _finish_after(seconds, backoff)
+    assert 0 <= lag <= max(0.5, 0.1 * seconds) + 1e-9
+    assert polls <= 60  # a two-minute wait costs tens of calls, not hundreds
+
+
+def test_a_long_wait_polls_at_the_cap() -> None:
+    polls, lag = _finish_after(1800, Backoff(first=0.5, maximum=10.0))
+    assert lag <= 10 and 180 <= polls <= 230  # every 10 s once a tenth of the elapsed time exceeds it
+
+
+def test_the_platforms_hint_sets_the_next_poll() -> None:
+    now, sleep = clock()
+    stamps: list[float] = []
+
+    def fetch() -> str:
+        stamps.append(now())
+        return "Completed" if now() >= 3 else "Running"
+
+    wait_for(fetch, lambda s: s == "Completed", timeout=60, what="job j1", clock=now, sleep=sleep,
+             hint=lambda _s: 1.5, sink=lambda *_: None)
+    assert stamps == [0.0, 1.5, 3.0]
+
+
+def test_retry_after_on_a_transient_error_sets_the_next_poll() -> None:
+    now, sleep = clock()
+    busy = outage()
+    busy.retry_after = 4.0
+    stamps: list[float] = []
+    items = iter([busy, "Running", "Completed"])
+
+    def fetch() -> str:
+        stamps.append(now())
+        item = next(items)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    wait_for(fetch, lambda s: s == "Completed", timeout=60, what="task t1", clock=now, sleep=sleep,
+             sink=lambda *_: None)
+    assert stamps == [0.0, 4.0, 4.5]  # the hint, then the usual max(0.5 s, 10 % of the 4 s waited)
