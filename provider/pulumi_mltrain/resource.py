@@ -153,6 +153,11 @@ class MltrainProvider(ResourceProvider):
         """Outputs that follow from the inputs alone: returned by `check`, so previews know them."""
         return {}
 
+    def _derived_at_check(self, spec: Any, olds: dict[str, Any] | None) -> dict[str, Any]:
+        """`_derived` in `check`; `olds` are given when the inputs did not change (a no-change preview
+        makes no API call, so values read from a catalogue are taken from them)."""
+        return self._derived(spec)
+
     def _require_match(self, spec: Any, object_id: str, remote: dict[str, Any]) -> None:
         """Refuse to take a platform object that differs from the declaration, listing why."""
         diffs = specs.differences(spec, specs.from_wire(type(spec), remote, spec))
@@ -187,7 +192,7 @@ class MltrainProvider(ResourceProvider):
         inputs = {k: v for k, v in news.items() if k.startswith("__")}
         if spec is not None:
             inputs.update(spec.props())
-            inputs.update(self._derived(spec))
+            inputs.update(self._derived_at_check(spec, olds if unchanged else None))
         else:
             inputs.update(specs.user_props(news, self.spec_type))
         if name_pending:

@@ -59,7 +59,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
     """An Alaya NeW distributed training task.
 
     Outputs (besides every input): training_task_id, status, result_key, created_time, start_time, end_time,
-        reason.
+        reason, gpus_per_node, gpu_count, cost_per_hour.
     """
 
     _kind = "TrainingJob"
@@ -95,6 +95,9 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "start_time",
         "end_time",
         "reason",
+        "gpus_per_node",
+        "gpu_count",
+        "cost_per_hour",
     )
     _id_fields = ("training_task_id",)
     _defaults = {
@@ -135,6 +138,9 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         start_time: pulumi.Output[str | None]
         end_time: pulumi.Output[str | None]
         reason: pulumi.Output[str | None]
+        gpus_per_node: pulumi.Output[int | None]
+        gpu_count: pulumi.Output[int | None]
+        cost_per_hour: pulumi.Output[float | None]
 
     def __init__(
         self,

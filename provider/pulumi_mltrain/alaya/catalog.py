@@ -87,3 +87,28 @@ def gpu_count(product_code: str, rows: Sequence[dict[str, Any]]) -> int:
         return int(str((row or {}).get("gpuCount") or 0))
     except ValueError:
         return 0
+
+
+# `priceUnit` is a code of the platform's unit_of_measure dictionary; 1 is taken as "per node and hour"
+# (the unit the console shows for training nodes). Rows with another unit get no cost estimate.
+PRICE_PER_HOUR_UNIT = 1
+
+
+def job_costs(rows: Sequence[dict[str, Any]], product_code: str, worker_count: int) -> dict[str, Any]:
+    """GPUs per node, GPUs in all and the estimated cost per hour of a task, from its product row.
+
+    Empty when the product is not listed: then nothing is known, and the outputs stay unset."""
+    row = next((r for r in rows if r.get("productCode") == product_code), None)
+    if row is None:
+        return {}
+    per_node = _count(row.get("gpuCount"))
+    try:
+        price = float(str(row.get("price"))) if row.get("price") not in (None, "") else None
+    except ValueError:
+        price = None
+    hourly = price is not None and _count(row.get("priceUnit")) == PRICE_PER_HOUR_UNIT
+    return {
+        "gpus_per_node": per_node,
+        "gpu_count": None if per_node is None else per_node * worker_count,
+        "cost_per_hour": round(price * worker_count, 4) if hourly and price is not None else None,
+    }

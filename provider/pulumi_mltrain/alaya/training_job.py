@@ -24,7 +24,7 @@ from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
 from .base import AlayaProvider
-from .catalog import catalog_failures
+from .catalog import catalog_failures, job_costs, products
 from .client import scrub
 from .models import NasMount
 
@@ -154,6 +154,16 @@ class TrainingJobOutputs(specs.Output):
     start_time: str | None = specs.output_field(description="When the task started running.")
     end_time: str | None = specs.output_field(description="When the task ended.")
     reason: str | None = specs.output_field(description="The platform's reason for the status, if any.")
+    gpus_per_node: int | None = specs.output_field(
+        description="GPUs per node, from the product list's gpuCount; known at preview (unset without credentials).")
+    gpu_count: int | None = specs.output_field(
+        description="GPUs of the whole task (gpus_per_node x worker_count); known at preview.")
+    cost_per_hour: float | None = specs.output_field(
+        description="Estimated cost per hour: the product's price x worker_count, in the platform's currency "
+        "(unset when the product's priceUnit is not per hour); known at preview.")
+
+
+COST_OUTPUTS = ("gpus_per_node", "gpu_count", "cost_per_hour")
 
 
 class TrainingJobProvider(AlayaProvider):
@@ -170,6 +180,22 @@ class TrainingJobProvider(AlayaProvider):
         if refused is not None:
             return refused
         return catalog_failures(self.api(), spec.product_code, spec.storage_mounts)
+
+    def _derived(self, spec: Any) -> dict[str, Any]:
+        """GPUs and cost from the (cached) product list, so previews and policies know them; nothing
+        without credentials or when the list cannot be read."""
+        if not self.settings.alaya_api_key or not getattr(spec, "product_code", None):
+            return {}
+        try:
+            return job_costs(products(self.api()), spec.product_code, int(spec.worker_count or 0))
+        except MltrainError as err:
+            print(f"[mltrain] GPU and cost outputs skipped: {err}", file=sys.stderr)
+            return {}
+
+    def _derived_at_check(self, spec: Any, olds: dict[str, Any] | None) -> dict[str, Any]:
+        if olds is not None:
+            return {k: olds[k] for k in COST_OUTPUTS if k in olds}
+        return self._derived(spec)
 
     # ----- create --------------------------------------------------------------------------------
     def _body(self, spec: Any, owner: Mark | None) -> dict[str, Any]:
@@ -348,7 +374,7 @@ class TrainingJobProvider(AlayaProvider):
         detail = self.api().task(object_id)
         if _status(detail) == contract.DELETING:
             return None
-        return self._outputs(detail), _unmarked(detail)
+        return {**self._derived(spec), **self._outputs(detail)}, _unmarked(detail)
 
     def _listed(self, object_id: str, spec: Any) -> bool:
         name = getattr(spec, "name", None)

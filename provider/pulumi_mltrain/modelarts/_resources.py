@@ -288,7 +288,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
     """A Huawei Cloud ModelArts v2 training job.
 
     Outputs (besides every input): job_id, phase, secondary_phase, duration_ms, tasks, log_url,
-        metrics_summary, create_time, reason.
+        metrics_summary, create_time, reason, gpus_per_node, gpu_count, billing_code.
     """
 
     _kind = "TrainingJob"
@@ -329,6 +329,9 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "metrics_summary",
         "create_time",
         "reason",
+        "gpus_per_node",
+        "gpu_count",
+        "billing_code",
     )
     _id_fields = ("job_id",)
     _defaults = {
@@ -372,6 +375,9 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         metrics_summary: pulumi.Output[dict[str, float] | None]
         create_time: pulumi.Output[int | None]
         reason: pulumi.Output[str | None]
+        gpus_per_node: pulumi.Output[int | None]
+        gpu_count: pulumi.Output[int | None]
+        billing_code: pulumi.Output[str | None]
 
     def __init__(
         self,

@@ -53,6 +53,28 @@ def max_nodes(flavor: dict[str, Any]) -> int | None:
         return None
 
 
+def job_costs(rows: Sequence[dict[str, Any]], flavor_id: str, node_count: int) -> dict[str, Any]:
+    """GPUs per node and in all, and the billing code of a job, from its flavor (`flavor_info.gpu.gpu_num`;
+    no `gpu` entry: a CPU or Ascend flavor, 0 GPUs). The flavor list carries no prices, so no cost.
+
+    Empty when the flavor is not listed: then nothing is known, and the outputs stay unset."""
+    flavor = next((r for r in rows if r.get("flavor_id") == flavor_id), None)
+    if flavor is None:
+        return {}
+    info = flavor.get("flavor_info") if isinstance(flavor.get("flavor_info"), dict) else {}
+    gpu = info.get("gpu") if isinstance(info, dict) else None
+    try:
+        per_node: int | None = int(gpu.get("gpu_num") or 0) if isinstance(gpu, dict) else 0
+    except (TypeError, ValueError):
+        per_node = None
+    billing = flavor.get("billing") if isinstance(flavor.get("billing"), dict) else {}
+    return {
+        "gpus_per_node": per_node,
+        "gpu_count": None if per_node is None else per_node * node_count,
+        "billing_code": (billing or {}).get("code"),
+    }
+
+
 def find_engine(rows: Sequence[dict[str, Any]], engine_id: str | None = None, engine_name: str | None = None,
                 engine_version: str | None = None) -> dict[str, Any] | None:
     for row in rows:

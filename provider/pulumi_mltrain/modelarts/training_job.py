@@ -31,7 +31,7 @@ from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
 from .base import ModelArtsProvider
-from .catalog import catalog_failures, metrics_summary
+from .catalog import catalog_failures, configured, flavors, job_costs, metrics_summary
 from .client import ModelArtsClient
 from .models import (
     NAME_RE,
@@ -159,6 +159,16 @@ class TrainingJobOutputs(specs.Output):
         description="Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.")
     create_time: int | None = specs.output_field(description="Creation time, epoch milliseconds.")
     reason: str | None = specs.output_field(description="Why the job failed or stopped, when it did.")
+    gpus_per_node: int | None = specs.output_field(
+        description="GPUs per node, from the flavor's flavor_info.gpu (0 for CPU flavors); known at preview "
+        "(unset without credentials).")
+    gpu_count: int | None = specs.output_field(
+        description="GPUs of the whole job (gpus_per_node x node_count); known at preview.")
+    billing_code: str | None = specs.output_field(
+        description="The flavor's billing code (the flavor list has no prices); known at preview.")
+
+
+COST_OUTPUTS = ("gpus_per_node", "gpu_count", "billing_code")
 
 
 
@@ -173,6 +183,22 @@ class TrainingJobProvider(ModelArtsProvider):
         return catalog_failures(api, flavor_id=spec.flavor_id, node_count=spec.node_count,
                                 engine=(spec.engine_id, spec.engine_name, spec.engine_version),
                                 algorithm_id=spec.algorithm_id)
+
+    def _derived(self, spec: Any) -> dict[str, Any]:
+        """GPUs and billing code from the (cached) flavor list, so previews and policies know them;
+        nothing without credentials or when the list cannot be read."""
+        if not configured(self.settings) or not getattr(spec, "flavor_id", None):
+            return {}
+        try:
+            return job_costs(flavors(self.api()), spec.flavor_id, int(spec.node_count or 1))
+        except MltrainError as err:
+            print(f"[mltrain] GPU outputs skipped: {err}", file=sys.stderr)
+            return {}
+
+    def _derived_at_check(self, spec: Any, olds: dict[str, Any] | None) -> dict[str, Any]:
+        if olds is not None:
+            return {k: olds[k] for k in COST_OUTPUTS if k in olds}
+        return self._derived(spec)
 
     # ----- create --------------------------------------------------------------------------------
     def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
@@ -300,7 +326,7 @@ class TrainingJobProvider(ModelArtsProvider):
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         job = self.api().job(object_id)
-        return self._outputs(job), job
+        return {**self._derived(spec), **self._outputs(job)}, job
 
     def _listed(self, object_id: str, spec: Any) -> bool:
         name = getattr(spec, "name", None)
