@@ -6,6 +6,7 @@ failures use HTTP 401, as observed on the real gateway.
 
 from __future__ import annotations
 
+import itertools
 import json
 import uuid
 from typing import Any
@@ -72,9 +73,10 @@ async def create(request: Request) -> Json:
     if spec["productCode"] in world.settings.alaya_forbidden_products:
         raise AlayaError(403, "Forbidden")
     key = str(uuid.uuid4())
-    world.subscriptions[key] = Subscription(result_key=key, request=spec, created_at=world.now(),
-                                            never_resolve=bool(request.scope.get(NEVER_RESOLVE_SCOPE_KEY)))
-    world.commit()
+    sub = Subscription(result_key=key, request=spec, created_at=world.now(),
+                       never_resolve=bool(request.scope.get(NEVER_RESOLVE_SCOPE_KEY)))
+    world.subscriptions[key] = sub
+    world.commit(sub)
     return alaya_ok(key)
 
 
@@ -106,7 +108,7 @@ async def stop(request: Request, task_id: str) -> Json:
         shown = d.TASK_DELETING if task.deleting_since is not None else task.status
         raise AlayaError(409, f"training task {task_id} cannot be stopped in status {shown}")
     enter(task, d.TASK_STOPPED, world.now(), "stopped by user")
-    world.commit()
+    world.commit(task)
     return alaya_ok({})
 
 
@@ -117,15 +119,22 @@ async def delete(request: Request, task_id: str) -> Json:
         raise AlayaError(409, "stop the task before deleting it")
     if task.deleting_since is None:
         task.deleting_since = world.now()
-        world.commit()
+        world.commit(task)
     return alaya_ok({})
 
 
 async def list_tasks(request: Request) -> Json:
+    """Newest first. Tasks are stored in creation order and indexed by name, so a page costs its
+    own size, not a scan and a sort of every task."""
+    world = world_of(request)
     name = request.query_params.get("name")
-    tasks = sorted(world_of(request).tasks.values(), key=lambda t: t.created_at, reverse=True)
-    rows = [task_view(t, with_secret=False) for t in tasks if not name or t.spec["name"] == name]
-    return alaya_ok(_page(request, rows))
+    tasks = world.tasks if not name else world.tasks_by_name.get(name, {})
+    page_no = _query_int(request, "pageNo", 1, 1)
+    page_size = _query_int(request, "pageSize", 10, 1, MAX_PAGE_SIZE)
+    start = (page_no - 1) * page_size
+    page = itertools.islice(reversed(tasks.values()), start, start + page_size)
+    return alaya_ok({"records": [task_view(t, with_secret=False) for t in page], "pageNo": page_no,
+                     "pageSize": page_size, "totalRows": len(tasks)})
 
 
 async def products(request: Request) -> Json:

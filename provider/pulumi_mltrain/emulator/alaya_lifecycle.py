@@ -97,26 +97,38 @@ def enter(task: AlayaTask, status: str, at: float, reason: str = "") -> None:
         task.end_at = at
 
 
-def sync(
-    subs: dict[str, Subscription], tasks: dict[str, AlayaTask], settings: EmulatorSettings, now: float
-) -> bool:
-    """Bring every subscription and task to ``now``; True when anything changed."""
-    changed = False
-    for sub in subs.values():
-        due = sub.created_at + settings.subscription_delay
-        if sub.status == d.SUB_PROCESSING and not sub.never_resolve and due <= now:
-            _resolve(sub, due, tasks)
-            changed = True
-    for task in list(tasks.values()):
-        if task.deleting_since is not None:
-            if task.deleting_since + settings.delete_delay <= now:
-                del tasks[task.id]
-                changed = True
-            continue
-        while (step := _next(task, settings)) is not None and step[0] <= now:
-            enter(task, step[1], step[0], step[2])
-            changed = True
-    return changed
+def sub_due(sub: Subscription, settings: EmulatorSettings) -> float | None:
+    """When this subscription resolves, or ``None`` when it never will by itself."""
+    if sub.status != d.SUB_PROCESSING or sub.never_resolve:
+        return None
+    return sub.created_at + settings.subscription_delay
+
+
+def advance_sub(sub: Subscription, tasks: dict[str, AlayaTask], settings: EmulatorSettings,
+                now: float) -> AlayaTask | None:
+    """Resolve ``sub`` if it is due; the task it made, if any."""
+    due = sub_due(sub, settings)
+    if due is None or due > now:
+        return None
+    _resolve(sub, due, tasks)
+    return None if sub.task_id is None else tasks[sub.task_id]
+
+
+def task_due(task: AlayaTask, settings: EmulatorSettings) -> float | None:
+    """When the clock next changes this task (a transition or its removal), if ever."""
+    if task.deleting_since is not None:
+        return task.deleting_since + settings.delete_delay
+    step = _next(task, settings)
+    return None if step is None else step[0]
+
+
+def advance_task(task: AlayaTask, settings: EmulatorSettings, now: float) -> bool:
+    """Move ``task`` to ``now``; True when its deletion has completed (the caller drops it)."""
+    if task.deleting_since is not None:
+        return task.deleting_since + settings.delete_delay <= now
+    while (step := _next(task, settings)) is not None and step[0] <= now:
+        enter(task, step[1], step[0], step[2])
+    return False
 
 
 def subscription_view(sub: Subscription, *, pending: bool = False) -> Json:

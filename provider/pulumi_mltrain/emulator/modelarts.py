@@ -24,7 +24,7 @@ from .modelarts_documents import (
     job_not_found,
     parse_json,
 )
-from .modelarts_lifecycle import TERMINABLE, enter, job_view, log_url, metrics, tasks_of
+from .modelarts_lifecycle import TERMINABLE, enter, events, job_view, log_preview, log_url, metrics, tasks_of
 from .records import Algorithm, TrainingJob
 from .state import World, world_of
 
@@ -180,7 +180,7 @@ async def create_job(request: Request) -> Response:
                          taken={j.document["metadata"]["name"] for j in world.jobs.values()})
     job = TrainingJob(id=job_id, document=document, created_at=now, phase_since=now)
     world.jobs[job_id] = job
-    world.commit()
+    world.commit(job)
     return JSONResponse(job_view(job, now), status_code=201)
 
 
@@ -221,6 +221,21 @@ async def tag_job(request: Request, training_job_id: str) -> Response:
     return Response(status_code=204)
 
 
+@router.delete("/modelarts-training-job/{training_job_id}/tags/delete")
+async def untag_job(request: Request, training_job_id: str) -> Response:
+    """Remove the given keys; 204 like the platform."""
+    world = world_of(request)
+    job = _job(world, training_job_id)
+    body = parse_json(await request.body())
+    tags = body.get("tags") if isinstance(body, dict) else None
+    if not isinstance(tags, list) or not all(isinstance(t, dict) and isinstance(t.get("key"), str) for t in tags):
+        raise ModelArtsError(400, "ModelArts.0101", "tags must be a list of {key} objects.")
+    keys = {t["key"] for t in tags}
+    job.tags = [t for t in job.tags if t["key"] not in keys]
+    world.commit()
+    return Response(status_code=204)
+
+
 @router.delete("/training-jobs/{training_job_id}")
 async def delete_job(request: Request, training_job_id: str) -> Response:
     """202 at once; the job stays readable, phase unchanged, until ``delete_delay`` has passed."""
@@ -228,7 +243,7 @@ async def delete_job(request: Request, training_job_id: str) -> Response:
     job = _job(world, training_job_id)
     if job.deleting_since is None:
         job.deleting_since = world.now()
-        world.commit()
+        world.commit(job)
     return Response(status_code=202)
 
 
@@ -243,7 +258,7 @@ async def job_action(request: Request, training_job_id: str) -> Response:
     if job.phase not in TERMINABLE:
         raise ModelArtsError(409, "ModelArts.2796", f"a training job in phase {job.phase} cannot be stopped.")
     enter(job, d.PHASE_TERMINATING, world.now(), "terminating on user request")
-    world.commit()
+    world.commit(job)
     return JSONResponse(job_view(job, world.now()), status_code=202)
 
 
@@ -303,6 +318,29 @@ async def job_log_url(request: Request, training_job_id: str, task_id: str) -> R
     if job.phase == d.PHASE_CREATING:
         return Response(status_code=204)
     return JSONResponse({"obs_url": log_url(job, task, world.now())})
+
+
+@router.get("/training-jobs/{training_job_id}/tasks/{task_id}/logs/preview")
+async def job_log_preview(request: Request, training_job_id: str, task_id: str) -> Response:
+    """The latest part of a task's log; a bare 204 while Creating (not ready, as for the log URL)."""
+    world = world_of(request)
+    job = _job(world, training_job_id)
+    task = _job_task(job, task_id)
+    if job.phase == d.PHASE_CREATING:
+        return Response(status_code=204)
+    return JSONResponse(log_preview(job, task, world.now()))
+
+
+@router.get("/training-jobs/{training_job_id}/events")
+async def job_events(request: Request, training_job_id: str) -> Json:
+    """ListTrainingJobEvents: ?offset&limit (1-100, default 50)&order (asc|desc, default desc)."""
+    job = _job(world_of(request), training_job_id)
+    offset = _query_int(request, "offset", 0, 0, 1_000_000)
+    limit = _query_int(request, "limit", 50, 1, 100)
+    rows = events(job)
+    if _order(request.query_params.get("order") or "desc") == "desc":
+        rows.reverse()
+    return {"events": rows[offset:offset + limit], "total": len(rows)}
 
 
 @router.get("/training-jobs/{training_job_id}/metrics/{task_id}")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import time
 import zlib
 from typing import Any
 
@@ -48,17 +49,22 @@ def enter(job: TrainingJob, phase: str, at: float, reason: str = "") -> None:
     job.phase, job.phase_since, job.reason = phase, at, reason
 
 
-def sync(jobs: dict[str, TrainingJob], settings: EmulatorSettings, now: float) -> bool:
-    changed = False
-    for job in list(jobs.values()):
-        if job.deleting_since is not None and job.deleting_since + settings.delete_delay <= now:
-            del jobs[job.id]
-            changed = True
-            continue
-        while (step := _next(job, settings)) is not None and step[0] <= now:
-            enter(job, step[1], step[0], step[2])
-            changed = True
-    return changed
+def job_due(job: TrainingJob, settings: EmulatorSettings) -> float | None:
+    """When the clock next changes this job (a phase or its removal), if ever."""
+    step = _next(job, settings)
+    times = [step[0]] if step is not None else []
+    if job.deleting_since is not None:
+        times.append(job.deleting_since + settings.delete_delay)
+    return min(times, default=None)
+
+
+def advance_job(job: TrainingJob, settings: EmulatorSettings, now: float) -> bool:
+    """Move ``job`` to ``now``; True when its deletion has completed (the caller drops it)."""
+    if job.deleting_since is not None and job.deleting_since + settings.delete_delay <= now:
+        return True
+    while (step := _next(job, settings)) is not None and step[0] <= now:
+        enter(job, step[1], step[0], step[2])
+    return False
 
 
 def tasks_of(job: TrainingJob) -> list[str]:
@@ -122,3 +128,47 @@ def log_url(job: TrainingJob, task: str, now: float) -> str:
     expires = int(now) + 3600
     signature = hashlib.sha256(f"{job.id}/{task}/{expires}".encode()).hexdigest()[:28]
     return f"https://modelarts-emulator.obs/{job.id}/{task}.log?Expires={expires}&Signature={signature}"
+
+
+def _iso(at: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(at))
+
+
+def log_lines(job: TrainingJob, task: str, now: float) -> list[str]:
+    """A task's log so far: one line per emulated second of running (at most 200), then how it ended.
+    Each task writes its own lines, so a 2-node job shows worker-0 and worker-1 apart."""
+    lines = [f"[ModelArts Service Log] {task} scheduled on node {task.rsplit('-', 1)[-1]}"]
+    if job.start_at is None:
+        return lines
+    until = job.end_at if job.end_at is not None else now
+    steps = min(200, max(1, math.floor(until - job.start_at) + 1))
+    lines += [f"[{task}] step {i} loss {_sample(job.id, task, 'loss', i, 0.1, 2.5)}" for i in range(steps)]
+    if job.phase == d.PHASE_COMPLETED:
+        lines.append(f"[ModelArts Service Log] {task} training finished, exit with 0")
+    elif job.phase in (d.PHASE_FAILED, d.PHASE_ABNORMAL):
+        lines += ["Traceback (most recent call last):", f"RuntimeError: {job.reason or 'training failed'}",
+                  f"[ModelArts Service Log] {task} exit with 1"]
+    elif job.phase == d.PHASE_TERMINATED:
+        lines.append(f"[ModelArts Service Log] {task} terminated by user, exit with 137")
+    return lines
+
+
+def log_preview(job: TrainingJob, task: str, now: float) -> Json:
+    """The preview answer (ShowTrainingJobLogsPreview): {content, current_size, full_size}."""
+    content = "\n".join(log_lines(job, task, now)) + "\n"
+    size = len(content.encode())
+    return {"content": content, "current_size": size, "full_size": size}
+
+
+def events(job: TrainingJob) -> list[Json]:
+    """The job's events, oldest first: created, running, and how it ended."""
+    out = [{"time": _iso(job.created_at), "level": "Info", "source": "Job",
+            "message": f"Training job {job.document['metadata']['name']} created"}]
+    if job.start_at is not None:
+        out.append({"time": _iso(job.start_at), "level": "Info", "source": "Job",
+                    "message": f"All {len(tasks_of(job))} tasks are running"})
+    if job.end_at is not None:
+        bad = job.phase in (d.PHASE_FAILED, d.PHASE_ABNORMAL)
+        out.append({"time": _iso(job.end_at), "level": "Error" if bad else "Info", "source": "Job",
+                    "message": f"Job {job.phase}" + (f": {job.reason}" if job.reason else "")})
+    return out

@@ -2,7 +2,9 @@
 
 Concurrency: every handler and middleware is ``async`` and runs on the server's one event loop, so
 the world is only ever touched from that loop and needs no lock. Objects advance lazily: ``sync()``
-runs before each request and moves everything to the clock's "now".
+runs before each request and moves the objects that are due (``schedule.py``) to the clock's "now";
+a mutation names the objects it changed (``commit(obj)``) so only those are rescheduled, and a bare
+``commit()`` reschedules everything on the next sync (correct, just not constant-time).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from .clock import Clock
 from .fault_rules import FaultBook, FaultRule
 from .records import AlayaTask, Algorithm, Snapshot, Subscription, Token, TrainingJob
 from .routes import RouteTable
+from .schedule import Key, Schedule
 from .settings import EmulatorSettings
 
 Json = dict[str, Any]
@@ -72,6 +75,9 @@ class World:
         self.jobs: dict[str, TrainingJob] = {}
         self.tokens: dict[str, Token] = {}
         self.storage_patches: dict[str, Json] = {}  # catalogue storage rows changed by /_admin/patch
+        self.tasks_by_name: dict[str, dict[str, AlayaTask]] = {}  # Alaya list ?name=, oldest first
+        self.schedule = Schedule()
+        self._rescan = True
         if state_file is not None and (snapshot := persistence.load(state_file)) is not None:
             self.restore(snapshot)
 
@@ -79,15 +85,69 @@ class World:
         return self.clock.now()
 
     def sync(self) -> None:
-        """Move every object to the clock's now."""
+        """Move every object that is due to the clock's now."""
         now = self.now()
-        changed = alaya_lifecycle.sync(self.subscriptions, self.tasks, self.settings, now)
-        changed = modelarts_lifecycle.sync(self.jobs, self.settings, now) or changed
-        self.dirty = self.dirty or changed
+        if self._rescan:
+            self._reschedule_all()
+        while (key := self.schedule.pop_due(now)) is not None:
+            self._advance(key, now)
+            self.dirty = True
 
-    def commit(self) -> None:
-        """Mark a mutation; it is written to the state file when the request ends."""
+    def _advance(self, key: Key, now: float) -> None:
+        kind, ident = key
+        if kind == "sub" and (sub := self.subscriptions.get(ident)) is not None:
+            task = alaya_lifecycle.advance_sub(sub, self.tasks, self.settings, now)
+            if task is not None:
+                self.tasks_by_name.setdefault(task.spec["name"], {})[task.id] = task
+                self._plan(task)
+            self._plan(sub)
+        elif kind == "task" and (task := self.tasks.get(ident)) is not None:
+            if alaya_lifecycle.advance_task(task, self.settings, now):
+                self.drop_task(task)
+            else:
+                self._plan(task)
+        elif kind == "job" and (job := self.jobs.get(ident)) is not None:
+            if modelarts_lifecycle.advance_job(job, self.settings, now):
+                del self.jobs[job.id]
+            else:
+                self._plan(job)
+
+    def _plan(self, obj: object) -> None:
+        if isinstance(obj, Subscription):
+            self.schedule.set(("sub", obj.result_key), alaya_lifecycle.sub_due(obj, self.settings))
+        elif isinstance(obj, AlayaTask):
+            self.schedule.set(("task", obj.id), alaya_lifecycle.task_due(obj, self.settings))
+        elif isinstance(obj, TrainingJob):
+            self.schedule.set(("job", obj.id), modelarts_lifecycle.job_due(obj, self.settings))
+
+    def _reschedule_all(self) -> None:
+        """After a bare commit (an admin patch may even rename a task): rebuild the schedule and index."""
+        self._rescan = False
+        self.schedule.clear()
+        self.tasks_by_name = {}
+        for task in self.tasks.values():
+            self.tasks_by_name.setdefault(task.spec["name"], {})[task.id] = task
+        for obj in (*self.subscriptions.values(), *self.tasks.values(), *self.jobs.values()):
+            self._plan(obj)
+
+    def drop_task(self, task: AlayaTask) -> None:
+        self.tasks.pop(task.id, None)
+        same = self.tasks_by_name.get(task.spec["name"], {})
+        same.pop(task.id, None)
+        if not same:
+            self.tasks_by_name.pop(task.spec["name"], None)
+
+    def commit(self, *changed: object) -> None:
+        """Mark a mutation of ``changed`` (written to the state file when the request ends).
+
+        Named objects are rescheduled at once; with none named, every object is on the next sync.
+        """
         self.dirty = True
+        if not changed:
+            self._rescan = True
+        elif not self._rescan:
+            for obj in changed:
+                self._plan(obj)
 
     def save_if_dirty(self) -> None:
         if self.dirty and self.state_file is not None:
@@ -106,6 +166,7 @@ class World:
         self.algorithms = {a.id: a for a in snapshot.algorithms}
         self.jobs = {j.id: j for j in snapshot.jobs}
         self.tokens = {t.digest: t for t in snapshot.tokens}
+        self._rescan = True
 
     def set_settings(self, patch: Json) -> None:
         """Merge ``patch``; objects are first brought to now under the old settings."""
@@ -114,6 +175,7 @@ class World:
         if merged.seed != self.settings.seed:
             self.faults.reseed(merged.seed)
         self.settings = merged
+        self._rescan = True
 
     def reset(self) -> None:
         """Forget everything: objects, counts, faults, clock offset; settings back to the start."""
