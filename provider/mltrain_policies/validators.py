@@ -339,13 +339,19 @@ def validate_log_export(args: ResourceValidationArgs, report: ReportViolation) -
 BUDGET_SCHEMA = PolicyConfigSchema(properties={
     "maxGpuHours": _prop("number", 2000, "Most GPU-hours (GPUs per node x nodes x timeout hours) all training "
                          "jobs of the stack may add up to.", minimum=0),
-    "gpusPerProduct": _counts(DEFAULT_GPUS_PER_PRODUCT, "GPUs per node of each Alaya product code; entries "
-                              "add to / override the defaults."),
-    "gpusPerFlavor": _counts(DEFAULT_GPUS_PER_FLAVOR, "GPUs per node of each ModelArts flavor; entries add "
-                             "to / override the defaults."),
-    "unknownGpusPerNode": _prop("integer", 8, "GPUs per node assumed for a product or flavor not in the "
-                                "maps (marked 'assumed' in the breakdown).", minimum=0),
+    "gpusPerProduct": _counts(DEFAULT_GPUS_PER_PRODUCT, "GPUs per node of each Alaya product code, used only "
+                              "when a job has no gpus_per_node from the platform's catalogue (a preview "
+                              "without credentials); entries add to / override the defaults."),
+    "gpusPerFlavor": _counts(DEFAULT_GPUS_PER_FLAVOR, "GPUs per node of each ModelArts flavor, used only when a "
+                             "job has no gpus_per_node from the platform's catalogue; entries add to / "
+                             "override the defaults."),
+    "unknownGpusPerNode": _prop("integer", 8, "GPUs per node assumed for a product or flavor neither in the "
+                                "catalogue nor in the maps (marked 'assumed' in the breakdown).", minimum=0),
 })
+
+# Where a job's GPUs per node came from, as the breakdown names it.
+FROM_CATALOGUE = "catalogue"
+ASSUMED = "assumed"
 
 
 @dataclass
@@ -357,8 +363,9 @@ class JobCost:
     gpus: float
     nodes: float
     hours: float | None
-    assumed: bool = False
+    source: str = FROM_CATALOGUE
     timeout_source: str = ""
+    cost_per_hour: float | None = None
 
     @property
     def gpu_hours(self) -> float | None:
@@ -366,12 +373,17 @@ class JobCost:
             return 0
         return None if self.hours is None else self.gpus * self.nodes * self.hours
 
+    @property
+    def assumed(self) -> bool:
+        return self.source == ASSUMED
+
     def line(self) -> str:
-        gpus = f"{r.fmt(self.gpus)} GPU{' (assumed)' if self.assumed else ''}"
+        gpus = f"{r.fmt(self.gpus)} GPU/node ({self.source})"
         hours = "no timeout" if self.hours is None else f"{r.fmt(r.number(round(self.hours, 2)))} h"
         total = "unbounded" if self.gpu_hours is None else r.fmt(r.number(round(self.gpu_hours, 2)))
         nodes = f"{r.fmt(self.nodes)} node{'' if self.nodes == 1 else 's'}"
-        return f"{self.label}: {self.spec} {gpus}/node x {nodes} x {hours} = {total} GPU-h"
+        cost = "" if self.cost_per_hour is None else f"; est. {r.fmt(r.number(round(self.cost_per_hour, 2)))}/h"
+        return f"{self.label}: {self.spec} {gpus} x {nodes} x {hours} = {total} GPU-h{cost}"
 
 
 @dataclass
@@ -405,12 +417,26 @@ def gpu_budget(args: StackValidationArgs) -> Budget:
         except UnknownValueError as err:
             budget.unknown.append(f"{label} ({err.message})")
             continue
-        table = products if res.resource_type == r.ALAYA_JOB else flavors
-        known = spec is not None and spec in table
-        gpus = r.number(table[spec]) if known and spec is not None else fallback
+        gpus, source = _catalogue_number(res.props, "gpus_per_node"), FROM_CATALOGUE
+        if gpus is None:  # no catalogue figure (a preview without credentials): the pack's own map
+            alaya = res.resource_type == r.ALAYA_JOB
+            table = products if alaya else flavors
+            if spec is not None and spec in table:
+                gpus, source = r.number(table[spec]), "gpusPerProduct" if alaya else "gpusPerFlavor"
+            else:
+                gpus, source = fallback, ASSUMED
         budget.jobs.append(JobCost(label, spec or f"({spec_field} unset)", gpus or 0, nodes or 0,
-                                   timeout.hours, not known, timeout.source))
+                                   timeout.hours, source, timeout.source,
+                                   _catalogue_number(res.props, "cost_per_hour")))
     return budget
+
+
+def _catalogue_number(props: Mapping[str, Any], key: str) -> float | None:
+    """An output the provider derives from the platform's catalogue at check; None when absent or unknown."""
+    try:
+        return r.number(r.get(props, key))
+    except UnknownValueError:
+        return None
 
 
 def validate_gpu_budget(args: StackValidationArgs, report: ReportViolation) -> None:
@@ -422,7 +448,9 @@ def validate_gpu_budget(args: StackValidationArgs, report: ReportViolation) -> N
             f"the budget of {r.fmt(budget.limit)} GPU-hours (maxGpuHours)")
     if budget.unbounded:
         head += "; jobs without a timeout: " + ", ".join(j.label for j in budget.unbounded)
-    lines = [head, "breakdown (GPUs per node x nodes x timeout hours):"]
+    lines = [head, "breakdown (GPUs per node (source: catalogue = the platform's product/flavor list, "
+                   "gpusPerProduct/gpusPerFlavor = this pack's config, assumed = unknownGpusPerNode) "
+                   "x nodes x timeout hours):"]
     lines += [f"  {j.line()}" for j in budget.jobs]
     lines.append(f"  total: {r.fmt(r.number(round(budget.total, 2)))} GPU-h of bounded jobs")
     if budget.unknown:

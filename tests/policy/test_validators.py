@@ -504,9 +504,10 @@ def test_budget_within_default_passes() -> None:
 def test_budget_exceeded_reports_the_breakdown() -> None:
     [msg] = run(v.GPU_HOURS_BUDGET, stack(_fleet(), {"maxGpuHours": 500.0}))
     assert msg.startswith("576 GPU-hours exceed the budget of 500 GPU-hours (maxGpuHours)")
-    assert "alaya:TrainingJob 'llama': PRD-TRAIN-1 8 GPU/node x 2 nodes x 24 h = 384 GPU-h" in msg
-    assert "modelarts:TrainingJob 'resnet': modelarts.vm.gpu.8v100 8 GPU/node x 2 nodes x 12 h = 192 GPU-h" in msg
-    assert "alaya:TrainingJob 'prep': PRD-CPU-1 0 GPU/node x 4 nodes x no timeout = 0 GPU-h" in msg
+    assert "alaya:TrainingJob 'llama': PRD-TRAIN-1 8 GPU/node (gpusPerProduct) x 2 nodes x 24 h = 384 GPU-h" in msg
+    assert ("modelarts:TrainingJob 'resnet': modelarts.vm.gpu.8v100 8 GPU/node (gpusPerFlavor) x 2 nodes x 12 h "
+            "= 192 GPU-h") in msg
+    assert "alaya:TrainingJob 'prep': PRD-CPU-1 0 GPU/node (gpusPerProduct) x 4 nodes x no timeout = 0 GPU-h" in msg
     assert "datasets" not in msg
 
 
@@ -515,7 +516,7 @@ def test_budget_gpu_jobs_without_timeout_are_unbounded() -> None:
     [msg] = run(v.GPU_HOURS_BUDGET, stack(fleet))
     assert msg.startswith("unbounded GPU-hours exceed the budget of 2000 GPU-hours (maxGpuHours); "
                           "jobs without a timeout: alaya:TrainingJob 'forever'")
-    assert "'forever': PRD-TRAIN-1 8 GPU/node x 2 nodes x no timeout = unbounded GPU-h" in msg
+    assert "'forever': PRD-TRAIN-1 8 GPU/node (gpusPerProduct) x 2 nodes x no timeout = unbounded GPU-h" in msg
 
 
 def test_budget_gpu_maps_from_config_extend_the_defaults() -> None:
@@ -523,12 +524,33 @@ def test_budget_gpu_maps_from_config_extend_the_defaults() -> None:
              (ALAYA_JOB, "llama", alaya_job())]
     # Unknown product: the conservative fallback (8 GPUs), marked as assumed.
     [msg] = run(v.GPU_HOURS_BUDGET, stack(fleet, {"maxGpuHours": 400}))
-    assert "PRD-H100 8 GPU (assumed)/node x 1 node x 10 h = 80 GPU-h" in msg and "464 GPU-hours" in msg
+    assert "PRD-H100 8 GPU/node (assumed) x 1 node x 10 h = 80 GPU-h" in msg and "464 GPU-hours" in msg
     config = {"maxGpuHours": 400, "gpusPerProduct": {"PRD-H100": 1.0}}  # PRD-TRAIN-1 keeps its default 8
     assert run(v.GPU_HOURS_BUDGET, stack(fleet, config)) == []
     assert v.gpu_budget(stack(fleet, config)).total == 394
     [msg] = run(v.GPU_HOURS_BUDGET, stack(fleet, {**config, "gpusPerProduct": {"PRD-TRAIN-1": 16}}))
-    assert "PRD-TRAIN-1 16 GPU/node x 2 nodes x 24 h = 768 GPU-h" in msg
+    assert "PRD-TRAIN-1 16 GPU/node (gpusPerProduct) x 2 nodes x 24 h = 768 GPU-h" in msg
+
+
+def test_budget_prefers_the_catalogue_figures_and_names_the_source() -> None:
+    """gpus_per_node from the provider (the platform's catalogue) wins over the pack's maps."""
+    fleet = [(ALAYA_JOB, "llama", alaya_job(gpus_per_node=8.0, gpu_count=16.0, cost_per_hour=160.0)),
+             (ALAYA_JOB, "new", alaya_job(product_code="PRD-H100", worker_count=1.0, timeout_hours=10.0,
+                                          gpus_per_node=2.0)),
+             (MODELARTS_JOB, "resnet", modelarts_job(gpus_per_node=4.0))]
+    config = {"maxGpuHours": 100, "gpusPerProduct": {"PRD-TRAIN-1": 1}}  # ignored: the catalogue says 8
+    [msg] = run(v.GPU_HOURS_BUDGET, stack(fleet, config))
+    assert msg.startswith("500 GPU-hours exceed the budget of 100 GPU-hours (maxGpuHours)"), msg
+    assert "'llama': PRD-TRAIN-1 8 GPU/node (catalogue) x 2 nodes x 24 h = 384 GPU-h; est. 160/h" in msg
+    assert "'new': PRD-H100 2 GPU/node (catalogue) x 1 node x 10 h = 20 GPU-h" in msg
+    assert "'resnet': modelarts.vm.gpu.8v100 4 GPU/node (catalogue) x 2 nodes x 12 h = 96 GPU-h" in msg
+    assert "assumed" not in msg.split("\n", 2)[2]
+
+
+def test_budget_treats_an_unknown_catalogue_figure_as_missing() -> None:
+    fleet = [(ALAYA_JOB, "llama", alaya_job(gpus_per_node=UNKNOWN_NUMBER_VALUE))]
+    [msg] = run(v.GPU_HOURS_BUDGET, stack(fleet, {"maxGpuHours": 100}))
+    assert "PRD-TRAIN-1 8 GPU/node (gpusPerProduct) x 2 nodes x 24 h = 384 GPU-h" in msg
 
 
 def test_budget_notes_jobs_unknown_during_preview() -> None:
