@@ -6,7 +6,7 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
-HEADER = ("scenario", "N", "ours", "baseline", "ratio", "API calls", "notes")
+HEADER = ("scenario", "N", "ours", "baseline / target", "ratio", "API calls", "verdict", "notes")
 
 
 @dataclass
@@ -18,9 +18,11 @@ class Row:
     ratio: str
     api_calls: str
     notes: str
+    verdict: str = "—"  # "meets" / "MISSES" against the target, where the row has one
 
     def cells(self) -> tuple[str, ...]:
-        return (self.scenario, self.n, self.ours, self.baseline, self.ratio, self.api_calls, self.notes)
+        return (self.scenario, self.n, self.ours, self.baseline, self.ratio, self.api_calls, self.verdict,
+                self.notes)
 
 
 def secs(value: float | None) -> str:

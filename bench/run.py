@@ -31,6 +31,8 @@ SCENARIOS: dict[str, Scenario] = {
     "3": scenarios.async_wait,
     "4": scenarios.parallelism,
     "6": scenarios.faults,
+    "7": scenarios.poll_lag,
+    "8": scenarios.import_time,
 }
 
 
