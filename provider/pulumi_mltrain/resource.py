@@ -149,6 +149,29 @@ class MltrainProvider(ResourceProvider):
         """Checks against the platform's catalogues, run at preview when credentials exist."""
         return []
 
+    def _last_state(self, olds: dict[str, Any]) -> str | None:
+        """The object's state if it is live (a replace would stop it), else None; see `_replace_guard`."""
+        return None
+
+    def _replace_guard(self, olds: dict[str, Any], spec: Any) -> list[tuple[str, str]]:
+        """`replace_running="refuse"`: a preview that would delete a live object to recreate it fails.
+
+        check() is where a preview can fail cleanly; it gets the old inputs, so the state is looked up."""
+        if not olds or getattr(spec, "replace_running", "allow") != "refuse":
+            return []
+        replaces = specs.diff(self.spec_type, olds, spec.props())[1]
+        if not replaces:
+            return []
+        try:
+            state = self._last_state(olds)
+        except MltrainError as err:
+            state = f"unknown ({err})"
+        if state is None:
+            return []
+        return [("replace_running", f"refuses to replace job {olds.get('name')!r}: it is {state}, and "
+                 f"changing {', '.join(replaces)} replaces it (delete, then create). Revert those fields, stop "
+                 "the job first, or set replace_running=\"allow\"")]
+
     def _derived(self, spec: Any) -> dict[str, Any]:
         """Outputs that follow from the inputs alone: returned by `check`, so previews know them."""
         return {}
@@ -188,7 +211,7 @@ class MltrainProvider(ResourceProvider):
             # Catalogue checks only for new or changed inputs: a no-change preview makes no API call.
             unchanged = bool(olds) and not specs.diff(self.spec_type, olds, spec.props())[0]
             if not unchanged:
-                failures = failures + self._check_remote(spec)
+                failures = failures + self._check_remote(spec) + self._replace_guard(olds, spec)
         inputs = {k: v for k, v in news.items() if k.startswith("__")}
         if spec is not None:
             inputs.update(spec.props())

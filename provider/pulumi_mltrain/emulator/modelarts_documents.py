@@ -148,14 +148,26 @@ def build_algorithm(body: Any, *, algorithm_id: str, now_ms: int, previous: Json
             "create_time": created, "update_time": now_ms if previous else 0,
             "workspace_id": metadata.get("workspace_id", "0"), "ai_project": "default-ai-project",
             "user_name": "", "domain_id": d.DEFAULT_DOMAIN_ID, "source": "custom", "api_version": "",
-            "is_valid": True, "state": "", "size": 4790, "tags": metadata.get("tags"), "attr_list": None,
+            "is_valid": True, "state": "", "size": 4790, "tags": _tags(metadata.get("tags"), "metadata.tags"),
+            "attr_list": None,
             "version_num": 0,
         },
         "share_info": {},
         "job_config": job_config,
         "resource_requirements": _list(body.get("resource_requirements"), "resource_requirements"),
-        "advanced_config": _object(body.get("advanced_config"), "advanced_config"),
+        "advanced_config": _advanced_config(body.get("advanced_config")),
     }
+
+
+def _advanced_config(value: Any) -> Json:
+    """advanced_config holds auto_search (hyperparameter search) only; other keys are refused."""
+    config = _object(value, "advanced_config")
+    extra = set(config) - {"auto_search"}
+    if extra:
+        raise invalid(f"advanced_config does not accept {', '.join(sorted(extra))} (only auto_search)")
+    if "auto_search" in config:
+        _object(config["auto_search"], "advanced_config.auto_search", required=True)
+    return config
 
 
 def _io(items: Any, kind: str, descriptions: dict[str, str]) -> list[Json]:
@@ -168,6 +180,12 @@ def _io(items: Any, kind: str, descriptions: dict[str, str]) -> list[Json]:
         obs = _object(remote.get("obs"), f"algorithm.{kind}[{i}].remote.obs")
         if not obs.get("obs_url") and not remote.get("dataset"):
             raise invalid(f"algorithm.{kind}[{i}].remote needs obs.obs_url or dataset")
+        if remote.get("dataset") is not None:
+            dataset = _object(remote["dataset"], f"algorithm.{kind}[{i}].remote.dataset")
+            if kind == "outputs" or obs or not all(isinstance(dataset.get(k), str) and dataset[k]
+                                                   for k in ("id", "version_id")):
+                raise invalid(f"algorithm.{kind}[{i}].remote.dataset needs id and version_id (inputs only, "
+                              "not with obs)")
         row: Json = {"name": name, "description": descriptions.get(name, ""),
                      "local_dir": f"/home/ma-user/modelarts/{kind}/{name}_0", **item}
         if kind == "outputs":
@@ -234,6 +252,61 @@ def _resource(spec: Json) -> Json:
                                                              if resource.get("pool_id") else {})}
 
 
+def _tags(value: Any, where: str) -> list[Json] | None:
+    """Tags as ModelArts stores them: [{key, value}] strings, at most 20 user keys."""
+    if value is None:
+        return None
+    tags = _list(value, where)
+    if not all(isinstance(t, dict) and isinstance(t.get("key"), str) and t["key"]
+               and isinstance(t.get("value", ""), str) for t in tags):
+        raise ModelArtsError(400, "ModelArts.0101", f"{where} must be a list of {{key, value}} strings.")
+    return [{"key": t["key"], "value": t.get("value", "")} for t in tags]
+
+
+def _volumes(value: Any) -> list[Json]:
+    """spec.volumes: one of nfs / obs each, absolute and distinct local paths (read_only defaults true)."""
+    out: list[Json] = []
+    paths: set[str] = set()
+    for i, item in enumerate(_list(value, "spec.volumes")):
+        item = _object(item, f"spec.volumes[{i}]", required=True)
+        kinds = [k for k in ("nfs", "obs") if item.get(k) is not None]
+        if len(kinds) != 1 or set(item) - {"nfs", "obs"}:
+            raise invalid(f"spec.volumes[{i}] needs exactly one of nfs or obs")
+        mount = _object(item[kinds[0]], f"spec.volumes[{i}].{kinds[0]}", required=True)
+        source = "nfs_server_path" if kinds[0] == "nfs" else "obs_url"
+        local = mount.get("local_path")
+        if not isinstance(mount.get(source), str) or not mount[source]:
+            raise invalid(f"spec.volumes[{i}].{kinds[0]}.{source} is required")
+        if not isinstance(local, str) or not local.startswith("/"):
+            raise invalid(f"spec.volumes[{i}].{kinds[0]}.local_path must be an absolute path")
+        if local.rstrip("/") in paths:
+            raise invalid(f"spec.volumes[{i}].{kinds[0]}.local_path {local} is mounted twice")
+        paths.add(local.rstrip("/"))
+        read_only = mount.get("read_only", True)
+        if not isinstance(read_only, bool):
+            raise invalid(f"spec.volumes[{i}].{kinds[0]}.read_only must be a boolean")
+        out.append({kinds[0]: {source: mount[source], "local_path": local, "read_only": read_only}})
+    return out
+
+
+def _schedule_policy(value: Any) -> Json:
+    policy = _object(value, "spec.schedule_policy")
+    priority = policy.get("priority")
+    if priority is not None and (not isinstance(priority, int) or isinstance(priority, bool)
+                                 or not 1 <= priority <= 3):
+        raise invalid("spec.schedule_policy.priority must be 1, 2 or 3")
+    return policy
+
+
+def _annotations(metadata: Json) -> Json:
+    annotations = _object(metadata.get("annotations"), "metadata.annotations")
+    retries = annotations.get(contract.RETRY_ANNOTATION)
+    if retries is not None and (not isinstance(retries, str) or not retries.isdigit()
+                                or not 1 <= int(retries) <= 128):
+        raise invalid(f"metadata.annotations.{contract.RETRY_ANNOTATION} must be a string of 1-128")
+    return {"job_template": "Template DL", "key_task": "worker", **annotations}
+
+
 def build_job(body: Any, *, job_id: str, now_ms: int, algorithms: dict[str, Json], taken: set[str]) -> Json:
     """Validate a create body and render the job (without ``status``, which the clock drives)."""
     body = _object(body, "body", required=True)
@@ -246,9 +319,8 @@ def build_job(body: Any, *, job_id: str, now_ms: int, algorithms: dict[str, Json
     description = _description(metadata)
     algorithm = _job_algorithm(_object(body.get("algorithm"), "algorithm", required=True), algorithms)
     spec = _object(body.get("spec"), "spec", required=True)
-    annotations = {"job_template": "Template DL", "key_task": "worker",
-                   **_object(metadata.get("annotations"), "metadata.annotations")}
-    extras = ("log_export_path", "volumes", "auto_stop", "schedule_policy")
+    annotations = _annotations(metadata)
+    extras = ("log_export_path", "auto_stop")
     job: Json = {
         "kind": "job",
         "metadata": {"id": job_id, "name": name, "description": description, "create_time": now_ms,
@@ -258,6 +330,10 @@ def build_job(body: Any, *, job_id: str, now_ms: int, algorithms: dict[str, Json
         "spec": {"resource": _resource(spec), "is_hosted_log": True,
                  **{k: spec[k] for k in extras if k in spec}},
     }
+    if spec.get("volumes") is not None:
+        job["spec"]["volumes"] = _volumes(spec["volumes"])
+    if spec.get("schedule_policy") is not None:
+        job["spec"]["schedule_policy"] = _schedule_policy(spec["schedule_policy"])
     if body.get("endpoints") is not None:
         job["endpoints"] = _object(body["endpoints"], "endpoints")
     return job

@@ -27,9 +27,11 @@ from .models import (
     ChannelDeclaration,
     ObsPath,
     ResourceRequirement,
+    UserTags,
     code_problems,
     duplicate_names,
     engine_problems,
+    tag_problems,
 )
 
 # String fields a PUT must send as "" to clear (an omitted field keeps its old value).
@@ -84,6 +86,12 @@ class AlgorithmSpec(ManagedSpec):
     resource_requirements: list[ResourceRequirement] = specs.spec_field(
         default_factory=list, description="Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].",
         wire="resource_requirements", on_change="update")
+    tags: UserTags | None = specs.spec_field(
+        None, description="User tags {key: value} (at most 20), kept in metadata.tags beside the provider's "
+        "owner mark, which never shows here; changed in place.", wire="metadata.tags", on_change="update")
+    advanced_config: dict[str, Any] | None = specs.spec_field(
+        None, description="Advanced configuration, e.g. {auto_search: {...}} for hyperparameter search "
+        "(ModelArts' own shape); changed in place.", wire="advanced_config", on_change="update")
 
     def cross_check(self) -> list[tuple[str, str]]:
         out = engine_problems(self.engine_id, self.engine_name, self.engine_version, self.image_url)
@@ -101,6 +109,10 @@ class AlgorithmSpec(ManagedSpec):
                 out.append((f"resource_requirements[{i}].key",
                             f"{req.key} is already used by resource_requirements[{keys[req.key]}]"))
             keys.setdefault(req.key, i)
+        out += tag_problems(self.tags)
+        extra = sorted(set(self.advanced_config or {}) - {"auto_search"})
+        if extra:
+            out.append(("advanced_config", f"does not accept {', '.join(extra)}: ModelArts takes auto_search only"))
         return out
 
     def put_body(self, previous: AlgorithmSpec | None = None, owner: Mark | None = None) -> dict[str, Any]:
@@ -110,9 +122,16 @@ class AlgorithmSpec(ManagedSpec):
         for name in _CLEARABLE:
             if getattr(self, name) is None and previous is not None and getattr(previous, name, None):
                 specs.put(body, specs.wire_path(type(self), name), "")
+        tags = body.get("metadata", {}).get("tags") or []  # user tags, wire form
+        if previous is not None and self.tags is None and getattr(previous, "tags", None):
+            specs.put(body, "metadata.tags", [])
         if owner is not None:
-            specs.put(body, "metadata.tags", [{"key": contract.OWNER_STACK, "value": owner.stack},
-                                              {"key": contract.OWNER_URN, "value": owner.urn}])
+            tags = [*tags, {"key": contract.OWNER_STACK, "value": owner.stack},
+                    {"key": contract.OWNER_URN, "value": owner.urn}]
+        if tags:
+            specs.put(body, "metadata.tags", tags)
+        if previous is not None and self.advanced_config is None and getattr(previous, "advanced_config", None):
+            body["advanced_config"] = {}
         return body
 
 

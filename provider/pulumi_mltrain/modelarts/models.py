@@ -9,7 +9,18 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    SerializationInfo,
+    field_validator,
+    model_validator,
+)
+
+from . import contract
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _OBS_SCHEME = "obs://"
@@ -154,3 +165,117 @@ def duplicate_names(groups: dict[str, list[Any]]) -> list[tuple[str, str]]:
                 out.append((f"{where}.name", f"{item.name} is already used by {seen[item.name]}"))
             seen.setdefault(item.name, where)
     return out
+
+
+# ----- tags, volumes, datasets, retries (issue 12, item 5) ---------------------------------------------
+_OWNER_KEYS = (contract.OWNER_STACK, contract.OWNER_URN)
+MAX_TAGS = 20
+
+
+def _tags_in(value: Any) -> Any:
+    """User tags: a map; the platform's list of {key, value} is read back without the owner mark."""
+    if isinstance(value, list):
+        return {str(t.get("key")): str(t.get("value", "")) for t in value
+                if isinstance(t, dict) and t.get("key") not in _OWNER_KEYS}
+    return value
+
+
+def _tags_out(value: dict[str, str], info: SerializationInfo) -> Any:
+    """On the wire (by alias) tags are [{key, value}]; in the state they stay a map."""
+    if info.by_alias:
+        return [{"key": k, "value": v} for k, v in value.items()]
+    return value
+
+
+def _count_out(value: int, info: SerializationInfo) -> Any:
+    """Annotation values are strings on the wire ("fault-tolerance/job-retry-num": "3")."""
+    return str(value) if info.by_alias else value
+
+
+UserTags = Annotated[dict[str, str], BeforeValidator(_tags_in), PlainSerializer(_tags_out)]
+RetryCount = Annotated[int, PlainSerializer(_count_out)]
+
+
+def tag_problems(tags: dict[str, str] | None) -> list[tuple[str, str]]:
+    """Keys the owner mark uses are the provider's; ModelArts takes at most 20 tags of 1-128 characters."""
+    out: list[tuple[str, str]] = []
+    for key, value in (tags or {}).items():
+        if key in _OWNER_KEYS:
+            out.append((f"tags.{key}", "is reserved for the provider's owner mark; choose another key"))
+        elif not 1 <= len(key) <= 128 or len(value) > 255:
+            out.append((f"tags.{key}", "keys must be 1-128 characters and values at most 255"))
+    if len(tags or {}) > MAX_TAGS:
+        out.append(("tags", f"has {len(tags or {})} tags; ModelArts allows at most {MAX_TAGS}"))
+    return out
+
+
+class NfsMount(_Nested):
+    nfs_server_path: str = Field(description="NFS or SFS Turbo export, e.g. 192.168.0.10:/share.", min_length=1)
+    local_path: str = Field(description="Absolute path inside the container.")
+    read_only: bool = Field(True, description="Mounted read-only unless set to false.")
+
+
+class ObsMount(_Nested):
+    obs_url: ObsPath = Field(description="OBS location: obs://bucket/path/ or /bucket/path/.")
+    local_path: str = Field(description="Absolute path inside the container.")
+    read_only: bool = Field(True, description="Mounted read-only unless set to false.")
+
+
+class Volume(_Nested):
+    """One storage mount of a job (`spec.volumes[]`): exactly one of nfs (NFS/SFS Turbo) or obs."""
+
+    nfs: NfsMount | None = Field(None, description="NFS or SFS Turbo share.")
+    obs: ObsMount | None = Field(None, description="OBS directory (parallel file system bucket).")
+
+    def local_path(self) -> str | None:
+        mount = self.nfs or self.obs
+        return mount.local_path if mount else None
+
+
+def volume_problems(volumes: list[Volume] | None) -> list[tuple[str, str]]:
+    """At preview: one kind per mount, absolute local paths, no two mounts at one path."""
+    out: list[tuple[str, str]] = []
+    seen: dict[str, int] = {}
+    for i, volume in enumerate(volumes or []):
+        where = f"volumes[{i}]"
+        if (volume.nfs is None) == (volume.obs is None):
+            out.append((where, "needs exactly one of nfs or obs"))
+            continue
+        path = (volume.local_path() or "").rstrip("/") or "/"
+        kind = "nfs" if volume.nfs else "obs"
+        if not path.startswith("/") or ".." in path.split("/"):
+            out.append((f"{where}.{kind}.local_path", "must be an absolute path (start with /, no '..')"))
+        elif path in seen:
+            out.append((f"{where}.{kind}.local_path", f"{path} is already mounted by volumes[{seen[path]}]"))
+        seen.setdefault(path, i)
+    return out
+
+
+class DatasetRef(_Nested):
+    id: str = Field(description="ModelArts dataset ID.", min_length=1)
+    version_id: str = Field(description="Dataset version ID.", min_length=1)
+
+
+class DataInput(_Nested):
+    """An input channel backed by OBS or by a ModelArts dataset version (exactly one)."""
+
+    name: str = Field(description="Channel name, e.g. data_url (an algorithm's declared name).",
+                      pattern=NAME_RE.pattern)
+    obs_url: ObsPath | None = Field(None, alias="remote.obs.obs_url",
+                                    description="OBS location: obs://bucket/path/ or /bucket/path/.")
+    dataset: DatasetRef | None = Field(None, alias="remote.dataset",
+                                       description="A dataset version {id, version_id} instead of OBS.")
+    local_dir: str | None = Field(None, description="Path inside the container; ModelArts chooses one if unset.")
+
+    @field_validator("local_dir")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith("/"):
+            raise ValueError("must be an absolute path (start with /)")
+        return value
+
+    @model_validator(mode="after")
+    def _one_source(self) -> DataInput:
+        if (self.obs_url is None) == (self.dataset is None):
+            raise ValueError("give exactly one of obs_url or dataset")
+        return self

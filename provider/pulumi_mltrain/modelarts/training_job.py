@@ -33,14 +33,21 @@ from . import contract
 from .base import ModelArtsProvider
 from .catalog import catalog_failures, configured, flavors, job_costs, metrics_summary
 from .client import ModelArtsClient
+from .lookups import failure_tail
 from .models import (
     NAME_RE,
+    DataInput,
     JobParameter,
     ObsChannel,
     ObsPath,
+    RetryCount,
+    UserTags,
+    Volume,
     code_problems,
     duplicate_names,
     engine_problems,
+    tag_problems,
+    volume_problems,
 )
 
 WaitFor = Literal["accepted", "running", "completed"]
@@ -92,9 +99,9 @@ class TrainingJobSpec(ManagedSpec):
     parameters: list[JobParameter] = specs.spec_field(
         default_factory=list, description="Hyperparameters [{name, value}]; they override the algorithm's defaults.",
         wire="algorithm.parameters", keyed_by="name")
-    inputs: list[ObsChannel] = specs.spec_field(
-        default_factory=list, description="Input data channels [{name, obs_url, local_dir?}].",
-        wire="algorithm.inputs")
+    inputs: list[DataInput] = specs.spec_field(
+        default_factory=list, description="Input data channels [{name, obs_url | dataset {id, version_id}, "
+        "local_dir?}].", wire="algorithm.inputs")
     outputs: list[ObsChannel] = specs.spec_field(
         default_factory=list, description="Output data channels [{name, obs_url, local_dir?}].",
         wire="algorithm.outputs")
@@ -113,6 +120,23 @@ class TrainingJobSpec(ManagedSpec):
     auto_stop_hours: int | None = specs.spec_field(
         None, description="Stop the job after this many hours.", wire="spec.auto_stop.duration",
         wire_with={"time_unit": "HOURS"}, ge=1, le=24 * 30)
+    volumes: list[Volume] | None = specs.spec_field(
+        None, description="Storage mounts [{nfs: {nfs_server_path, local_path, read_only?}} | {obs: {obs_url, "
+        "local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless read_only is "
+        "false; local paths absolute and distinct.", wire="spec.volumes")
+    retry_count: RetryCount | None = specs.spec_field(
+        None, description="Automatic restarts after a fault (fault tolerance), 1-128; none when unset.",
+        wire=f"metadata.annotations.{contract.RETRY_ANNOTATION}", ge=1, le=128)
+    priority: int | None = specs.spec_field(
+        None, description="Scheduling priority in a dedicated pool: 1 (low) to 3 (high).",
+        wire="spec.schedule_policy.priority", ge=1, le=3)
+    tags: UserTags | None = specs.spec_field(
+        None, description="User tags {key: value} (job tags API; at most 20); changed in place. The provider's "
+        "owner mark lives beside them and never shows here.", wire="tags", on_change="update")
+    replace_running: Literal["allow", "refuse"] = specs.spec_field(
+        "allow", description="refuse: a preview that would replace (delete and recreate) this job while it is "
+        "Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.",
+        on_change="local")
     wait_for: WaitFor = specs.spec_field(
         "accepted", description="What create waits for: accepted (past Creating, the default: seconds), running, "
         "or completed (training finished; raise customTimeouts.create to match the training time).",
@@ -136,6 +160,7 @@ class TrainingJobSpec(ManagedSpec):
                 out.append(("code_dir", "is required with a preset engine (with boot_file)"))
         out += duplicate_names({"inputs": self.inputs, "outputs": self.outputs})
         out += duplicate_names({"parameters": self.parameters})
+        out += volume_problems(self.volumes) + tag_problems(self.tags)
         envs = self.environments or {}
         if len(envs) > MAX_ENVIRONMENTS:
             out.append(("environments", f"has {len(envs)} variables; ModelArts allows at most {MAX_ENVIRONMENTS}"))
@@ -153,8 +178,6 @@ class TrainingJobOutputs(specs.Output):
     secondary_phase: str | None = specs.output_field(description="ModelArts' detailed phase (informational).")
     duration_ms: int | None = specs.output_field(description="Running time in milliseconds.")
     tasks: list[str] | None = specs.output_field(description="Task names, e.g. [worker-0].")
-    log_url: str | None = specs.output_field(
-        description="Temporary preview link to the first task's log (None until logs exist).")
     metrics_summary: dict[str, float] | None = specs.output_field(
         description="Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.")
     create_time: int | None = specs.output_field(description="Creation time, epoch milliseconds.")
@@ -200,11 +223,23 @@ class TrainingJobProvider(ModelArtsProvider):
             return {k: olds[k] for k in COST_OUTPUTS if k in olds}
         return self._derived(spec)
 
+    def _last_state(self, olds: dict[str, Any]) -> str | None:
+        """The job's phase now, looked up by its name, when it is live (Creating, Pending, Running)."""
+        name = olds.get("name")
+        if not isinstance(name, str) or not name:
+            return None
+        for job in self.api().find_jobs(name):
+            phase = _phase(job)
+            if phase in contract.TERMINABLE:
+                return f"{phase} ({(job.get('metadata') or {}).get('id')})"
+        return None
+
     # ----- create --------------------------------------------------------------------------------
     def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
         job = self._existing(spec, owner)
         if job is None:
             job = self._submit(spec, owner, deadline)
+        self._tag(str(job["metadata"]["id"]), spec.tags, None)
         return self._settle(spec, job, deadline, owner)
 
     def _submit(self, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
@@ -212,9 +247,10 @@ class TrainingJobProvider(ModelArtsProvider):
         POST of a job that did get created is refused (ModelArts.2751) rather than duplicated."""
         api = self.api()
         body = spec.wire()
+        body.pop("tags", None)  # the job tags API carries them (_tag)
         if owner is not None:
-            annotations = {contract.OWNER_STACK: owner.stack, contract.OWNER_URN: owner.urn}
-            specs.put(body, "metadata.annotations", annotations)
+            annotations = body.setdefault("metadata", {}).setdefault("annotations", {})
+            annotations.update({contract.OWNER_STACK: owner.stack, contract.OWNER_URN: owner.urn})
         for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
                 return api.create_job(body)
@@ -259,8 +295,10 @@ class TrainingJobProvider(ModelArtsProvider):
 
     def _reconcile(self, job_id: str, job: dict[str, Any], spec: Any, *, how: str) -> None:
         """Accept a platform job for `spec`: a differing description is updated, anything else refused."""
+        job = {**job, "tags": self.api().job_tags(job_id)}
         diffs = specs.differing(spec, specs.from_wire(type(spec), job, spec))
         fixable = diffs.pop("description", None)
+        diffs.pop("tags", None)  # set by _tag after adoption
         if diffs:
             head = (f"cannot adopt training job {job_id}: it differs from the declared inputs" if how == "adopt"
                     else f"a training job named {_name(job)!r} already exists ({job_id}) with other settings")
@@ -300,8 +338,9 @@ class TrainingJobProvider(ModelArtsProvider):
             return job_id, self._outputs(final)
         reason = _reason(final) or "no reason given"
         logs = f"; logs were exported to obs:/{spec.log_export_path}" if spec.log_export_path else ""
+        detail = failure_tail(api, job_id, [str(t) for t in (final.get("status") or {}).get("tasks") or []])
         raise RemoteFailure(f"{what} ended {phase} before it was {spec.wait_for}: {reason}{logs}. "
-                            f"{self._roll_back(spec, job_id)}")
+                            f"{self._roll_back(spec, job_id)}{detail}")
 
     def _roll_back(self, spec: Any, job_id: str) -> str:
         """Delete a job whose create fails, under a budget of its own; say what became of it."""
@@ -322,11 +361,12 @@ class TrainingJobProvider(ModelArtsProvider):
             # Taken over on purpose: the job's tags carry this resource's mark from now on.
             self.api().tag_job(object_id, [{"key": contract.OWNER_STACK, "value": owner.stack},
                                            {"key": contract.OWNER_URN, "value": owner.urn}])
+        self._tag(object_id, spec.tags, None)
         return self._outputs(self.api().job(object_id))
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         job = self.api().job(object_id)
-        return {**self._derived(spec), **self._outputs(job)}, job
+        return {**self._derived(spec), **self._outputs(job)}, {**job, "tags": self.api().job_tags(object_id)}
 
     def _listed(self, object_id: str, spec: Any) -> bool:
         name = getattr(spec, "name", None)
@@ -338,7 +378,17 @@ class TrainingJobProvider(ModelArtsProvider):
                 deadline: float) -> dict[str, Any]:
         if "description" in changed:
             self.api().update_job_description(object_id, new.description or "")
+        if "tags" in changed:
+            self._tag(object_id, new.tags, getattr(old, "tags", None))
         return self._outputs(self.api().job(object_id))
+
+    def _tag(self, job_id: str, tags: dict[str, str] | None, previous: dict[str, str] | None) -> None:
+        """User tags through the job tags API, beside the owner mark (which is never removed here)."""
+        gone = [{"key": k} for k in previous or {} if k not in (tags or {})]
+        if gone:
+            self.api().untag_job(job_id, gone)
+        if tags:
+            self.api().tag_job(job_id, [{"key": k, "value": v} for k, v in tags.items()])
 
     def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
         self._remove(object_id, deadline, Label.of(self.kind, spec, object_id=object_id))
@@ -393,13 +443,11 @@ class TrainingJobProvider(ModelArtsProvider):
             "tasks": tasks,
             "create_time": metadata.get("create_time"),
             "reason": (_reason(job) or None) if phase in contract.FAILURES else None,
-            "log_url": None,
             "metrics_summary": None,
         }
         if tasks and phase != contract.CREATING:
             # Extras: a refresh must not fail because logs or metrics are not there (yet).
             try:
-                out["log_url"] = self.api().log_url(job_id, tasks[0])
                 out["metrics_summary"] = metrics_summary(self.api().metrics(job_id, tasks[0])) or None
             except MltrainError as err:
                 print(f"[mltrain] job {job_id}: logs/metrics not available: {err}", file=sys.stderr)
