@@ -32,7 +32,6 @@ PRODUCTS = "/v1/product/list-for-training-task"
 JOBS = "/v2/*/training-jobs"
 FLAVORS = "/v2/*/training-job-flavors"
 PYTHON_ERRORS = ("AttributeError", "KeyError", "TypeError", "ValueError", "IndexError")
-# The only frames a provider error may show: the SDK's wrapper and the place our resource re-raises.
 # The SDK wrapper, the lazy provider that delegates to the real one, and the generic provider.
 ALLOWED_FRAMES = ("pulumi/dynamic/__main__.py", "pulumi_mltrain/program.py", "pulumi_mltrain/resource.py")
 MEGABYTE = 1_000_000
