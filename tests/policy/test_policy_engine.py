@@ -99,8 +99,9 @@ def test_violating_program_fails_naming_policy_resource_and_value(emulator: Any,
         "modelarts:TrainingJob 'mass': has no log_export_path",
         "unbounded GPU-hours exceed the budget of 2000 GPU-hours (maxGpuHours); "
         "jobs without a timeout: ",
-        "alaya:TrainingJob 'rogue': PRD-TRAIN-1 8 GPU/node x 64 nodes x no timeout = unbounded GPU-h",
-        "modelarts:TrainingJob 'mass': modelarts.vm.gpu.8v100 8 GPU/node x 2 nodes x no timeout = unbounded GPU-h",
+        "alaya:TrainingJob 'rogue': PRD-TRAIN-1 8 GPU/node (catalogue) x 64 nodes x no timeout = unbounded GPU-h",
+        "modelarts:TrainingJob 'mass': modelarts.vm.gpu.8v100 8 GPU/node (catalogue) x 2 nodes x no timeout "
+        "= unbounded GPU-h",
     ]:
         assert text in output, text
 
@@ -114,10 +115,10 @@ def test_config_tightens_thresholds_and_stack_policy_fails_preview(emulator: Any
     assert list(violations(output)) == ["gpu-hours-budget"], output
     for text in [
         "400 GPU-hours exceed the budget of 100 GPU-hours (maxGpuHours)",
-        "alaya:TrainingJob 'llama3-sft': PRD-TRAIN-1 8 GPU/node x 2 nodes x 24 h = 384 GPU-h",
-        "alaya:TrainingJob 'eval': PRD-QTT 1 GPU/node x 1 node x 4 h = 4 GPU-h",
-        "modelarts:TrainingJob 'resnet': modelarts.vm.gpu.v100 1 GPU/node x 2 nodes x 6 h = 12 GPU-h",
-        "modelarts:TrainingJob 'preprocess': modelarts.vm.cpu.8u 0 GPU/node x 1 node x 2 h = 0 GPU-h",
+        "alaya:TrainingJob 'llama3-sft': PRD-TRAIN-1 8 GPU/node (catalogue) x 2 nodes x 24 h = 384 GPU-h; est. 160/h",
+        "alaya:TrainingJob 'eval': PRD-QTT 1 GPU/node (catalogue) x 1 node x 4 h = 4 GPU-h; est. 10/h",
+        "modelarts:TrainingJob 'resnet': modelarts.vm.gpu.v100 1 GPU/node (catalogue) x 2 nodes x 6 h = 12 GPU-h",
+        "modelarts:TrainingJob 'preprocess': modelarts.vm.cpu.8u 0 GPU/node (catalogue) x 1 node x 2 h = 0 GPU-h",
     ]:
         assert text in output, text
 
