@@ -61,4 +61,3 @@ job = modelarts.TrainingJob(
 pulumi.export("algorithm_id", algorithm.algorithm_id)
 pulumi.export("job_id", job.job_id)
 pulumi.export("phase", job.phase)
-pulumi.export("log_url", job.log_url)

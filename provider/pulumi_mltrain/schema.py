@@ -36,18 +36,20 @@ class SchemaFunction:
     inputs: type[BaseModel]
     outputs: type[BaseModel]
     func: Callable[..., Any]
+    items: str | None = None  # the function returns this field of `outputs` (an array) itself
 
 
 FUNCTIONS: dict[str, SchemaFunction] = {}
 
 
 def schema_function(
-    token: str, inputs: type[BaseModel], outputs: type[BaseModel]
+    token: str, inputs: type[BaseModel], outputs: type[BaseModel], *, items: str | None = None
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a catalogue function so that schema.json describes it."""
+    """Register a program-time function so that schema.json describes it. `items`: the function
+    returns that array field of `outputs` itself (a catalogue list), and schema.json says so."""
 
     def register(func: Callable[..., Any]) -> Callable[..., Any]:
-        FUNCTIONS[token] = SchemaFunction(token, (func.__doc__ or "").strip(), inputs, outputs, func)
+        FUNCTIONS[token] = SchemaFunction(token, (func.__doc__ or "").strip(), inputs, outputs, func, items)
         return func
 
     return register
@@ -220,7 +222,8 @@ def build() -> dict[str, Any]:
         functions[token] = {
             "description": fn.description,
             "inputs": {"type": "object", "properties": ins, "required": req},
-            "outputs": {"type": "object", "properties": outs, "required": outs_req},
+            "outputs": ({k: v for k, v in outs[fn.items].items() if k != "description"} if fn.items
+                        else {"type": "object", "properties": outs, "required": outs_req}),
         }
     return {
         "name": PACKAGE,

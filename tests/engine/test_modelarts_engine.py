@@ -62,7 +62,7 @@ def test_seed_example_lifecycle(emulator: EmulatorHandle, modelarts_stack: Calla
     out = stack.outputs()
     [job] = jobs(emulator)
     assert job["metadata"]["id"] == out["job_id"] and out["phase"] in ("Pending", "Running", "Completed")
-    assert out["log_url"].startswith("https://")
+    assert "log_url" not in out, "no presigned link in the state: get_training_job_logs reads logs"
     assert job["algorithm"]["id"] == out["algorithm_id"]
     assert job["algorithm"]["inputs"][0]["remote"] == {"obs": {"obs_url": "/cnnorth4-job-test-v2/pytorch/"
                                                                           "fast_example/data/"}}

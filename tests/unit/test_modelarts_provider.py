@@ -91,7 +91,7 @@ def test_wait_targets(emulator: EmulatorHandle, jobs: TrainingJobProvider,
         assert created.outs["phase"] in phases
         assert created.outs["job_id"] == created.id and created.outs["tasks"] == ["worker-0"]
     done = jobs.read(created.id, created.outs)
-    assert done.outs["log_url"].startswith("https://") and "cpuUsage" in done.outs["metrics_summary"]
+    assert "log_url" not in done.outs and "cpuUsage" in done.outs["metrics_summary"]
     assert len(live(emulator)) == 3
 
 

@@ -152,6 +152,23 @@ class AlayaClient:
         page = parse(answers.TaskPage, data, platform=PLATFORM, call=f"GET {contract.LIST}", prefix="data")
         return [plain(r) for r in page.records if r.name == name]
 
+    def list_tasks(self, name_prefix: str = "", status: str | None = None) -> list[dict[str, Any]]:
+        """Tasks whose name starts with `name_prefix` (and in `status`, any case), as LIST rows. LIST
+        matches names exactly, so this pages through every task and filters here."""
+        out: list[dict[str, Any]] = []
+        page_no, seen = 1, 0
+        while True:
+            data = self._call("GET", contract.LIST, params={"pageNo": page_no, "pageSize": 100})
+            page = parse(answers.TaskPage, data, platform=PLATFORM, call=f"GET {contract.LIST}", prefix="data")
+            seen += len(page.records)
+            for row in map(plain, page.records):
+                if str(row.get("name") or "").startswith(name_prefix) \
+                        and (not status or str(row.get("status") or "").upper() == status.upper()):
+                    out.append(row)
+            if not page.records or seen >= (page.total_rows or 0):
+                return out
+            page_no += 1
+
     def products(self) -> list[dict[str, Any]]:
         return rows(answers.ProductRow, self._call("GET", contract.PRODUCTS), platform=PLATFORM,
                     call=f"GET {contract.PRODUCTS}", prefix="data")

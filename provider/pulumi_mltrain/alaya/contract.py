@@ -15,6 +15,9 @@ DELETE = "/v1/training/instance/{id}/delete"
 LIST = "/v1/training/instance/list"  # ?pageNo&pageSize&name=
 PRODUCTS = "/v1/product/list-for-training-task"
 STORAGES = "/v1/nasStorage/instance/tenant/page"  # ?pageNo&pageSize
+# LIST's `name` is an exact match: look-ups by prefix or status page through LIST and filter the rows.
+# Logs: the platform documents no task log or event API (neither the seed nor shared/api.md), so the
+# provider offers no Alaya logs function; when one is published, its path goes here.
 
 # Subscription (resultKey) states.
 SUB_PROCESSING, SUB_SUCCESS, SUB_FAILED = "PROCESSING", "SUCCESS", "FAILED"

@@ -30,6 +30,20 @@ if TYPE_CHECKING:
         TrainingJob,
     )
     from .catalog import get_engines, get_flavors
+    from .lookups import (
+        get_algorithm,
+        get_algorithm_output,
+        get_training_job,
+        get_training_job_logs,
+        get_training_job_logs_output,
+        get_training_job_output,
+        list_training_jobs,
+        list_training_jobs_output,
+    )
+
+_LOOKUPS = ("get_algorithm", "get_algorithm_output", "get_training_job", "get_training_job_logs",
+            "get_training_job_logs_output", "get_training_job_output", "list_training_jobs",
+            "list_training_jobs_output")
 
 __all__ = [
     "Algorithm",
@@ -40,8 +54,16 @@ __all__ = [
     "ParameterConstraint",
     "ResourceRequirement",
     "TrainingJob",
+    "get_algorithm",
+    "get_algorithm_output",
     "get_engines",
     "get_flavors",
+    "get_training_job",
+    "get_training_job_logs",
+    "get_training_job_logs_output",
+    "get_training_job_output",
+    "list_training_jobs",
+    "list_training_jobs_output",
 ]
 
 
@@ -50,6 +72,8 @@ def __getattr__(name: str) -> Any:
     when a program calls them."""
     if name in ("get_engines", "get_flavors"):
         return getattr(importlib.import_module(f"{__name__}.catalog"), name)
+    if name in _LOOKUPS:
+        return getattr(importlib.import_module(f"{__name__}.lookups"), name)
     if name in __all__:
         return getattr(importlib.import_module(f"{__name__}._resources"), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

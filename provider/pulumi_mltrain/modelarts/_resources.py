@@ -14,12 +14,17 @@ __all__ = [
     "Algorithm",
     "AlgorithmParameter",
     "ChannelDeclaration",
+    "DataInput",
+    "DatasetRef",
     "JobParameter",
+    "NfsMount",
     "ObsChannel",
+    "ObsMount",
     "ParameterConstraint",
     "ResourceRequirement",
     "Timeouts",
     "TrainingJob",
+    "Volume",
 ]
 
 
@@ -112,6 +117,34 @@ class JobParameter(TypedDict):
     value: pulumi.Input[str]
 
 
+class DatasetRef(TypedDict):
+    """DatasetRef (a nested input).
+
+    Keys:
+        id: ModelArts dataset ID. Required.
+        version_id: Dataset version ID. Required.
+    """
+
+    id: pulumi.Input[str]
+    version_id: pulumi.Input[str]
+
+
+class DataInput(TypedDict):
+    """An input channel backed by OBS or by a ModelArts dataset version (exactly one).
+
+    Keys:
+        name: Channel name, e.g. data_url (an algorithm's declared name). Required.
+        obs_url: OBS location: obs://bucket/path/ or /bucket/path/.
+        dataset: A dataset version {id, version_id} instead of OBS.
+        local_dir: Path inside the container; ModelArts chooses one if unset.
+    """
+
+    name: pulumi.Input[str]
+    obs_url: NotRequired[pulumi.Input[str] | None]
+    dataset: NotRequired[pulumi.Input[DatasetRef] | None]
+    local_dir: NotRequired[pulumi.Input[str] | None]
+
+
 class ObsChannel(TypedDict):
     """A ModelArts data channel backed by OBS: an input the job reads, or an output it writes.
 
@@ -124,6 +157,46 @@ class ObsChannel(TypedDict):
     name: pulumi.Input[str]
     obs_url: pulumi.Input[str]
     local_dir: NotRequired[pulumi.Input[str] | None]
+
+
+class NfsMount(TypedDict):
+    """NfsMount (a nested input).
+
+    Keys:
+        nfs_server_path: NFS or SFS Turbo export, e.g. 192.168.0.10:/share. Required.
+        local_path: Absolute path inside the container. Required.
+        read_only: Mounted read-only unless set to false. Default: True.
+    """
+
+    nfs_server_path: pulumi.Input[str]
+    local_path: pulumi.Input[str]
+    read_only: NotRequired[pulumi.Input[bool]]
+
+
+class ObsMount(TypedDict):
+    """ObsMount (a nested input).
+
+    Keys:
+        obs_url: OBS location: obs://bucket/path/ or /bucket/path/. Required.
+        local_path: Absolute path inside the container. Required.
+        read_only: Mounted read-only unless set to false. Default: True.
+    """
+
+    obs_url: pulumi.Input[str]
+    local_path: pulumi.Input[str]
+    read_only: NotRequired[pulumi.Input[bool]]
+
+
+class Volume(TypedDict):
+    """One storage mount of a job (`spec.volumes[]`): exactly one of nfs (NFS/SFS Turbo) or obs.
+
+    Keys:
+        nfs: NFS or SFS Turbo share.
+        obs: OBS directory (parallel file system bucket).
+    """
+
+    nfs: NotRequired[pulumi.Input[NfsMount] | None]
+    obs: NotRequired[pulumi.Input[ObsMount] | None]
 
 
 class _AlgorithmProvider(LazyProvider):
@@ -157,6 +230,8 @@ class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
         "inputs",
         "outputs",
         "resource_requirements",
+        "tags",
+        "advanced_config",
     )
     _outputs = (
         "algorithm_id",
@@ -192,6 +267,8 @@ class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
         inputs: pulumi.Output[list[ChannelDeclaration]]
         outputs: pulumi.Output[list[ChannelDeclaration]]
         resource_requirements: pulumi.Output[list[ResourceRequirement]]
+        tags: pulumi.Output[dict[str, str] | None]
+        advanced_config: pulumi.Output[dict[str, Any] | None]
         algorithm_id: pulumi.Output[str]
         resolved_engine: pulumi.Output[dict[str, Any] | None]
         create_time: pulumi.Output[int | None]
@@ -218,6 +295,8 @@ class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
         inputs: pulumi.Input[Sequence[pulumi.Input[ChannelDeclaration]]] | None = None,
         outputs: pulumi.Input[Sequence[pulumi.Input[ChannelDeclaration]]] | None = None,
         resource_requirements: pulumi.Input[Sequence[pulumi.Input[ResourceRequirement]]] | None = None,
+        tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        advanced_config: pulumi.Input[Mapping[str, pulumi.Input[Any]]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """Declare a modelarts.Algorithm.
@@ -257,6 +336,10 @@ class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
                 in place.
             resource_requirements: Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].
                 Default: []. Changing it updates the resource in place.
+            tags: User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner
+                mark, which never shows here; changed in place. Changing it updates the resource in place.
+            advanced_config: Advanced configuration, e.g. {auto_search: {...}} for hyperparameter search
+                (ModelArts' own shape); changed in place. Changing it updates the resource in place.
             opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.
         """
         super().__init__(resource_name, {
@@ -277,6 +360,8 @@ class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
             "inputs": inputs,
             "outputs": outputs,
             "resource_requirements": resource_requirements,
+            "tags": tags,
+            "advanced_config": advanced_config,
         }, opts)
 
 
@@ -287,8 +372,8 @@ class _TrainingJobProvider(LazyProvider):
 class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
     """A Huawei Cloud ModelArts v2 training job.
 
-    Outputs (besides every input): job_id, phase, secondary_phase, duration_ms, tasks, log_url,
-        metrics_summary, create_time, reason, gpus_per_node, gpu_count, billing_code.
+    Outputs (besides every input): job_id, phase, secondary_phase, duration_ms, tasks, metrics_summary,
+        create_time, reason, gpus_per_node, gpu_count, billing_code.
     """
 
     _kind = "TrainingJob"
@@ -317,6 +402,11 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "pool_id",
         "log_export_path",
         "auto_stop_hours",
+        "volumes",
+        "retry_count",
+        "priority",
+        "tags",
+        "replace_running",
         "wait_for",
     )
     _outputs = (
@@ -325,7 +415,6 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "secondary_phase",
         "duration_ms",
         "tasks",
-        "log_url",
         "metrics_summary",
         "create_time",
         "reason",
@@ -339,6 +428,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "inputs": [],
         "outputs": [],
         "node_count": 1,
+        "replace_running": "allow",
         "wait_for": "accepted",
     }
 
@@ -357,7 +447,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         engine_version: pulumi.Output[str | None]
         image_url: pulumi.Output[str | None]
         parameters: pulumi.Output[list[JobParameter]]
-        inputs: pulumi.Output[list[ObsChannel]]
+        inputs: pulumi.Output[list[DataInput]]
         outputs: pulumi.Output[list[ObsChannel]]
         environments: pulumi.Output[dict[str, str] | None]
         flavor_id: pulumi.Output[str]
@@ -365,13 +455,17 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         pool_id: pulumi.Output[str | None]
         log_export_path: pulumi.Output[str | None]
         auto_stop_hours: pulumi.Output[int | None]
+        volumes: pulumi.Output[list[Volume] | None]
+        retry_count: pulumi.Output[int | None]
+        priority: pulumi.Output[int | None]
+        tags: pulumi.Output[dict[str, str] | None]
+        replace_running: pulumi.Output[Literal["allow", "refuse"]]
         wait_for: pulumi.Output[Literal["accepted", "running", "completed"]]
         job_id: pulumi.Output[str]
         phase: pulumi.Output[str | None]
         secondary_phase: pulumi.Output[str | None]
         duration_ms: pulumi.Output[int | None]
         tasks: pulumi.Output[list[str] | None]
-        log_url: pulumi.Output[str | None]
         metrics_summary: pulumi.Output[dict[str, float] | None]
         create_time: pulumi.Output[int | None]
         reason: pulumi.Output[str | None]
@@ -397,7 +491,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         engine_version: pulumi.Input[str] | None = None,
         image_url: pulumi.Input[str] | None = None,
         parameters: pulumi.Input[Sequence[pulumi.Input[JobParameter]]] | None = None,
-        inputs: pulumi.Input[Sequence[pulumi.Input[ObsChannel]]] | None = None,
+        inputs: pulumi.Input[Sequence[pulumi.Input[DataInput]]] | None = None,
         outputs: pulumi.Input[Sequence[pulumi.Input[ObsChannel]]] | None = None,
         environments: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
         flavor_id: pulumi.Input[str],
@@ -405,6 +499,11 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         pool_id: pulumi.Input[str] | None = None,
         log_export_path: pulumi.Input[str] | None = None,
         auto_stop_hours: pulumi.Input[int] | None = None,
+        volumes: pulumi.Input[Sequence[pulumi.Input[Volume]]] | None = None,
+        retry_count: pulumi.Input[int] | None = None,
+        priority: pulumi.Input[int] | None = None,
+        tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        replace_running: pulumi.Input[Literal["allow", "refuse"]] | None = None,
         wait_for: pulumi.Input[Literal["accepted", "running", "completed"]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
@@ -442,8 +541,8 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 the resource.
             parameters: Hyperparameters [{name, value}]; they override the algorithm's defaults. Default: [].
                 Changing it replaces the resource.
-            inputs: Input data channels [{name, obs_url, local_dir?}]. Default: []. Changing it replaces the
-                resource.
+            inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. Default:
+                []. Changing it replaces the resource.
             outputs: Output data channels [{name, obs_url, local_dir?}]. Default: []. Changing it replaces
                 the resource.
             environments: Environment variables (at most 100); wrap values in pulumi.Output.secret() to keep
@@ -456,6 +555,19 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 resource.
             log_export_path: OBS directory the job's logs are exported to. Changing it replaces the resource.
             auto_stop_hours: Stop the job after this many hours. Changing it replaces the resource.
+            volumes: Storage mounts [{nfs: {nfs_server_path, local_path, read_only?}} | {obs: {obs_url,
+                local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless
+                read_only is false; local paths absolute and distinct. Changing it replaces the resource.
+            retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Changing
+                it replaces the resource.
+            priority: Scheduling priority in a dedicated pool: 1 (low) to 3 (high). Changing it replaces the
+                resource.
+            tags: User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner
+                mark lives beside them and never shows here. Changing it updates the resource in place.
+            replace_running: refuse: a preview that would replace (delete and recreate) this job while it is
+                Creating, Pending or Running fails, naming the fields that force it; allow (the default)
+                replaces. Allowed: 'allow', 'refuse'. Default: 'allow'. Local: changing it only changes the
+                provider's behaviour, nothing remote.
             wait_for: What create waits for: accepted (past Creating, the default: seconds), running, or
                 completed (training finished; raise customTimeouts.create to match the training time).
                 Allowed: 'accepted', 'running', 'completed'. Default: 'accepted'. Local: changing it only
@@ -485,5 +597,10 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
             "pool_id": pool_id,
             "log_export_path": log_export_path,
             "auto_stop_hours": auto_stop_hours,
+            "volumes": volumes,
+            "retry_count": retry_count,
+            "priority": priority,
+            "tags": tags,
+            "replace_running": replace_running,
             "wait_for": wait_for,
         }, opts)

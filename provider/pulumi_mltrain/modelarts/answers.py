@@ -134,3 +134,25 @@ class TokenAnswer(Answer):
 
     token: Token
 
+
+
+class LogPreview(Answer):
+    """GET …/tasks/{task}/logs/preview: the latest part of a task's log."""
+
+    content: StrictStr | None = None
+    current_size: StrictInt | None = None
+    full_size: StrictInt | None = None
+
+
+class Event(Answer):
+    time: StrictStr | None = None
+    level: StrictStr | None = None
+    source: StrictStr | None = None
+    message: StrictStr | None = None
+
+
+class EventPage(Answer):
+    """GET …/training-jobs/{id}/events (shape adopted in contract.JOB_EVENTS)."""
+
+    events: list[Event]
+    total: StrictInt | None = None

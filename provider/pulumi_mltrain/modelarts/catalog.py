@@ -9,13 +9,14 @@ MLTRAIN_* environment) as the provider, call the API once per process and return
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import sys
 import threading
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SecretStr
 
 from .. import spec as specs
 from ..answers import json_type
@@ -173,20 +174,38 @@ def program_settings() -> Settings:
     return Settings.load(values)
 
 
-def _program_call(what: str, *args: Any) -> list[dict[str, Any]]:
+def _client(family: str, settings: Settings) -> Any:
+    if family == "alaya":
+        from ..alaya.client import AlayaClient
+
+        return AlayaClient(settings)
     from .client import ModelArtsClient
 
+    return ModelArtsClient(settings)
+
+
+def program_call(family: str, what: str, *args: Any, cache: bool = True) -> Any:
+    """`what(*args)` on the `family` ("modelarts" or "alaya") client of the running program's
+    settings: one client per settings, and (with `cache`) one call per process for catalogues,
+    which stay the same for a program run. Callers get a copy they may change."""
     settings = program_settings()
-    password = settings.password.get_secret_value().encode() if settings.password else b""
-    key = f"{settings.model_dump_json()}|{hashlib.sha256(password).hexdigest()}"
+    secrets = "|".join(v.get_secret_value() for v in settings.__dict__.values() if isinstance(v, SecretStr))
+    key = f"{family}|{settings.model_dump_json()}|{hashlib.sha256(secrets.encode()).hexdigest()}"
     with _program_lock:
         client = _program.get(key)
         if client is None:
-            client = _program[key] = ModelArtsClient(settings)
+            client = _program[key] = _client(family, settings)
         results = _program.setdefault(f"{key}|results", {})
+        if not cache:
+            return copy.deepcopy(getattr(client, what)(*args))
         if (what, args) not in results:
             results[(what, args)] = getattr(client, what)(*args)
-        return [dict(row) for row in results[(what, args)]]
+        return copy.deepcopy(results[(what, args)])
+
+
+def _program_call(what: str, *args: Any) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = program_call("modelarts", what, *args)
+    return rows
 
 
 class GetFlavorsArgs(BaseModel):

@@ -206,6 +206,10 @@ class ModelArtsClient:
     def tag_job(self, job_id: str, tags: list[dict[str, str]]) -> None:
         self._call("POST", self._path(contract.JOB_TAGS_CREATE, id=job_id), json={"tags": tags})
 
+    def untag_job(self, job_id: str, tags: list[dict[str, str]]) -> None:
+        """Remove tags by key (the others, the owner mark among them, stay)."""
+        self._call("DELETE", self._path(contract.JOB_TAGS_DELETE, id=job_id), json={"tags": tags})
+
     def find_jobs(self, name: str) -> list[dict[str, Any]]:
         """Jobs named exactly `name`, newest first (`offset` is a page index here). Raises on any
         answer that is not a search page: an empty list means "none", never "could not tell"."""
@@ -221,6 +225,51 @@ class ModelArtsClient:
             page_no += 1
             if len(page.items) < contract.PAGE_LIMIT or page_no * contract.PAGE_LIMIT >= (page.total or 0):
                 return found
+
+    def search_jobs(self, name_prefix: str = "", phase: str | None = None) -> list[dict[str, Any]]:
+        """Jobs whose name starts with `name_prefix` (and in `phase`), newest first, as search rows.
+        The search's `like` filter matches anywhere in the name: the prefix is checked here too."""
+        found: list[dict[str, Any]] = []
+        page_no = 0
+        path = self._path(contract.JOB_SEARCHES)
+        filters = [{"key": "name", "operator": "like", "value": [name_prefix]}] if name_prefix else []
+        if phase:
+            filters.append({"key": "phase", "operator": "in", "value": [phase]})
+        while True:
+            body = {"offset": page_no, "limit": contract.PAGE_LIMIT, "sort_by": "create_time", "order": "desc",
+                    "filters": filters}
+            page = parse(answers.JobPage, self._call("POST", path, json=body),
+                         platform=contract.PLATFORM, call=f"POST {path}")
+            for row in map(plain, page.items):
+                status = row.get("status")
+                job_phase = status.get("phase") if isinstance(status, dict) else None
+                if row["metadata"].get("name", "").startswith(name_prefix) and (not phase or job_phase == phase):
+                    found.append(row)
+            page_no += 1
+            if len(page.items) < contract.PAGE_LIMIT or page_no * contract.PAGE_LIMIT >= (page.total or 0):
+                return found
+
+    def log_preview(self, job_id: str, task: str) -> str | None:
+        """The latest part of a task's log (the platform caps it); None while the logs are not ready."""
+        path = self._path(contract.JOB_LOG_PREVIEW, id=job_id, task=task)
+        try:
+            data = self._call("GET", path)
+        except ApiError as err:
+            if err.code in contract.NOT_READY_CODES:
+                return None
+            raise
+        if data is None:
+            return None
+        page = parse(answers.LogPreview, data, platform=contract.PLATFORM, call=f"GET {path}")
+        return page.content or ""
+
+    def events(self, job_id: str, limit: int = contract.EVENTS_LIMIT) -> list[dict[str, Any]]:
+        """The job's latest `limit` events, oldest first."""
+        path = self._path(contract.JOB_EVENTS, id=job_id)
+        data = self._call("GET", path, params={"offset": 0, "limit": min(limit, contract.EVENTS_LIMIT),
+                                                "order": "desc"})
+        page = parse(answers.EventPage, data, platform=contract.PLATFORM, call=f"GET {path}")
+        return [plain(e) for e in reversed(page.events)]
 
     def log_url(self, job_id: str, task: str) -> str | None:
         """A temporary preview link to a task's log; None while the logs are not ready."""

@@ -28,9 +28,22 @@ JOB_ACTIONS = PREFIX + "/training-jobs/{id}/actions"  # POST {"action_type": "te
 JOB_SEARCHES = PREFIX + "/training-job-searches"  # POST {offset (page index), limit, filters[]}
 JOB_LOG_URL = PREFIX + "/training-jobs/{id}/tasks/{task}/logs/url"  # Content-Type text/plain: preview link
 JOB_METRICS = PREFIX + "/training-jobs/{id}/metrics/{task}"
+# Log preview (api.md B.2; ShowTrainingJobLogsPreview): 200 {content, current_size, full_size}, the latest
+# part of the task's log; 2776 (or a bare 204) while not ready.
+JOB_LOG_PREVIEW = PREFIX + "/training-jobs/{id}/tasks/{task}/logs/preview"
+# Job events (ListTrainingJobEvents in Huawei's API reference; not in api.md): ?offset&limit&order. The
+# reference lists the query; the answer's shape is adopted here: {"events": [{time, level, source,
+# message}], "total"} with `level` Info|Warning|Error and `source` K8S|Job|Task.
+JOB_EVENTS = PREFIX + "/training-jobs/{id}/events"
+EVENTS_LIMIT = 100  # the largest page the events call accepts
+# How much of a failed job's log and events its create error carries.
+ERROR_LOG_LINES, ERROR_LOG_BYTES, ERROR_EVENTS = 20, 4096, 5
 # Job tags live beside the job (api.md B.2, third-party source): GET lists, POST .../create upserts (204).
 JOB_TAGS = PREFIX + "/modelarts-training-job/{id}/tags"
 JOB_TAGS_CREATE = JOB_TAGS + "/create"
+JOB_TAGS_DELETE = JOB_TAGS + "/delete"  # DELETE {"tags": [{key}]} (204); other keys stay
+# Automatic restarts (fault tolerance): a job annotation whose value is the count as a string.
+RETRY_ANNOTATION = "fault-tolerance/job-retry-num"
 
 JOB_KIND = "job"
 TERMINATE = "terminate"

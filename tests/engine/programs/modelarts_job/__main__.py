@@ -38,4 +38,3 @@ for name, args in jobs.items():
     job = modelarts.TrainingJob(name, opts=opts(name), **args)
     pulumi.export(f"{name}_id", job.id)
     pulumi.export(f"{name}_phase", job.phase)
-    pulumi.export(f"{name}_log_url", job.log_url)
