@@ -15,7 +15,8 @@ def test_package_surface() -> None:
 
 
 def test_platform_surfaces() -> None:
-    assert {"StorageMount", "TrainingJob", "get_products", "get_storages", "get_training_job_output"} <= set(alaya.__all__)
+    assert {"StorageMount", "TrainingJob", "get_products", "get_storages",
+            "get_training_job_output"} <= set(alaya.__all__)
     assert {"Algorithm", "TrainingJob", "get_flavors", "get_engines"} <= set(modelarts.__all__)
     for module in (alaya, modelarts):
         for name in module.__all__:
