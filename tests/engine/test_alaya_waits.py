@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -45,3 +46,20 @@ def test_copy_and_template_are_refused_at_preview(emulator: Any, alaya_stack: Ca
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert "create_type COPY cannot work" in output and "use DIRECT" in output, output[-3000:]
+
+
+def test_the_replace_guard_refuses_to_replace_a_running_task(emulator: Any,
+                                                             alaya_stack: Callable[..., Stack]) -> None:
+    emulator.admin.set_settings(task_state_delay=0.1)
+    stack = alaya_stack(job=alaya_job_args(wait_for="running", replace_running="refuse"))
+    stack.up()
+    stack.set_config("job", json.dumps(alaya_job_args(wait_for="running", replace_running="refuse",
+                                                      image="harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu")))
+    result = stack.preview(check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "refuses to replace job" in output and "RUNNING" in output and "image" in output, output[-3000:]
+    stack.set_config("job", json.dumps(alaya_job_args(wait_for="running", replace_running="allow",
+                                                      image="harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu")))
+    assert stack.preview(check=False).returncode == 0, "allow (the default) previews the replace"
+    stack.destroy()

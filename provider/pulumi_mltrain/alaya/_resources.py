@@ -85,6 +85,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "enable_timeout_cancel",
         "timeout_hours",
         "start_command",
+        "replace_running",
         "wait_for",
     )
     _outputs = (
@@ -107,6 +108,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "env": {},
         "enable_auto_retry": False,
         "enable_timeout_cancel": False,
+        "replace_running": "allow",
         "wait_for": "created",
     }
 
@@ -130,6 +132,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         enable_timeout_cancel: pulumi.Output[bool]
         timeout_hours: pulumi.Output[int | None]
         start_command: pulumi.Output[str | None]
+        replace_running: pulumi.Output[Literal["allow", "refuse"]]
         wait_for: pulumi.Output[Literal["created", "running", "completed"]]
         training_task_id: pulumi.Output[str]
         status: pulumi.Output[str | None]
@@ -165,6 +168,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         enable_timeout_cancel: pulumi.Input[bool] | None = None,
         timeout_hours: pulumi.Input[int] | None = None,
         start_command: pulumi.Input[str] | None = None,
+        replace_running: pulumi.Input[Literal["allow", "refuse"]] | None = None,
         wait_for: pulumi.Input[Literal["created", "running", "completed"]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
@@ -209,6 +213,10 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
                 replaces the resource.
             start_command: Entry command; may be a multi-line shell script. Changing it replaces the
                 resource.
+            replace_running: refuse: a preview that would replace (stop, delete and recreate) this task while
+                it is queued, starting, running or paused fails, naming the fields that force it; allow (the
+                default) replaces. Allowed: 'allow', 'refuse'. Default: 'allow'. Local: changing it only
+                changes the provider's behaviour, nothing remote.
             wait_for: What create waits for: the task ID (created), the RUNNING state (running), or the end
                 of the training (completed: raise customTimeouts.create to match the training time). A task
                 that fails or stops first is an error and is deleted. Allowed: 'created', 'running',
@@ -236,6 +244,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
             "enable_timeout_cancel": enable_timeout_cancel,
             "timeout_hours": timeout_hours,
             "start_command": start_command,
+            "replace_running": replace_running,
             "wait_for": wait_for,
         }, opts)
 

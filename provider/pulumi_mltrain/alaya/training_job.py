@@ -90,6 +90,10 @@ class TrainingJobSpec(ManagedSpec):
         wire="timeoutHours", ge=contract.TIMEOUT_HOURS[0], le=contract.TIMEOUT_HOURS[1])
     start_command: str | None = specs.spec_field(
         None, description="Entry command; may be a multi-line shell script.", wire="startCommand")
+    replace_running: Literal["allow", "refuse"] = specs.spec_field(
+        "allow", description="refuse: a preview that would replace (stop, delete and recreate) this task while it "
+        "is queued, starting, running or paused fails, naming the fields that force it; allow (the default) "
+        "replaces.", on_change="local")
     wait_for: Literal["created", "running", "completed"] = specs.spec_field(
         "created", description="What create waits for: the task ID (created), the RUNNING state (running), or "
         "the end of the training (completed: raise customTimeouts.create to match the training time). A task "
@@ -196,6 +200,16 @@ class TrainingJobProvider(AlayaProvider):
         if olds is not None:
             return {k: olds[k] for k in COST_OUTPUTS if k in olds}
         return self._derived(spec)
+
+    def _last_state(self, olds: dict[str, Any]) -> str | None:
+        """The task's status now, looked up by its name, when it is live (a replace would stop it)."""
+        name = olds.get("name")
+        if not isinstance(name, str) or not name:
+            return None
+        for row in self.api().find_tasks(name):
+            if _status(row) in contract.LIVE:
+                return f"{_status(row)} ({row.get('id')})"
+        return None
 
     # ----- create --------------------------------------------------------------------------------
     def _body(self, spec: Any, owner: Mark | None) -> dict[str, Any]:
