@@ -92,3 +92,41 @@ def test_replace_guard(emulator: EmulatorHandle, modelarts_stack: Callable[..., 
     assert "refuses to replace job" in text and "Running" in text and "node_count" in text
     stack.set_config("jobs", json.dumps({"job": {**guarded, "node_count": 2, "replace_running": "allow"}}))
     assert preview_ops(stack.preview_json(), MA_JOB) & REPLACE_OPS
+
+
+ALGORITHM = {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+             "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1],
+             "inputs": [{"name": "data_url"}], "tags": {"team": "nlp"},
+             "advanced_config": {"auto_search": {"search_params": [
+                 {"name": "lr", "param_type": "continuous", "lower_bound": "0.001", "upper_bound": "0.1"}]}}}
+
+
+def _algorithm(emulator: EmulatorHandle) -> dict[str, Any]:
+    [algorithm] = emulator.admin.state()["modelarts"]["algorithms"]
+    return dict(algorithm)
+
+
+def test_algorithm_tags_and_advanced_config(emulator: EmulatorHandle,
+                                            modelarts_stack: Callable[..., Stack]) -> None:
+    job = {"flavor_id": d.FLAVOR_CPU_8U, "inputs": [{"name": "data_url", "obs_url": "obs://b/data/"}]}
+    stack = modelarts_stack(jobs={"job": job}, algorithm=ALGORITHM)
+    stack.up()
+    stored = _algorithm(emulator)
+    tags = {t["key"]: t["value"] for t in stored["metadata"]["tags"]}
+    assert tags["team"] == "nlp" and contract.OWNER_STACK in tags, "user tags live beside the owner mark"
+    assert stored["advanced_config"] == ALGORITHM["advanced_config"]
+    algorithm_id = stored["metadata"]["id"]
+    stack.refresh("--yes")
+    assert preview_ops(stack.preview_json(), "modelarts:Algorithm") <= {"same"}, "refresh must leave no diff"
+
+    # Both change in place; removing advanced_config clears it on the platform.
+    changed = {k: v for k, v in ALGORITHM.items() if k != "advanced_config"} | {"tags": {"team": "vision"}}
+    stack.set_config("algorithm", json.dumps(changed))
+    assert preview_ops(stack.preview_json(), "modelarts:Algorithm") == {"update"}
+    stack.up()
+    stored = _algorithm(emulator)
+    tags = {t["key"]: t["value"] for t in stored["metadata"]["tags"]}
+    assert stored["metadata"]["id"] == algorithm_id
+    assert tags["team"] == "vision" and contract.OWNER_STACK in tags
+    assert not stored["advanced_config"]
+    stack.destroy()
