@@ -130,3 +130,20 @@ def test_algorithm_tags_and_advanced_config(emulator: EmulatorHandle,
     assert tags["team"] == "vision" and contract.OWNER_STACK in tags
     assert not stored["advanced_config"]
     stack.destroy()
+
+
+def test_each_replacing_field_previews_a_replace(modelarts_stack: Callable[..., Stack]) -> None:
+    stack = modelarts_stack(jobs={"job": FIELDS})
+    stack.up()
+    changes = {
+        "volumes": [FIELDS["volumes"][0]],
+        "retry_count": 5,
+        "inputs": [{"name": "data_url", "dataset": {"id": "ds-2", "version_id": "v-1"}}],
+        "priority": 1,
+    }
+    for field, value in changes.items():
+        stack.set_config("jobs", json.dumps({"job": {**FIELDS, field: value}}))
+        assert preview_ops(stack.preview_json(), MA_JOB) & REPLACE_OPS, f"a changed {field} replaces the job"
+    stack.set_config("jobs", json.dumps({"job": FIELDS}))
+    assert preview_ops(stack.preview_json(), MA_JOB) <= {"same"}
+    stack.destroy()
