@@ -18,7 +18,7 @@ from ..progress import Label
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
-from .base import ModelArtsProvider
+from .base import ModelArtsProvider, mark_in, owner_tags
 from .catalog import catalog_failures
 from .client import ModelArtsClient
 from .models import (
@@ -126,8 +126,7 @@ class AlgorithmSpec(ManagedSpec):
         if previous is not None and self.tags is None and getattr(previous, "tags", None):
             specs.put(body, "metadata.tags", [])
         if owner is not None:
-            tags = [*tags, {"key": contract.OWNER_STACK, "value": owner.stack},
-                    {"key": contract.OWNER_URN, "value": owner.urn}]
+            tags = [*tags, *owner_tags(owner)]
         if tags:
             specs.put(body, "metadata.tags", tags)
         if previous is not None and self.advanced_config is None and getattr(previous, "advanced_config", None):
@@ -264,9 +263,4 @@ class AlgorithmProvider(ModelArtsProvider):
 
 
 def _mark(algorithm: dict[str, Any]) -> Mark | None:
-    tags = (algorithm.get("metadata") or {}).get("tags")
-    if not isinstance(tags, list):
-        return None
-    values = {t.get("key"): t.get("value") for t in tags if isinstance(t, dict)}
-    stack, urn = values.get(contract.OWNER_STACK), values.get(contract.OWNER_URN)
-    return Mark(stack, urn) if isinstance(stack, str) and isinstance(urn, str) and stack and urn else None
+    return mark_in((algorithm.get("metadata") or {}).get("tags"))

@@ -6,7 +6,9 @@ import sys
 from typing import Any, ClassVar
 
 from ..errors import MltrainError
+from ..ownership import Mark
 from ..resource import MltrainProvider
+from . import contract
 from .catalog import configured, flavors
 from .client import ModelArtsClient
 
@@ -36,3 +38,18 @@ class ModelArtsProvider(MltrainProvider):
 
     def _catalog_failures(self, api: ModelArtsClient, spec: Any) -> list[tuple[str, str]]:
         return []
+
+
+def owner_tags(owner: Mark) -> list[dict[str, str]]:
+    """The owner mark as ModelArts tags ([{key, value}])."""
+    return [{"key": contract.OWNER_STACK, "value": owner.stack}, {"key": contract.OWNER_URN, "value": owner.urn}]
+
+
+def mark_in(values: Any) -> Mark | None:
+    """The owner mark in a map of annotations, or in a list of tags, if it is there."""
+    if isinstance(values, list):
+        values = {t.get("key"): t.get("value") for t in values if isinstance(t, dict)}
+    if not isinstance(values, dict):
+        return None
+    stack, urn = values.get(contract.OWNER_STACK), values.get(contract.OWNER_URN)
+    return Mark(stack, urn) if isinstance(stack, str) and isinstance(urn, str) and stack and urn else None

@@ -30,7 +30,7 @@ from ..progress import Label
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
-from .base import ModelArtsProvider
+from .base import ModelArtsProvider, mark_in, owner_tags
 from .catalog import catalog_failures, configured, flavors, job_costs, metrics_summary
 from .client import ModelArtsClient
 from .lookups import failure_tail
@@ -286,7 +286,7 @@ class TrainingJobProvider(ModelArtsProvider):
         job = api.job(job_id)
         mark = _mark(job)
         if mark != owner:
-            mark = _tag_mark(api.job_tags(job_id)) or mark  # an adoption's mark, given after the create
+            mark = mark_in(api.job_tags(job_id)) or mark  # an adoption's mark, given after the create
         claim("training job", job_id, spec.name, mark, owner)
         self._reconcile(job_id, job, spec, how="already exists")
         print(f"[mltrain] job {spec.name!r} already exists as {job_id} ({_phase(job)}): adopting it",
@@ -359,8 +359,7 @@ class TrainingJobProvider(ModelArtsProvider):
         self._reconcile(object_id, job, spec, how="adopt")
         if owner is not None and _mark(job) != owner:
             # Taken over on purpose: the job's tags carry this resource's mark from now on.
-            self.api().tag_job(object_id, [{"key": contract.OWNER_STACK, "value": owner.stack},
-                                           {"key": contract.OWNER_URN, "value": owner.urn}])
+            self.api().tag_job(object_id, owner_tags(owner))
         self._tag(object_id, spec.tags, None)
         return self._outputs(self.api().job(object_id))
 
@@ -455,17 +454,7 @@ class TrainingJobProvider(ModelArtsProvider):
 
 
 def _mark(job: dict[str, Any]) -> Mark | None:
-    annotations = (job.get("metadata") or {}).get("annotations")
-    if not isinstance(annotations, dict):
-        return None
-    stack, urn = annotations.get(contract.OWNER_STACK), annotations.get(contract.OWNER_URN)
-    return Mark(stack, urn) if isinstance(stack, str) and isinstance(urn, str) and stack and urn else None
-
-
-def _tag_mark(tags: list[dict[str, Any]]) -> Mark | None:
-    values = {t.get("key"): t.get("value") for t in tags}
-    stack, urn = values.get(contract.OWNER_STACK), values.get(contract.OWNER_URN)
-    return Mark(stack, urn) if isinstance(stack, str) and isinstance(urn, str) and stack and urn else None
+    return mark_in((job.get("metadata") or {}).get("annotations"))
 
 
 def _phase(job: dict[str, Any]) -> str:
