@@ -49,7 +49,7 @@ job = modelarts.TrainingJob(
     algorithm_id=algorithm.algorithm_id,
     parameters=[modelarts.JobParameter(name="dist", value="False"),
                 modelarts.JobParameter(name="world_size", value="1")],
-    inputs=[modelarts.ObsChannel(name="data_url", obs_url=f"{root}/data/")],
+    inputs=[modelarts.DataInput(name="data_url", obs_url=f"{root}/data/")],
     outputs=[modelarts.ObsChannel(name="train_url", obs_url=f"{root}/outputs/")],
     flavor_id=flavor_id,
     node_count=1,

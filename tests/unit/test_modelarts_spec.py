@@ -10,7 +10,7 @@ from pulumi.output import Unknown
 from pulumi_mltrain import spec as specs
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec as AlayaSpec
 from pulumi_mltrain.modelarts.algorithm import AlgorithmSpec
-from pulumi_mltrain.modelarts.models import ObsChannel
+from pulumi_mltrain.modelarts.models import DataInput
 from pulumi_mltrain.modelarts.training_job import TrainingJobSpec
 
 ROOT = "/cnnorth4-job-test-v2/pytorch/fast_example"
@@ -268,8 +268,8 @@ def test_from_wire_round_trip_matches_the_declaration() -> None:
     declared = job()
     remote = specs.from_wire(TrainingJobSpec, seed_response(), declared)
     assert isinstance(remote, TrainingJobSpec)
-    assert remote.inputs == [ObsChannel(name="data_url", obs_url=f"{ROOT}/data/",
-                                        local_dir="/home/ma-user/modelarts/inputs/data_url_0")]
+    assert remote.inputs == [DataInput(name="data_url", obs_url=f"{ROOT}/data/",
+                                       local_dir="/home/ma-user/modelarts/inputs/data_url_0")]
     assert remote.flavor_id == "modelarts.vm.cpu.8u" and remote.workspace_id == "0"
     assert remote.log_export_path == f"{ROOT}/log/"
     assert specs.differences(declared, remote) == [], "platform-filled values are not differences"

@@ -141,7 +141,8 @@ def test_waiter_backs_off_and_returns() -> None:
     waited = wait_for(lambda: next(states), lambda s: s == "SUCCESS", timeout=60, what="sub",
                       backoff=Backoff(first=0.5, maximum=2.0), clock=clock, sleep=sleep)
     assert waited.value == "SUCCESS" and waited.polls == 6
-    assert sleeps == [0.5, 1.0, 2.0, 2.0, 2.0]
+    # Pauses grow with the time waited (a tenth of it, at least `first`): early on they stay at `first`.
+    assert sleeps == [0.5, 0.5, 0.5, 0.5, 0.5]
 
 
 def test_waiter_deadline_names_the_state() -> None:

@@ -6,7 +6,7 @@
                                boot_file="obs://bucket/code/train.py", engine_name="PyTorch",
                                engine_version="pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64")
     job = modelarts.TrainingJob("train", algorithm_id=algo.algorithm_id, flavor_id=flavor,
-                                inputs=[modelarts.ObsChannel(name="data_url", obs_url="obs://bucket/data/")])
+                                inputs=[modelarts.DataInput(name="data_url", obs_url="obs://bucket/data/")])
 
 Credentials come from stack config (`mltrain:huaweiIamEndpoint`, `mltrain:modelartsEndpoint`,
 `mltrain:huaweiProjectName`/`huaweiProjectId`, `mltrain:huaweiUser`, `mltrain:huaweiDomain`,
@@ -23,11 +23,16 @@ if TYPE_CHECKING:
         Algorithm,
         AlgorithmParameter,
         ChannelDeclaration,
+        DataInput,
+        DatasetRef,
         JobParameter,
+        NfsMount,
         ObsChannel,
+        ObsMount,
         ParameterConstraint,
         ResourceRequirement,
         TrainingJob,
+        Volume,
     )
     from .catalog import get_engines, get_flavors
     from .lookups import (
@@ -49,11 +54,16 @@ __all__ = [
     "Algorithm",
     "AlgorithmParameter",
     "ChannelDeclaration",
+    "DataInput",
+    "DatasetRef",
     "JobParameter",
+    "NfsMount",
     "ObsChannel",
+    "ObsMount",
     "ParameterConstraint",
     "ResourceRequirement",
     "TrainingJob",
+    "Volume",
     "get_algorithm",
     "get_algorithm_output",
     "get_engines",
