@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Regenerates sdk/python (the typed Python SDK of the native `mltrain` plugin, package
+# pulumi_mltrain_native) from schema.json with Pulumi's own Python code generator
+# (scripts/sdkgen, pinned to pkg/v3 v3.274.1 like the engine). The SDK is committed; CI does not
+# run this: tests/plugin/test_generated_sdk.py checks the input hashes in sdk/python/SDKGEN_INPUTS.
+# The generator binary is cached by the hash of its sources outside the clone.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+inputs="scripts/sdkgen/main.go scripts/sdkgen/go.mod scripts/sdkgen/go.sum"
+key="$(cat $inputs | sha256sum | cut -c1-16)"
+CACHE="${MLTRAIN_SDKGEN_CACHE:-$HOME/.cache/pulumi-mltrain/sdkgen}/$key"
+bin="$CACHE/sdkgen"
+if [ ! -x "$bin" ]; then
+  command -v go >/dev/null || { echo "sdkgen: no 'go' on PATH; install Go >= 1.26 to regenerate the SDK" >&2; exit 1; }
+  echo "sdkgen: building the generator once (cache: $CACHE)" >&2
+  mkdir -p "$CACHE"
+  stage="$(mktemp "$CACHE/sdkgen.tmp.XXXX")"
+  (cd scripts/sdkgen && CGO_ENABLED=0 GOFLAGS=-modcacherw GOTOOLCHAIN="${GOTOOLCHAIN:-local}" \
+    go build -trimpath -ldflags "-s -w" -o "$stage" .)
+  mv "$stage" "$bin"
+fi
+"$bin" -schema schema.json -out sdk/python -package pulumi_mltrain_native -stamp "$inputs"
+echo "sdkgen: wrote sdk/python from schema.json" >&2

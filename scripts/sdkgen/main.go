@@ -1,0 +1,148 @@
+// Command sdkgen writes the typed Python SDK of the native `mltrain` plugin from schema.json with
+// Pulumi's own code generator (the CLI's `gen-sdk` needs a language host's GeneratePackage, which the
+// project's Python language host does not implement; this program calls the same codegen directly).
+//
+// schema.json keeps `language.python.packageName = pulumi_mltrain`, which documents the dynamic
+// resources; the generated SDK is renamed here so the two packages never clash.
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/blang/semver"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/python"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+)
+
+// StampFile names the file, at the SDK's root, that records the hashes of the generator's inputs, so
+// a test can tell a stale SDK without Go.
+const StampFile = "SDKGEN_INPUTS"
+
+// noDependencies refuses every package reference: schema.json depends on no other package.
+type noDependencies struct{}
+
+var errNoDependencies = errors.New("schema.json must not reference other packages")
+
+func (noDependencies) LoadPackage(string, *semver.Version) (*schema.Package, error) {
+	return nil, errNoDependencies
+}
+
+func (noDependencies) LoadPackageV2(context.Context, *schema.PackageDescriptor) (*schema.Package, error) {
+	return nil, errNoDependencies
+}
+
+func (noDependencies) LoadPackageReference(string, *semver.Version) (schema.PackageReference, error) {
+	return nil, errNoDependencies
+}
+
+func (noDependencies) LoadPackageReferenceV2(
+	context.Context, *schema.PackageDescriptor,
+) (schema.PackageReference, error) {
+	return nil, errNoDependencies
+}
+
+func main() {
+	schemaPath := flag.String("schema", "schema.json", "Pulumi package schema to generate from")
+	out := flag.String("out", "sdk/python", "folder the SDK is written to (replaced whole)")
+	pkgName := flag.String("package", "pulumi_mltrain_native", "Python package name of the SDK")
+	stamp := flag.String("stamp", "", "extra input files whose hashes are recorded beside schema.json's")
+	flag.Parse()
+	if err := run(*schemaPath, *out, *pkgName, strings.Fields(*stamp)); err != nil {
+		fmt.Fprintln(os.Stderr, "sdkgen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(schemaPath, out, pkgName string, stampInputs []string) error {
+	raw, err := os.ReadFile(schemaPath)
+	if err != nil {
+		return err
+	}
+	var spec schema.PackageSpec
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		return fmt.Errorf("%s: %w", schemaPath, err)
+	}
+	pythonInfo, err := json.Marshal(map[string]any{
+		"packageName":          pkgName,
+		"respectSchemaVersion": true,
+		"pyproject":            map[string]bool{"enabled": true},
+		"inputTypes":           "classes-and-dicts",
+	})
+	if err != nil {
+		return err
+	}
+	if spec.Language == nil {
+		spec.Language = map[string]schema.RawMessage{}
+	}
+	spec.Language["python"] = pythonInfo
+
+	pkg, diags, err := schema.BindSpec(spec, noDependencies{}, schema.ValidationOptions{})
+	if err != nil {
+		return err
+	}
+	if len(diags) > 0 {
+		for _, d := range diags {
+			fmt.Fprintln(os.Stderr, "sdkgen: schema:", d.Error())
+		}
+		if diags.HasErrors() {
+			return fmt.Errorf("%s does not bind (%d problems)", schemaPath, len(diags))
+		}
+	}
+	files, err := python.GeneratePackage("pulumi-mltrain-sdkgen", pkg, nil, noDependencies{})
+	if err != nil {
+		return err
+	}
+	stampText, err := stampFor(append([]string{schemaPath}, stampInputs...))
+	if err != nil {
+		return err
+	}
+	files[StampFile] = []byte(stampText)
+	return writeTree(out, files)
+}
+
+// stampFor lists "sha256  path" for each input, in the order given.
+func stampFor(paths []string) (string, error) {
+	var b strings.Builder
+	b.WriteString("# sha256 of the inputs this SDK was generated from (scripts/sdkgen.sh)\n")
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return "", err
+		}
+		sum := sha256.Sum256(data)
+		fmt.Fprintf(&b, "%s  %s\n", hex.EncodeToString(sum[:]), filepath.ToSlash(p))
+	}
+	return b.String(), nil
+}
+
+// writeTree replaces out with exactly the generated files.
+func writeTree(out string, files map[string][]byte) error {
+	if err := os.RemoveAll(out); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		path := filepath.Join(out, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, files[name], 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
