@@ -234,6 +234,7 @@ def build() -> dict[str, Any]:
         "keywords": ["pulumi", "mltrain", "alaya", "modelarts", "training"],
         "license": "Apache-2.0",
         "config": {"variables": _config_variables()},
+        "provider": _provider_section(),
         "types": dict(sorted(types.types.items())),
         "resources": resources,
         "functions": functions,
@@ -253,6 +254,27 @@ def _config_variables() -> dict[str, Any]:
             entry["secret"] = True
         out[key] = entry
     return out
+
+
+# A setting of the native plugin's explicit provider only (the dynamic form keeps its identity in the state).
+STACK_IDENTITY_KEY = "stackIdentity"
+
+
+def _provider_section() -> dict[str, Any]:
+    """The explicit `mltrain` provider of the native plugin: the same settings as the stack config."""
+    variables = _config_variables()
+    variables[STACK_IDENTITY_KEY] = {
+        "type": "string",
+        "description": "Native plugin only: the stack identity in owner marks and default names (default: "
+        "the URN's project/stack). Set it when stacks of the same project and stack name in different "
+        "backends share an account.",
+    }
+    return {
+        "description": "Settings for one account, region or endpoint (native plugin `mltrain`): the same "
+        "settings as the `mltrain:` stack config keys.",
+        "inputProperties": variables,
+        "properties": {k: v for k, v in variables.items()},
+    }
 
 
 def render_docs(schema: dict[str, Any]) -> dict[str, str]:
