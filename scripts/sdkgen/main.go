@@ -106,14 +106,14 @@ func run(schemaPath, out, pkgName string, stampInputs []string) error {
 	if err != nil {
 		return err
 	}
-	files[StampFile] = []byte(stampText)
+	files[StampFile] = []byte(stampText + treeHash(files) + "  " + filepath.ToSlash(out) + "\n")
 	return writeTree(out, files)
 }
 
 // stampFor lists "sha256  path" for each input, in the order given.
 func stampFor(paths []string) (string, error) {
 	var b strings.Builder
-	b.WriteString("# sha256 of the inputs this SDK was generated from (scripts/sdkgen.sh)\n")
+	b.WriteString("# sha256 of the inputs this SDK was generated from (scripts/sdkgen.sh), then of the generated files\n")
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -123,6 +123,22 @@ func stampFor(paths []string) (string, error) {
 		fmt.Fprintf(&b, "%s  %s\n", hex.EncodeToString(sum[:]), filepath.ToSlash(p))
 	}
 	return b.String(), nil
+}
+
+// treeHash hashes the generated files (path NUL content NUL, sorted by path), so hand edits show.
+func treeHash(files map[string][]byte) string {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, filepath.ToSlash(name))
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, name := range names {
+		h.Write([]byte(name + "\x00"))
+		h.Write(files[filepath.FromSlash(name)])
+		h.Write([]byte("\x00"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // writeTree replaces out with exactly the generated files.

@@ -18,11 +18,331 @@ __all__ = ['ProviderArgs', 'Provider']
 
 @pulumi.input_type
 class ProviderArgs:
-    def __init__(__self__):
+    def __init__(__self__, *,
+                 alaya_api_key: pulumi.Input[Optional[_builtins.str]] = None,
+                 alaya_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 allow_insecure_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 ambiguity_grace: pulumi.Input[Optional[_builtins.float]] = None,
+                 huawei_access_key: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_domain: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_iam_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_password: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_project_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_project_name: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_region: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_secret_key: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_security_token: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_user: pulumi.Input[Optional[_builtins.str]] = None,
+                 insecure_skip_tls_verify: pulumi.Input[Optional[_builtins.bool]] = None,
+                 max_retries: pulumi.Input[Optional[_builtins.int]] = None,
+                 modelarts_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 request_timeout: pulumi.Input[Optional[_builtins.float]] = None,
+                 skip_credential_check: pulumi.Input[Optional[_builtins.bool]] = None,
+                 stack_identity: pulumi.Input[Optional[_builtins.str]] = None):
         """
         The set of arguments for constructing a Provider resource.
+
+        :param pulumi.Input[_builtins.str] alaya_api_key: Environment fallback: MLTRAIN_ALAYA_API_KEY.
+        :param pulumi.Input[_builtins.str] alaya_endpoint: Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+        :param pulumi.Input[_builtins.bool] allow_insecure_http: Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
+        :param pulumi.Input[_builtins.float] ambiguity_grace: Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
+        :param pulumi.Input[_builtins.str] huawei_access_key: Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+        :param pulumi.Input[_builtins.str] huawei_domain: Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+        :param pulumi.Input[_builtins.str] huawei_iam_endpoint: Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+        :param pulumi.Input[_builtins.str] huawei_password: Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+        :param pulumi.Input[_builtins.str] huawei_project_id: Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+        :param pulumi.Input[_builtins.str] huawei_project_name: Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+        :param pulumi.Input[_builtins.str] huawei_region: Environment fallback: MLTRAIN_HUAWEI_REGION.
+        :param pulumi.Input[_builtins.str] huawei_secret_key: Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+        :param pulumi.Input[_builtins.str] huawei_security_token: Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+        :param pulumi.Input[_builtins.str] huawei_user: Environment fallback: MLTRAIN_HUAWEI_USER.
+        :param pulumi.Input[_builtins.bool] insecure_skip_tls_verify: Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
+        :param pulumi.Input[_builtins.int] max_retries: Environment fallback: MLTRAIN_MAX_RETRIES.
+        :param pulumi.Input[_builtins.str] modelarts_endpoint: Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+        :param pulumi.Input[_builtins.float] request_timeout: Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
+        :param pulumi.Input[_builtins.bool] skip_credential_check: Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
+        :param pulumi.Input[_builtins.str] stack_identity: Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
         """
-        pass
+        if alaya_api_key is not None:
+            pulumi.set(__self__, "alaya_api_key", alaya_api_key)
+        if alaya_endpoint is not None:
+            pulumi.set(__self__, "alaya_endpoint", alaya_endpoint)
+        if allow_insecure_http is not None:
+            pulumi.set(__self__, "allow_insecure_http", allow_insecure_http)
+        if ambiguity_grace is not None:
+            pulumi.set(__self__, "ambiguity_grace", ambiguity_grace)
+        if huawei_access_key is not None:
+            pulumi.set(__self__, "huawei_access_key", huawei_access_key)
+        if huawei_domain is not None:
+            pulumi.set(__self__, "huawei_domain", huawei_domain)
+        if huawei_iam_endpoint is not None:
+            pulumi.set(__self__, "huawei_iam_endpoint", huawei_iam_endpoint)
+        if huawei_password is not None:
+            pulumi.set(__self__, "huawei_password", huawei_password)
+        if huawei_project_id is not None:
+            pulumi.set(__self__, "huawei_project_id", huawei_project_id)
+        if huawei_project_name is not None:
+            pulumi.set(__self__, "huawei_project_name", huawei_project_name)
+        if huawei_region is not None:
+            pulumi.set(__self__, "huawei_region", huawei_region)
+        if huawei_secret_key is not None:
+            pulumi.set(__self__, "huawei_secret_key", huawei_secret_key)
+        if huawei_security_token is not None:
+            pulumi.set(__self__, "huawei_security_token", huawei_security_token)
+        if huawei_user is not None:
+            pulumi.set(__self__, "huawei_user", huawei_user)
+        if insecure_skip_tls_verify is not None:
+            pulumi.set(__self__, "insecure_skip_tls_verify", insecure_skip_tls_verify)
+        if max_retries is not None:
+            pulumi.set(__self__, "max_retries", max_retries)
+        if modelarts_endpoint is not None:
+            pulumi.set(__self__, "modelarts_endpoint", modelarts_endpoint)
+        if request_timeout is not None:
+            pulumi.set(__self__, "request_timeout", request_timeout)
+        if skip_credential_check is not None:
+            pulumi.set(__self__, "skip_credential_check", skip_credential_check)
+        if stack_identity is not None:
+            pulumi.set(__self__, "stack_identity", stack_identity)
+
+    @_builtins.property
+    @pulumi.getter(name="alayaApiKey")
+    def alaya_api_key(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_ALAYA_API_KEY.
+        """
+        return pulumi.get(self, "alaya_api_key")
+
+    @alaya_api_key.setter
+    def alaya_api_key(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "alaya_api_key", value)
+
+    @_builtins.property
+    @pulumi.getter(name="alayaEndpoint")
+    def alaya_endpoint(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+        """
+        return pulumi.get(self, "alaya_endpoint")
+
+    @alaya_endpoint.setter
+    def alaya_endpoint(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "alaya_endpoint", value)
+
+    @_builtins.property
+    @pulumi.getter(name="allowInsecureHttp")
+    def allow_insecure_http(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
+        """
+        return pulumi.get(self, "allow_insecure_http")
+
+    @allow_insecure_http.setter
+    def allow_insecure_http(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "allow_insecure_http", value)
+
+    @_builtins.property
+    @pulumi.getter(name="ambiguityGrace")
+    def ambiguity_grace(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
+        """
+        return pulumi.get(self, "ambiguity_grace")
+
+    @ambiguity_grace.setter
+    def ambiguity_grace(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "ambiguity_grace", value)
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiAccessKey")
+    def huawei_access_key(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+        """
+        return pulumi.get(self, "huawei_access_key")
+
+    @huawei_access_key.setter
+    def huawei_access_key(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "huawei_access_key", value)
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiDomain")
+    def huawei_domain(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+        """
+        return pulumi.get(self, "huawei_domain")
+
+    @huawei_domain.setter
+    def huawei_domain(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "huawei_domain", value)
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiIamEndpoint")
+    def huawei_iam_endpoint(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+        """
+        return pulumi.get(self, "huawei_iam_endpoint")
+
+    @huawei_iam_endpoint.setter
+    def huawei_iam_endpoint(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "huawei_iam_endpoint", value)
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiPassword")
+    def huawei_password(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+        """
+        return pulumi.get(self, "huawei_password")
+
+    @huawei_password.setter
+    def huawei_password(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "huawei_password", value)
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiProjectId")
+    def huawei_project_id(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+        """
+        return pulumi.get(self, "huawei_project_id")
+
+    @huawei_project_id.setter
+    def huawei_project_id(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "huawei_project_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiProjectName")
+    def huawei_project_name(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+        """
+        return pulumi.get(self, "huawei_project_name")
+
+    @huawei_project_name.setter
+    def huawei_project_name(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "huawei_project_name", value)
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiRegion")
+    def huawei_region(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_REGION.
+        """
+        return pulumi.get(self, "huawei_region")
+
+    @huawei_region.setter
+    def huawei_region(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "huawei_region", value)
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiSecretKey")
+    def huawei_secret_key(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+        """
+        return pulumi.get(self, "huawei_secret_key")
+
+    @huawei_secret_key.setter
+    def huawei_secret_key(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "huawei_secret_key", value)
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiSecurityToken")
+    def huawei_security_token(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+        """
+        return pulumi.get(self, "huawei_security_token")
+
+    @huawei_security_token.setter
+    def huawei_security_token(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "huawei_security_token", value)
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiUser")
+    def huawei_user(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_USER.
+        """
+        return pulumi.get(self, "huawei_user")
+
+    @huawei_user.setter
+    def huawei_user(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "huawei_user", value)
+
+    @_builtins.property
+    @pulumi.getter(name="insecureSkipTlsVerify")
+    def insecure_skip_tls_verify(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
+        """
+        return pulumi.get(self, "insecure_skip_tls_verify")
+
+    @insecure_skip_tls_verify.setter
+    def insecure_skip_tls_verify(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "insecure_skip_tls_verify", value)
+
+    @_builtins.property
+    @pulumi.getter(name="maxRetries")
+    def max_retries(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Environment fallback: MLTRAIN_MAX_RETRIES.
+        """
+        return pulumi.get(self, "max_retries")
+
+    @max_retries.setter
+    def max_retries(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "max_retries", value)
+
+    @_builtins.property
+    @pulumi.getter(name="modelartsEndpoint")
+    def modelarts_endpoint(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+        """
+        return pulumi.get(self, "modelarts_endpoint")
+
+    @modelarts_endpoint.setter
+    def modelarts_endpoint(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "modelarts_endpoint", value)
+
+    @_builtins.property
+    @pulumi.getter(name="requestTimeout")
+    def request_timeout(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
+        """
+        return pulumi.get(self, "request_timeout")
+
+    @request_timeout.setter
+    def request_timeout(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "request_timeout", value)
+
+    @_builtins.property
+    @pulumi.getter(name="skipCredentialCheck")
+    def skip_credential_check(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
+        """
+        return pulumi.get(self, "skip_credential_check")
+
+    @skip_credential_check.setter
+    def skip_credential_check(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "skip_credential_check", value)
+
+    @_builtins.property
+    @pulumi.getter(name="stackIdentity")
+    def stack_identity(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
+        """
+        return pulumi.get(self, "stack_identity")
+
+    @stack_identity.setter
+    def stack_identity(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "stack_identity", value)
 
 
 @pulumi.type_token("pulumi:providers:mltrain")
@@ -31,12 +351,52 @@ class Provider(pulumi.ProviderResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 alaya_api_key: pulumi.Input[Optional[_builtins.str]] = None,
+                 alaya_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 allow_insecure_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 ambiguity_grace: pulumi.Input[Optional[_builtins.float]] = None,
+                 huawei_access_key: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_domain: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_iam_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_password: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_project_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_project_name: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_region: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_secret_key: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_security_token: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_user: pulumi.Input[Optional[_builtins.str]] = None,
+                 insecure_skip_tls_verify: pulumi.Input[Optional[_builtins.bool]] = None,
+                 max_retries: pulumi.Input[Optional[_builtins.int]] = None,
+                 modelarts_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 request_timeout: pulumi.Input[Optional[_builtins.float]] = None,
+                 skip_credential_check: pulumi.Input[Optional[_builtins.bool]] = None,
+                 stack_identity: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         """
-        Create a Mltrain resource with the given unique name, props, and options.
+        Settings for one account, region or endpoint (native plugin `mltrain`): the same settings as the `mltrain:` stack config keys.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.str] alaya_api_key: Environment fallback: MLTRAIN_ALAYA_API_KEY.
+        :param pulumi.Input[_builtins.str] alaya_endpoint: Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+        :param pulumi.Input[_builtins.bool] allow_insecure_http: Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
+        :param pulumi.Input[_builtins.float] ambiguity_grace: Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
+        :param pulumi.Input[_builtins.str] huawei_access_key: Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+        :param pulumi.Input[_builtins.str] huawei_domain: Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+        :param pulumi.Input[_builtins.str] huawei_iam_endpoint: Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+        :param pulumi.Input[_builtins.str] huawei_password: Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+        :param pulumi.Input[_builtins.str] huawei_project_id: Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+        :param pulumi.Input[_builtins.str] huawei_project_name: Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+        :param pulumi.Input[_builtins.str] huawei_region: Environment fallback: MLTRAIN_HUAWEI_REGION.
+        :param pulumi.Input[_builtins.str] huawei_secret_key: Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+        :param pulumi.Input[_builtins.str] huawei_security_token: Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+        :param pulumi.Input[_builtins.str] huawei_user: Environment fallback: MLTRAIN_HUAWEI_USER.
+        :param pulumi.Input[_builtins.bool] insecure_skip_tls_verify: Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
+        :param pulumi.Input[_builtins.int] max_retries: Environment fallback: MLTRAIN_MAX_RETRIES.
+        :param pulumi.Input[_builtins.str] modelarts_endpoint: Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+        :param pulumi.Input[_builtins.float] request_timeout: Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
+        :param pulumi.Input[_builtins.bool] skip_credential_check: Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
+        :param pulumi.Input[_builtins.str] stack_identity: Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
         """
         ...
     @overload
@@ -45,7 +405,7 @@ class Provider(pulumi.ProviderResource):
                  args: Optional[ProviderArgs] = None,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        Create a Mltrain resource with the given unique name, props, and options.
+        Settings for one account, region or endpoint (native plugin `mltrain`): the same settings as the `mltrain:` stack config keys.
 
         :param str resource_name: The name of the resource.
         :param ProviderArgs args: The arguments to use to populate this resource's properties.
@@ -62,6 +422,26 @@ class Provider(pulumi.ProviderResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 alaya_api_key: pulumi.Input[Optional[_builtins.str]] = None,
+                 alaya_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 allow_insecure_http: pulumi.Input[Optional[_builtins.bool]] = None,
+                 ambiguity_grace: pulumi.Input[Optional[_builtins.float]] = None,
+                 huawei_access_key: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_domain: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_iam_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_password: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_project_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_project_name: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_region: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_secret_key: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_security_token: pulumi.Input[Optional[_builtins.str]] = None,
+                 huawei_user: pulumi.Input[Optional[_builtins.str]] = None,
+                 insecure_skip_tls_verify: pulumi.Input[Optional[_builtins.bool]] = None,
+                 max_retries: pulumi.Input[Optional[_builtins.int]] = None,
+                 modelarts_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 request_timeout: pulumi.Input[Optional[_builtins.float]] = None,
+                 skip_credential_check: pulumi.Input[Optional[_builtins.bool]] = None,
+                 stack_identity: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -71,9 +451,143 @@ class Provider(pulumi.ProviderResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = ProviderArgs.__new__(ProviderArgs)
 
+            __props__.__dict__["alaya_api_key"] = None if alaya_api_key is None else pulumi.Output.secret(alaya_api_key)
+            __props__.__dict__["alaya_endpoint"] = alaya_endpoint
+            __props__.__dict__["allow_insecure_http"] = pulumi.Output.from_input(allow_insecure_http).apply(pulumi.runtime.to_json) if allow_insecure_http is not None else None
+            __props__.__dict__["ambiguity_grace"] = pulumi.Output.from_input(ambiguity_grace).apply(pulumi.runtime.to_json) if ambiguity_grace is not None else None
+            __props__.__dict__["huawei_access_key"] = huawei_access_key
+            __props__.__dict__["huawei_domain"] = huawei_domain
+            __props__.__dict__["huawei_iam_endpoint"] = huawei_iam_endpoint
+            __props__.__dict__["huawei_password"] = None if huawei_password is None else pulumi.Output.secret(huawei_password)
+            __props__.__dict__["huawei_project_id"] = huawei_project_id
+            __props__.__dict__["huawei_project_name"] = huawei_project_name
+            __props__.__dict__["huawei_region"] = huawei_region
+            __props__.__dict__["huawei_secret_key"] = None if huawei_secret_key is None else pulumi.Output.secret(huawei_secret_key)
+            __props__.__dict__["huawei_security_token"] = None if huawei_security_token is None else pulumi.Output.secret(huawei_security_token)
+            __props__.__dict__["huawei_user"] = huawei_user
+            __props__.__dict__["insecure_skip_tls_verify"] = pulumi.Output.from_input(insecure_skip_tls_verify).apply(pulumi.runtime.to_json) if insecure_skip_tls_verify is not None else None
+            __props__.__dict__["max_retries"] = pulumi.Output.from_input(max_retries).apply(pulumi.runtime.to_json) if max_retries is not None else None
+            __props__.__dict__["modelarts_endpoint"] = modelarts_endpoint
+            __props__.__dict__["request_timeout"] = pulumi.Output.from_input(request_timeout).apply(pulumi.runtime.to_json) if request_timeout is not None else None
+            __props__.__dict__["skip_credential_check"] = pulumi.Output.from_input(skip_credential_check).apply(pulumi.runtime.to_json) if skip_credential_check is not None else None
+            __props__.__dict__["stack_identity"] = stack_identity
+        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["alayaApiKey", "huaweiPassword", "huaweiSecretKey", "huaweiSecurityToken"])
+        opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(Provider, __self__).__init__(
             'mltrain',
             resource_name,
             __props__,
             opts)
+
+    @_builtins.property
+    @pulumi.getter(name="alayaApiKey")
+    def alaya_api_key(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_ALAYA_API_KEY.
+        """
+        return pulumi.get(self, "alaya_api_key")
+
+    @_builtins.property
+    @pulumi.getter(name="alayaEndpoint")
+    def alaya_endpoint(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+        """
+        return pulumi.get(self, "alaya_endpoint")
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiAccessKey")
+    def huawei_access_key(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+        """
+        return pulumi.get(self, "huawei_access_key")
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiDomain")
+    def huawei_domain(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+        """
+        return pulumi.get(self, "huawei_domain")
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiIamEndpoint")
+    def huawei_iam_endpoint(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+        """
+        return pulumi.get(self, "huawei_iam_endpoint")
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiPassword")
+    def huawei_password(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+        """
+        return pulumi.get(self, "huawei_password")
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiProjectId")
+    def huawei_project_id(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+        """
+        return pulumi.get(self, "huawei_project_id")
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiProjectName")
+    def huawei_project_name(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+        """
+        return pulumi.get(self, "huawei_project_name")
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiRegion")
+    def huawei_region(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_REGION.
+        """
+        return pulumi.get(self, "huawei_region")
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiSecretKey")
+    def huawei_secret_key(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+        """
+        return pulumi.get(self, "huawei_secret_key")
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiSecurityToken")
+    def huawei_security_token(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+        """
+        return pulumi.get(self, "huawei_security_token")
+
+    @_builtins.property
+    @pulumi.getter(name="huaweiUser")
+    def huawei_user(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_HUAWEI_USER.
+        """
+        return pulumi.get(self, "huawei_user")
+
+    @_builtins.property
+    @pulumi.getter(name="modelartsEndpoint")
+    def modelarts_endpoint(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+        """
+        return pulumi.get(self, "modelarts_endpoint")
+
+    @_builtins.property
+    @pulumi.getter(name="stackIdentity")
+    def stack_identity(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
+        """
+        return pulumi.get(self, "stack_identity")
 
