@@ -14,11 +14,13 @@ python="${MLTRAIN_PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
-stamp=".venv/.mltrain-$(cat requirements/dev.lock pyproject.toml | sha256sum | cut -c1-16)"
+stamp=".venv/.mltrain-$(cat requirements/dev.lock pyproject.toml sdk/python/pyproject.toml | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   echo "bootstrap: installing requirements/dev.lock into .venv" >&2
   .venv/bin/python -m pip install -q -r requirements/dev.lock >&2
   .venv/bin/python -m pip install -q --no-deps -e . >&2
+  # The generated SDK of the native plugin (sdk/python, scripts/sdkgen.sh); its dependencies are in the lock.
+  .venv/bin/python -m pip install -q --no-deps --no-build-isolation -e sdk/python >&2
   rm -f .venv/.mltrain-*; touch "$stamp"
 fi
 
@@ -64,4 +66,20 @@ exec "\$python" -u "$root/scripts/engine/language_host.py" --provider "\$@"
 SH
   chmod 0755 .tools/bin/pulumi-language-python .tools/bin/pulumi-resource-pulumi-python
 fi
+# 3. The Pulumi YAML language host (runtime: yaml), built once from its Go module into the cache.
+yaml_version="${MLTRAIN_YAML_VERSION:-v1.25.0}"
+yaml_bin="${MLTRAIN_ENGINE_CACHE:-$HOME/.cache/pulumi-mltrain/engine}/yaml-$yaml_version/pulumi-language-yaml"
+if [ ! -x "$yaml_bin" ] && command -v go >/dev/null 2>&1; then
+  echo "bootstrap: building pulumi-language-yaml $yaml_version from Go modules, once (about 2 min)" >&2
+  mkdir -p "$(dirname "$yaml_bin")"; yaml_stage="$(mktemp -d "$(dirname "$yaml_bin")/tmp.XXXX")"
+  if CGO_ENABLED=0 GOFLAGS="-mod=mod -modcacherw" GOTOOLCHAIN="${GOTOOLCHAIN:-local}" GOBIN="$yaml_stage" \
+    go install -trimpath -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=${yaml_version#v}" \
+    "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@$yaml_version" >&2; then
+    mv "$yaml_stage/pulumi-language-yaml" "$yaml_bin"
+  else
+    echo "bootstrap: pulumi-language-yaml did not build; Pulumi YAML programs (tests/plugin/test_yaml.py) fail" >&2
+  fi
+  rm -rf "$yaml_stage"
+fi
+if [ -x "$yaml_bin" ]; then ln -sf "$yaml_bin" .tools/bin/pulumi-language-yaml; fi
 echo "bootstrap: ready ($(.tools/bin/pulumi version), $(.venv/bin/python --version))" >&2

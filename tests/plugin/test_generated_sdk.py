@@ -1,0 +1,89 @@
+"""The typed Python SDK generated from schema.json by Pulumi's codegen (sdk/python, package
+pulumi_mltrain_native): in sync with its inputs, and driving the native plugin through the engine."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.pulumi_cli import ROOT, Stack, change_counts
+from support.stacks import alaya_job_args
+
+SDK = ROOT / "sdk" / "python"
+STAMP = SDK / "SDKGEN_INPUTS"
+PROGRAM = Path(__file__).parent / "programs" / "sdk_python"
+# What git and the editable install leave beside the generated files (the SDK's own .gitignore).
+NOT_GENERATED = ("__pycache__", ".egg-info", ".mypy_cache", "build", "dist")
+
+
+def _tree_hash(folder: Path) -> str:
+    """The generator's hash of its output: path NUL content NUL for every file, sorted by path."""
+    digest = hashlib.sha256()
+    files = sorted(
+        p.relative_to(folder).as_posix() for p in folder.rglob("*")
+        if p.is_file() and p != STAMP and not p.name.endswith(".pyc")
+        and not any(part.endswith(NOT_GENERATED) for part in p.relative_to(folder).parts)
+    )
+    for name in files:
+        digest.update(name.encode() + b"\0" + (folder / name).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def test_sdk_is_generated_from_the_current_schema_and_generator() -> None:
+    """No Go needed: the generator recorded the hashes of schema.json, its own sources and its output."""
+    recorded = [line.split("  ", 1) for line in STAMP.read_text().splitlines() if not line.startswith("#")]
+    paths = [path for _, path in recorded]
+    assert paths == ["schema.json", "scripts/sdkgen/main.go", "scripts/sdkgen/go.mod", "scripts/sdkgen/go.sum",
+                     "sdk/python"], paths
+    stale = [path for digest, path in recorded[:-1] if hashlib.sha256((ROOT / path).read_bytes()).hexdigest() != digest]
+    assert not stale, f"sdk/python is stale against {stale}: run `bash scripts/sdkgen.sh` and commit sdk/python"
+    assert _tree_hash(SDK) == recorded[-1][0], (
+        "sdk/python differs from what the generator wrote (edited by hand?): run `bash scripts/sdkgen.sh`"
+    )
+
+
+def test_sdk_declares_the_mltrain_plugin_and_every_schema_token() -> None:
+    plugin = json.loads((SDK / "pulumi_mltrain_native" / "pulumi-plugin.json").read_text())
+    schema = json.loads((ROOT / "schema.json").read_text())
+    assert plugin == {"resource": True, "name": "mltrain", "version": schema["version"]}
+    generated = "".join(p.read_text() for p in (SDK / "pulumi_mltrain_native").rglob("*.py"))
+    missing = [token for token in [*schema["resources"], *schema["functions"]] if f"'{token}'" not in generated]
+    assert not missing, missing
+
+
+def live_tasks(emulator: Any) -> list[dict[str, Any]]:
+    return list(emulator.admin.state()["alaya"]["tasks"])
+
+
+@pytest.mark.engine
+def test_generated_sdk_program_up_preview_destroy(emulator: Any, tmp_path: Path) -> None:
+    """An explicit pulumi_mltrain_native.Provider (typed, secret key) and an alaya.TrainingJob on it."""
+    stack = Stack.from_project(PROGRAM, tmp_path)
+    stack.set_config("alayaEndpoint", emulator.url)
+    stack.set_config("alayaApiKey", emulator.alaya_api_key, secret=True)
+    stack.set_config("job", json.dumps(alaya_job_args()))
+
+    stack.up()
+    outputs = stack.outputs()
+    tasks = live_tasks(emulator)
+    assert [t["id"] for t in tasks] == [outputs["training_task_id"]]
+    assert tasks[0]["image"] == alaya_job_args()["image"]
+    assert outputs["name"].startswith("job")
+
+    state = {r["type"]: r for r in stack.export()["deployment"]["resources"]}
+    assert "mltrain:alaya:TrainingJob" in state, sorted(state)
+    assert state["mltrain:alaya:TrainingJob"]["provider"].startswith(state["pulumi:providers:mltrain"]["urn"])
+    assert emulator.alaya_api_key not in json.dumps(stack.export()), "the provider's key is kept secret"
+
+    before = emulator.admin.requests()
+    counts = change_counts(stack.preview_json())
+    assert set(counts) == {"same"}, counts
+    assert emulator.admin.requests().get("total") == before.get("total"), "a no-change preview calls nothing"
+
+    stack.destroy()
+    assert live_tasks(emulator) == []
+    assert stack.resources() == []
