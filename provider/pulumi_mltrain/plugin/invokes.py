@@ -1,0 +1,47 @@
+"""The program-time functions of schema.json as the plugin's invokes.
+
+The functions are the dynamic form's own (`alaya/lookups.py`, `modelarts/lookups.py`, the
+catalogues); they read the `mltrain:*` settings through `pulumi.Config`, which the plugin's
+plugin sets to its provider's settings for the call. Arguments are checked by the schema's own models.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from ..errors import MltrainError
+
+
+def functions() -> dict[str, Any]:
+    from ..alaya import functions as _alaya  # noqa: F401 -- registers the Alaya NeW functions
+    from ..modelarts import functions as _modelarts  # noqa: F401 -- registers the ModelArts functions
+    from ..schema import FUNCTIONS
+
+    return FUNCTIONS
+
+
+def invoke(token: str, args: dict[str, Any], settings: dict[str, str]) -> dict[str, Any]:
+    """Run one function with the provider's `settings` (`mltrain:<key>` strings) as the config it reads;
+    a LookupError (unknown token, bad arguments, a platform error) is a failure the engine shows as
+    the reason of the invoke."""
+    import pulumi.runtime.config
+
+    # The SDK keeps config in a context variable: set it in the thread that runs the function.
+    pulumi.runtime.config.set_all_config(dict(settings), [])
+    fn = functions().get(token)
+    if fn is None:
+        raise LookupError(f"unknown function {token}; this provider has {', '.join(sorted(functions()))}")
+    try:
+        parsed = fn.inputs.model_validate(args)
+    except ValidationError as err:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
+        raise LookupError(f"{token}: invalid arguments: {problems}") from None
+    try:
+        result = fn.func(**parsed.model_dump())
+    except MltrainError as err:
+        raise LookupError(f"{token}: {err}") from None
+    if fn.items:
+        return {fn.items: result}
+    return dict(result)

@@ -1,0 +1,241 @@
+"""One generic adapter from the engine's provider requests to the existing `MltrainProvider`s.
+
+Every guarantee is the existing providers' own (ownership marks, not-found only on the platform's
+code, wall-clock deadlines, rollback, drift read-back, the credential check at check): this module
+only adds what the engine gives a plugin and not a dynamic provider, namely
+- the owner (a stack identity from `identity.py` and the request's URN) and the account identity,
+  added to the inputs at check, as the dynamic program side adds them;
+- the engine's `timeout` (the resource's customTimeouts) as the operation's deadline, unless the
+  `timeouts` input sets one;
+- import: a read with no inputs reads the object's inputs back and takes it over through the same
+  path as `adopt_id`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from pulumi.dynamic import ConfigureRequest as DynamicConfigure
+from pulumi.dynamic.config import Config
+from pulumi.provider.experimental import provider as p
+
+from .. import __version__
+from .. import spec as specs
+from ..accounts import ACCOUNT_KEY
+from ..config import Settings
+from ..ownership import STACK_KEY, URN_KEY, Mark
+from ..program import load
+from ..resource import MltrainProvider
+from . import sdk
+from .identity import STACK_IDENTITY_VARIABLE, account_identity, stack_identity
+from .invokes import invoke
+
+
+def resource_targets() -> dict[str, str]:
+    """Type token -> "module:Class" of its provider, from the generated resource classes."""
+    from ..alaya import _resources as alaya
+    from ..modelarts import _resources as modelarts
+    from ..schema import token_of
+
+    classes = (alaya.TrainingJob, alaya.StorageMount, modelarts.Algorithm, modelarts.TrainingJob)
+    return {token_of(c): c._lazy_provider.target for c in classes}
+
+
+RESOURCES = resource_targets()
+_INTERNAL = "__mltrain_"
+
+
+class MltrainPlugin(p.Provider):
+    """The `mltrain` provider: one configured `MltrainProvider` per resource type, made on first use."""
+
+    def __init__(self) -> None:
+        self._variables: dict[str, str] = {}
+        self._impls: dict[str, MltrainProvider] = {}
+        self._lock = threading.Lock()
+
+    # ----- provider-wide -----------------------------------------------------------------------
+    async def get_schema(self, request: p.GetSchemaRequest) -> p.GetSchemaResponse:
+        from ..schema import build, dump
+
+        return p.GetSchemaResponse(schema=await sdk.run_sync(lambda: dump(build())))
+
+    async def configure(self, request: p.ConfigureRequest) -> p.ConfigureResponse:
+        """Settings from the provider's variables (`mltrain:*` keys); no preview creates (the checked
+        inputs, derived outputs included, are the preview's outputs) and no output values."""
+        variables = provider_variables(request)
+        Settings.load(variables)  # a malformed endpoint or number fails here, naming the key
+        self._variables = variables
+        return p.ConfigureResponse(accept_secrets=True, supports_preview=False, accept_resources=False,
+                                   accept_outputs=False)
+
+    async def invoke(self, request: p.InvokeRequest) -> p.InvokeResponse:
+        args, _ = sdk.plain(request.args)
+        try:
+            result = await sdk.run_sync(invoke, request.tok, args, self._variables)
+        except LookupError as err:
+            return p.InvokeResponse(failures=[p.CheckFailure("", str(err))])
+        return p.InvokeResponse(return_value=sdk.wrap(result))
+
+    def _impl(self, token: str) -> MltrainProvider:
+        with self._lock:
+            found = self._impls.get(token)
+            if found is None:
+                target = RESOURCES.get(token)
+                if target is None:
+                    raise ValueError(f"unknown resource type {token}; this provider has {', '.join(RESOURCES)}")
+                found = load(target)()
+                found.configure(DynamicConfigure(Config(dict(self._variables), "mltrain")))
+                self._impls[token] = found
+            return found
+
+    def _owner_inputs(self, token: str, urn: str) -> dict[str, Any]:
+        impl = self._impl(token)
+        platform = token.split(":")[1]
+        return {STACK_KEY: stack_identity(urn, self._variables.get(STACK_IDENTITY_VARIABLE)), URN_KEY: urn,
+                ACCOUNT_KEY: account_identity(impl.settings, platform)}
+
+    # ----- resources ---------------------------------------------------------------------------
+    async def check(self, request: p.CheckRequest) -> p.CheckResponse:
+        impl = self._impl(request.type)
+        olds, _ = sdk.plain(request.old_inputs)
+        news, secret = sdk.plain(request.new_inputs)
+        news = {k: v for k, v in news.items() if not k.startswith(_INTERNAL)}
+        news.update(self._owner_inputs(request.type, request.urn))
+        result = await sdk.run_sync(impl.check, olds, news)
+        failures = [p.CheckFailure(f.property, f.reason) for f in result.failures or []]
+        return p.CheckResponse(inputs=sdk.wrap(result.inputs or {}, secret | _secret_fields(impl)),
+                               failures=failures)
+
+    async def diff(self, request: p.DiffRequest) -> p.DiffResponse:
+        impl = self._impl(request.type)
+        olds, _ = sdk.plain(request.old_state)
+        news, _ = sdk.plain(request.new_inputs)
+        result = await sdk.run_sync(impl.diff, request.resource_id, olds, news)
+        replaces = list(result.replaces or [])
+        changed, _ = specs.diff(impl.spec_type, olds, news)
+        changed += [k for k in replaces if k not in changed]
+        detailed = {k: p.PropertyDiff(_kind(k in replaces, k in olds, k in news), True) for k in changed}
+        return p.DiffResponse(changes=bool(result.changes), replaces=replaces,
+                              delete_before_replace=bool(result.delete_before_replace), diffs=changed,
+                              detailed_diff=detailed)
+
+    async def create(self, request: p.CreateRequest) -> p.CreateResponse:
+        impl = self._impl(request.type)
+        props, secret = sdk.plain(request.properties)
+        given = props.get("timeouts")
+        props["timeouts"] = _with_timeout(given, "create", request.timeout)
+        result = await sdk.run_sync(impl.create, props)
+        outs = _restore_timeouts(dict(result.outs or {}), given)
+        return p.CreateResponse(resource_id=result.id, properties=sdk.wrap(outs, secret | _secret_fields(impl)))
+
+    async def read(self, request: p.ReadRequest) -> p.ReadResponse:
+        impl = self._impl(request.type)
+        props, secret = sdk.plain(request.properties)
+        inputs, in_secret = sdk.plain(request.inputs)
+        if not props and not inputs:
+            outs, read_inputs = await sdk.run_sync(self._import, impl, request)
+            secret_keys = _secret_fields(impl)
+            return p.ReadResponse(resource_id=request.resource_id, properties=sdk.wrap(outs, secret_keys),
+                                  inputs=sdk.wrap(read_inputs, secret_keys))
+        result = await sdk.run_sync(impl.read, request.resource_id, {**inputs, **props})
+        if not result.id:
+            return p.ReadResponse(resource_id="", properties={}, inputs={})
+        keys = secret | in_secret | _secret_fields(impl)
+        return p.ReadResponse(resource_id=result.id, properties=sdk.wrap(dict(result.outs or {}), keys),
+                              inputs=sdk.wrap(dict(getattr(result, "inputs", None) or {}), keys))
+
+    def _import(self, impl: MltrainProvider, request: p.ReadRequest) -> tuple[dict[str, Any], dict[str, Any]]:
+        """`pulumi import`: the object's inputs as the platform holds them (the spec's own read-back),
+        then taken over as `adopt_id` takes an object (marked as this resource's where the platform
+        allows it); (outputs, inputs)."""
+        owner = self._owner_inputs(request.type, request.urn)
+        blank = impl.spec_type.model_construct(**dict.fromkeys(impl.spec_type.model_fields))
+        token = impl._in_account(owner)
+        try:
+            found = impl._read(request.resource_id, blank)
+            if found is None or found[1] is None:
+                raise ValueError(f"{impl.kind} {request.resource_id}: the platform has no object to import "
+                                 "under this ID (or it is being deleted)")
+            spec = specs.from_wire(impl.spec_type, found[1], blank)
+            if spec is None:
+                raise ValueError(f"{impl.kind} {request.resource_id}: the platform's copy does not read back "
+                                 "as valid inputs, so it cannot be imported")
+            inputs = {**spec.props(), **owner}
+            outs = impl._adopt(request.resource_id, spec, Mark.from_props(owner))
+        finally:
+            from ..resource import _ACCOUNT
+
+            _ACCOUNT.reset(token)
+        return impl._outs(spec, {**found[0], **outs}, inputs), inputs
+
+    async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
+        impl = self._impl(request.type)
+        olds, _ = sdk.plain(request.olds)
+        news, secret = sdk.plain(request.news)
+        given = news.get("timeouts")
+        news["timeouts"] = _with_timeout(given, "update", request.timeout)
+        result = await sdk.run_sync(impl.update, request.resource_id, olds, news)
+        outs = _restore_timeouts(dict(result.outs or {}), given)
+        return p.UpdateResponse(properties=sdk.wrap(outs, secret | _secret_fields(impl)))
+
+    async def delete(self, request: p.DeleteRequest) -> None:
+        impl = self._impl(request.type)
+        props, _ = sdk.plain(request.properties)
+        props["timeouts"] = _with_timeout(props.get("timeouts"), "delete", request.timeout)
+        await sdk.run_sync(impl.delete, request.resource_id, props)
+
+
+def provider_variables(request: p.ConfigureRequest) -> dict[str, str]:
+    """The provider's settings as `mltrain:<key>` strings, as the stack config writes them: from its
+    typed arguments, else from the variables (which the engine names `mltrain:config:<key>`)."""
+    out: dict[str, str] = {}
+    for key, value in request.variables.items():
+        package, _, name = key.partition(":")
+        if package == "mltrain":
+            out[f"mltrain:{name.removeprefix('config:')}"] = value
+    args, _ = sdk.plain(request.args)
+    for name, value in args.items():
+        if value is None or specs.is_unknown(value):
+            continue
+        whole = isinstance(value, float) and value.is_integer()
+        out[f"mltrain:{name}"] = value if isinstance(value, str) else json.dumps(int(value) if whole else value)
+    return out
+
+
+def _kind(replace: bool, in_old: bool, in_new: bool) -> p.PropertyDiffKind:
+    k = p.PropertyDiffKind
+    if not in_old:
+        return k.ADD_REPLACE if replace else k.ADD
+    if not in_new:
+        return k.DELETE_REPLACE if replace else k.DELETE
+    return k.UPDATE_REPLACE if replace else k.UPDATE
+
+
+def _secret_fields(impl: MltrainProvider) -> set[str]:
+    """Fields the spec declares secret: secret in the state even when the program passed plain text."""
+    return {name for name, meta in specs.field_metas(impl.spec_type) if meta.secret}
+
+
+def _with_timeout(given: Any, op: str, seconds: float) -> Any:
+    """The `timeouts` input with the engine's custom timeout for `op` where the input sets none."""
+    if not seconds or seconds <= 0:
+        return given
+    timeouts = dict(given) if isinstance(given, dict) else {}
+    if not timeouts.get(op):
+        timeouts[op] = float(seconds)
+    return timeouts
+
+
+def _restore_timeouts(outs: dict[str, Any], given: Any) -> dict[str, Any]:
+    """Outputs carry the `timeouts` input as declared, not the engine's: no diff on the next run."""
+    if given is None:
+        outs.pop("timeouts", None)
+    else:
+        outs["timeouts"] = given
+    return outs
+
+
+def serve_plugin(argv: list[str] | None = None) -> None:
+    sdk.serve(MltrainPlugin(), __version__, argv)
