@@ -59,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     sock = bind_loopback(args.port)
     print(banner(f"http://{d.HOST}:{sock.getsockname()[1]}"), flush=True)
     uvicorn.Server(uvicorn_config(app, args.log_level)).run(sockets=[sock])
+    app.state.world.close()
     return 0
 
 

@@ -20,7 +20,7 @@ from .state import World
 
 def create_app(settings: EmulatorSettings | None = None, *, state_file: Path | None = None,
                faults: list[FaultRule] | None = None) -> FastAPI:
-    """Build the app. ``state_file`` is loaded now and rewritten after every change."""
+    """Build the app. ``state_file`` is loaded now; every change is journaled beside it (persistence.py)."""
     world = World(settings, state_file=state_file, faults=faults)
     app = FastAPI(title="pulumi-mltrain emulator", docs_url=d.ADMIN_PREFIX + "/docs",
                   openapi_url=d.ADMIN_PREFIX + "/openapi.json", redoc_url=None)

@@ -78,7 +78,7 @@ async def issue_token(request: Request) -> Response:
                    domain_id=user.domain_id, project_id=project_id, project_name=project_name,
                    issued_at=now, expires_at=now + world.settings.token_ttl)
     world.tokens[record.digest] = record
-    world.commit()
+    world.commit(record)
     domain = {"id": user.domain_id, "name": user.domain}
     content = {"token": {
         "expires_at": iso(record.expires_at), "issued_at": iso(now), "methods": ["password"],

@@ -1,10 +1,10 @@
 """Per-request bookkeeping: count the call (outermost, so faulted calls count too), and around
-the handler bring the world to "now" and write the state file if anything changed.
+the handler bring the world to "now" and journal what changed (when a state file is kept).
 """
 
 from __future__ import annotations
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .routes import platform_of
 from .state import World
@@ -22,7 +22,8 @@ class CountingMiddleware:
 
 
 class CommitMiddleware:
-    """Innermost: sync before the handler; save after it, before any fault spoils the answer."""
+    """Innermost: sync before the handler; save when it starts its answer (so no client sees an
+    answer to a change that is not on disk yet) and before any fault spoils the answer."""
 
     def __init__(self, app: ASGIApp, world: World) -> None:
         self.app = app
@@ -33,7 +34,13 @@ class CommitMiddleware:
             await self.app(scope, receive, send)
             return
         self.world.sync()
+
+        async def send_saved(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                self.world.save_if_dirty()
+            await send(message)
+
         try:
-            await self.app(scope, receive, send)
+            await self.app(scope, receive, send_saved)
         finally:
             self.world.save_if_dirty()

@@ -117,10 +117,11 @@ async def create_algorithm(request: Request) -> Response:
     document = build_algorithm(parse_json(await request.body()), algorithm_id=str(uuid.uuid4()),
                                now_ms=world.clock.now_ms())
     name = document["metadata"]["name"]
-    if any(a.document["metadata"]["name"] == name for a in world.algorithms.values()):
+    if world.algorithm_index.has_name(name):
         raise ModelArtsError(400, "ModelArts.2821", f"algorithm name {name} already exists.")
-    world.algorithms[document["metadata"]["id"]] = Algorithm(id=document["metadata"]["id"], document=document)
-    world.commit()
+    algorithm = Algorithm(id=document["metadata"]["id"], document=document)
+    world.add_algorithm(algorithm)
+    world.commit(algorithm)
     return JSONResponse(document, status_code=201)
 
 
@@ -136,11 +137,15 @@ async def list_algorithms(request: Request) -> Json:
         if key != "name":
             raise invalid(f"searches supports only name:<text>, not {key}")
         name_filter = value
-    rows = sorted((a.document for a in world_of(request).algorithms.values()),
-                  key=lambda doc: doc["metadata"]["create_time"], reverse=order == "desc")
-    rows = [doc for doc in rows if name_filter in doc["metadata"]["name"]]
-    page = rows[offset:offset + limit]
-    return {"total": len(rows), "count": len(page), "limit": limit, "offset": offset,
+    world = world_of(request)
+    index, desc = world.algorithm_index, order == "desc"
+    if name_filter:
+        matches = index.ordered(index.containing(name_filter), desc=desc)
+        total, ids = len(matches), matches[offset:offset + limit]
+    else:
+        total, ids = len(index), index.page(offset, offset + limit, desc=desc)
+    page = [world.algorithms[i].document for i in ids]
+    return {"total": total, "count": len(page), "limit": limit, "offset": offset,
             "sort_by": query.get("sort_by") or "create_time", "order": order,
             "group_by": query.get("group_by") or "", "items": page}
 
@@ -157,15 +162,16 @@ async def update_algorithm(request: Request, algorithm_id: str) -> Response:
     algorithm = _algorithm(world, algorithm_id)
     algorithm.document = build_algorithm(parse_json(await request.body()), algorithm_id=algorithm_id,
                                          now_ms=world.clock.now_ms(), previous=algorithm.document)
-    world.commit()
+    world.commit(algorithm)  # name and create_time unchanged: the index stands
     return JSONResponse(algorithm.document, status_code=201)
 
 
 @router.delete("/algorithms/{algorithm_id}")
 async def delete_algorithm(request: Request, algorithm_id: str) -> Response:
     world = world_of(request)
-    del world.algorithms[_algorithm(world, algorithm_id).id]
-    world.commit()
+    algorithm = _algorithm(world, algorithm_id)
+    world.drop_algorithm(algorithm)
+    world.commit(algorithm)
     return Response(status_code=202)
 
 
@@ -176,10 +182,10 @@ async def create_job(request: Request) -> Response:
     world = world_of(request)
     job_id, now = str(uuid.uuid4()), world.now()
     document = build_job(parse_json(await request.body()), job_id=job_id, now_ms=int(now * 1000),
-                         algorithms={a.id: a.document for a in world.algorithms.values()},
-                         taken={j.document["metadata"]["name"] for j in world.jobs.values()})
+                         algorithms=lambda i: a.document if (a := world.algorithms.get(i)) else None,
+                         taken=world.job_index.names())
     job = TrainingJob(id=job_id, document=document, created_at=now, phase_since=now)
-    world.jobs[job_id] = job
+    world.add_job(job)
     world.commit(job)
     return JSONResponse(job_view(job, now), status_code=201)
 
@@ -195,7 +201,7 @@ async def update_job(request: Request, training_job_id: str) -> Response:
     world = world_of(request)
     job = _job(world, training_job_id)
     job.document["metadata"]["description"] = description_update(parse_json(await request.body()))
-    world.commit()
+    world.commit(job)
     return JSONResponse(None)
 
 
@@ -217,7 +223,7 @@ async def tag_job(request: Request, training_job_id: str) -> Response:
     merged = {t["key"]: t["value"] for t in job.tags}
     merged.update({t["key"]: t["value"] for t in tags})
     job.tags = [{"key": k, "value": v} for k, v in merged.items()]
-    world.commit()
+    world.commit(job)
     return Response(status_code=204)
 
 
@@ -232,7 +238,7 @@ async def untag_job(request: Request, training_job_id: str) -> Response:
         raise ModelArtsError(400, "ModelArts.0101", "tags must be a list of {key} objects.")
     keys = {t["key"] for t in tags}
     job.tags = [t for t in job.tags if t["key"] not in keys]
-    world.commit()
+    world.commit(job)
     return Response(status_code=204)
 
 
@@ -262,30 +268,71 @@ async def job_action(request: Request, training_job_id: str) -> Response:
     return JSONResponse(job_view(job, world.now()), status_code=202)
 
 
-def _filter(job: Json, rule: Any) -> bool:
+_FILTER_KEYS = ("name", "phase", "kind", "algorithm_name", "create_time")
+Rule = tuple[str, str, list[Any]]
+
+
+def _rule(rule: Any) -> Rule:
+    """(key, operator, values) of a well-formed filter; every filter is checked before any job."""
     if not isinstance(rule, dict) or not isinstance(rule.get("value"), list):
         raise invalid("each filter needs key, operator and a value array")
     key, operator, values = rule.get("key"), rule.get("operator"), rule["value"]
-    fields = {"name": job["metadata"]["name"], "phase": job["status"]["phase"], "kind": job["kind"],
-              "algorithm_name": job["algorithm"].get("name", ""),
-              "create_time": job["metadata"]["create_time"]}
-    if key not in fields:
+    if not isinstance(key, str) or key not in _FILTER_KEYS:
         raise invalid(f"filter key {key!r} is not supported")
-    field = fields[key]
-    if operator == "like":
-        return any(str(v) in str(field) for v in values)
-    if operator == "in":
-        return field in values
-    if operator == "not":
-        return field not in values
-    if operator == "between" and len(values) == 2:
-        return bool(values[0] <= field <= values[1])
-    raise invalid(f"filter operator {operator!r} is not supported for {key}")
+    if operator not in ("like", "in", "not") and not (operator == "between" and len(values) == 2):
+        raise invalid(f"filter operator {operator!r} is not supported for {key}")
+    return key, str(operator), values
+
+
+def _field(job: TrainingJob, key: str) -> Any:
+    doc = job.document
+    if key == "phase":
+        return job.phase
+    if key == "kind":
+        return doc["kind"]
+    if key == "algorithm_name":
+        return doc["algorithm"].get("name", "")
+    return doc["metadata"][key]  # name, create_time
+
+
+def _passes(job: TrainingJob, rules: list[Rule]) -> bool:
+    for key, operator, values in rules:
+        field = _field(job, key)
+        if operator == "like":
+            ok = any(str(v) in str(field) for v in values)
+        elif operator == "in":
+            ok = field in values
+        elif operator == "not":
+            ok = field not in values
+        else:
+            ok = bool(values[0] <= field <= values[1])
+        if not ok:
+            return False
+    return True
+
+
+def _by_name(world: World, rules: list[Rule]) -> set[str] | None:
+    """The jobs a name filter (``like`` or ``in``) allows, from the index; None without one."""
+    index, best = world.job_index, None
+    for key, operator, values in rules:
+        if key != "name" or operator not in ("like", "in"):
+            continue
+        if operator == "like":
+            found = {i for v in values for i in index.containing(str(v))}
+        else:
+            found = {i for v in values if isinstance(v, str) for i in index.named(v)}
+        if best is None or len(found) < len(best):
+            best = found
+    return best
 
 
 @router.post("/training-job-searches")
 async def search_jobs(request: Request) -> Json:
-    """``offset`` is a page index here, unlike the algorithm list (api.md B.6 #6)."""
+    """``offset`` is a page index here, unlike the algorithm list (api.md B.6 #6).
+
+    Without filters a page is read off the creation-order index; a name filter (``like``/``in``)
+    takes its candidates from the name index; other filters alone are checked against every job
+    (on stored fields, no view is built). Only the matches are sorted, and only the page is rendered."""
     world = world_of(request)
     body = parse_json(await request.body()) or {}
     if not isinstance(body, dict):
@@ -297,12 +344,18 @@ async def search_jobs(request: Request) -> Json:
     filters = body.get("filters") or []
     if not isinstance(filters, list):
         raise invalid("filters must be an array")
+    rules = [_rule(rule) for rule in filters]
+    index, desc, start = world.job_index, order == "desc", offset * limit
+    if not rules:
+        total, ids = len(index), index.page(start, start + limit, desc=desc)
+    else:
+        pool = _by_name(world, rules)
+        matches = index.ordered([i for i in (index.all() if pool is None else pool)
+                                 if _passes(world.jobs[i], rules)], desc=desc)
+        total, ids = len(matches), matches[start:start + limit]
     now = world.now()
-    jobs = sorted((job_view(j, now) for j in world.jobs.values()),
-                  key=lambda job: job["metadata"]["create_time"], reverse=order == "desc")
-    jobs = [job for job in jobs if all(_filter(job, rule) for rule in filters)]
-    page = jobs[offset * limit:(offset + 1) * limit]
-    return {"total": len(jobs), "count": len(page), "limit": limit, "offset": offset,
+    page = [job_view(world.jobs[i], now) for i in ids]
+    return {"total": total, "count": len(page), "limit": limit, "offset": offset,
             "sort_by": body.get("sort_by") or "create_time", "order": order,
             "group_by": body.get("group_by") or "", "workspace_id": body.get("workspace_id") or "0",
             "ai_project": "default-ai-project", "items": page}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Container
 from typing import Any
 
 from ..modelarts import contract
@@ -195,11 +196,11 @@ def _io(items: Any, kind: str, descriptions: dict[str, str]) -> list[Json]:
     return rendered
 
 
-def _job_algorithm(spec: Json, algorithms: dict[str, Json]) -> Json:
+def _job_algorithm(spec: Json, algorithms: Callable[[str], Json | None]) -> Json:
     params = _list(spec.get("parameters"), "algorithm.parameters")
     overrides = {p.get("name"): p.get("value") for p in params if isinstance(p, dict)}
     if spec.get("id"):
-        algorithm = algorithms.get(spec["id"])
+        algorithm = algorithms(spec["id"])
         if algorithm is None:
             raise algorithm_not_found(spec["id"])
         config = algorithm["job_config"]
@@ -307,8 +308,11 @@ def _annotations(metadata: Json) -> Json:
     return {"job_template": "Template DL", "key_task": "worker", **annotations}
 
 
-def build_job(body: Any, *, job_id: str, now_ms: int, algorithms: dict[str, Json], taken: set[str]) -> Json:
-    """Validate a create body and render the job (without ``status``, which the clock drives)."""
+def build_job(body: Any, *, job_id: str, now_ms: int, algorithms: Callable[[str], Json | None],
+              taken: Container[str]) -> Json:
+    """Validate a create body and render the job (without ``status``, which the clock drives).
+
+    ``algorithms`` looks up an algorithm's document by ID; ``taken`` holds the names in use."""
     body = _object(body, "body", required=True)
     if body.get("kind") != "job":
         raise invalid("kind must be 'job'")

@@ -85,6 +85,7 @@ class Snapshot(BaseModel):
 
     version: int = 1
     clock_offset: float = 0.0
+    journal_seq: int = 0  # the last journal line this snapshot includes (persistence.py)
     subscriptions: list[Subscription] = Field(default_factory=list)
     tasks: list[AlayaTask] = Field(default_factory=list)
     algorithms: list[Algorithm] = Field(default_factory=list)

@@ -87,6 +87,7 @@ class EmulatorServer:
             self._server.should_exit = True
         if self._thread is not None:
             self._thread.join(timeout)
+            self.app.state.world.close()
         if self._socket is not None:
             self._socket.close()
         self._server = self._thread = self._socket = None

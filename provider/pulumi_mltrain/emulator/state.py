@@ -3,8 +3,9 @@
 Concurrency: every handler and middleware is ``async`` and runs on the server's one event loop, so
 the world is only ever touched from that loop and needs no lock. Objects advance lazily: ``sync()``
 runs before each request and moves the objects that are due (``schedule.py``) to the clock's "now";
-a mutation names the objects it changed (``commit(obj)``) so only those are rescheduled, and a bare
-``commit()`` reschedules everything on the next sync (correct, just not constant-time).
+a mutation names the objects it changed (``commit(obj)``) so only those are rescheduled and journaled,
+and a bare ``commit()`` reschedules and re-indexes everything on the next sync and rewrites the whole
+state file (correct, just not constant-time: admin calls and resets only).
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from starlette.requests import HTTPConnection
 from . import alaya_lifecycle, catalog, modelarts_lifecycle, persistence
 from .clock import Clock
 from .fault_rules import FaultBook, FaultRule
+from .indexes import CreationIndex
 from .records import AlayaTask, Algorithm, Snapshot, Subscription, Token, TrainingJob
 from .routes import RouteTable
 from .schedule import Key, Schedule
 from .settings import EmulatorSettings
 
 Json = dict[str, Any]
+Stored = Subscription | AlayaTask | Algorithm | TrainingJob | Token
 
 
 def token_digest(token: str) -> str:
@@ -68,7 +71,10 @@ class World:
         self.requests = RequestLog()
         self.routes = RouteTable([])  # filled in by create_app once the routers exist
         self.state_file = state_file
+        self.journal: persistence.Journal | None = None
         self.dirty = False
+        self._changed: dict[tuple[str, str], None] = {}  # (store, id) changed since the last save, in order
+        self._everything = False  # a bare commit: the next save writes the whole world
         self.subscriptions: dict[str, Subscription] = {}
         self.tasks: dict[str, AlayaTask] = {}
         self.algorithms: dict[str, Algorithm] = {}
@@ -76,10 +82,17 @@ class World:
         self.tokens: dict[str, Token] = {}
         self.storage_patches: dict[str, Json] = {}  # catalogue storage rows changed by /_admin/patch
         self.tasks_by_name: dict[str, dict[str, AlayaTask]] = {}  # Alaya list ?name=, oldest first
+        self.job_index = CreationIndex()  # ModelArts job search: order, names
+        self.algorithm_index = CreationIndex()  # ModelArts algorithm list: order, names
         self.schedule = Schedule()
         self._rescan = True
-        if state_file is not None and (snapshot := persistence.load(state_file)) is not None:
-            self.restore(snapshot)
+        if state_file is not None:
+            loaded = persistence.load(state_file)
+            self.journal = persistence.Journal(state_file, loaded.seq)
+            if loaded.snapshot is not None:
+                self.restore(loaded.snapshot)
+            if self.journal.has_lines():  # fold the journal in now, dropping any torn last line
+                self.journal.compact(self.snapshot())
 
     def now(self) -> float:
         return self.clock.now()
@@ -91,24 +104,27 @@ class World:
             self._reschedule_all()
         while (key := self.schedule.pop_due(now)) is not None:
             self._advance(key, now)
-            self.dirty = True
 
     def _advance(self, key: Key, now: float) -> None:
         kind, ident = key
         if kind == "sub" and (sub := self.subscriptions.get(ident)) is not None:
+            self._touch(sub)
             task = alaya_lifecycle.advance_sub(sub, self.tasks, self.settings, now)
             if task is not None:
                 self.tasks_by_name.setdefault(task.spec["name"], {})[task.id] = task
+                self._touch(task)
                 self._plan(task)
             self._plan(sub)
         elif kind == "task" and (task := self.tasks.get(ident)) is not None:
+            self._touch(task)
             if alaya_lifecycle.advance_task(task, self.settings, now):
                 self.drop_task(task)
             else:
                 self._plan(task)
         elif kind == "job" and (job := self.jobs.get(ident)) is not None:
+            self._touch(job)
             if modelarts_lifecycle.advance_job(job, self.settings, now):
-                del self.jobs[job.id]
+                self.drop_job(job)
             else:
                 self._plan(job)
 
@@ -121,12 +137,17 @@ class World:
             self.schedule.set(("job", obj.id), modelarts_lifecycle.job_due(obj, self.settings))
 
     def _reschedule_all(self) -> None:
-        """After a bare commit (an admin patch may even rename a task): rebuild the schedule and index."""
+        """After a bare commit (an admin patch may even rename an object): rebuild the schedule and indexes."""
         self._rescan = False
         self.schedule.clear()
         self.tasks_by_name = {}
         for task in self.tasks.values():
             self.tasks_by_name.setdefault(task.spec["name"], {})[task.id] = task
+        self.job_index, self.algorithm_index = CreationIndex(), CreationIndex()
+        for job in self.jobs.values():
+            self._index_job(job)
+        for algorithm in self.algorithms.values():
+            self._index_algorithm(algorithm)
         for obj in (*self.subscriptions.values(), *self.tasks.values(), *self.jobs.values()):
             self._plan(obj)
 
@@ -137,22 +158,81 @@ class World:
         if not same:
             self.tasks_by_name.pop(task.spec["name"], None)
 
-    def commit(self, *changed: object) -> None:
+    def add_job(self, job: TrainingJob) -> None:
+        self.jobs[job.id] = job
+        self._index_job(job)
+
+    def drop_job(self, job: TrainingJob) -> None:
+        self.jobs.pop(job.id, None)
+        self.job_index.remove(job.id)
+
+    def _index_job(self, job: TrainingJob) -> None:
+        metadata = job.document["metadata"]
+        self.job_index.add(job.id, metadata["name"], metadata["create_time"])
+
+    def add_algorithm(self, algorithm: Algorithm) -> None:
+        self.algorithms[algorithm.id] = algorithm
+        self._index_algorithm(algorithm)
+
+    def drop_algorithm(self, algorithm: Algorithm) -> None:
+        self.algorithms.pop(algorithm.id, None)
+        self.algorithm_index.remove(algorithm.id)
+
+    def _index_algorithm(self, algorithm: Algorithm) -> None:
+        metadata = algorithm.document["metadata"]
+        self.algorithm_index.add(algorithm.id, metadata["name"], metadata["create_time"])
+
+    def commit(self, *changed: Stored) -> None:
         """Mark a mutation of ``changed`` (written to the state file when the request ends).
 
-        Named objects are rescheduled at once; with none named, every object is on the next sync.
+        Named objects (also ones just removed) are rescheduled and journaled; with none named, every
+        object is rescheduled on the next sync and the next save rewrites the whole world.
         """
         self.dirty = True
         if not changed:
             self._rescan = True
-        elif not self._rescan:
-            for obj in changed:
+            self._everything = True
+            return
+        for obj in changed:
+            self._touch(obj)
+            if not self._rescan:
                 self._plan(obj)
 
+    def _touch(self, obj: Stored) -> None:
+        self.dirty = True
+        self._changed[_store_key(obj)] = None
+
     def save_if_dirty(self) -> None:
-        if self.dirty and self.state_file is not None:
-            persistence.save(self.state_file, self.snapshot())
+        """Journal what changed (or, after a bare commit or every so many entries, write the world)."""
+        if self.dirty and self.journal is not None:
+            if self._everything or self.journal.due_for_compaction(self.size()):
+                self.journal.compact(self.snapshot())
+            else:
+                self.journal.append(self.clock.offset, self._changes())
         self.dirty = False
+        self._everything = False
+        self._changed.clear()
+
+    def close(self) -> None:
+        """On a clean shutdown: fold the journal into the snapshot."""
+        self.save_if_dirty()
+        if self.journal is not None and self.journal.entries:
+            self.journal.compact(self.snapshot())
+
+    def size(self) -> int:
+        return (len(self.subscriptions) + len(self.tasks) + len(self.algorithms) + len(self.jobs)
+                + len(self.tokens))
+
+    def _changes(self) -> list[tuple[str, str, Json | None]]:
+        """(store, id, object as JSON or None when it is gone) for every object changed, in order."""
+        stores: dict[str, dict[str, Any]] = {
+            "subscriptions": self.subscriptions, "tasks": self.tasks, "algorithms": self.algorithms,
+            "jobs": self.jobs, "tokens": self.tokens}
+        out: list[tuple[str, str, Json | None]] = []
+        for store, ident in self._changed:
+            obj = stores[store].get(ident)
+            out.append((store, ident, None if obj is None else obj.model_dump(mode="json")))
+        return out
 
     def snapshot(self) -> Snapshot:
         return Snapshot(clock_offset=self.clock.offset, subscriptions=list(self.subscriptions.values()),
@@ -197,6 +277,18 @@ class World:
 
     def find_token(self, token: str) -> Token | None:
         return self.tokens.get(token_digest(token))
+
+
+def _store_key(obj: Stored) -> tuple[str, str]:
+    if isinstance(obj, Subscription):
+        return "subscriptions", obj.result_key
+    if isinstance(obj, AlayaTask):
+        return "tasks", obj.id
+    if isinstance(obj, Algorithm):
+        return "algorithms", obj.id
+    if isinstance(obj, TrainingJob):
+        return "jobs", obj.id
+    return "tokens", obj.digest
 
 
 def world_of(conn: HTTPConnection) -> World:
