@@ -27,7 +27,7 @@ from ..accounts import ACCOUNT_KEY
 from ..config import Settings
 from ..ownership import STACK_KEY, URN_KEY, Mark
 from ..program import load
-from ..resource import MltrainProvider
+from ..resource import _ACCOUNT, MltrainProvider
 from . import sdk
 from .identity import STACK_IDENTITY_VARIABLE, account_identity, stack_identity
 from .invokes import invoke
@@ -44,6 +44,10 @@ def resource_targets() -> dict[str, str]:
 
 
 RESOURCES = resource_targets()
+# Types whose ID is made of inputs (no remote object of its own): the fields, in the ID's order.
+IMPORT_ID_FIELDS: dict[str, tuple[str, ...]] = {
+    "mltrain:alaya:StorageMount": ("storage_id", "file_directory", "mount_path"),
+}
 _INTERNAL = "__mltrain_"
 
 
@@ -151,10 +155,17 @@ class MltrainPlugin(p.Provider):
         then taken over as `adopt_id` takes an object (marked as this resource's where the platform
         allows it); (outputs, inputs)."""
         owner = self._owner_inputs(request.type, request.urn)
-        blank = impl.spec_type.model_construct(**dict.fromkeys(impl.spec_type.model_fields))
+        seed = dict.fromkeys(impl.spec_type.model_fields)
+        fields = IMPORT_ID_FIELDS.get(request.type, ())
+        if fields:
+            parts = request.resource_id.split(":", len(fields) - 1)
+            if len(parts) != len(fields):
+                raise ValueError(f"{impl.kind}: an import ID is {':'.join(f'<{f}>' for f in fields)}")
+            seed.update(zip(fields, parts, strict=True))
+        blank = impl.spec_type.model_construct(**seed)
         token = impl._in_account(owner)
         try:
-            found = impl._read(request.resource_id, blank)
+            found = _reader(impl)._read(request.resource_id, blank)
             if found is None or found[1] is None:
                 raise ValueError(f"{impl.kind} {request.resource_id}: the platform has no object to import "
                                  "under this ID (or it is being deleted)")
@@ -165,8 +176,6 @@ class MltrainPlugin(p.Provider):
             inputs = {**spec.props(), **owner}
             outs = impl._adopt(request.resource_id, spec, Mark.from_props(owner))
         finally:
-            from ..resource import _ACCOUNT
-
             _ACCOUNT.reset(token)
         return impl._outs(spec, {**found[0], **outs}, inputs), inputs
 
@@ -202,6 +211,15 @@ def provider_variables(request: p.ConfigureRequest) -> dict[str, str]:
         whole = isinstance(value, float) and value.is_integer()
         out[f"mltrain:{name}"] = value if isinstance(value, str) else json.dumps(int(value) if whole else value)
     return out
+
+
+def _reader(impl: MltrainProvider) -> MltrainProvider:
+    """`impl` without derived outputs: at import the inputs they follow from are not known before the
+    first read (they are computed from the read-back inputs afterwards, in `_outs`)."""
+    cls = type(impl)
+    reader = type(f"{cls.__name__}Import", (cls,), {"_derived": lambda self, spec: {}})()
+    reader.__dict__.update(impl.__dict__)
+    return reader
 
 
 def _kind(replace: bool, in_old: bool, in_new: bool) -> p.PropertyDiffKind:

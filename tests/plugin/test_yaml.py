@@ -1,0 +1,64 @@
+"""A Pulumi YAML program (`runtime: yaml`, the language host that scripts/bootstrap.sh builds from
+its Go module) on the native `mltrain` plugin: typed by the plugin's schema, through the engine."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from support.pulumi_cli import BIN, Stack, change_counts
+
+pytestmark = pytest.mark.engine
+
+PROGRAM = Path(__file__).parent / "programs" / "yaml_alaya"
+
+
+def yaml_stack(home: Path) -> Stack:
+    """The YAML project copied as it is (Stack.from_project would make it a Python project)."""
+    assert (BIN / "pulumi-language-yaml").exists(), (
+        "no pulumi-language-yaml in .tools/bin: run `bash scripts/bootstrap.sh` (it builds the YAML language host "
+        "from the Go module proxy with `go install`)"
+    )
+    workdir = home / "project"
+    shutil.copytree(PROGRAM, workdir)
+    (home / "state").mkdir(parents=True)
+    stack = Stack(workdir=workdir, home=home)
+    stack.run("stack", "init", stack.name)
+    return stack
+
+
+def live_tasks(emulator: Any) -> list[dict[str, Any]]:
+    return list(emulator.admin.state()["alaya"]["tasks"])
+
+
+def test_yaml_program_up_preview_replace_destroy(emulator: Any, tmp_path: Path) -> None:
+    stack = yaml_stack(tmp_path)
+    stack.set_config("alayaEndpoint", emulator.url)
+    stack.set_config("alayaApiKey", emulator.alaya_api_key, secret=True)
+
+    stack.up()
+    outputs = stack.outputs()
+    tasks = live_tasks(emulator)
+    assert [t["id"] for t in tasks] == [outputs["training_task_id"]]
+    assert tasks[0]["image"].endswith("pytorch:2.3.1-gpu")
+    state = {r["type"]: r for r in stack.export()["deployment"]["resources"]}
+    assert state["mltrain:alaya:TrainingJob"]["provider"].startswith(state["pulumi:providers:mltrain"]["urn"])
+    assert emulator.alaya_api_key not in json.dumps(stack.export()), "the provider's key is kept secret"
+
+    assert set(change_counts(stack.preview_json())) == {"same"}
+
+    # The image forces a replace, as in every other language: one task remains, with a new ID.
+    stack.set_config("image", "harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu")
+    assert change_counts(stack.preview_json()).get("replace") == 1
+    stack.up()
+    new_id = stack.outputs()["training_task_id"]
+    assert new_id != outputs["training_task_id"]
+    assert [t["id"] for t in live_tasks(emulator)] == [new_id]
+
+    stack.destroy()
+    assert live_tasks(emulator) == []
+    assert stack.resources() == []
