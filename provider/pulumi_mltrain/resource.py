@@ -142,7 +142,10 @@ class MltrainProvider(ResourceProvider):
                 deadline: float) -> dict[str, Any]:
         return {}
 
-    def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
+    def _delete(self, object_id: str, spec: Any, deadline: float) -> bool:
+        """Remove the object; True when the platform accepted the delete and then stopped knowing the
+        object (that answer needs no second look), False when it was not found before anything was
+        accepted (a listing is asked to agree first, as on read). Raises NotFound like False."""
         raise NotImplementedError
 
     def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
@@ -359,11 +362,12 @@ class MltrainProvider(ResourceProvider):
         try:
             try:
                 with transport.operation_deadline(deadline, f"deleting {self.kind} '{self._label(spec)}'"):
-                    self._delete(id_, spec, deadline)
+                    confirmed = self._delete(id_, spec, deadline)
             except NotFound as err:
                 self._confirm_gone(id_, spec, str(err))
                 return
-            self._confirm_gone(id_, spec, "deleted, and the platform no longer finds it")
+            if not confirmed:
+                self._confirm_gone(id_, spec, "not found before the platform accepted any call for it")
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
 

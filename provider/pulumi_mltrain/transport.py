@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import contextvars
 import email.utils
+import heapq
+import itertools
 import math
 import random
 import socket
@@ -137,7 +139,7 @@ def _backoff(policy: Policy, retry: int, err: BaseException | None) -> float:
 
 
 def _abort(response: httpx.Response) -> None:
-    """Shut the answer's socket down, which wakes a read blocked on it (called from a timer)."""
+    """Shut the answer's socket down, which wakes a read blocked on it (called by the watchdog)."""
     stream = response.extensions.get("network_stream")
     sock = stream.get_extra_info("socket") if stream is not None else None
     if isinstance(sock, socket.socket):
@@ -145,45 +147,84 @@ def _abort(response: httpx.Response) -> None:
             socket.socket.shutdown(sock, socket.SHUT_RDWR)  # the plain method: safe on TLS sockets too
 
 
+class _Watchdog:
+    """One thread per process that aborts answers still being read at their deadline.
+
+    A thread per request (threading.Timer) cost more CPU than the rest of the request's own work
+    in the client. Here a request adds one entry to a heap and, when it ends, clears it under the
+    lock (so an answer is never aborted after it was read and its connection went back to the
+    pool); cleared entries are dropped when they reach the top. The thread sleeps until the earliest
+    deadline and is woken only when a new one comes earlier.
+    """
+
+    def __init__(self) -> None:
+        self._heap: list[list[Any]] = []  # [at, seq, response or None once done]
+        self._cond = threading.Condition()
+        self._seq = itertools.count()
+        self._wake_at = math.inf
+        self._thread: threading.Thread | None = None
+
+    def watch(self, at: float, response: httpx.Response) -> list[Any]:
+        entry = [at, next(self._seq), response]
+        with self._cond:
+            heapq.heappush(self._heap, entry)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="mltrain-deadlines", daemon=True)
+                self._thread.start()
+            elif at < self._wake_at:
+                self._cond.notify()
+        return entry
+
+    def done(self, entry: list[Any]) -> None:
+        with self._cond:
+            entry[2] = None
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                while self._heap and (self._heap[0][2] is None or self._heap[0][0] <= now):
+                    response = heapq.heappop(self._heap)[2]
+                    if response is not None:
+                        _abort(response)
+                self._wake_at = self._heap[0][0] if self._heap else math.inf
+                self._cond.wait(None if not self._heap else max(0.0, self._wake_at - now))
+
+
+_WATCHDOG = _Watchdog()
+
+
+def _url(client: httpx.Client, path: str, params: Any) -> httpx.URL:
+    """The absolute URL of ``path`` (and ``params``) under the client's base URL, parsed once: a
+    relative path costs httpx three URL parses per request."""
+    return httpx.URL(str(client.base_url).rstrip("/") + path, params=params)
+
+
 def send(client: httpx.Client, method: str, path: str, budget: float, **kwargs: Any) -> httpx.Response:
     """One request whose connect, send and complete answer fit in ``budget`` seconds.
 
-    The answer is streamed and the deadline checked between chunks; a timer shuts the socket down
-    at the deadline, so a stalled read cannot outlive it either. Raises httpx.ReadTimeout when the
-    deadline passes (a transport error, mapped like any other by ``call``).
+    httpx bounds connect and each read by the budget; the watchdog shuts the socket down at the
+    deadline, so a body that drips in byte by byte cannot outlive it either. Raises
+    httpx.ReadTimeout when the deadline passes (a transport error, mapped like any other by ``call``).
     """
     end = time.monotonic() + budget
-    request = client.build_request(method, path, timeout=_timeout(budget), **kwargs)
+    url = _url(client, path, kwargs.pop("params", None))
+    request = client.build_request(method, url, timeout=_timeout(budget), **kwargs)
     response = client.send(request, stream=True)
-    chunks: list[bytes] = []
-    timer = threading.Timer(max(0.0, end - time.monotonic()), _abort, (response,))
-    timer.daemon = True
+    entry = _WATCHDOG.watch(end, response)
     try:
-        timer.start()
-        for chunk in response.iter_bytes():
-            chunks.append(chunk)
-            if time.monotonic() >= end:
-                break
-        else:
-            return _complete(response, b"".join(chunks))
+        response.read()
     except httpx.TransportError:
         if time.monotonic() < end:
             raise
+    else:
+        if time.monotonic() < end:
+            return response
     finally:
-        timer.cancel()
+        _WATCHDOG.done(entry)
         response.close()
-    raise httpx.ReadTimeout(
-        f"no complete answer within {budget:.1f}s (got {sum(map(len, chunks))} bytes of the body)", request=request
-    )
-
-
-def _complete(streamed: httpx.Response, body: bytes) -> httpx.Response:
-    """A read response holding the decoded ``body``: the framing and encoding headers no longer apply."""
-    dropped = {"content-encoding", "content-length", "transfer-encoding"}
-    headers = [(k, v) for k, v in streamed.headers.multi_items() if k.lower() not in dropped]
-    kept = {k: v for k, v in streamed.extensions.items() if k in ("http_version", "reason_phrase")}
-    return httpx.Response(streamed.status_code, headers=headers, content=body, request=streamed.request,
-                          extensions=kept)
+    raise httpx.ReadTimeout(f"no complete answer within {budget:.1f}s (got {response.num_bytes_downloaded} "
+                            "bytes of the body)", request=request)
 
 
 def call(

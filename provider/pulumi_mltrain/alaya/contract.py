@@ -42,6 +42,7 @@ CREATE_TYPES_SUPPORTED = ("DIRECT",)  # COPY and TEMPLATE need a source the crea
 # Business codes in the {status, message, data} envelope.
 OK = 200
 NOT_FOUND = 404
+CONFLICT = 409  # a call refused in the task's status: stop of an ended task, delete of a running one
 STORAGE_ACTIVE = "Active"
 STORAGE_TYPES = ("nas-capacity", "nas-performance")
 

@@ -103,5 +103,6 @@ class StorageMountProvider(AlayaProvider):
         # The listing is the platform's own answer; the row is what drift is read from (its type).
         return None if row is None else (self._outputs(spec, row), row)
 
-    def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
+    def _delete(self, object_id: str, spec: Any, deadline: float) -> bool:
         """Nothing remote: the storage belongs to the tenant, the mount to the tasks."""
+        return True

@@ -17,7 +17,7 @@ from pydantic import BeforeValidator, SerializationInfo, field_serializer, model
 
 from .. import spec as specs
 from .. import transport
-from ..errors import AmbiguousOutcome, MltrainError, NotFound, RemoteFailure, WaitTimeout
+from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout
 from ..ownership import Mark, claim
 from ..progress import Label
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
@@ -30,6 +30,9 @@ from .models import NasMount
 
 # The budget of a clean-up that runs after its create failed or ran out of time.
 CLEANUP_SECONDS = 120.0
+# Statuses a delete is accepted in (the emulator, like the adopted contract, refuses it while a task starts
+# or runs); a status this provider does not know (a platform's STOPPING) is waited out.
+DELETABLE = contract.TERMINAL | {contract.PAUSED, contract.DELETING}
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -396,34 +399,55 @@ class TrainingJobProvider(AlayaProvider):
             return False
         return any(str(r.get("id")) == object_id for r in self.api().find_tasks(name))
 
-    def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
-        self._remove(object_id, deadline, Label.of(self.kind, spec, object_id=object_id))
+    def _delete(self, object_id: str, spec: Any, deadline: float) -> bool:
+        return self._remove(object_id, deadline, Label.of(self.kind, spec, object_id=object_id))
 
-    def _remove(self, task_id: str, deadline: float, label: Label | None = None) -> None:
-        """Stop if live, delete, and wait until the platform no longer knows the task.
+    def _remove(self, task_id: str, deadline: float, label: Label | None = None) -> bool:
+        """Stop, delete, and wait until the platform no longer knows the task.
 
-        A not-found on the way ends the removal; the caller confirms it with a listing."""
+        Three calls for a task that stops at once or has already ended: a stop the platform refuses
+        because of the task's status (it ended, is paused or is being deleted) is nothing to do. Only
+        when the delete is refused in the task's status (it is still running or stopping) does the
+        full path run: read the task, stop it if it is live, wait until it has settled, delete again.
+        No ownership check is needed here: the ID comes from this resource's state (or its own create).
+
+        True once the platform accepted the delete and then answered its own not-found: the delete
+        proves that the ID and the endpoint address this task, so that answer needs no listing. A
+        not-found before the delete was accepted returns False: the caller asks a listing first.
+        """
         api = self.api()
+        label = label and Label(label.kind, label.name, task_id, label.urn, "deleting")
         try:
-            detail = api.task(task_id)
-            if _status(detail) in contract.LIVE:
-                api.stop_task(task_id)
-                wait_for(lambda: api.task(task_id), lambda d: _status(d) not in contract.LIVE,
-                         timeout=remaining(deadline), what=f"stopping task {task_id}", state_of=_status,
-                         label=label and Label(label.kind, label.name, task_id, label.urn, "stopping"))
-            if _status(detail) != contract.DELETING:
+            _unless_refused(lambda: api.stop_task(task_id))
+            try:
                 api.delete_task(task_id)
-
-            def gone() -> str:
-                try:
-                    return _status(api.task(task_id))
-                except NotFound:
-                    return "GONE"
-
-            wait_for(gone, lambda s: s == "GONE", timeout=remaining(deadline), what=f"deleting task {task_id}",
-                     label=label and Label(label.kind, label.name, task_id, label.urn, "deleting"))
+            except ApiError as err:
+                if not _refused(err):
+                    raise
+                self._settle(task_id, deadline, label and Label(label.kind, label.name, task_id, label.urn,
+                                                                "stopping"))
+                api.delete_task(task_id)
         except NotFound:
-            return
+            return False
+
+        def gone() -> str:
+            try:
+                return _status(api.task(task_id))
+            except NotFound:
+                return "GONE"
+
+        wait_for(gone, lambda s: s == "GONE", timeout=remaining(deadline), what=f"deleting task {task_id}",
+                 label=label)
+        return True
+
+    def _settle(self, task_id: str, deadline: float, label: Label | None) -> None:
+        """The full path of a delete the platform refused: stop the task if it is live, and wait until
+        its status is one a delete is accepted in."""
+        api = self.api()
+        if _status(api.task(task_id)) in contract.LIVE - {contract.PAUSED}:
+            _unless_refused(lambda: api.stop_task(task_id))
+        wait_for(lambda: api.task(task_id), lambda d: _status(d) in DELETABLE, timeout=remaining(deadline),
+                 what=f"stopping task {task_id}", state_of=_status, label=label)
 
     def _outputs(self, detail: dict[str, Any]) -> dict[str, Any]:
         detail = scrub(detail)
@@ -435,6 +459,20 @@ class TrainingJobProvider(AlayaProvider):
             "end_time": detail.get("endTime") or detail.get("finishTime"),
             "reason": detail.get("reason") or None,
         }
+
+
+def _refused(err: ApiError) -> bool:
+    """The platform's own refusal of a call in the task's current status (not a gateway's 409)."""
+    return type(err) is ApiError and err.http_status == contract.CONFLICT
+
+
+def _unless_refused(call: Any) -> None:
+    """Make a call whose refusal in the task's status means there is nothing for it to do."""
+    try:
+        call()
+    except ApiError as err:
+        if not _refused(err):
+            raise
 
 
 def _mark(detail: dict[str, Any]) -> Mark | None:

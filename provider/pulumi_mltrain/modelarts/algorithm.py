@@ -226,12 +226,15 @@ class AlgorithmProvider(ModelArtsProvider):
                 return self._outputs(updated)
         return self._outputs(self.api().algorithm(object_id))
 
-    def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
+    def _delete(self, object_id: str, spec: Any, deadline: float) -> bool:
+        """DELETE, then read until ModelArts answers its own not-found (2755). True: the accepted DELETE
+        proves that the ID and the endpoint address this algorithm, so that answer needs no listing;
+        a not-found to the DELETE itself returns False, and the caller asks a listing first."""
         api = self.api()
         try:
             api.delete_algorithm(object_id)
         except NotFound:
-            return
+            return False
 
         def gone() -> str:
             try:
@@ -243,6 +246,7 @@ class AlgorithmProvider(ModelArtsProvider):
         wait_for(gone, lambda s: s == "deleted", timeout=remaining(deadline),
                  what=f"deleting algorithm {object_id}", backoff=Backoff(first=0.5, maximum=5.0),
                  label=Label.of(self.kind, spec, object_id=object_id, doing="deleting"))
+        return True
 
     def _outputs(self, algorithm: dict[str, Any]) -> dict[str, Any]:
         metadata = algorithm.get("metadata") or {}

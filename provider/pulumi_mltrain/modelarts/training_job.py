@@ -389,43 +389,77 @@ class TrainingJobProvider(ModelArtsProvider):
         if tags:
             self.api().tag_job(job_id, [{"key": k, "value": v} for k, v in tags.items()])
 
-    def _delete(self, object_id: str, spec: Any, deadline: float) -> None:
-        self._remove(object_id, deadline, Label.of(self.kind, spec, object_id=object_id))
+    def _delete(self, object_id: str, spec: Any, deadline: float) -> bool:
+        return self._remove(object_id, deadline, Label.of(self.kind, spec, object_id=object_id))
 
-    def _remove(self, job_id: str, deadline: float, label: Label | None = None) -> None:
-        """Terminate if live, wait until it stopped, DELETE, and wait until ModelArts no longer knows it."""
+    def _remove(self, job_id: str, deadline: float, label: Label | None = None) -> bool:
+        """Terminate, DELETE, and wait until ModelArts no longer knows the job.
+
+        A job that has ended takes three calls: its terminate is refused (ModelArts.2796: not in
+        Creating, Pending or Running), then DELETE and one read. A live job's terminate answers the job
+        Terminating: that wait (job reads) runs before the DELETE, since the documents do not say
+        whether a job may be deleted while it terminates; so does a terminate refused because the
+        status changed meanwhile (2878), and a DELETE refused in the job's status (409). No ownership
+        check is needed here: the ID comes from this resource's state (or its own create).
+
+        True once ModelArts accepted the DELETE and then answered its own not-found (2775): the
+        DELETE proves that the ID and the endpoint address this job, so that answer needs no listing.
+        A not-found before the DELETE was accepted returns False: the caller asks a listing first.
+        """
+        api = self.api()
+        stopping = label and Label(label.kind, label.name, job_id, label.urn, "stopping")
+        try:
+            stopping_now = self._terminate(job_id)
+            if stopping_now is not None:
+                self._settle_stop(job_id, deadline, stopping, look_first=not stopping_now)
+            try:
+                api.delete_job(job_id)
+            except ApiError as err:
+                if type(err) is not ApiError or err.http_status != 409:
+                    raise
+                self._settle_stop(job_id, deadline, stopping, look_first=True)
+                api.delete_job(job_id)
+        except NotFound:
+            return False
+
+        def gone() -> str:
+            try:
+                return _phase(api.job(job_id))
+            except NotFound:
+                return "deleted"
+
+        wait_for(gone, lambda s: s == "deleted", timeout=remaining(deadline),
+                 what=f"deleting training job {job_id}", backoff=self.poll,
+                 label=label and Label(label.kind, label.name, job_id, label.urn, "deleting"))
+        return True
+
+    def _terminate(self, job_id: str) -> bool | None:
+        """Ask ModelArts to stop the job: None when there is nothing to stop or wait for, True when its
+        answer says it is stopping, False when the status changed meanwhile (the job must be read)."""
+        try:
+            answer = self.api().terminate_job(job_id)
+        except ApiError as err:
+            if err.code == contract.CANNOT_TERMINATE:
+                return None  # not in Creating, Pending or Running: nothing to stop
+            if err.code == contract.STATUS_CHANGED:
+                return False
+            raise
+        return None if answer is not None and _phase(answer) in contract.SETTLED else True
+
+    def _settle_stop(self, job_id: str, deadline: float, label: Label | None, *, look_first: bool) -> None:
+        """Wait until the job has stopped; with `look_first`, read it first and terminate it once
+        more if it is live (a terminate or DELETE was refused because its status changed)."""
         api = self.api()
         busy = contract.TERMINABLE | {contract.TERMINATING}
-        try:
-            job = api.job(job_id)
-            for _ in range(2):
-                if _phase(job) not in contract.TERMINABLE:
-                    break
-                try:
-                    api.terminate_job(job_id)
-                    break
-                except ApiError as err:
-                    if err.code not in (contract.CANNOT_TERMINATE, contract.STATUS_CHANGED):
-                        raise
-                    job = api.job(job_id)  # it moved on meanwhile: look again
-            if _phase(job) in busy:
-                wait_for(lambda: api.job(job_id), lambda j: _phase(j) not in busy,
-                         timeout=remaining(deadline), what=f"stopping training job {job_id}", state_of=_phase,
-                         backoff=self.poll,
-                         label=label and Label(label.kind, label.name, job_id, label.urn, "stopping"))
-            api.delete_job(job_id)
-
-            def gone() -> str:
-                try:
-                    return _phase(api.job(job_id))
-                except NotFound:
-                    return "deleted"
-
-            wait_for(gone, lambda s: s == "deleted", timeout=remaining(deadline),
-                     what=f"deleting training job {job_id}", backoff=self.poll,
-                     label=label and Label(label.kind, label.name, job_id, label.urn, "deleting"))
-        except NotFound:
-            return
+        if look_first and _phase(api.job(job_id)) in contract.TERMINABLE:
+            try:
+                api.terminate_job(job_id)
+            except ApiError as err:
+                if err.code not in (contract.CANNOT_TERMINATE, contract.STATUS_CHANGED):
+                    raise
+        wait_for(lambda: api.job(job_id), lambda j: _phase(j) not in busy,
+                 timeout=remaining(deadline), what=f"stopping training job {job_id}", state_of=_phase,
+                 backoff=self.poll, label=label)
 
     # ----- outputs -------------------------------------------------------------------------------
     def _outputs(self, job: dict[str, Any]) -> dict[str, Any]:
