@@ -2,12 +2,12 @@
 
 The emulator runs in a child process (`python -m pulumi_mltrain.emulator`), so the CPU measured here
 (`time.process_time()`, every thread of this process: the provider's own work, httpx, pydantic, the
-request timers) is the provider's alone. Jobs run one after another after a few warm-up jobs, which
+deadline watchdog) is the provider's alone. Jobs run one after another after a few warm-up jobs, which
 pay the one-time costs (imports, first client, catalogue) that the benchmark's other rows measure.
 API calls per job are counted by the emulator (`/_admin/requests`).
 
     .venv/bin/python bench/cpu_per_job.py --jobs 50            # one JSON line
-    .venv/bin/python bench/cpu_per_job.py --jobs 50 --profile  # and the top of a cProfile, on stderr
+    .venv/bin/python bench/cpu_per_job.py --jobs 50 --profile  # and a CPU-time cProfile, on stderr
 """
 
 from __future__ import annotations
@@ -16,11 +16,13 @@ import argparse
 import cProfile
 import json
 import pstats
+import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -72,42 +74,42 @@ def props(jobs: TrainingJobProvider, i: int) -> dict[str, Any]:
     return dict(checked.inputs)
 
 
-def measure(url: str, key: str, n: int, profile: bool) -> dict[str, Any]:
+def timed(profiler: cProfile.Profile | None, call: Callable[[], Any]) -> tuple[Any, float]:
+    """(what `call` returns, the CPU seconds it took), profiled when asked."""
+    if profiler:
+        profiler.enable()
+    start = time.process_time()
+    try:
+        return call(), time.process_time() - start
+    finally:
+        if profiler:
+            profiler.disable()
+
+
+def measure(url: str, key: str, n: int, profiler: cProfile.Profile | None) -> dict[str, Any]:
+    """Median CPU of one job's create + delete (the median, since the machine may be shared), and
+    the mean calls of each."""
     jobs = provider(url, key)
     with EmulatorAdmin(url, timeout=30.0) as admin:
         admin.set_settings(**ZERO_DELAYS)
         for i in range(WARM_UP):
             created = jobs.create(props(jobs, -1 - i))
             jobs.delete(str(created.id), dict(created.outs or {}))
-        cpu, calls = 0.0, {"create": 0, "delete": 0}
-        profiler = cProfile.Profile(time.process_time) if profile else None
+        cpu: list[float] = []
+        calls = {"create": 0, "delete": 0}
         for i in range(n):
             inputs = props(jobs, i)
-            before = counts(admin)
-            if profiler:
-                profiler.enable()
-            start = time.process_time()
-            created = jobs.create(inputs)
-            cpu += time.process_time() - start
-            if profiler:
-                profiler.disable()
+            before = counts(admin)  # admin calls are not counted
+            created, create_cpu = timed(profiler, partial(jobs.create, inputs))
             middle = counts(admin)
-            if profiler:
-                profiler.enable()
-            start = time.process_time()
-            jobs.delete(str(created.id), dict(created.outs or {}))
-            cpu += time.process_time() - start
-            if profiler:
-                profiler.disable()
-            calls["create"] += middle - before  # admin calls are not counted
+            _, delete_cpu = timed(profiler, partial(jobs.delete, str(created.id), dict(created.outs or {})))
+            cpu.append(create_cpu + delete_cpu)
+            calls["create"] += middle - before
             calls["delete"] += counts(admin) - middle
         left = admin.state()["alaya"]["tasks"]
         if left:
             raise RuntimeError(f"{len(left)} tasks left on the emulator")
-    if profiler:
-        pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats(40)
-        pstats.Stats(profiler, stream=sys.stderr).sort_stats("tottime").print_stats(30)
-    return {"cpu_ms_per_job": round(cpu * 1000 / n, 2),
+    return {"cpu_ms_per_job": round(statistics.median(cpu) * 1000, 2),
             "calls_per_job": {k: round(v / n, 2) for k, v in calls.items()}}
 
 
@@ -115,11 +117,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=50, help="measured jobs (after a few warm-up jobs)")
     parser.add_argument("--profile", action="store_true", help="print cProfile statistics to stderr")
+    parser.add_argument("--top", type=int, default=40, help="lines of each profile table")
     args = parser.parse_args(argv)
     from pulumi_mltrain.emulator import defaults
 
+    profiler = cProfile.Profile(time.process_time) if args.profile else None
     with emulator() as url:
-        print(json.dumps(measure(url, defaults.DEFAULT_ALAYA_API_KEY, args.jobs, args.profile)))
+        print(json.dumps(measure(url, defaults.DEFAULT_ALAYA_API_KEY, args.jobs, profiler)))
+    if profiler:
+        for order in ("cumulative", "tottime"):
+            pstats.Stats(profiler, stream=sys.stderr).sort_stats(order).print_stats(args.top)
     return 0
 
 

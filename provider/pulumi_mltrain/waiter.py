@@ -5,7 +5,8 @@ never below `first` nor above `maximum`: the lag between the platform finishing 
 within max(first, 10 % of the wait) at every length, and a long wait still costs few calls. A hint from
 the platform (Retry-After on a transient error, or `hint(value)`) replaces that pause, within the cap.
 Progress lines (see `progress.py`) go to the engine under the resource's URN, or
-to stderr; each says the state, the time waited and the deadline, at least every 30 s.
+to stderr; each says the state, the time waited and the deadline, at least every 30 s. A wait whose
+first look finds the object done says nothing.
 A transient error while polling (one the transport's retries did not absorb, e.g. a minute-long 503
 outage) does not end the wait: polling goes on until the wait's own deadline.
 """
@@ -97,6 +98,11 @@ def wait_for(
             advice = err.retry_after
         else:
             now = clock()
+            finished = done(value)
+            if finished and polls == 1:
+                # Not a wait: the first look found it done. Saying so would cost an engine call per
+                # poll-free step (most creates and deletes) and tell nobody anything.
+                return Waited(value, polls, now - start)
             state = state_of(value)
             if failing is not None or state != last_state or now - said_at >= every:
                 again = "the platform answers again: " if failing is not None else ""
@@ -105,7 +111,7 @@ def wait_for(
                 said_at = now
             failing = None
             last_state = state
-            if done(value):
+            if finished:
                 return Waited(value, polls, clock() - start)
             advice = hint(value) if hint is not None else None
         remaining = deadline - clock()

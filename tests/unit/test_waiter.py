@@ -187,3 +187,16 @@ def test_retry_after_on_a_transient_error_sets_the_next_poll() -> None:
     wait_for(fetch, lambda s: s == "Completed", timeout=60, what="task t1", clock=now, sleep=sleep,
              sink=lambda *_: None)
     assert stamps == [0.0, 4.0, 4.5]  # the hint, then the usual max(0.5 s, 10 % of the 4 s waited)
+
+
+def test_a_wait_done_at_the_first_look_says_nothing_and_a_longer_one_says_each_state() -> None:
+    now, sleep = clock()
+    said: list[str] = []
+    label = Label("TrainingJob", "bert", "j1", None, "deleting")
+    waited = wait_for(script(["GONE"]), lambda s: s == "GONE", timeout=60, what="task j1", label=label,
+                      clock=now, sleep=sleep, sink=lambda line, _where: said.append(line))
+    assert (waited.value, waited.polls, said) == ("GONE", 1, [])
+    wait_for(script(["DELETING", "GONE"]), lambda s: s == "GONE", timeout=60, what="task j1", label=label,
+             backoff=QUICK, clock=now, sleep=sleep, sink=lambda line, _where: said.append(line))
+    assert said == ["[mltrain] TrainingJob 'bert' (j1), deleting: DELETING after 0s (deadline 1m)",
+                    "[mltrain] TrainingJob 'bert' (j1), deleting: GONE after 1s (deadline 1m)"]
