@@ -49,6 +49,9 @@ IMPORT_ID_FIELDS: dict[str, tuple[str, ...]] = {
     "mltrain:alaya:StorageMount": ("storage_id", "file_directory", "mount_path"),
 }
 _INTERNAL = "__mltrain_"
+# Marks a state whose inputs were read back by `pulumi import` (the platform's complete copy); the
+# next update replaces them with the declared inputs.
+IMPORTED_KEY = "__mltrain_imported"
 
 
 class MltrainPlugin(p.Provider):
@@ -116,14 +119,21 @@ class MltrainPlugin(p.Provider):
         impl = self._impl(request.type)
         olds, _ = sdk.plain(request.old_state)
         news, _ = sdk.plain(request.new_inputs)
+        imported = bool(olds.pop(IMPORTED_KEY, False))
         result = await sdk.run_sync(impl.diff, request.resource_id, olds, news)
         replaces = list(result.replaces or [])
         changed, _ = specs.diff(impl.spec_type, olds, news)
         changed += [k for k in replaces if k not in changed]
+        if imported:
+            # What the declaration leaves to the platform (and the platform's spelling of declared
+            # values) is no change: the imported inputs are the platform's complete copy.
+            covered = _covered(impl, olds, news, changed)
+            changed = [k for k in changed if k not in covered]
+            replaces = [k for k in replaces if k not in covered]
         detailed = {k: p.PropertyDiff(_kind(k in replaces, k in olds, k in news), True) for k in changed}
-        return p.DiffResponse(changes=bool(result.changes), replaces=replaces,
-                              delete_before_replace=bool(result.delete_before_replace), diffs=changed,
-                              detailed_diff=detailed)
+        return p.DiffResponse(changes=bool(changed) if imported else bool(result.changes), replaces=replaces,
+                              delete_before_replace=bool(replaces) and bool(result.delete_before_replace),
+                              diffs=changed, detailed_diff=detailed)
 
     async def create(self, request: p.CreateRequest) -> p.CreateResponse:
         impl = self._impl(request.type)
@@ -173,7 +183,7 @@ class MltrainPlugin(p.Provider):
             if spec is None:
                 raise ValueError(f"{impl.kind} {request.resource_id}: the platform's copy does not read back "
                                  "as valid inputs, so it cannot be imported")
-            inputs = {**spec.props(), **owner}
+            inputs = {**spec.props(), **owner, IMPORTED_KEY: True}
             outs = impl._adopt(request.resource_id, spec, Mark.from_props(owner))
         finally:
             _ACCOUNT.reset(token)
@@ -213,11 +223,22 @@ def provider_variables(request: p.ConfigureRequest) -> dict[str, str]:
     return out
 
 
+def _covered(impl: MltrainProvider, olds: dict[str, Any], news: dict[str, Any], changed: list[str]) -> set[str]:
+    """Changed remote fields whose declared value the imported copy satisfies (`spec.differing`)."""
+    declared, _ = specs.validate(impl.spec_type, specs.user_props(news, impl.spec_type))
+    held, _ = specs.validate(impl.spec_type, specs.user_props(olds, impl.spec_type))
+    if declared is None or held is None:
+        return set()
+    local = {name for name, meta in specs.field_metas(impl.spec_type) if meta.on_change == "local"}
+    differ = specs.differing(declared, held)
+    return {k for k in changed if k in impl.spec_type.model_fields and k not in local and k not in differ}
+
+
 def _reader(impl: MltrainProvider) -> MltrainProvider:
     """`impl` without derived outputs: at import the inputs they follow from are not known before the
     first read (they are computed from the read-back inputs afterwards, in `_outs`)."""
     cls = type(impl)
-    reader = type(f"{cls.__name__}Import", (cls,), {"_derived": lambda self, spec: {}})()
+    reader: MltrainProvider = type(f"{cls.__name__}Import", (cls,), {"_derived": lambda self, spec: {}})()
     reader.__dict__.update(impl.__dict__)
     return reader
 
