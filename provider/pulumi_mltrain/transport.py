@@ -291,10 +291,11 @@ def call(
             raise
 
     def stop(state: RetryCallState) -> bool:
-        """Stop after max_retries, or when the next pause would end past the operation deadline."""
+        """Stop after max_retries, or when the next pause would end past the operation deadline
+        (tenacity's attempt n is the (n + 1)th: the first was made before it)."""
         left = remaining()
         pause = state.upcoming_sleep or 0.0
-        return state.attempt_number > policy.max_retries or (left is not None and pause >= left)
+        return state.attempt_number + 1 > policy.max_retries or (left is not None and pause >= left)
 
     def one_attempt() -> Any:
         left = remaining()
@@ -305,7 +306,17 @@ def call(
                               f"(customTimeouts) or check the platform")
         return attempt(policy.timeout if left is None else min(policy.timeout, left))
 
-    retrying = Retrying(stop=stop, wait=lambda state: _backoff(policy, state.attempt_number - 1, _error(state)),
+    # The first attempt is made directly: most requests need no retry, and setting tenacity up costs
+    # as much CPU as building the request. The same rules decide whether and when to retry it.
+    try:
+        return one_attempt()
+    except Retryable as first:
+        pause = _backoff(policy, 0, first)
+        left = remaining()
+        if policy.max_retries < 1 or (left is not None and pause >= left):
+            raise
+    time.sleep(pause)
+    retrying = Retrying(stop=stop, wait=lambda state: _backoff(policy, state.attempt_number, _error(state)),
                         retry=retry_if_exception_type(Retryable), reraise=True, sleep=time.sleep)
     return retrying(one_attempt)
 

@@ -76,6 +76,15 @@ def test_retries_are_bounded() -> None:
     assert "503 Service Unavailable" in str(err.value)
 
 
+@pytest.mark.parametrize("retries", [0, 1, 3])
+def test_a_persistent_503_is_sent_once_plus_max_retries(retries: int) -> None:
+    http, seen = client([httpx.Response(503, json={"status": 503, "message": "busy"})])
+    policy = transport.Policy(timeout=1, max_retries=retries, backoff_initial=0.001, backoff_max=0.002)
+    with pytest.raises(Retryable, match="503"):
+        transport.call(http, "GET", "/v1/x", alaya_decode, policy)
+    assert len(seen) == 1 + retries
+
+
 def test_403_is_not_retried_and_reads_well() -> None:
     http, seen = client([httpx.Response(200, json={"status": 403, "message": "Forbidden", "data": {}})])
     with pytest.raises(ApiError) as err:
