@@ -252,6 +252,82 @@ def test_a_stalled_read_is_cut_at_the_deadline(stalling_server: str) -> None:
     assert elapsed < 3.0
 
 
+class Dripping:
+    """Every connection: headers and one body byte at once, then a byte every 0.2 s (60 in all); `sent`
+    counts, per connection in accept order, the bytes it took before the client hung up."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(10)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.sent: list[int] = []
+        self.done = threading.Event()
+
+    def drip(self, conn: socket.socket, slot: int) -> None:
+        with conn:
+            conn.recv(65536)
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 60\r\n\r\n{")
+            conn.settimeout(0.2)
+            for _ in range(59):
+                try:
+                    if conn.recv(1) == b"":
+                        return  # the client shut the socket down
+                except TimeoutError:
+                    pass
+                except OSError:
+                    return
+                if self.done.is_set():
+                    return
+                conn.sendall(b" ")
+                self.sent[slot] += 1
+
+    def serve(self) -> None:
+        for slot in range(2):
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.sent.append(0)
+            threading.Thread(target=self.drip, args=(conn, slot), daemon=True).start()
+
+
+@pytest.fixture
+def dripping_server() -> Iterator[Dripping]:
+    server = Dripping()
+    thread = threading.Thread(target=server.serve, daemon=True)
+    thread.start()
+    yield server
+    server.done.set()
+    server.listener.close()
+    thread.join(5)
+
+
+def test_an_earlier_deadline_is_kept_while_a_later_one_waits(dripping_server: Dripping) -> None:
+    """One watchdog serves every request: a short deadline set after a long one still ends its read first."""
+    outcomes: dict[str, str] = {}
+
+    def read(name: str, seconds: float) -> None:
+        policy = transport.Policy(timeout=seconds, max_retries=0)
+        with transport.new_client(dripping_server.url, policy) as http:
+            try:
+                transport.call(http, "GET", "/x", alaya_decode, policy)
+                outcomes[name] = "answered"
+            except Retryable as err:
+                outcomes[name] = "cut" if "ReadTimeout" in str(err) else str(err)
+
+    long = threading.Thread(target=read, args=("long", 6.0))
+    long.start()
+    for _ in range(100):  # the long read is registered first
+        if dripping_server.sent:
+            break
+        time.sleep(0.05)
+    read("short", 1.0)
+    long.join(15)
+    assert outcomes == {"short": "cut", "long": "cut"}
+    long_sent, short_sent = dripping_server.sent
+    assert short_sent < long_sent / 2, dripping_server.sent  # the short read was cut long before the other
+
+
 def test_the_operation_deadline_caps_retries(emulator: EmulatorHandle) -> None:
     emulator.admin.set_faults([f"GET /v1{ENABLED}:status=503"])
     policy = transport.Policy(timeout=10, max_retries=10, backoff_initial=0.3, backoff_max=0.6)
