@@ -1,0 +1,103 @@
+"""What the plugin gets from the engine and the dynamic host does not give: customTimeouts as the
+operation's deadline, concurrent waits bounded only by --parallel, explicit providers (two accounts)
+and a move between them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import RAW, alaya_job, declare, managed, on_path, output_of, tasks
+
+from pulumi_mltrain.emulator import EmulatorServer
+from pulumi_mltrain.emulator import defaults as d
+from pulumi_mltrain.emulator.testing import EmulatorAdmin
+from support.pulumi_cli import Stack
+
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
+
+
+def test_custom_timeout_is_the_create_deadline(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:
+    """A 4 s customTimeouts create cannot see the task run (it needs 60 s): the create fails within the
+    forwarded deadline (not the 20-minute default), keeps the task, and the next up adopts it."""
+    emulator.admin.set_settings(task_state_delay=60)
+    job = {**alaya_job(wait_for="running"), "customTimeouts": {"create": "4s"}}
+    stack = alaya_plugin_stack([job])
+    result = stack.up(check=False)
+    output = output_of(result)
+    assert result.returncode != 0
+    assert "raise the timeout with customTimeouts" in output and "was NOT deleted" in output, output[-3000:]
+    assert "Traceback" not in output
+    [task] = tasks(emulator)
+    assert stack.resources("mltrain:alaya:TrainingJob") == [], "the failed create is not in the state"
+
+    emulator.admin.set_settings(task_state_delay=0.2)
+    emulator.admin.advance(60)
+    stack.set_config("resources", json.dumps([alaya_job(wait_for="running")]))
+    stack.up()
+    assert [t["id"] for t in tasks(emulator)] == [task["id"]] == [stack.outputs()["job_id"]], "adopted, no orphan"
+    stack.destroy()
+    assert tasks(emulator) == []
+
+
+def test_twenty_waiting_creates_run_at_once(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:
+    """Each create waits until its task runs (8 s after it is made): all 20 tasks are made before the
+    first one runs, so the 20 waits overlapped in one plugin process."""
+    emulator.admin.set_settings(task_state_delay=8, subscription_delay=0.2)
+    stack = alaya_plugin_stack([alaya_job(f"job{i}", wait_for="running") for i in range(20)])
+    stack.up("--parallel", "32")
+    made = tasks(emulator)
+    assert len(made) == 20 and all(t["status"] == "RUNNING" for t in made)
+    created, started = max(t["createdTime"] for t in made), min(t["startTime"] for t in made)
+    assert created < started, f"the last task was made at {created}, after the first ran at {started}"
+    stack.destroy("--parallel", "32")
+    assert tasks(emulator) == []
+
+
+@pytest.fixture
+def second_account() -> Iterator[EmulatorServer]:
+    with EmulatorServer() as server:
+        yield server
+
+
+def task_ids(url: str) -> list[str]:
+    with EmulatorAdmin(url) as admin:
+        return sorted(str(t["id"]) for t in admin.state()["alaya"]["tasks"] if not t.get("deleting"))
+
+
+def test_two_explicit_providers_and_a_move(emulator: Any, second_account: EmulatorServer, tmp_path: Path) -> None:
+    settings = {"alayaApiKey": d.DEFAULT_ALAYA_API_KEY, "requestTimeout": 5, "maxRetries": 3, "ambiguityGrace": 5}
+    providers = {"one": {"alayaEndpoint": emulator.url, **settings},
+                 "two": {"alayaEndpoint": second_account.url, **settings}}
+    jobs = {"a": "one", "b": "two"}
+
+    def declared() -> list[dict[str, Any]]:
+        return [{**alaya_job(name), "provider": account} for name, account in jobs.items()]
+
+    stack = on_path(Stack.from_project(RAW, tmp_path))
+    declare(stack, declared(), providers=providers)
+    stack.up()
+    out = stack.outputs()
+    assert task_ids(emulator.url) == [out["a_id"]] and task_ids(second_account.url) == [out["b_id"]]
+    assert d.DEFAULT_ALAYA_API_KEY not in json.dumps(stack.export()), "provider credentials stay secret"
+    stack.preview("--expect-no-changes")
+
+    # `a` moves to the second account: a replace (the account identity in its state changed).
+    jobs["a"] = "two"
+    stack.set_config("resources", json.dumps(declared()))
+    preview = stack.preview_json()
+    ops = {s["urn"].rsplit("::", 1)[-1]: s["op"] for s in preview["steps"]}
+    assert ops.get("a") in ("replace", "delete-replaced", "create-replacement"), ops
+    assert ops.get("b", "same") == "same", ops
+    stack.up()
+    moved = stack.outputs()["a_id"]
+    assert task_ids(emulator.url) == [], "the old account keeps nothing"
+    assert task_ids(second_account.url) == sorted([moved, out["b_id"]])
+    [a] = [r for r in managed(stack, "mltrain:alaya:TrainingJob") if r["urn"].endswith("::a")]
+    assert a["outputs"]["__mltrain_account"] == {"alaya_endpoint": second_account.url}
+
+    stack.destroy()
+    assert task_ids(emulator.url) == [] and task_ids(second_account.url) == []
