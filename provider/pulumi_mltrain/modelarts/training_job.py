@@ -335,7 +335,9 @@ class TrainingJobProvider(ModelArtsProvider):
             raise RemoteFailure(f"waiting for {what} failed: {err}. {self._roll_back(spec, job_id)}") from None
         phase = _phase(final)
         if phase in target:
-            return job_id, self._outputs(final)
+            # A job that has only just been accepted or started has no metrics yet (one sample a
+            # minute): the read costs a call per create and says nothing; refresh reads them.
+            return job_id, self._outputs(final, metrics=spec.wait_for == "completed")
         reason = _reason(final) or "no reason given"
         logs = f"; logs were exported to obs:/{spec.log_export_path}" if spec.log_export_path else ""
         detail = failure_tail(api, job_id, [str(t) for t in (final.get("status") or {}).get("tasks") or []])
@@ -462,7 +464,7 @@ class TrainingJobProvider(ModelArtsProvider):
                  backoff=self.poll, label=label)
 
     # ----- outputs -------------------------------------------------------------------------------
-    def _outputs(self, job: dict[str, Any]) -> dict[str, Any]:
+    def _outputs(self, job: dict[str, Any], *, metrics: bool = True) -> dict[str, Any]:
         status = job.get("status") or {}
         metadata = job.get("metadata") or {}
         job_id = str(metadata.get("id"))
@@ -478,7 +480,7 @@ class TrainingJobProvider(ModelArtsProvider):
             "reason": (_reason(job) or None) if phase in contract.FAILURES else None,
             "metrics_summary": None,
         }
-        if tasks and phase != contract.CREATING:
+        if metrics and tasks and phase != contract.CREATING:
             # Extras: a refresh must not fail because logs or metrics are not there (yet).
             try:
                 out["metrics_summary"] = metrics_summary(self.api().metrics(job_id, tasks[0])) or None
