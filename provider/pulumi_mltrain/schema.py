@@ -59,7 +59,7 @@ def _import_all() -> None:
     import pulumi_mltrain
 
     for mod in pkgutil.walk_packages(pulumi_mltrain.__path__, "pulumi_mltrain."):
-        if ".emulator" not in mod.name:
+        if ".emulator" not in mod.name and not mod.name.endswith(".__main__"):  # a __main__ runs on import
             importlib.import_module(mod.name)
 
 
@@ -192,6 +192,8 @@ def _properties(model: type[BaseModel], types: _Types, module: str) -> tuple[dic
         if info.description:
             prop["description"] = info.description
         _add_facts(prop, js["properties"][name])
+        if m.implied_by:
+            prop.pop("default", None)  # generated SDKs would send the fixed default, overriding the implication
         props[name] = prop
     # `name` is chosen by the provider when unset (autonaming), so it is never a required input.
     required = [n for n, i in model.model_fields.items() if i.is_required() and n != "name"]

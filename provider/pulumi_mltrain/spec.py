@@ -35,6 +35,7 @@ def spec_field(
     also: tuple[str, ...] = (),
     wire_with: Mapping[str, Any] | None = None,
     keyed_by: str | None = None,
+    implied_by: str | None = None,
     **constraints: Any,
 ) -> Any:
     """Declare an input field with its change semantics and wire name.
@@ -46,8 +47,11 @@ def spec_field(
     `keyed_by` marks a list whose items the platform matches by that key and may complete with
     items of its own (e.g. the parameters an algorithm declares): only declared items are compared.
     `redact`: errors never print the values (environment maps may hold keys); secret fields always are.
+    `implied_by`: a switch that setting that field turns on, so its default is not fixed (none in schema.json).
     """
     data: dict[str, Any] = {"onChange": on_change, "secret": secret}
+    if implied_by:
+        data["impliedBy"] = implied_by
     if redact or secret:
         data["redact"] = True
     if wire_with:
@@ -82,6 +86,7 @@ class Meta:
     wire_with: Mapping[str, Any] | None = None
     keyed_by: str | None = None
     redact: bool = False
+    implied_by: str | None = None
 
 
 def meta(info: FieldInfo, name: str) -> Meta:
@@ -93,7 +98,7 @@ def meta(info: FieldInfo, name: str) -> Meta:
     keyed = data.get("keyedBy")
     return Meta(str(data.get("onChange", "replace")), bool(data.get("secret", False)), wire,
                 dict(with_) if isinstance(with_, dict) else None, str(keyed) if keyed else None,
-                bool(data.get("redact", False)))
+                bool(data.get("redact", False)), str(data["impliedBy"]) if data.get("impliedBy") else None)
 
 
 class Spec(BaseModel):

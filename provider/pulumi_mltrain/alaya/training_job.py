@@ -81,13 +81,14 @@ class TrainingJobSpec(ManagedSpec):
         default_factory=dict, description="Environment variables; wrap values in pulumi.Output.secret() "
         "to keep them encrypted in the state.", redact=True)
     enable_auto_retry: bool = specs.spec_field(
-        False, description="Retry a failed task automatically; implied by max_retry_count.", wire="enableAutoRetry")
+        False, description="Retry a failed task automatically; implied by max_retry_count.", wire="enableAutoRetry",
+        implied_by="max_retry_count")
     max_retry_count: int | None = specs.spec_field(
         None, description="Retries when enable_auto_retry is on.", wire="maxRetryCount",
         ge=contract.MAX_RETRY_COUNT[0], le=contract.MAX_RETRY_COUNT[1])
     enable_timeout_cancel: bool = specs.spec_field(
         False, description="Cancel the task after timeout_hours; implied by timeout_hours.",
-        wire="enableTimeoutCancel")
+        wire="enableTimeoutCancel", implied_by="timeout_hours")
     timeout_hours: int | None = specs.spec_field(
         None, description="Hours before the task is cancelled when enable_timeout_cancel is on.",
         wire="timeoutHours", ge=contract.TIMEOUT_HOURS[0], le=contract.TIMEOUT_HOURS[1])
