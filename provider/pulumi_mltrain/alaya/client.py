@@ -186,11 +186,15 @@ class AlayaClient:
             page_no += 1
 
 
+_SECRET_KEYS = tuple(k.lower() for k in contract.SECRET_DETAIL_KEYS)
+
+
 def scrub(detail: dict[str, Any]) -> dict[str, Any]:
     """Drop fields that carry credentials (an image-pull password) before they reach outputs."""
     out: dict[str, Any] = {}
     for key, value in detail.items():
-        if any(s.lower() in key.lower() for s in contract.SECRET_DETAIL_KEYS):
+        lower = key.lower()
+        if any(s in lower for s in _SECRET_KEYS):
             continue
         out[key] = scrub(value) if isinstance(value, dict) else value
     return out

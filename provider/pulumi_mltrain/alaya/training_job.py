@@ -366,6 +366,8 @@ class TrainingJobProvider(AlayaProvider):
                     f"{detail.get('reason') or 'no reason'}. {self._roll_back(task_id)}")
             return self._outputs(detail)
         try:
+            # The one task read of a create that waits for nothing more: the subscription result
+            # carries only the ID, and the status and times the outputs promise come from the task.
             return self._outputs(api.task(task_id))
         except MltrainError:
             # The ID is what matters: record it even if the detail call keeps failing.
