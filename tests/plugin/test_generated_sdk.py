@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import on_path
 
 from support.pulumi_cli import ROOT, Stack, change_counts
 from support.stacks import alaya_job_args
@@ -62,7 +63,7 @@ def live_tasks(emulator: Any) -> list[dict[str, Any]]:
 @pytest.mark.engine
 def test_generated_sdk_program_up_preview_destroy(emulator: Any, tmp_path: Path) -> None:
     """An explicit pulumi_mltrain_native.Provider (typed, secret key) and an alaya.TrainingJob on it."""
-    stack = Stack.from_project(PROGRAM, tmp_path)
+    stack = on_path(Stack.from_project(PROGRAM, tmp_path))
     stack.set_config("alayaEndpoint", emulator.url)
     stack.set_config("alayaApiKey", emulator.alaya_api_key, secret=True)
     stack.set_config("job", json.dumps(alaya_job_args()))

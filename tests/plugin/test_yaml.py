@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import on_path
 
 from support.pulumi_cli import BIN, Stack, change_counts
 
@@ -28,7 +29,7 @@ def yaml_stack(home: Path) -> Stack:
     (home / "state").mkdir(parents=True)
     stack = Stack(workdir=workdir, home=home)
     stack.run("stack", "init", stack.name)
-    return stack
+    return on_path(stack)
 
 
 def live_tasks(emulator: Any) -> list[dict[str, Any]]:

@@ -79,12 +79,8 @@ class TrainingJobArgs:
             pulumi.set(__self__, "create_type", create_type)
         if description is not None:
             pulumi.set(__self__, "description", description)
-        if enable_auto_retry is None:
-            enable_auto_retry = False
         if enable_auto_retry is not None:
             pulumi.set(__self__, "enable_auto_retry", enable_auto_retry)
-        if enable_timeout_cancel is None:
-            enable_timeout_cancel = False
         if enable_timeout_cancel is not None:
             pulumi.set(__self__, "enable_timeout_cancel", enable_timeout_cancel)
         if env is not None:
@@ -491,11 +487,7 @@ class TrainingJob(pulumi.CustomResource):
                 create_type = 'DIRECT'
             __props__.__dict__["create_type"] = create_type
             __props__.__dict__["description"] = description
-            if enable_auto_retry is None:
-                enable_auto_retry = False
             __props__.__dict__["enable_auto_retry"] = enable_auto_retry
-            if enable_timeout_cancel is None:
-                enable_timeout_cancel = False
             __props__.__dict__["enable_timeout_cancel"] = enable_timeout_cancel
             __props__.__dict__["env"] = env
             if image is None and not opts.urn:
