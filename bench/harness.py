@@ -105,7 +105,7 @@ def bench_stack(program: str, emulator: Emulator, **config: Any) -> Iterator[Ben
         bench = BenchStack(stack, tmp, program)
         stack.set_config("mltrain:alayaEndpoint", emulator.url)
         stack.set_config("mltrain:alayaApiKey", defaults.DEFAULT_ALAYA_API_KEY, secret=True)
-        bench.set(**{"shards": 0, **config})
+        bench.set(**config)
         yield bench
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -159,6 +159,10 @@ class ProcessSampler:
 
     def peak_mb(self, kind: str = "provider") -> float:
         return max((v.hwm_kb for (k, _), v in self.seen.items() if k == kind), default=0) / 1024
+
+    def total_mb(self, kind: str = "provider") -> float:
+        """The peaks of every process of `kind` added up (they need not coincide: an upper bound)."""
+        return sum(v.hwm_kb for (k, _), v in self.seen.items() if k == kind) / 1024
 
     def cpu_s(self, kind: str = "provider") -> float:
         return sum(v.cpu_s for (k, _), v in self.seen.items() if k == kind)

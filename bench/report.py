@@ -1,4 +1,4 @@
-"""The one table: rows, their formatting, and bench/results.md."""
+"""The one table: rows with their target and verdict, their formatting, and bench/results.md."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
-HEADER = ("scenario", "N", "ours", "baseline / target", "ratio", "API calls", "verdict", "notes")
+HEADER = ("scenario", "N", "ours", "baseline", "ratio", "target", "verdict", "API calls", "notes")
+MET, MISSED, NOT_MEASURED = "met", "missed", "not measured"
 
 
 @dataclass
@@ -18,11 +19,16 @@ class Row:
     ratio: str
     api_calls: str
     notes: str
-    verdict: str = "—"  # "meets" / "MISSES" against the issue's target, where the row has one
+    target: str = "—"  # the issue's target for this figure, where it gives one
+    verdict: str = "—"  # met / missed against the target; "not measured" when the figure is missing
 
     def cells(self) -> tuple[str, ...]:
-        return (self.scenario, self.n, self.ours, self.baseline, self.ratio, self.api_calls, self.verdict,
-                self.notes)
+        return (self.scenario, self.n, self.ours, self.baseline, self.ratio, self.target, self.verdict,
+                self.api_calls, self.notes)
+
+
+def verdict(ok: bool | None) -> str:
+    return NOT_MEASURED if ok is None else MET if ok else MISSED
 
 
 def secs(value: float | None) -> str:
@@ -44,10 +50,21 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
+def summary(rows: list[Row]) -> list[str]:
+    """One line per verdict kind, naming the rows that missed or were not measured."""
+    judged = [r for r in rows if r.verdict in (MET, MISSED, NOT_MEASURED)]
+    out = [f"Targets met: {sum(r.verdict == MET for r in judged)} of {len(judged)} rows with a target."]
+    for kind in (MISSED, NOT_MEASURED):
+        named = [f"{r.scenario} (N = {r.n}: {r.ours} against {r.target})" for r in judged if r.verdict == kind]
+        if named:
+            out.append(f"{kind.capitalize()}: " + "; ".join(named) + ".")
+    return out
+
+
 def document(rows: list[Row], machine: dict[str, str], *, quick: bool, seconds: float,
              findings: list[str]) -> str:
     when = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    mode = "`--quick` (smaller N, D = 60 s not measured)" if quick else "full"
+    mode = "`--quick` (smaller N, fewer real waits)" if quick else "full"
     out = [
         "# pulumi-mltrain benchmark results",
         "",
@@ -61,8 +78,8 @@ def document(rows: list[Row], machine: dict[str, str], *, quick: bool, seconds: 
         table(rows),
         "",
     ]
-    if findings:
-        out += ["Observations from this run:", "", *[f"- {f}" for f in findings], ""]
+    lines = summary(rows) + findings
+    out += ["Observations from this run:", "", *[f"- {f}" for f in lines], ""]
     return "\n".join(out)
 
 
