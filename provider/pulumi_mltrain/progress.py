@@ -95,12 +95,15 @@ _ENGINE: list[Any] = []  # [stub] once connected, [None] once given up
 
 
 def engine_address(argv: list[str] | None = None) -> str | None:
-    """The engine's address when this process is a dynamic provider (`python -m pulumi.dynamic ADDR`)."""
+    """The engine's address when this process is a dynamic provider (`python -m pulumi.dynamic ADDR`) or
+    the native plugin (`pulumi-resource-mltrain ADDR`)."""
     args = sys.argv if argv is None else argv
     if len(args) < 2 or not _ADDRESS.match(args[1]):
         return None
     main = args[0].replace(os.sep, "/")
-    return args[1] if main.endswith("pulumi/dynamic/__main__.py") or main == "pulumi.dynamic" else None
+    dynamic = main.endswith("pulumi/dynamic/__main__.py") or main == "pulumi.dynamic"
+    plugin = main.endswith(("pulumi-resource-mltrain", "pulumi_mltrain/plugin/__main__.py"))  # the native plugin
+    return args[1] if dynamic or plugin else None
 
 
 def _engine() -> Any:

@@ -22,7 +22,8 @@ pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 def test_custom_timeout_is_the_create_deadline(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:
     """A 4 s customTimeouts create cannot see the task run (it needs 60 s): the create fails within the
-    forwarded deadline (not the 20-minute default), keeps the task, and the next up adopts it."""
+    forwarded deadline (not the 20-minute default) and keeps the task, recorded in the state as
+    partially created; the next up takes it over, and destroy removes it."""
     emulator.admin.set_settings(task_state_delay=60)
     job = {**alaya_job(wait_for="running"), "customTimeouts": {"create": "4s"}}
     stack = alaya_plugin_stack([job])
@@ -30,17 +31,31 @@ def test_custom_timeout_is_the_create_deadline(emulator: Any, alaya_plugin_stack
     output = output_of(result)
     assert result.returncode != 0
     assert "raise the timeout with customTimeouts" in output and "was NOT deleted" in output, output[-3000:]
+    assert "recorded in the state as partially created" in output
     assert "Traceback" not in output
     [task] = tasks(emulator)
-    assert stack.resources("mltrain:alaya:TrainingJob") == [], "the failed create is not in the state"
+    [partial] = stack.resources("mltrain:alaya:TrainingJob")
+    assert partial["id"] == task["id"] and partial.get("initErrors"), partial
 
     emulator.admin.set_settings(task_state_delay=0.2)
     emulator.admin.advance(60)
-    stack.set_config("resources", json.dumps([alaya_job(wait_for="running")]))
     stack.up()
-    assert [t["id"] for t in tasks(emulator)] == [task["id"]] == [stack.outputs()["job_id"]], "adopted, no orphan"
+    assert [t["id"] for t in tasks(emulator)] == [task["id"]] == [stack.outputs()["job_id"]], "taken over, no orphan"
+    [done] = stack.resources("mltrain:alaya:TrainingJob")
+    assert not done.get("initErrors") and "__mltrain_partial" not in done["outputs"], done
+    assert done["outputs"].get("adopt_id") is None, "the take-over is not written into the inputs"
+    stack.preview("--expect-no-changes")
     stack.destroy()
     assert tasks(emulator) == []
+
+
+def test_destroy_after_a_partial_create(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:
+    emulator.admin.set_settings(task_state_delay=60)
+    stack = alaya_plugin_stack([{**alaya_job(wait_for="running"), "customTimeouts": {"create": "3s"}}])
+    assert stack.up(check=False).returncode != 0
+    assert len(tasks(emulator)) == 1
+    stack.destroy()
+    assert tasks(emulator) == [] and stack.resources("mltrain:alaya:TrainingJob") == []
 
 
 def test_twenty_waiting_creates_run_at_once(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:

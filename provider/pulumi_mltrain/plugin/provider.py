@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from typing import Any
 
 from pulumi.dynamic import ConfigureRequest as DynamicConfigure
 from pulumi.dynamic.config import Config
 from pulumi.provider.experimental import provider as p
 
-from .. import __version__
+from .. import __version__, transport
 from .. import spec as specs
 from ..accounts import ACCOUNT_KEY
 from ..config import Settings
+from ..errors import MltrainError
 from ..ownership import STACK_KEY, URN_KEY, Mark
 from ..program import load
 from ..resource import _ACCOUNT, MltrainProvider
@@ -44,6 +46,8 @@ def resource_targets() -> dict[str, str]:
 
 
 RESOURCES = resource_targets()
+# How long the look for a failed create's object may take.
+SURVIVOR_SECONDS = 30.0
 # Types whose ID is made of inputs (no remote object of its own): the fields, in the ID's order.
 IMPORT_ID_FIELDS: dict[str, tuple[str, ...]] = {
     "mltrain:alaya:StorageMount": ("storage_id", "file_directory", "mount_path"),
@@ -52,6 +56,8 @@ _INTERNAL = "__mltrain_"
 # Marks a state whose inputs were read back by `pulumi import` (the platform's complete copy); the
 # next update replaces them with the declared inputs.
 IMPORTED_KEY = "__mltrain_imported"
+# Marks the state of a create that failed after its object came to exist (see `_survivor`).
+PARTIAL_KEY = "__mltrain_partial"
 
 
 class MltrainPlugin(p.Provider):
@@ -124,6 +130,8 @@ class MltrainPlugin(p.Provider):
         replaces = list(result.replaces or [])
         changed, _ = specs.diff(impl.spec_type, olds, news)
         changed += [k for k in replaces if k not in changed]
+        if olds.get(PARTIAL_KEY):
+            changed.append(PARTIAL_KEY)  # the create is to be finished (update)
         if imported:
             # What the declaration leaves to the platform (and the platform's spelling of declared
             # values) is no change: the imported inputs are the platform's complete copy.
@@ -140,9 +148,20 @@ class MltrainPlugin(p.Provider):
         props, secret = sdk.plain(request.properties)
         given = props.get("timeouts")
         props["timeouts"] = _with_timeout(given, "create", request.timeout)
-        result = await sdk.run_sync(impl.create, props)
+        keys = secret | _secret_fields(impl)
+        try:
+            result = await sdk.run_sync(impl.create, props)
+        except MltrainError as err:
+            survivor = await sdk.run_sync(_survivor, impl, props)
+            if survivor is None:
+                raise
+            state = _restore_timeouts({**props, PARTIAL_KEY: True}, given)
+            raise sdk.PartialCreate(
+                f"{err}. {impl.noun.capitalize()} {survivor} exists and is recorded in the state as partially "
+                "created: `pulumi destroy` removes it, and the next `pulumi up` takes it over",
+                survivor, sdk.wrap(state, keys), sdk.wrap(state, keys)) from None
         outs = _restore_timeouts(dict(result.outs or {}), given)
-        return p.CreateResponse(resource_id=result.id, properties=sdk.wrap(outs, secret | _secret_fields(impl)))
+        return p.CreateResponse(resource_id=result.id, properties=sdk.wrap(outs, keys))
 
     async def read(self, request: p.ReadRequest) -> p.ReadResponse:
         impl = self._impl(request.type)
@@ -193,10 +212,17 @@ class MltrainPlugin(p.Provider):
         impl = self._impl(request.type)
         olds, _ = sdk.plain(request.olds)
         news, secret = sdk.plain(request.news)
-        given = news.get("timeouts")
-        news["timeouts"] = _with_timeout(given, "update", request.timeout)
-        result = await sdk.run_sync(impl.update, request.resource_id, olds, news)
-        outs = _restore_timeouts(dict(result.outs or {}), given)
+        given, adopt = news.get("timeouts"), news.get("adopt_id")
+        if olds.get(PARTIAL_KEY):
+            # A partial create: finish it by taking over its object, as adopt_id does.
+            news["timeouts"] = _with_timeout(given, "create", request.timeout)
+            news["adopt_id"] = adopt or request.resource_id
+            outs = dict((await sdk.run_sync(impl.create, news)).outs or {})
+            outs["adopt_id"] = adopt
+        else:
+            news["timeouts"] = _with_timeout(given, "update", request.timeout)
+            outs = dict((await sdk.run_sync(impl.update, request.resource_id, olds, news)).outs or {})
+        outs = _restore_timeouts({k: v for k, v in outs.items() if v is not None or k != "adopt_id"}, given)
         return p.UpdateResponse(properties=sdk.wrap(outs, secret | _secret_fields(impl)))
 
     async def delete(self, request: p.DeleteRequest) -> None:
@@ -221,6 +247,27 @@ def provider_variables(request: p.ConfigureRequest) -> dict[str, str]:
         whole = isinstance(value, float) and value.is_integer()
         out[f"mltrain:{name}"] = value if isinstance(value, str) else json.dumps(int(value) if whole else value)
     return out
+
+
+def _survivor(impl: MltrainProvider, props: dict[str, Any]) -> str | None:
+    """After a failed create: the ID of this resource's own object if one exists (it carries this
+    resource's mark, found the way a retried create finds it), else None."""
+    find = getattr(impl, "_existing", None)
+    spec, _ = specs.validate(impl.spec_type, specs.user_props(props, impl.spec_type))
+    if find is None or spec is None or not getattr(spec, "name", None):
+        return None
+    token = impl._in_account(props)
+    try:
+        with transport.operation_deadline(time.monotonic() + SURVIVOR_SECONDS, "looking for the object"):
+            found = find(spec, Mark.from_props(props))
+            if found is None:
+                return None
+            object_id = str(found[0] if isinstance(found, tuple) else (found.get("metadata") or {}).get("id") or "")
+            return object_id if object_id and impl._read(object_id, spec) is not None else None
+    except Exception:  # not found, not ours, unreachable: nothing to record
+        return None
+    finally:
+        _ACCOUNT.reset(token)
 
 
 def _covered(impl: MltrainProvider, olds: dict[str, Any], news: dict[str, Any], changed: list[str]) -> set[str]:
