@@ -195,6 +195,9 @@ def _resource(decl: Declaration, tt: _Types) -> list[str]:
              f'class {decl.name}(MltrainResource, module="{decl.family}", name="{decl.name}"):',
              f'    """{decl.summary}', "",
              *_wrap(f"Outputs (besides every input): {', '.join(outs.model_fields)}.", "    "),
+             "",
+             *_wrap("Every input reads as an Output: the value given, the default the provider filled in, or "
+                    "None for an optional input left out (the provider never fills those in).", "    "),
              '    """', "",
              f'    _kind = "{decl.name}"',
              f"    _lazy_provider = {lazy}",

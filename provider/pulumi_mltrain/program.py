@@ -24,9 +24,11 @@ from pulumi.dynamic import (
     ResourceProvider,
     UpdateResult,
 )
+from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
 
 from .accounts import account_props
 from .ownership import STACK_KEY, URN_KEY
+from .spread import place
 
 if TYPE_CHECKING:
     from .resource import MltrainProvider
@@ -121,8 +123,10 @@ def _plain(value: Any) -> Any:
 
 class MltrainResource(pulumi.dynamic.Resource):
     """Program-side base: fills the deadlines from `opts.custom_timeouts` (the dynamic provider host
-    never forwards them), passes the owner (stack identity and URN) and the account, and declares
-    every input and output so that each is readable on the resource.
+    never forwards them), passes the owner (stack identity and URN) and the account, places the
+    resource on a provider process (`spread.py`), and declares the inputs given, the inputs the
+    provider fills (defaults, the chosen `name`) and the outputs; an optional input left out reads
+    as None.
 
     Subclasses are generated: they set the field table below and call `__init__` with their arguments.
     """
@@ -134,6 +138,8 @@ class MltrainResource(pulumi.dynamic.Resource):
     _outputs: ClassVar[tuple[str, ...]] = ()
     _id_fields: ClassVar[tuple[str, ...]] = ()
     _defaults: ClassVar[Mapping[str, Any]] = {}
+    _declared_cache: ClassVar[tuple[str, ...]]
+    _pickled_cache: ClassVar[str]
 
     def __init__(self, resource_name: str, args: Mapping[str, Any],
                  opts: pulumi.ResourceOptions | None = None) -> None:
@@ -151,16 +157,56 @@ class MltrainResource(pulumi.dynamic.Resource):
                 for op in ("create", "update", "delete")
                 if (seconds := parse_duration(getattr(custom, op, None)))
             }
+        type_ = f"pulumi-python:{self._resource_type_name}"
         platform = self._resource_type_name.split("/")[-1].split(":")[0]
         opts, account = account_props(resource_name, opts, platform)
+        opts = place(type_, resource_name, opts)
         props.update(account)
         props[STACK_KEY] = stack_identity()
-        props[URN_KEY] = pulumi.resource.create_urn(
-            resource_name, f"pulumi-python:{self._resource_type_name}", parent=opts.parent if opts else None)
-        for attr in (*self._inputs, *self._outputs):
-            props.setdefault(attr, None)  # every input and output is readable on the resource
-        super().__init__(self._lazy_provider(), resource_name, props, opts)
+        parent = opts.parent if opts else None
+        props[URN_KEY] = (pulumi.resource.create_urn(resource_name, type_, parent=parent) if parent is not None
+                          else f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{type_}::{resource_name}")
+        for attr in self._declared():
+            props.setdefault(attr, None)  # filled by the provider: readable on the resource
+        # What `pulumi.dynamic.Resource.__init__` does, with the pickled provider made once per class:
+        # it is the same class reference for every resource (no captured secret), and dill costs
+        # about a millisecond per resource.
+        props[PROVIDER_KEY] = self._pickled_provider()
+        pulumi.CustomResource.__init__(self, type_, resource_name, props, opts)
         for attr in self._id_fields:
             # The ID is known in the preview of an in-place update (unlike other outputs), so jobs that
             # use it are not previewed as replaced when only, say, an algorithm's description changes.
             setattr(self, attr, self.id)
+
+    @classmethod
+    def _pickled_provider(cls) -> str:
+        found: str | None = cls.__dict__.get("_pickled_cache")
+        if found is None:
+            found = cls._pickled_cache = serialize_provider(cls._lazy_provider())
+        return found
+
+    @classmethod
+    def _declared(cls) -> tuple[str, ...]:
+        """The properties the provider fills whatever was given: defaulted and chosen inputs, outputs.
+
+        Each declared property costs the program an Output per resource; optional inputs without a
+        default stay undeclared unless given (see `__getattr__`).
+        """
+        found: tuple[str, ...] | None = cls.__dict__.get("_declared_cache")
+        if found is None:
+            chosen = ("name",) if "name" in cls._inputs else ()
+            found = tuple(dict.fromkeys(a for a in (*cls._defaults, *chosen, *cls._outputs)
+                                        if a not in cls._id_fields))
+            cls._declared_cache = found
+        return found
+
+    if not TYPE_CHECKING:  # type checkers see the generated annotations, never an open __getattr__
+
+        def __getattr__(self, attr: str) -> Any:
+            """An optional input that was not given: None (the provider never fills it), as an Output
+            that depends on this resource like every other attribute."""
+            if attr in type(self)._inputs:
+                value = self.urn.apply(lambda _: None)
+                object.__setattr__(self, attr, value)
+                return value
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")

@@ -60,6 +60,9 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
 
     Outputs (besides every input): training_task_id, status, result_key, created_time, start_time, end_time,
         reason, gpus_per_node, gpu_count, cost_per_hour.
+
+    Every input reads as an Output: the value given, the default the provider filled in, or None for an
+        optional input left out (the provider never fills those in).
     """
 
     _kind = "TrainingJob"
@@ -257,6 +260,9 @@ class StorageMount(MltrainResource, module="alaya", name="StorageMount"):
     """A NAS directory for training tasks; `mount` plugs into TrainingJob(storage_mounts=[...]).
 
     Outputs (besides every input): mount, storage_name, storage_status, capacity_gb.
+
+    Every input reads as an Output: the value given, the default the provider filled in, or None for an
+        optional input left out (the provider never fills those in).
     """
 
     _kind = "StorageMount"

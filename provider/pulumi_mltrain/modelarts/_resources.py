@@ -207,6 +207,9 @@ class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
     """A Huawei Cloud ModelArts v2 algorithm: code, engine, parameters and the channels it expects.
 
     Outputs (besides every input): algorithm_id, resolved_engine, create_time, update_time.
+
+    Every input reads as an Output: the value given, the default the provider filled in, or None for an
+        optional input left out (the provider never fills those in).
     """
 
     _kind = "Algorithm"
@@ -374,6 +377,9 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
 
     Outputs (besides every input): job_id, phase, secondary_phase, duration_ms, tasks, metrics_summary,
         create_time, reason, gpus_per_node, gpu_count, billing_code.
+
+    Every input reads as an Output: the value given, the default the provider filled in, or None for an
+        optional input left out (the provider never fills those in).
     """
 
     _kind = "TrainingJob"

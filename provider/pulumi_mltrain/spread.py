@@ -1,0 +1,126 @@
+"""Spread our dynamic resources over several provider processes, so waits are bounded by `--parallel`.
+
+One dynamic provider process serves 4 calls at once (`ThreadPoolExecutor(max_workers=4)`, hard-coded
+in the SDK's `pulumi/dynamic/__main__.py`); every explicit `pulumi-python` provider resource is a
+process of its own. A resource the user gave no provider goes to one of K shard providers
+(`mltrain-provider-<i>`), K = ceil(--parallel / 4) capped at `AUTO_CAP`, or `mltrain:providerProcesses`
+(1: the default provider only, one process). The shard follows from the resource's type and name
+alone (a jump consistent hash), so adding or removing resources never moves another, and a change
+of K moves few; a move is no replace (the engine diffs a resource moved to another provider with
+the new provider, and ours compares inputs and the account identity only). Shards are created only
+when used. Explicit providers are configured from their own inputs, not from the stack config, so
+each shard carries the `mltrain:` settings of the stack, secrets as secrets (stored encrypted).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pulumi
+from pulumi.runtime import config as runtime_config
+from pulumi.runtime import settings as runtime_settings
+
+PACKAGE = "pulumi-python"
+THREADS = 4  # calls one dynamic provider process serves at once
+AUTO_CAP = 8  # at most this many processes chosen automatically (each is one more Python process)
+MAX_PROCESSES = 64  # the most `mltrain:providerProcesses` accepts
+CONFIG_KEY = "providerProcesses"
+ENV_VAR = "MLTRAIN_PROVIDER_PROCESSES"
+NAME = "mltrain-provider-{}"
+# Kept out of the shards' inputs: a change of K must not read as a change of every shard.
+_PROGRAM_ONLY = (f"mltrain:{CONFIG_KEY}",)
+_CREDENTIALS = ("mltrain:alayaApiKey", "mltrain:huaweiPassword", "mltrain:huaweiSecretKey",
+                "mltrain:huaweiSecurityToken")
+
+_shards: dict[int, pulumi.ProviderResource] = {}
+
+
+def processes() -> int:
+    """K: `mltrain:providerProcesses` (or MLTRAIN_PROVIDER_PROCESSES) when set and not 0, else from the
+    engine's --parallel (1 when the program does not know it, as under mocks)."""
+    given = pulumi.Config("mltrain").get(CONFIG_KEY) or os.environ.get(ENV_VAR) or "0"
+    try:
+        chosen = int(given)
+    except ValueError:
+        chosen = -1
+    if not 0 <= chosen <= MAX_PROCESSES:
+        raise ValueError(f"`mltrain:{CONFIG_KEY}` ({ENV_VAR}) = {given!r}: use 1 to {MAX_PROCESSES}, or 0 "
+                         "(the default) for one process per 4 of --parallel")
+    if chosen:
+        return chosen
+    parallel = runtime_settings.SETTINGS.parallel
+    if not isinstance(parallel, int) or isinstance(parallel, bool) or parallel <= 0:
+        return 1
+    return max(1, min(AUTO_CAP, math.ceil(parallel / THREADS)))
+
+
+def jump_hash(key: int, buckets: int) -> int:
+    """Lamping and Veach's jump consistent hash: going from K to K+1 buckets moves 1/(K+1) of the keys."""
+    b, j = -1, 0
+    while j < buckets:
+        b = j
+        key = (key * 2862933555777941757 + 1) & 0xFFFFFFFFFFFFFFFF
+        j = int((b + 1) * (float(1 << 31) / float((key >> 33) + 1)))
+    return b
+
+
+def shard_of(type_: str, name: str, buckets: int) -> int:
+    """The shard of one resource: stable across runs, machines and Python versions."""
+    digest = hashlib.sha256(f"{type_}::{name}".encode()).digest()
+    return jump_hash(int.from_bytes(digest[:8], "big"), buckets)
+
+
+def _given(opts: pulumi.ResourceOptions | None, type_: str) -> bool:
+    """Whether the user chose a `pulumi-python` provider: opts.provider, opts.providers or a parent's."""
+    if opts is None:
+        return False
+    found: list[Any] = [opts.provider] if getattr(opts.provider, "package", None) == PACKAGE else []
+    providers: Any = opts.providers
+    if isinstance(providers, Mapping):
+        found.append(providers.get(PACKAGE))
+    elif isinstance(providers, Sequence):
+        found += [p for p in providers if getattr(p, "package", None) == PACKAGE]
+    if opts.parent is not None:
+        found.append(opts.parent.get_provider(type_))
+    return any(p is not None and not _is_shard(p) for p in found)
+
+
+def _is_shard(provider: Any) -> bool:
+    return any(provider is shard for shard in _shards.values())
+
+
+def settings() -> dict[str, Any]:
+    """Every `mltrain:` key of the stack config (as the default provider would see it), secrets as secrets."""
+    values = {**runtime_config.get_config_env(), **runtime_config.CONFIG.get()}
+    secret = set(runtime_config.get_config_secret_keys_env())
+    out: dict[str, Any] = {}
+    for key in sorted(values):
+        if not key.startswith("mltrain:") or key in _PROGRAM_ONLY:
+            continue
+        value = runtime_config.get_config(key)
+        if value is None:
+            continue
+        is_secret = key in _CREDENTIALS or key in secret or runtime_config.is_config_secret(key)
+        out[key] = pulumi.Output.secret(value) if is_secret else value
+    return out
+
+
+def _shard(index: int) -> pulumi.ProviderResource:
+    found = _shards.get(index)
+    if found is None:
+        found = _shards[index] = pulumi.ProviderResource(PACKAGE, NAME.format(index), settings())
+    return found
+
+
+def place(type_: str, name: str, opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions | None:
+    """`opts` with a shard provider, unless the user chose a provider or K is 1 (then `opts` as given)."""
+    if _given(opts, type_):
+        return opts
+    buckets = processes()
+    if buckets <= 1:
+        return opts
+    return pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(provider=_shard(shard_of(type_, name, buckets))))
