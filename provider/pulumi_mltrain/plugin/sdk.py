@@ -1,6 +1,7 @@
 """Where the SDK's experimental provider package (`pulumi.provider.experimental`) needs help, in one place.
 
-Tested with pulumi 3.272 (pyproject's range); what it gets wrong and what is done here instead:
+Tested with pulumi 3.272 (`TESTED_SDK`: the plugin refuses to start outside it, while the dynamic
+resources keep pyproject's wider range); what it gets wrong and what is done here instead:
 - an input that depends on an unknown output arrives as the plain sentinel string, and a Computed
   value cannot be marshalled back: `plain` turns the sentinel into `pulumi.output.Unknown` (what the
   specs understand), `wrap` turns Unknown back into the sentinel, which the engine reads as unknown;
@@ -19,7 +20,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import importlib.metadata
 import os
+import re
 import socket
 import sys
 import threading
@@ -39,6 +42,9 @@ from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc, status_pb2
 
 T = TypeVar("T")
+
+# The SDK versions this module is tested with: the experimental package changes between releases.
+TESTED_SDK = ((3, 272), (4, 0))
 
 # Threads for provider calls: a create that waits for a job holds one for minutes.
 POOL = ThreadPoolExecutor(max_workers=int(os.environ.get("MLTRAIN_PLUGIN_THREADS", "256")),
@@ -182,9 +188,22 @@ def watch_engine(address: str, interval: float = 2.0, misses: int = 3) -> None:
     threading.Thread(target=run, name="engine-watchdog", daemon=True).start()
 
 
+def sdk_problem(version: str) -> str | None:
+    """Why the installed pulumi SDK (`version`) cannot run the plugin, or None."""
+    numbers = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+    low, high = TESTED_SDK
+    if low <= numbers < high:
+        return None
+    return (f"the mltrain plugin is tested with pulumi>={low[0]}.{low[1]},<{high[0]} and this environment has "
+            f"pulumi {version}: install a version in that range (the dynamic resources need no plugin)")
+
+
 def serve(provider: Provider, version: str, argv: list[str] | None = None) -> None:
     """Start the gRPC server on loopback, print its port (the plugin handshake) and serve until the
     engine stops the plugin or goes away."""
+    problem = sdk_problem(importlib.metadata.version("pulumi"))
+    if problem:
+        sys.exit(problem)
     args = sys.argv[1:] if argv is None else argv
     positional = [a for a in args if not a.startswith("-")]
     if not positional:
