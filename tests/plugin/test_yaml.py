@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import on_path
+from plugin_support import on_path
 
 from support.pulumi_cli import BIN, Stack, change_counts
 
@@ -63,3 +63,18 @@ def test_yaml_program_up_preview_replace_destroy(emulator: Any, tmp_path: Path) 
     stack.destroy()
     assert live_tasks(emulator) == []
     assert stack.resources() == []
+
+
+def test_yaml_program_is_typed_by_the_plugin_schema(emulator: Any, tmp_path: Path) -> None:
+    """A misspelt property fails the preview with the schema's names; nothing reaches the platform."""
+    stack = yaml_stack(tmp_path)
+    program = stack.workdir / "Pulumi.yaml"
+    program.write_text(program.read_text().replace("worker_count: 2", "worker_cnt: 2"))
+    stack.set_config("alayaEndpoint", emulator.url)
+    stack.set_config("alayaApiKey", emulator.alaya_api_key, secret=True)
+
+    result = stack.preview(check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "worker_count: Missing required property 'worker_count'" in output, output[-3000:]
+    assert live_tasks(emulator) == []
