@@ -1,37 +1,20 @@
 """Engine tests of the native provider plugin `mltrain`: the real Pulumi CLI runs
-`pulumi-resource-mltrain` (the console script in the venv, found on PATH) against the emulator."""
+`pulumi-resource-mltrain` (the console script in the venv, found on PATH) against the emulator.
+Helpers: plugin_support.py."""
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from plugin_support import RAW, declare, on_path
 
 from support import stacks
-from support.pulumi_cli import BIN, VENV, Stack
+from support.pulumi_cli import Stack
 
 pytestmark = pytest.mark.engine
-
-RAW = Path(__file__).parent / "programs" / "raw"
-PLUGIN = VENV / "bin" / "pulumi-resource-mltrain"
-
-
-def on_path(stack: Stack) -> Stack:
-    """The engine finds the plugin on PATH (as an installed wheel's console script)."""
-    assert PLUGIN.exists(), f"{PLUGIN} is missing: run `bash scripts/bootstrap.sh` (pip install -e .)"
-    stack.env_extra["PATH"] = f"{BIN}{os.pathsep}{PLUGIN.parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    return stack
-
-
-def declare(stack: Stack, resources: list[dict[str, Any]], **config: Any) -> None:
-    """The raw program's `resources` (and other JSON config such as `providers` or `invokes`)."""
-    stack.set_config("resources", json.dumps(resources))
-    for key, value in config.items():
-        stack.set_config(key, json.dumps(value))
 
 
 @pytest.fixture
@@ -58,22 +41,3 @@ def modelarts_plugin_stack(emulator: Any, tmp_path: Path) -> Callable[..., Stack
         return stack
 
     return make
-
-
-def alaya_job(name: str = "job", **args: Any) -> dict[str, Any]:
-    return {"type": "mltrain:alaya:TrainingJob", "name": name, "args": stacks.alaya_job_args(**args),
-            "outputs": ["status", "name", "training_task_id"]}
-
-
-def tasks(emulator: Any) -> list[dict[str, Any]]:
-    """Alaya NeW tasks that are not on their way out."""
-    return [t for t in emulator.admin.state()["alaya"]["tasks"] if not t.get("deleting")]
-
-
-def output_of(result: Any) -> str:
-    return str(result.stdout + result.stderr)
-
-
-def managed(stack: Stack, prefix: str = "mltrain:") -> list[dict[str, Any]]:
-    """The stack's resources whose type starts with `prefix` (the plugin's types; not providers)."""
-    return [r for r in stack.export()["deployment"].get("resources", []) if r["type"].startswith(prefix)]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import on_path
+from plugin_support import on_path
 
 from support.pulumi_cli import ROOT, Stack, change_counts
 from support.stacks import alaya_job_args

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import yaml
-from conftest import PLUGIN, alaya_job, managed, output_of, tasks
+from plugin_support import PLUGIN, alaya_job, managed, output_of, tasks
 
 from pulumi_mltrain.emulator import defaults as d
 from support.pulumi_cli import BIN, Stack, change_counts

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RAW, alaya_job, declare, on_path, output_of, tasks
+from plugin_support import RAW, alaya_job, declare, on_path, output_of, tasks
 
 from pulumi_mltrain.alaya.client import AlayaClient
 from pulumi_mltrain.config import Settings

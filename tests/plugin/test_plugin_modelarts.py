@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from conftest import managed
+from plugin_support import managed
 
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.emulator import defaults as d

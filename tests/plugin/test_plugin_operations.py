@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import RAW, alaya_job, declare, managed, on_path, output_of, tasks
+from plugin_support import RAW, alaya_job, declare, managed, on_path, output_of, tasks
 
 from pulumi_mltrain.emulator import EmulatorServer
 from pulumi_mltrain.emulator import defaults as d

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 import grpc
 import pytest
-from conftest import PLUGIN
 from google.protobuf import empty_pb2, struct_pb2
+from plugin_support import PLUGIN
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
 import pulumi_mltrain
