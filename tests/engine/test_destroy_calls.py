@@ -29,8 +29,8 @@ ALAYA_DETAIL, ALAYA_LIST = "GET /v1/training/instance/*/detail", "GET /v1/traini
 REFUSED = {"status": 409, "message": "stop the task before deleting it", "data": {}}
 GATEWAY_404 = {"error_code": "APIG.0101", "error_msg": "The API does not exist or has not been published in the "
                "environment", "request_id": "2f6d3c1e"}
-MODELARTS_JOB = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
-                 "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1]}
+ALGORITHM = {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+             "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1]}
 
 
 def calls_during(emulator: EmulatorHandle, command: Callable[[], Any]) -> Counter[str]:
@@ -121,7 +121,9 @@ def test_a_task_gone_before_the_destroy_is_checked_against_the_listing(emulator:
 @pytest.mark.parametrize("ended", [False, True], ids=["running", "completed"])
 def test_modelarts_destroy_calls(ended: bool, emulator: EmulatorHandle,
                                  modelarts_stack: Callable[..., Stack]) -> None:
-    stack = modelarts_stack(jobs={"job": {**MODELARTS_JOB, "wait_for": "running"}})
+    """A job (and the algorithm it runs): terminate, DELETE, reads until gone; no search or list."""
+    stack = modelarts_stack(jobs={"job": {"flavor_id": d.FLAVOR_CPU_8U, "wait_for": "running"}},
+                            algorithm=ALGORITHM)
     emulator.admin.set_settings(modelarts_run_seconds=3600, delete_delay=0.0)
     stack.up()
     if ended:
@@ -129,12 +131,12 @@ def test_modelarts_destroy_calls(ended: bool, emulator: EmulatorHandle,
         emulator.admin.advance(1)
     calls = calls_during(emulator, stack.destroy)
     calls.pop("POST /v3/auth/tokens", None)  # the new provider process's one token
-    prefix = "/v2/{project_id}/training-jobs/*"
-    terminate, delete, read = f"POST {prefix}/actions", f"DELETE {prefix}", f"GET {prefix}"
-    assert calls[terminate] == 1 and calls[delete] == 1, calls
-    assert "POST /v2/{project_id}/training-job-searches" not in calls, "no listing after an accepted DELETE"
-    if ended:
-        assert calls == {terminate: 1, delete: 1, read: 1}, "a completed job: terminate refused, delete, one read"
-    else:
-        assert set(calls) == {terminate, delete, read} and calls[read] >= 2, calls  # the wait, then gone
-    assert emulator.admin.state()["modelarts"]["jobs"] == [] and stack.resources(JOB) == []
+    job, algorithm = "/v2/{project_id}/training-jobs/*", "/v2/{project_id}/algorithms/*"
+    terminate, delete, read = f"POST {job}/actions", f"DELETE {job}", f"GET {job}"
+    algorithm_calls = {f"DELETE {algorithm}": 1, f"GET {algorithm}": 1}
+    if ended:  # terminate refused (not live), DELETE, one read
+        assert calls == {terminate: 1, delete: 1, read: 1, **algorithm_calls}, calls
+    else:  # terminate answers Terminating: reads until it has stopped, DELETE, a read
+        assert calls[read] >= 2 and calls == {terminate: 1, delete: 1, read: calls[read], **algorithm_calls}, calls
+    state = emulator.admin.state()["modelarts"]
+    assert state["jobs"] == state["algorithms"] == [] and stack.resources(JOB) == []
