@@ -144,7 +144,7 @@ class MltrainProvider(ResourceProvider):
 
     def _delete(self, object_id: str, spec: Any, deadline: float) -> bool:
         """Remove the object; True when the platform accepted the delete and then stopped knowing the
-        object (that answer needs no second look), False when it was not found before anything was
+        object (that answer needs no second look), False when it was not found before its delete was
         accepted (a listing is asked to agree first, as on read). Raises NotFound like False."""
         raise NotImplementedError
 
@@ -367,7 +367,7 @@ class MltrainProvider(ResourceProvider):
                 self._confirm_gone(id_, spec, str(err))
                 return
             if not confirmed:
-                self._confirm_gone(id_, spec, "not found before the platform accepted any call for it")
+                self._confirm_gone(id_, spec, "not found before the platform accepted its delete")
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
 
