@@ -76,3 +76,21 @@ def test_lifecycle_and_import(emulator: Any, modelarts_plugin_stack: Callable[..
 
     stack.destroy()
     assert live_jobs(emulator) == [] and emulator.admin.state()["modelarts"]["algorithms"] == []
+
+
+def test_a_failed_job_is_rolled_back_not_recorded(emulator: Any,
+                                                  modelarts_plugin_stack: Callable[..., Stack]) -> None:
+    """A job that fails before it completes is deleted by the create (rollback): an error, nothing recorded."""
+    emulator.admin.set_settings(modelarts_fail_names="^doomed")
+    stack = modelarts_plugin_stack([ALGORITHM, job("doomed", wait_for="completed")])
+    result = stack.up(check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0 and "TrainingJob 'doomed-" in output, output[-3000:]
+    assert "It was deleted so nothing is left behind" in output
+    assert "partially created" not in output, output[-3000:]
+    # The job's own log lines (a Python traceback of the training script) are quoted; no provider frames.
+    assert "pulumi_mltrain/" not in output and "provider/experimental" not in output, output[-3000:]
+    assert stack.resources("mltrain:modelarts:TrainingJob") == []
+    emulator.admin.advance(5)
+    assert live_jobs(emulator) == []
+    stack.destroy()
