@@ -62,7 +62,8 @@ def live_tasks(emulator: Any) -> list[dict[str, Any]]:
 
 @pytest.mark.engine
 def test_generated_sdk_program_up_preview_destroy(emulator: Any, tmp_path: Path) -> None:
-    """An explicit pulumi_mltrain_native.Provider (typed, secret key) and an alaya.TrainingJob on it."""
+    """An explicit pulumi_mltrain_native.Provider (typed, secret key), an alaya.TrainingJob and the
+    get_products function on it."""
     stack = on_path(Stack.from_project(PROGRAM, tmp_path))
     stack.set_config("alayaEndpoint", emulator.url)
     stack.set_config("alayaApiKey", emulator.alaya_api_key, secret=True)
@@ -74,6 +75,7 @@ def test_generated_sdk_program_up_preview_destroy(emulator: Any, tmp_path: Path)
     assert [t["id"] for t in tasks] == [outputs["training_task_id"]]
     assert tasks[0]["image"] == alaya_job_args()["image"]
     assert outputs["name"].startswith("job")
+    assert alaya_job_args()["product_code"] in outputs["product_codes"], outputs["product_codes"]
 
     state = {r["type"]: r for r in stack.export()["deployment"]["resources"]}
     assert "mltrain:alaya:TrainingJob" in state, sorted(state)
@@ -83,7 +85,9 @@ def test_generated_sdk_program_up_preview_destroy(emulator: Any, tmp_path: Path)
     before = emulator.admin.requests()
     counts = change_counts(stack.preview_json())
     assert set(counts) == {"same"}, counts
-    assert emulator.admin.requests().get("total") == before.get("total"), "a no-change preview calls nothing"
+    after = emulator.admin.requests()["endpoints"]
+    called = {k: n - before["endpoints"].get(k, 0) for k, n in after.items() if n != before["endpoints"].get(k, 0)}
+    assert called == {"GET /v1/product/list-for-training-task": 1}, "a no-change preview calls only the function"
 
     stack.destroy()
     assert live_tasks(emulator) == []

@@ -1,5 +1,6 @@
 """Test program: the generated SDK's explicit `Provider` (settings from stack config, the key a
-secret) and one `alaya.TrainingJob` on it, whose arguments are the `job` config value (JSON)."""
+secret), one `alaya.TrainingJob` on it, whose arguments are the `job` config value (JSON), and the
+product catalogue read through the same provider (an array-valued function)."""
 
 import json
 
@@ -24,3 +25,5 @@ job = alaya.TrainingJob(
 pulumi.export("training_task_id", job.id)
 pulumi.export("name", job.name)
 pulumi.export("status", job.status)
+products = alaya.get_products_output(opts=pulumi.InvokeOutputOptions(provider=provider))
+pulumi.export("product_codes", products.apply(lambda items: [p["productCode"] for p in items]))
