@@ -55,7 +55,8 @@ def summary(rows: list[Row]) -> list[str]:
     judged = [r for r in rows if r.verdict in (MET, MISSED, NOT_MEASURED)]
     out = [f"Targets met: {sum(r.verdict == MET for r in judged)} of {len(judged)} rows with a target."]
     for kind in (MISSED, NOT_MEASURED):
-        named = [f"{r.scenario} (N = {r.n}: {r.ours} against {r.target})" for r in judged if r.verdict == kind]
+        named = [f"{r.scenario} [{r.n}]: {r.ours}" + (f", ratio {r.ratio}" if r.ratio != "—" else "")
+                 + f" (target {r.target})" for r in judged if r.verdict == kind]
         if named:
             out.append(f"{kind.capitalize()}: " + "; ".join(named) + ".")
     return out

@@ -183,7 +183,7 @@ class World:
         self.algorithm_index.add(algorithm.id, metadata["name"], metadata["create_time"])
 
     def commit(self, *changed: Stored) -> None:
-        """Mark a mutation of ``changed`` (written to the state file when the request ends).
+        """Mark a mutation of ``changed`` (journaled before the request's answer goes out).
 
         Named objects (also ones just removed) are rescheduled and journaled; with none named, every
         object is rescheduled on the next sync and the next save rewrites the whole world.
