@@ -25,7 +25,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     add = parser.add_argument
     add("--port", type=int, default=d.DEFAULT_PORT, help="TCP port (0 = any free port)")
-    add("--state-file", type=Path, help="load state from this JSON file and save every change")
+    add("--state-file", type=Path, help="load state from this JSON file (and F.journal) and journal every change")
     add("--subscription-delay", type=float, help="seconds an Alaya subscription stays PROCESSING")
     add("--fault", action="append", default=[], metavar="SPEC",
         help='e.g. "POST /v1/subscription/training/create:status=503:times=2" (repeatable)')
