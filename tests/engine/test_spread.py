@@ -102,6 +102,9 @@ def test_jobs_come_and_go_and_the_process_count_changes_without_replacing_a_job(
         created = after.get("POST /v1/subscription/training/create", 0) - before.get(
             "POST /v1/subscription/training/create", 0)
         assert created == sum(op == "create" for op in expect.values()), (before, after)
+        deleted = sum(v for k, v in after.items() if k.startswith("DELETE ")) - sum(
+            v for k, v in before.items() if k.startswith("DELETE "))
+        assert deleted == sum(op == "delete" for op in expect.values()), (before, after)
         if not expect:
             assert after == before, "nothing is created, stopped or deleted when only providers change"
         kept = {n: stack.outputs()[n]["id"] for n in stack.outputs()}
