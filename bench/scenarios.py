@@ -34,7 +34,7 @@ class Plan:
     @classmethod
     def make(cls, quick: bool) -> Plan:
         if quick:
-            return cls(quick=True, overhead_ns=(1, 10), repeats=1, preview_n=50, waits=(0.3, 2.0),
+            return cls(quick=True, overhead_ns=(1, 10), repeats=1, preview_n=20, waits=(0.3, 2.0),
                        fault_n=10, emulator_rounds=40, emulator_state_file=False)
         return cls(quick=False)
 
