@@ -224,7 +224,7 @@ def emulator_cost(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
         facts[f"emulator_ratio_{state_file}"] = value
         rows.append(Row(
             "7 emulator CPU per request, 800 vs 10 stored objects" + (", with a state file" if state_file else ""),
-            "10 / 800", f"{found['us_per_request_large']:.0f} µs", f"{found['us_per_request_small']:.0f} µs",
+            "800 vs 10", f"{found['us_per_request_large']:.0f} µs", f"{found['us_per_request_small']:.0f} µs",
             f"{value:.2f}", f"{found['requests_each']} each",
             f"`bench/emulator_work.py`: the server thread's CPU (schedstat) per request with 800 vs 10 Alaya tasks "
             f"and ModelArts jobs stored; the provider's calls for one job of each platform, alternating round by "
