@@ -26,10 +26,11 @@ PROGRAMS = Path(__file__).resolve().parent / "programs"
 sys.path.insert(0, str(ROOT / "tests"))
 
 from pulumi_mltrain.emulator import EmulatorAdmin, EmulatorServer, EmulatorSettings, defaults  # noqa: E402
-from support.pulumi_cli import BIN, Stack  # noqa: E402
+from support.pulumi_cli import BIN, VENV, Stack  # noqa: E402
 
 ZERO_DELAYS = {"subscription_delay": 0.0, "task_state_delay": 0.0, "delete_delay": 0.0}
-OURS, BASELINE = "alaya_jobs", "noop_baseline"
+OURS, BASELINE, PLUGIN = "alaya_jobs", "noop_baseline", "plugin_jobs"
+PLUGIN_BIN = VENV / "bin" / "pulumi-resource-mltrain"  # the console script the engine finds on PATH
 RESULT_POLL = "GET /v1/subscription/training/result"
 
 
@@ -102,6 +103,10 @@ def bench_stack(program: str, emulator: Emulator, **config: Any) -> Iterator[Ben
         # The baseline's provider class lives next to its program; the dynamic provider process
         # must import it by name to unpickle it.
         stack.env_extra["PYTHONPATH"] = str(stack.workdir)
+        if program == PLUGIN:  # the engine runs the plugin from PATH, as an installed wheel's script
+            if not PLUGIN_BIN.exists():
+                raise RuntimeError(f"{PLUGIN_BIN} is missing: run `bash scripts/bootstrap.sh` (pip install -e .)")
+            stack.env_extra["PATH"] = os.pathsep.join((str(BIN), str(PLUGIN_BIN.parent), os.environ.get("PATH", "")))
         bench = BenchStack(stack, tmp, program)
         stack.set_config("mltrain:alayaEndpoint", emulator.url)
         stack.set_config("mltrain:alayaApiKey", defaults.DEFAULT_ALAYA_API_KEY, secret=True)
@@ -121,7 +126,7 @@ def median(values: list[float]) -> float:
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 # Which processes of a stack are sampled, by a marker in their command line.
 _KINDS = {
-    "provider": (b"pulumi.dynamic", b"language_host.py\0--provider"),
+    "provider": (b"pulumi.dynamic", b"language_host.py\0--provider", b"pulumi-resource-mltrain"),
     "program": (b"language_host.py\0--run", b"pulumi-language-python-exec"),
 }
 
@@ -135,8 +140,8 @@ class Sampled:
 @dataclass
 class ProcessSampler:
     """Samples /proc while CLI commands run, for the processes whose PULUMI_HOME is this stack's:
-    the dynamic provider process(es) (`python -m pulumi.dynamic`, or `language_host.py --provider`)
-    and the program process. VmHWM
+    the provider process(es) (`python -m pulumi.dynamic`, or `language_host.py --provider`, or the
+    native plugin `pulumi-resource-mltrain`) and the program process. VmHWM
     (peak RSS) and CPU time only grow, so the last sample before a process exits is within one
     interval (50 ms) of its final value."""
 

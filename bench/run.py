@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import harness
 import measures
+import plugin
 import report
 import scenarios
 
@@ -34,6 +35,7 @@ SCENARIOS: dict[str, Scenario] = {
     "6": measures.import_time,
     "7": measures.emulator_cost,
     "9": scenarios.faults,
+    "10": plugin.plugin,  # the native plugin beside the dynamic resources (issue 14)
 }
 
 

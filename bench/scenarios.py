@@ -7,10 +7,11 @@ import json
 import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness import BASELINE, OURS, Emulator, ProcessSampler, bench_stack, median
+from harness import BASELINE, OURS, BenchStack, Emulator, ProcessSampler, bench_stack, median
 from report import Row, ratio, secs, verdict
 
 from pulumi_mltrain.config import Settings
@@ -30,12 +31,15 @@ class Plan:
     cpu_jobs: int = 50
     emulator_rounds: int = 100
     emulator_state_file: bool = True
+    plugin_n: int = 50  # scenario 10's overhead N
+    plugin_default_parallel: bool = True  # scenario 10 also waits at the default --parallel
 
     @classmethod
     def make(cls, quick: bool) -> Plan:
         if quick:
             return cls(quick=True, overhead_ns=(1, 10), repeats=1, preview_n=20, waits=(0.3, 2.0),
-                       fault_n=10, emulator_rounds=40, emulator_state_file=False)
+                       fault_n=10, emulator_rounds=40, emulator_state_file=False, plugin_n=10,
+                       plugin_default_parallel=False)
         return cls(quick=False)
 
 
@@ -74,38 +78,51 @@ def _state_probe(export: dict[str, Any], type_suffix: str) -> tuple[float, float
 
 
 # ----- 1 + 8: overhead of up/destroy, provider RSS and state size ---------------------------------------
+OVERHEAD_KEYS = ("up", "down", "calls", "provider_cpu", "program_cpu", "emulator_cpu", "procs", "rss_mb")
+
+
+def overhead_run(st: BenchStack, emu: Emulator,
+                 after_up: Callable[[ProcessSampler], None] | None = None) -> dict[str, float]:
+    """One `pulumi up` then `pulumi destroy` on a fresh emulator: times, API calls, CPU, provider processes
+    and their peak RSS during up; `after_up` looks at the stack between the two."""
+    emu.reset()
+    before, emu_cpu = emu.calls(), emu.cpu()
+    with ProcessSampler(st.tmp) as up_procs:
+        t_up, _ = st.timed("up")
+    if after_up is not None:
+        after_up(up_procs)
+    with ProcessSampler(st.tmp) as down_procs:
+        t_down, _ = st.timed("destroy")
+    run = {"up": t_up, "down": t_down, "calls": float(emu.calls() - before), "emulator_cpu": emu.cpu() - emu_cpu,
+           "procs": float(up_procs.processes()), "rss_mb": up_procs.peak_mb()}
+    for kind in ("provider", "program"):
+        run[f"{kind}_cpu"] = up_procs.cpu_s(kind) + down_procs.cpu_s(kind)
+    return run
+
+
 def overhead(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
     """Ours and the no-op baseline alternate run by run, so both see the same background load."""
     rows: list[Row] = []
     largest = max(plan.overhead_ns)
     probe: dict[str, dict[str, float]] = {}
     programs = ((OURS, ":TrainingJob"), (BASELINE, ":Noop"))
-    keys = ("up", "down", "calls", "provider_cpu", "program_cpu", "emulator_cpu", "procs")
     for n in plan.overhead_ns:
-        runs: dict[str, dict[str, list[float]]] = {p: {k: [] for k in keys} for p, _ in programs}
+        runs: dict[str, dict[str, list[float]]] = {p: {k: [] for k in OVERHEAD_KEYS} for p, _ in programs}
         with bench_stack(OURS, emu, count=n) as ours, bench_stack(BASELINE, emu, count=n) as base:
             stacks = {OURS: ours, BASELINE: base}
             for rep in range(plan.repeats):
                 for program, suffix in programs:
                     st = stacks[program]
-                    emu.reset()
-                    before, emu_cpu = emu.calls(), emu.cpu()
-                    with ProcessSampler(st.tmp) as up_procs:
-                        t_up, _ = st.timed("up")
-                    if n == largest and rep == 0:
-                        entry, blob = _state_probe(st.stack.export(), suffix)
-                        probe[program] = {"rss_mb": up_procs.peak_mb(), "total_mb": up_procs.total_mb(),
-                                          "procs": up_procs.processes(), "entry": entry, "blob": blob}
-                    with ProcessSampler(st.tmp) as down_procs:
-                        t_down, _ = st.timed("destroy")
-                    run = runs[program]
-                    run["up"].append(t_up)
-                    run["down"].append(t_down)
-                    run["calls"].append(emu.calls() - before)
-                    run["emulator_cpu"].append(emu.cpu() - emu_cpu)
-                    run["procs"].append(up_procs.processes())
-                    for kind in ("provider", "program"):
-                        run[f"{kind}_cpu"].append(up_procs.cpu_s(kind) + down_procs.cpu_s(kind))
+
+                    def keep_probe(up_procs: ProcessSampler, st: BenchStack = st, program: str = program,
+                                   suffix: str = suffix, first: bool = n == largest and rep == 0) -> None:
+                        if first:
+                            entry, blob = _state_probe(st.stack.export(), suffix)
+                            probe[program] = {"rss_mb": up_procs.peak_mb(), "total_mb": up_procs.total_mb(),
+                                              "procs": up_procs.processes(), "entry": entry, "blob": blob}
+
+                    for key, value in overhead_run(st, emu, keep_probe).items():
+                        runs[program][key].append(value)
         med = {p: {k: median(v) for k, v in runs[p].items()} for p in runs}
         total = {p: median([u + d for u, d in zip(runs[p]["up"], runs[p]["down"], strict=True)]) for p in runs}
         o, b = med[OURS], med[BASELINE]
@@ -113,6 +130,7 @@ def overhead(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
         value = total[OURS] / total[BASELINE]
         facts[f"overhead_ratio_{n}"] = value
         facts[f"overhead_cpu_{n}"] = (o, b)
+        facts[f"overhead_total_{n}"] = (total[OURS], total[BASELINE])
         rows.append(Row(
             "1 overhead: up + destroy vs the bare engine", str(n), secs(total[OURS]), secs(total[BASELINE]),
             ratio(total[OURS], total[BASELINE]), str(int(o["calls"])),
@@ -192,7 +210,7 @@ def preview(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
 
 
 # ----- 3: parallel waits ----------------------------------------------------------------------------------
-_CREATED = re.compile(r"TrainingJob job-\d+ created \(([\d.]+)s\)")
+_CREATED = re.compile(r"TrainingJob job-\d+ created \(([\d.]+)s\)")  # dynamic and plugin alike
 
 
 def _slowest_create(output: str) -> float | None:
@@ -210,41 +228,67 @@ def _spread(export: dict[str, Any]) -> list[int]:
     return sorted(per.values(), reverse=True)
 
 
-def parallelism(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
-    """The default program (resources spread over provider processes by the program itself), at the
-    engine's default --parallel and at --parallel N."""
-    n, delay = plan.parallel_n, plan.parallel_delay
+@dataclass
+class WaitRun:
+    """One `pulumi up` of N creates that each wait D (and its destroy), as scenario 3 and 10 report it."""
+
+    wall: float
+    calls: int
+    processes: int
+    peak_mb: float
+    spread: list[int]
+    slowest: float | None
+
+
+def wait_run(emu: Emulator, program: str, n: int, delay: float, parallel: int | None) -> WaitRun:
+    """`pulumi up` of `program` with every subscription resolving `delay` after its POST."""
+    extra = (f"--parallel={parallel}",) if parallel else ()
+    emu.reset(subscription_delay=delay)
+    with bench_stack(program, emu, count=n) as st:
+        before = emu.calls()
+        with ProcessSampler(st.tmp) as procs:
+            wall, result = st.timed("up", *extra)
+        calls = emu.calls() - before
+        spread = _spread(st.stack.export())
+        st.timed("destroy", *extra)
+    return WaitRun(wall, calls, procs.processes(), procs.peak_mb(), spread, _slowest_create(result.stdout))
+
+
+def noop_floor(emu: Emulator, n: int) -> float:
+    """The engine's time for `pulumi up` of n no-op creates."""
     emu.reset()
     with bench_stack(BASELINE, emu, count=n) as base:
         floor, _ = base.timed("up")
         base.timed("destroy")
+    return floor
+
+
+def parallelism(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
+    """The default program (resources spread over provider processes by the program itself), at the
+    engine's default --parallel and at --parallel N."""
+    n, delay = plan.parallel_n, plan.parallel_delay
+    floor = noop_floor(emu, n)
+    facts["parallel_floor"] = floor
     rows: list[Row] = []
     for parallel in (None, n):
         effective = parallel or default_parallel()
         waves = math.ceil(n / effective)
-        extra = (f"--parallel={parallel}",) if parallel else ()
         label = f"--parallel {parallel}" if parallel else f"default --parallel ({effective})"
-        emu.reset(subscription_delay=delay)
-        with bench_stack(OURS, emu, count=n) as st:
-            before = emu.calls()
-            with ProcessSampler(st.tmp) as procs:
-                wall, result = st.timed("up", *extra)
-            calls = emu.calls() - before
-            spread = _spread(st.stack.export())
-            st.timed("destroy", *extra)
-        slowest = _slowest_create(result.stdout)
-        facts[f"parallel_{effective}"] = (wall / delay, waves, procs.processes())
+        run = wait_run(emu, OURS, n, delay, parallel)
+        busiest = max(run.spread, default=0)
+        facts[f"parallel_{effective}"] = (run.wall / delay, waves, run.processes)
+        facts[f"parallel_wall_{effective}"] = run.wall
         rows.append(Row(
-            f"3 {n} creates that each wait {delay:g} s, {label}", str(n), secs(wall), secs(delay),
-            f"{wall / delay:.2f}", str(calls),
+            f"3 {n} creates that each wait {delay:g} s, {label}", str(n), secs(run.wall), secs(delay),
+            f"{run.wall / delay:.2f}", str(run.calls),
             f"ratio = wall / D; the engine's own floor at --parallel {effective}: ceil({n}/{effective}) = "
             f"{waves} wave(s) = {waves * delay:g} s ({waves} x D), plus the engine's time for {n} no-op creates "
-            f"({floor:.2f} s); {procs.processes()} provider process(es) seen (the program spreads them, no "
-            f"shards in the program), jobs per provider {spread}: the busiest one serves its jobs in "
-            f"ceil({max(spread, default=0)}/4) = {math.ceil(max(spread, default=0) / 4)} wave(s) of 4 threads; peak "
-            f"RSS {procs.peak_mb():.0f} MB each at most; slowest create as the engine reports it "
-            f"{slowest if slowest is not None else '?'} s",
-            target=f"≤ 2 x D = {2 * delay:g} s", verdict=verdict(wall <= 2 * delay),
+            f"({floor:.2f} s); {run.processes} provider process(es) seen (the program spreads them, no "
+            f"shards in the program), jobs per provider {run.spread}: the busiest one serves its jobs in "
+            f"ceil({busiest}/4) = {math.ceil(busiest / 4)} wave(s) of 4 threads; peak "
+            f"RSS {run.peak_mb:.0f} MB each at most; slowest create as the engine reports it "
+            f"{run.slowest if run.slowest is not None else '?'} s",
+            target=f"≤ 2 x D = {2 * delay:g} s", verdict=verdict(run.wall <= 2 * delay),
         ))
     return rows
 

@@ -1,0 +1,23 @@
+"""Benchmark program: `count` Alaya NeW training jobs through the native `mltrain` plugin.
+
+The same inputs as `alaya_jobs`, written with the generated SDK (`pulumi_mltrain_native`) and its
+default provider (settings from the stack's `mltrain:` config). The engine runs the plugin
+`pulumi-resource-mltrain`, found on PATH: one process serves every job.
+"""
+
+import pulumi
+from pulumi_mltrain_native import alaya
+
+config = pulumi.Config()
+count = config.require_int("count")
+
+for i in range(count):
+    alaya.TrainingJob(
+        f"job-{i}",
+        product_code="PRD-TRAIN-2",
+        worker_count=1,
+        image="harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu",
+        training_framework="pytorch",
+        start_command="python3 train.py",
+    )
+pulumi.export("count", count)
