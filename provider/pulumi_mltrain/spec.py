@@ -15,6 +15,7 @@ import functools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, create_model
@@ -115,8 +116,7 @@ class Spec(BaseModel):
 
     def wire(self) -> dict[str, Any]:
         """The API body: wire names (nested where dotted), no unset optionals, local-only fields dropped."""
-        local = {n for n, m in field_metas(type(self)) if m.on_change == "local"}
-        flat = self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude=local)
+        flat = self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude=set(_local(type(self))))
         body: dict[str, Any] = {}
         for path, value in self.wire_constants.items():
             put(body, path, value)
@@ -127,14 +127,45 @@ class Spec(BaseModel):
         return self.model_dump(mode="json", exclude_none=True)
 
 
-def field_metas(model: type[BaseModel]) -> Iterator[tuple[str, Meta]]:
+@dataclass(frozen=True)
+class _Field:
+    """What the wire mapping, validation and diffs need of one field, read once per model class."""
+
+    name: str
+    info: FieldInfo
+    meta: Meta
+    inner: Any  # the nested model the field holds (one or a list), or None
+    read_names: tuple[str, ...]  # where a platform answer may hold it: the wire name, then aliases
+
+
+@functools.cache
+def _fields(model: type[BaseModel]) -> tuple[_Field, ...]:
+    """The fields of a model class with their metadata: computed on first use, not per call (reading
+    every field's metadata again cost a tenth of the provider's CPU per job)."""
+    out = []
     for name, info in model.model_fields.items():
-        yield name, meta(info, name)
+        m = meta(info, name)
+        names = [m.wire]
+        if isinstance(info.validation_alias, AliasChoices):
+            names += [c for c in info.validation_alias.choices if isinstance(c, str)]
+        out.append(_Field(name, info, m, _model_in(info.annotation), tuple(names)))
+    return tuple(out)
+
+
+@functools.cache
+def _local(model: type[BaseModel]) -> frozenset[str]:
+    """Fields never sent to the platform."""
+    return frozenset(f.name for f in _fields(model) if f.meta.on_change == "local")
+
+
+def field_metas(model: type[BaseModel]) -> Iterator[tuple[str, Meta]]:
+    for f in _fields(model):
+        yield f.name, f.meta
 
 
 def wire_path(model: type[BaseModel], name: str) -> str:
     """The (dotted) wire name of one field."""
-    return meta(model.model_fields[name], name).wire
+    return next(f.meta.wire for f in _fields(model) if f.name == name)
 
 
 def put(body: dict[str, Any], path: str, value: Any) -> None:
@@ -163,11 +194,11 @@ def dig(data: Any, path: str) -> Any:
 def _nest(model: type[BaseModel], flat: Mapping[str, Any], into: dict[str, Any] | None = None) -> dict[str, Any]:
     """A `model_dump(by_alias=True)` result of `model` with its dotted wire names made nested."""
     out = {} if into is None else into
-    for name, info in model.model_fields.items():
-        m = meta(info, name)
+    for f in _fields(model):
+        m = f.meta
         if m.wire not in flat:
             continue
-        value = _through_models(_nest, info.annotation, flat[m.wire])
+        value = _through_models(_nest, f.inner, flat[m.wire])
         put(out, m.wire, value)
         if m.wire_with and value is not None:
             parent = m.wire.rpartition(".")[0]
@@ -177,10 +208,9 @@ def _nest(model: type[BaseModel], flat: Mapping[str, Any], into: dict[str, Any] 
 
 
 def _through_models(
-    convert: Callable[[type[BaseModel], Mapping[str, Any]], Any], annotation: Any, value: Any
+    convert: Callable[[type[BaseModel], Mapping[str, Any]], Any], inner: Any, value: Any
 ) -> Any:
-    """Apply `convert` to the nested model(s) a field holds (one, or a list), else return the value."""
-    inner = _model_in(annotation)
+    """Apply `convert` to the nested model(s) a field holds (`inner`, one or a list), else return the value."""
     if inner is None:
         return value
     if isinstance(value, Mapping):
@@ -193,11 +223,10 @@ def _through_models(
 def _unnest(model: type[BaseModel], data: Mapping[str, Any]) -> dict[str, Any]:
     """A platform object read back as `model`'s flat alias keys; keys it does not declare are dropped."""
     out: dict[str, Any] = {}
-    for name, info in model.model_fields.items():
-        m = meta(info, name)
-        value = dig(data, m.wire)
+    for f in _fields(model):
+        value = dig(data, f.meta.wire)
         if value is not None:
-            out[m.wire] = _through_models(_unnest, info.annotation, value)
+            out[f.meta.wire] = _through_models(_unnest, f.inner, value)
     return out
 
 
@@ -218,11 +247,17 @@ class Output(BaseModel):
         return out
 
 
-def is_unknown(value: Any) -> bool:
-    """True for preview placeholders (`pulumi.output.Unknown`) anywhere inside a value."""
+@functools.cache
+def _unknown() -> type:
+    """`pulumi.output.Unknown`, imported on first use (the schema and code generators do without)."""
     from pulumi.output import Unknown
 
-    if isinstance(value, Unknown):
+    return Unknown
+
+
+def is_unknown(value: Any) -> bool:
+    """True for preview placeholders (`pulumi.output.Unknown`) anywhere inside a value."""
+    if isinstance(value, _unknown()):
         return True
     if isinstance(value, Mapping):
         return any(is_unknown(v) for v in value.values())
@@ -365,8 +400,7 @@ def _one_field(model: type[BaseModel], name: str) -> type[BaseModel]:
 
 def diff(model: type[Spec], olds: Mapping[str, Any], news: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """(changed fields, fields whose change replaces) between stored outputs and checked inputs."""
-    defaults = {n: (i.get_default(call_default_factory=True) if not i.is_required() else None)
-                for n, i in model.model_fields.items()}
+    defaults = _defaults(model)
     changed, replaces = [], []
     for name, m in field_metas(model):
         old = _canon(olds.get(name, defaults[name]))
@@ -376,6 +410,13 @@ def diff(model: type[Spec], olds: Mapping[str, Any], news: Mapping[str, Any]) ->
             if m.on_change == "replace":
                 replaces.append(name)
     return changed, replaces
+
+
+@functools.cache
+def _defaults(model: type[Spec]) -> Mapping[str, Any]:
+    """Each field's default (None for required ones), read by `diff` only, never changed."""
+    return MappingProxyType({n: (i.get_default(call_default_factory=True) if not i.is_required() else None)
+                             for n, i in model.model_fields.items()})
 
 
 def _canon(value: Any) -> Any:
@@ -398,15 +439,11 @@ def from_wire(model: type[Spec], data: Mapping[str, Any], keep: Spec) -> Spec | 
     kept. Fields the platform does not report (local ones, write-only ones) are taken from `keep`.
     """
     known: dict[str, Any] = {}
-    for name, info in model.model_fields.items():
-        names = [meta(info, name).wire]
-        choices = info.validation_alias
-        if isinstance(choices, AliasChoices):
-            names += [c for c in choices.choices if isinstance(c, str)]
-        value = next((v for n in names if (v := dig(data, n)) is not None), None)
+    for f in _fields(model):
+        value = next((v for n in f.read_names if (v := dig(data, n)) is not None), None)
         if value is not None:
-            value = _through_models(_unnest, info.annotation, value)
-        known[name] = value if value is not None else getattr(keep, name)
+            value = _through_models(_unnest, f.inner, value)
+        known[f.name] = value if value is not None else getattr(keep, f.name)
     try:
         return model.model_validate({k: v for k, v in known.items() if v is not None})
     except ValidationError:
