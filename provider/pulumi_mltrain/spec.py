@@ -255,8 +255,14 @@ def _unknown() -> type:
     return Unknown
 
 
+# Exact types that hold nothing inside: most inputs are one, and the Mapping checks are ABC checks.
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
 def is_unknown(value: Any) -> bool:
     """True for preview placeholders (`pulumi.output.Unknown`) anywhere inside a value."""
+    if type(value) in _PLAIN:
+        return False
     if isinstance(value, _unknown()):
         return True
     if isinstance(value, Mapping):
@@ -334,6 +340,8 @@ def _wants_int(annotation: Any) -> bool:
 
 
 def _non_finite(value: Any) -> bool:
+    if type(value) in _PLAIN:
+        return False
     if isinstance(value, float):
         return not math.isfinite(value)
     if isinstance(value, Mapping):
