@@ -57,6 +57,7 @@ def _overhead(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
     else:
         dyn_total, dyn_base = total[OURS], total[BASELINE]
         dynamic = "dynamic resources: the row below, measured in the same rotation"
+    facts["plugin_overhead"] = (n, total[PLUGIN] / total[BASELINE], dyn_total / dyn_base)
     rows = [Row(
         "10 plugin overhead: up + destroy vs the bare engine", str(n), secs(total[PLUGIN]), secs(total[BASELINE]),
         ratio(total[PLUGIN], total[BASELINE]), str(int(p["calls"])),
@@ -113,6 +114,7 @@ def _waits(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
             measured_here = wait_run(emu, OURS, n, delay, parallel)
             dyn_wall = measured_here.wall
         run = wait_run(emu, PLUGIN, n, delay, parallel)
+        facts[f"plugin_wait_{effective}"] = (run.wall / delay, dyn_wall / delay, waves)
         source = ("scenario 3's row of this run" if measured_here is None
                   else "measured just before, the row below")
         rows.append(Row(

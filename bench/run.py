@@ -54,6 +54,14 @@ def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
         out.append(f"Parallel waits at the default --parallel ({scenarios.default_parallel()}): wall / D = "
                    f"{value:.2f} over {procs} provider process(es); the engine alone needs {waves} wave(s) of "
                    f"D at that --parallel, so ≤ 2 x D needs --parallel ≥ {plan.parallel_n // 2} here.")
+    if facts.get("plugin_overhead") is not None:
+        n, plugin_ratio, dynamic_ratio = facts.get("plugin_overhead")
+        waits = [f"--parallel {p}: {facts.get(f'plugin_wait_{p}')[0]:.2f} x D (dynamic "
+                 f"{facts.get(f'plugin_wait_{p}')[1]:.2f}, engine floor {facts.get(f'plugin_wait_{p}')[2]} x D)"
+                 for p in sorted({scenarios.default_parallel(), plan.parallel_n})
+                 if facts.get(f"plugin_wait_{p}") is not None]
+        out.append(f"Native plugin beside the dynamic resources: overhead at N = {n} {plugin_ratio:.2f} (dynamic "
+                   f"{dynamic_ratio:.2f}); {plan.parallel_n} waiting creates " + "; ".join(waits) + ".")
     if facts.get("fault_ratio") is not None:
         out.append(f"Faults: {facts.get('fault_ratio'):.2f} x the fault-free time; `pulumi up` runs needed: "
                    f"{facts.get('fault_up_attempts')}; creates that waited out the "
