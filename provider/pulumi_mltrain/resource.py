@@ -116,7 +116,11 @@ class MltrainProvider(ResourceProvider):
 
     def client(self, name: str, build: Any) -> Any:
         """One client per platform and settings in this provider process, shared by its threads."""
-        key = (name, self.settings.fingerprint())
+        settings = self.settings
+        last = getattr(self, "_last_fingerprint", None)  # (settings, fingerprint): one tuple, thread-safe
+        if last is None or last[0] is not settings:
+            last = self._last_fingerprint = (settings, settings.fingerprint())
+        key = (name, last[1])
         with _LOCK:
             if key not in _CLIENTS:
                 _CLIENTS[key] = build(self.settings)

@@ -9,6 +9,7 @@ Answers are checked against the response models in `answers.py` before they leav
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import httpx
@@ -189,12 +190,18 @@ class AlayaClient:
 _SECRET_KEYS = tuple(k.lower() for k in contract.SECRET_DETAIL_KEYS)
 
 
+@functools.lru_cache(maxsize=1024)
+def _secret_key(key: str) -> bool:
+    """Whether a detail key names a credential; answers repeat the same few dozen keys."""
+    lower = key.lower()
+    return any(s in lower for s in _SECRET_KEYS)
+
+
 def scrub(detail: dict[str, Any]) -> dict[str, Any]:
     """Drop fields that carry credentials (an image-pull password) before they reach outputs."""
     out: dict[str, Any] = {}
     for key, value in detail.items():
-        lower = key.lower()
-        if any(s in lower for s in _SECRET_KEYS):
+        if _secret_key(key):
             continue
         out[key] = scrub(value) if isinstance(value, dict) else value
     return out
