@@ -157,14 +157,17 @@ IMPORTS = {
 }
 
 
-def _fresh(code: str) -> float:
-    """Best wall time of 3 fresh interpreters running `code`."""
-    times = []
-    for _ in range(3):
-        started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], check=True)
-        times.append(time.perf_counter() - started)
-    return min(times)
+def _wall(code: str) -> float:
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True)
+    return time.perf_counter() - started
+
+
+def _extra(code: str, pairs: int = 7) -> float:
+    """What `code` adds to a fresh interpreter that imports pulumi: the median of paired, alternating
+    runs (a single min-of-3 difference swung below zero with the machine's noise), never below 0."""
+    diffs = sorted(_wall("import pulumi\n" + code) - _wall("import pulumi") for _ in range(pairs))
+    return max(0.0, diffs[len(diffs) // 2])
 
 
 def _loaded(code: str) -> list[str]:
@@ -187,14 +190,14 @@ def _heaviest(code: str, count: int = 4) -> str:
 
 
 def import_time(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
-    """Wall time of a fresh interpreter importing each side, minus one importing pulumi alone (which
+    """Wall time a fresh interpreter spends importing each side beyond importing pulumi alone (which
     both the program and the dynamic provider host load anyway): paid once per process."""
-    bare = _fresh("import pulumi")
     rows = []
     for side, code in IMPORTS.items():
-        cost = _fresh("import pulumi\n" + code) - bare
+        cost = _extra(code)
         heavy = _loaded(code)
-        notes = f"`{code}`; min of 3 fresh interpreters; heaviest imports: {_heaviest(code)}"
+        notes = (f"`{code}`; median of 7 paired fresh interpreters (with and without it); heaviest imports "
+                 f"(`-X importtime`, which inflates them): {_heaviest(code)}")
         if side == "program":
             rows.append(Row("6 import time per process", side, secs(cost), "import pulumi: 0 s", "—", "0",
                             notes + f"; loaded of {', '.join(HEAVY)}: {', '.join(heavy) or 'none'}",
