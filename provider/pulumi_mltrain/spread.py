@@ -24,6 +24,8 @@ import pulumi
 from pulumi.runtime import config as runtime_config
 from pulumi.runtime import settings as runtime_settings
 
+from .accounts import CREDENTIALS, SETTINGS
+
 PACKAGE = "pulumi-python"
 THREADS = 4  # calls one dynamic provider process serves at once
 AUTO_CAP = 8  # at most this many processes chosen automatically (each is one more Python process)
@@ -33,8 +35,7 @@ ENV_VAR = "MLTRAIN_PROVIDER_PROCESSES"
 NAME = "mltrain-provider-{}"
 # Kept out of the shards' inputs: a change of K must not read as a change of every shard.
 _PROGRAM_ONLY = (f"mltrain:{CONFIG_KEY}",)
-_CREDENTIALS = ("mltrain:alayaApiKey", "mltrain:huaweiPassword", "mltrain:huaweiSecretKey",
-                "mltrain:huaweiSecurityToken")
+_CREDENTIALS = tuple(f"mltrain:{SETTINGS[name]}" for name in CREDENTIALS)  # always secret
 
 _shards: dict[int, pulumi.ProviderResource] = {}
 
