@@ -1,34 +1,30 @@
-"""Spread our dynamic resources over several provider processes, so waits are bounded by `--parallel`.
+"""Spread our dynamic resources over several provider processes, when the stack asks for it.
 
-One dynamic provider process serves 4 calls at once (`ThreadPoolExecutor(max_workers=4)`, hard-coded
-in the SDK's `pulumi/dynamic/__main__.py`); every explicit `pulumi-python` provider resource is a
-process of its own. A resource the user gave no provider goes to one of K shard providers
-(`mltrain-provider-<i>`), K = ceil(--parallel / 4) capped at `AUTO_CAP`, or `mltrain:providerProcesses`
-(1: the default provider only, one process). The shard follows from the resource's type and name
-alone (a jump consistent hash), so adding or removing resources never moves another, and a change
-of K moves few; a move is no replace (the engine diffs a resource moved to another provider with
-the new provider, and ours compares inputs and the account identity only). Shards are created only
-when used. Explicit providers are configured from their own inputs, not from the stack config, so
-each shard carries the `mltrain:` settings of the stack, secrets as secrets (stored encrypted).
+One dynamic provider process serves as many calls at once as the engine sends (`host.py` widens the
+SDK host's pool of 4 threads), so waits are bounded by `--parallel` with the default of one process.
+`mltrain:providerProcesses` = K > 1 puts every resource the user gave no provider on one of K shard
+providers (`mltrain-provider-<i>`), each its own Python process: more cores for provider CPU, at
+about 69 MB and a start-up each. The shard follows from the resource's type and name alone (a jump
+consistent hash), so adding or removing resources never moves another, and a change of K moves few;
+a move is no replace (the engine diffs a resource moved to another provider with the new provider,
+and ours compares inputs and the account identity only). Shards are created only when used.
+Explicit providers are configured from their own inputs, not from the stack config, so each shard
+carries the `mltrain:` settings of the stack, secrets as secrets (stored encrypted).
 """
 
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pulumi
 from pulumi.runtime import config as runtime_config
-from pulumi.runtime import settings as runtime_settings
 
 from .accounts import CREDENTIALS, SETTINGS
 
 PACKAGE = "pulumi-python"
-THREADS = 4  # calls one dynamic provider process serves at once
-AUTO_CAP = 8  # at most this many processes chosen automatically (each is one more Python process)
 MAX_PROCESSES = 64  # the most `mltrain:providerProcesses` accepts
 CONFIG_KEY = "providerProcesses"
 ENV_VAR = "MLTRAIN_PROVIDER_PROCESSES"
@@ -41,8 +37,7 @@ _shards: dict[int, pulumi.ProviderResource] = {}
 
 
 def processes() -> int:
-    """K: `mltrain:providerProcesses` (or MLTRAIN_PROVIDER_PROCESSES) when set and not 0, else from the
-    engine's --parallel (1 when the program does not know it, as under mocks)."""
+    """K: `mltrain:providerProcesses` (or MLTRAIN_PROVIDER_PROCESSES) when set and not 0, else 1."""
     given = pulumi.Config("mltrain").get(CONFIG_KEY) or os.environ.get(ENV_VAR) or "0"
     try:
         chosen = int(given)
@@ -50,13 +45,8 @@ def processes() -> int:
         chosen = -1
     if not 0 <= chosen <= MAX_PROCESSES:
         raise ValueError(f"`mltrain:{CONFIG_KEY}` ({ENV_VAR}) = {given!r}: use 1 to {MAX_PROCESSES}, or 0 "
-                         "(the default) for one process per 4 of --parallel")
-    if chosen:
-        return chosen
-    parallel = runtime_settings.SETTINGS.parallel
-    if not isinstance(parallel, int) or isinstance(parallel, bool) or parallel <= 0:
-        return 1
-    return max(1, min(AUTO_CAP, math.ceil(parallel / THREADS)))
+                         "(the default: one process)")
+    return max(1, chosen)
 
 
 def jump_hash(key: int, buckets: int) -> int:

@@ -1,4 +1,5 @@
-"""Resources spread over several dynamic provider processes, with no flag (`spread.py`), through the engine.
+"""Provider processes through the engine: one by default, whose calls all run at once (`host.py`), and
+resources spread over several when `mltrain:providerProcesses` asks for it (`spread.py`).
 
 Checked in the state (which provider each resource references), in previews (no replace, no create
 of an existing job when jobs come and go or the number of processes changes) and at the emulator
@@ -56,12 +57,13 @@ def live_tasks(emulator: Any) -> list[str]:
     return sorted(t["name"] for t in emulator.admin.state()["alaya"]["tasks"] if not t["deleting"])
 
 
-def test_default_settings_use_several_processes_and_destroy_works(
+def test_processes_asked_for_spread_the_jobs_and_destroy_works(
         emulator: Any, alaya_stack: Callable[..., Stack]) -> None:
     emulator.admin.set_settings(**QUICK)
     names = [f"job-{i}" for i in range(6)]
-    stack = alaya_stack(project=PROGRAM, names=json.dumps([*names, "job-own"]), ownProvider="job-own")
-    stack.up("--parallel", "12")  # ceil(12 / 4) = 3 processes at most
+    stack = alaya_stack(project=PROGRAM, names=json.dumps([*names, "job-own"]), ownProvider="job-own",
+                        **{"mltrain:providerProcesses": "3"})
+    stack.up("--parallel", "12")
 
     placed = placement(stack)
     shards = {placed[n] for n in names}
@@ -85,7 +87,7 @@ def test_jobs_come_and_go_and_the_process_count_changes_without_replacing_a_job(
         emulator: Any, alaya_stack: Callable[..., Stack]) -> None:
     emulator.admin.set_settings(**QUICK)
     names = ["a", "b", "c", "d"]
-    stack = alaya_stack(project=PROGRAM, names=json.dumps(names))
+    stack = alaya_stack(project=PROGRAM, names=json.dumps(names), **{"mltrain:providerProcesses": "3"})
     stack.up("--parallel", "8")
     ids = {n: stack.outputs()[n]["id"] for n in names}
 
@@ -114,25 +116,33 @@ def test_jobs_come_and_go_and_the_process_count_changes_without_replacing_a_job(
     step(lambda: stack.set_config("names", json.dumps([*names, "e"])), {"e": "create"})
     step(lambda: stack.set_config("names", json.dumps(["b", "c", "d", "e"])), {"a": "delete"})
     assert set(placement(stack).values()) != {"default"}
-    for count in ("1", "3", "2"):
+    for count in ("1", "4", "2"):
         step(lambda c=count: stack.set_config("mltrain:providerProcesses", c), {})  # type: ignore[misc]
         shards = set(placement(stack).values())
         if count == "1":
             assert shards == {"default"} and provider_names(stack) == {"default"}
         else:
             assert shards <= {f"{SHARD}{i}" for i in range(int(count))}, shards
+    # Back to the default (a stack made before the default became one process moves the same way).
     step(lambda: stack.run("config", "rm", "mltrain:providerProcesses", "--stack", stack.name), {})
+    assert set(placement(stack).values()) == {"default"} and provider_names(stack) == {"default"}
     assert live_tasks(emulator) == sorted(stack.outputs()[n]["name"] for n in ("b", "c", "d", "e"))
 
     stack.destroy()
     assert live_tasks(emulator) == [] and stack.resources() == []
 
 
-def test_creates_wait_side_by_side_beyond_one_process(emulator: Any, alaya_stack: Callable[..., Stack]) -> None:
-    """20 creates whose subscriptions each take 3 s, with --parallel 20: far more than one process's 4
-    threads wait at once. Observed at the emulator: the subscriptions still PROCESSING at one moment."""
+@pytest.mark.parametrize("threads", [None, "4"], ids=["default", "sdk-pool-of-4"])
+def test_creates_wait_side_by_side_in_one_process(
+        emulator: Any, alaya_stack: Callable[..., Stack], threads: str | None) -> None:
+    """20 creates whose subscriptions each take 3 s, with --parallel 20 and default settings: one provider
+    process, and far more than the SDK host's 4 threads wait at once. Observed at the emulator: the
+    subscriptions still PROCESSING at one moment. With the pool's bound kept at the SDK's 4
+    (MLTRAIN_PROVIDER_THREADS=4), at most 4 wait: the widened pool is what makes the difference."""
     emulator.admin.set_settings(subscription_delay=3.0, task_state_delay=0.1, delete_delay=0.1)
     stack = alaya_stack(project=PROGRAM, names=json.dumps([f"wait-{i:02d}" for i in range(20)]))
+    if threads is not None:
+        stack.env_extra["MLTRAIN_PROVIDER_THREADS"] = threads
     most = 0
     with ThreadPoolExecutor(1) as pool:
         up = pool.submit(stack.up, "--parallel", "20")
@@ -142,7 +152,11 @@ def test_creates_wait_side_by_side_beyond_one_process(emulator: Any, alaya_stack
             most = max(most, sum(s["status"] == "PROCESSING" for s in subscriptions))
             time.sleep(0.25)
         up.result(timeout=5)
-    assert most > 4, f"at most {most} creates waited at the same time"
+    if threads is None:
+        assert most >= 15, f"only {most} of 20 creates waited at the same time with --parallel 20"
+    else:
+        assert 1 <= most <= int(threads), f"{most} creates waited at once on a pool of {threads}"
+    assert provider_names(stack) == {"default"}, "one provider process"
     assert len(live_tasks(emulator)) == 20
     stack.destroy("--parallel", "20")
     assert live_tasks(emulator) == []
