@@ -182,6 +182,8 @@ class ProcessSampler:
                 try:
                     cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
                     kind = next((k for k, marks in _KINDS.items() if any(m in cmdline for m in marks)), None)
+                    if kind is None and cmdline.split(b"\0", 1)[0].endswith(b"/pulumi"):
+                        kind = "engine"
                     if kind is None or marker not in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
                         continue
                     status = Path(f"/proc/{pid}/status").read_text()

@@ -76,7 +76,7 @@ def _overhead(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
         rows.append(Row(
             "10 overhead, dynamic resources (beside the plugin)", str(n), secs(dyn_total), secs(dyn_base),
             ratio(dyn_total, dyn_base), str(int(o["calls"])),
-            f"`pulumi_mltrain.alaya.TrainingJob` (spread over provider processes); up {o['up']:.2f} / "
+            f"`pulumi_mltrain.alaya.TrainingJob` (one provider process by default); up {o['up']:.2f} / "
             f"{b['up']:.2f} s, destroy {o['down']:.2f} / {b['down']:.2f} s (dynamic / no-op); CPU s provider "
             f"processes {o['provider_cpu']:.2f}, program {o['program_cpu']:.2f}; provider processes during up "
             f"{o['procs']:.0f}; the same no-op runs as the row above; medians of {plan.repeats} alternating "

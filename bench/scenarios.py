@@ -264,8 +264,8 @@ def noop_floor(emu: Emulator, n: int) -> float:
 
 
 def parallelism(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
-    """The default program (resources spread over provider processes by the program itself), at the
-    engine's default --parallel and at --parallel N."""
+    """The default program (one provider process, its pool widened to a thread per call by `host.py`),
+    at the engine's default --parallel and at --parallel N."""
     n, delay = plan.parallel_n, plan.parallel_delay
     floor = noop_floor(emu, n)
     facts["parallel_floor"] = floor
@@ -275,7 +275,6 @@ def parallelism(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
         waves = math.ceil(n / effective)
         label = f"--parallel {parallel}" if parallel else f"default --parallel ({effective})"
         run = wait_run(emu, OURS, n, delay, parallel)
-        busiest = max(run.spread, default=0)
         facts[f"parallel_{effective}"] = (run.wall / delay, waves, run.processes)
         facts[f"parallel_wall_{effective}"] = run.wall
         rows.append(Row(
@@ -283,9 +282,8 @@ def parallelism(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
             f"{run.wall / delay:.2f}", str(run.calls),
             f"ratio = wall / D; the engine's own floor at --parallel {effective}: ceil({n}/{effective}) = "
             f"{waves} wave(s) = {waves * delay:g} s ({waves} x D), plus the engine's time for {n} no-op creates "
-            f"({floor:.2f} s); {run.processes} provider process(es) seen (the program spreads them, no "
-            f"shards in the program), jobs per provider {run.spread}: the busiest one serves its jobs in "
-            f"ceil({busiest}/4) = {math.ceil(busiest / 4)} wave(s) of 4 threads; peak "
+            f"({floor:.2f} s); {run.processes} provider process(es) seen, jobs per provider {run.spread} (the SDK "
+            f"host's pool of 4 threads widened to one thread per call, `host.py`; no flag, no shards); peak "
             f"RSS {run.peak_mb:.0f} MB each at most; slowest create as the engine reports it "
             f"{run.slowest if run.slowest is not None else '?'} s",
             target=f"≤ 2 x D = {2 * delay:g} s", verdict=verdict(run.wall <= 2 * delay),
