@@ -13,11 +13,19 @@ environment, never from resource arguments.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from . import alaya, modelarts
     from .accounts import Provider
+
+# httpx's package import tries its command-line client (`httpx._main`: click, pygments, rich) and
+# falls back when one is missing; with click installed (uvicorn brings it) but not rich, every provider
+# process paid about 40 ms for it. Marked absent, httpx takes its own fallback at once: only
+# `httpx.main`, the CLI entry point, differs, and the `httpx` command runs in a process of its own.
+if "httpx" not in sys.modules:
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None marks a module absent
 
 __version__ = "0.1.0"
 __all__ = ["Provider", "__version__", "alaya", "modelarts"]
