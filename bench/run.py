@@ -48,6 +48,17 @@ def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
                    f"used {ours['provider_cpu'] - base['provider_cpu']:+.2f} s of CPU and the program "
                    f"{ours['program_cpu'] - base['program_cpu']:+.2f} s compared with the no-op's: a start-up "
                    "cost paid once per `pulumi` command (see README, reading the results).")
+    largest = facts.get(f"overhead_cpu_{max(plan.overhead_ns)}")
+    probe = facts.get("probe") or {}
+    if largest is not None and "engine_cpu" in largest[0]:
+        ours, base = largest
+        sizes = ""
+        if harness.OURS in probe and harness.BASELINE in probe:
+            sizes = (f" (scenario 8: {probe[harness.OURS]['entry']:.0f} B of state per job against "
+                     f"{probe[harness.BASELINE]['entry']:.0f} B)")
+        out.append(f"At N = {max(plan.overhead_ns)} the engine process itself used {ours['engine_cpu']:.2f} s of CPU "
+                   f"against the no-op's {base['engine_cpu']:.2f} s: with the file backend it writes the whole "
+                   f"checkpoint after each step, a cost that grows with N times the state per resource{sizes}.")
     default = facts.get(f"parallel_{scenarios.default_parallel()}")
     if default is not None:
         value, waves, procs = default

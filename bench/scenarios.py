@@ -78,7 +78,7 @@ def _state_probe(export: dict[str, Any], type_suffix: str) -> tuple[float, float
 
 
 # ----- 1 + 8: overhead of up/destroy, provider RSS and state size ---------------------------------------
-OVERHEAD_KEYS = ("up", "down", "calls", "provider_cpu", "program_cpu", "emulator_cpu", "procs", "rss_mb")
+OVERHEAD_KEYS = ("up", "down", "calls", "provider_cpu", "program_cpu", "engine_cpu", "emulator_cpu", "procs", "rss_mb")
 
 
 def overhead_run(st: BenchStack, emu: Emulator,
@@ -95,7 +95,7 @@ def overhead_run(st: BenchStack, emu: Emulator,
         t_down, _ = st.timed("destroy")
     run = {"up": t_up, "down": t_down, "calls": float(emu.calls() - before), "emulator_cpu": emu.cpu() - emu_cpu,
            "procs": float(up_procs.processes()), "rss_mb": up_procs.peak_mb()}
-    for kind in ("provider", "program"):
+    for kind in ("provider", "program", "engine"):
         run[f"{kind}_cpu"] = up_procs.cpu_s(kind) + down_procs.cpu_s(kind)
     return run
 
@@ -136,7 +136,8 @@ def overhead(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
             ratio(total[OURS], total[BASELINE]), str(int(o["calls"])),
             f"up {o['up']:.2f} / {b['up']:.2f} s, destroy {o['down']:.2f} / {b['down']:.2f} s (ours / no-op); "
             f"CPU s provider processes {o['provider_cpu']:.2f} / {b['provider_cpu']:.2f}, program "
-            f"{o['program_cpu']:.2f} / {b['program_cpu']:.2f}, emulator {o['emulator_cpu']:.2f} / "
+            f"{o['program_cpu']:.2f} / {b['program_cpu']:.2f}, engine {o['engine_cpu']:.2f} / "
+            f"{b['engine_cpu']:.2f}, emulator {o['emulator_cpu']:.2f} / "
             f"{b['emulator_cpu']:.2f}; provider processes during up {o['procs']:.0f} / {b['procs']:.0f}; "
             f"default --parallel; medians of {plan.repeats} alternating runs",
             target=f"ratio ≤ {target:.2f}", verdict=verdict(value <= target),
