@@ -124,7 +124,7 @@ class Settings(BaseModel):
     # (or with read-only keys) can switch that off.
     skip_credential_check: bool = False
     # Read by the program (`spread.py`): how many dynamic provider processes serve the resources.
-    # 0: one per 4 of the engine's --parallel (at most 8); 1: the default provider only.
+    # 0 or 1: the default provider only (one process, its pool widened by `host.py`); K > 1: K shards.
     provider_processes: int = Field(0, ge=0, le=64)
 
     @field_validator("max_retries", mode="before")

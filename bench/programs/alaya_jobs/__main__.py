@@ -1,8 +1,8 @@
 """Benchmark program: `count` Alaya NeW training jobs.
 
-Config: count (int). The package spreads the jobs over ceil(--parallel / 4) dynamic provider
-processes by itself (`pulumi_mltrain/spread.py`); `mltrain:providerProcesses` overrides the number
-(1: the default provider only, one process).
+Config: count (int). By default one dynamic provider process serves them all, every call at once
+(`pulumi_mltrain/host.py`); `mltrain:providerProcesses` = K > 1 spreads them over K processes
+(`pulumi_mltrain/spread.py`).
 """
 
 import pulumi
