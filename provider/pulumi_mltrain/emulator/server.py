@@ -40,8 +40,11 @@ def bind_loopback(port: int) -> socket.socket:
 
 def uvicorn_config(app: FastAPI, log_level: str) -> uvicorn.Config:
     quiet_dropped_responses()
+    # Idle keep-alive connections stay open for 75 s (nginx's default). With uvicorn's 5 s, the same as
+    # httpx's client-side expiry, the server could close a connection just as a client reused it,
+    # and the request failed with "Server disconnected without sending a response".
     return uvicorn.Config(app, log_level=log_level, access_log=log_level == "debug", ws="none",
-                          lifespan="off", timeout_graceful_shutdown=1)
+                          lifespan="off", timeout_graceful_shutdown=1, timeout_keep_alive=75)
 
 
 class EmulatorServer:
