@@ -49,6 +49,27 @@ def test_custom_timeout_is_the_create_deadline(emulator: Any, alaya_plugin_stack
     assert tasks(emulator) == []
 
 
+def test_custom_timeout_is_the_delete_deadline(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:
+    """A 3 s customTimeouts delete cannot see the task gone (the platform keeps it DELETING for 60 s):
+    destroy fails within the forwarded deadline and keeps the job in the state (nothing is dropped
+    while the platform still shows it); the next destroy, once the platform is done, removes it."""
+    emulator.admin.set_settings(delete_delay=60)
+    stack = alaya_plugin_stack([{**alaya_job(), "customTimeouts": {"delete": "3s"}}])
+    stack.up()
+    [task] = tasks(emulator)
+    result = stack.destroy(check=False)
+    output = output_of(result)
+    assert result.returncode != 0
+    assert "raise the timeout with customTimeouts" in output and "Traceback" not in output, output[-3000:]
+    assert "after 3s" in output, "the forwarded 3 s, not the 20-minute default"
+    [kept] = stack.resources("mltrain:alaya:TrainingJob")
+    assert kept["id"] == task["id"], "the job stays in the state while the platform still has it"
+
+    emulator.admin.advance(61)
+    stack.destroy()
+    assert emulator.admin.state()["alaya"]["tasks"] == [] and stack.resources("mltrain:alaya:TrainingJob") == []
+
+
 def test_destroy_after_a_partial_create(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:
     emulator.admin.set_settings(task_state_delay=60)
     stack = alaya_plugin_stack([{**alaya_job(wait_for="running"), "customTimeouts": {"create": "3s"}}])
