@@ -128,6 +128,7 @@ _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 _KINDS = {
     "provider": (b"pulumi.dynamic", b"language_host.py\0--provider", b"pulumi-resource-mltrain"),
     "program": (b"language_host.py\0--run", b"pulumi-language-python-exec"),
+    "engine": (b"/pulumi\0",),  # the CLI itself: `.../pulumi up ...`
 }
 
 
@@ -182,8 +183,6 @@ class ProcessSampler:
                 try:
                     cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
                     kind = next((k for k, marks in _KINDS.items() if any(m in cmdline for m in marks)), None)
-                    if kind is None and cmdline.split(b"\0", 1)[0].endswith(b"/pulumi"):
-                        kind = "engine"
                     if kind is None or marker not in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
                         continue
                     status = Path(f"/proc/{pid}/status").read_text()
