@@ -21,6 +21,7 @@ import random
 import socket
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type
 
 from .config import endpoint_problem
+from .connections import StdlibTransport
 from .errors import AmbiguousOutcome, ConfigError, Retryable, WaitTimeout
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -102,6 +104,17 @@ class ApiClient(httpx.Client):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._api_cookies = _Cookies()
+        self._base = str(self.base_url).rstrip("/")
+        self._urls: dict[str, httpx.URL] = {}  # path -> absolute URL: parsing one is a tenth of a request
+
+    def url_of(self, path: str) -> httpx.URL:
+        """The absolute URL of ``path``, parsed once per path (at most 1024 kept: task paths hold IDs)."""
+        url = self._urls.get(path)
+        if url is None:
+            if len(self._urls) >= 1024:
+                self._urls.clear()
+            url = self._urls[path] = httpx.URL(self._base + path)
+        return url
 
     @property
     def cookies(self) -> httpx.Cookies:
@@ -117,15 +130,21 @@ def new_client(base_url: str, policy: Policy, auth: httpx.Auth | None = None) ->
     problem = endpoint_problem(base_url)
     if problem:
         raise ConfigError(f"endpoint {base_url!r} {problem}")
-    https = httpx.URL(base_url).scheme.lower() == "https"
+    scheme = httpx.URL(base_url).scheme.lower()
+    limits = httpx.Limits(max_connections=16, max_keepalive_connections=8)
+    # An endpoint behind a proxy from the environment keeps httpx's own transport, which applies
+    # the proxy and NO_PROXY; any other goes over http.client (see connections.py).
+    proxied = bool({scheme, "all"} & set(urllib.request.getproxies()))
+    direct = {} if proxied else {"transport": StdlibTransport(verify=policy.verify_tls, limits=limits)}
     return ApiClient(
         base_url=base_url.rstrip("/"),
         auth=auth,
         timeout=_timeout(policy.timeout),
         # Plain-HTTP endpoints (the emulator) need no TLS context, which costs ~50 ms to build.
-        verify=policy.verify_tls and https,
+        verify=policy.verify_tls and scheme == "https",
         headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
-        limits=httpx.Limits(max_connections=16, max_keepalive_connections=8),
+        limits=limits,
+        **direct,
     )
 
 
@@ -222,6 +241,8 @@ _WATCHDOG = _Watchdog()
 def _url(client: httpx.Client, path: str, params: Any) -> httpx.URL:
     """The absolute URL of ``path`` (and ``params``) under the client's base URL, parsed once: a
     relative path costs httpx three URL parses per request."""
+    if not params and isinstance(client, ApiClient):
+        return client.url_of(path)
     return httpx.URL(str(client.base_url).rstrip("/") + path, params=params)
 
 

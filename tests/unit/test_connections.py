@@ -1,0 +1,230 @@
+"""The http.client transport under httpx, against tiny loopback servers that script each answer and
+count connections: keep-alive reuse, what must never be reused, the pool's bound, and that an
+endpoint behind an environment proxy still goes through the proxy."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+import httpx
+import pytest
+
+from pulumi_mltrain import transport
+from pulumi_mltrain.alaya.client import decode as alaya_decode
+from pulumi_mltrain.connections import StdlibTransport
+from pulumi_mltrain.errors import Retryable
+
+OK = b'{"status":200,"message":"OK","data":true}'
+
+
+def answer(body: bytes = OK, *, extra: bytes = b"", length: int | None = None) -> bytes:
+    size = len(body) if length is None else length
+    return (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n" + extra
+            + b"Content-Length: " + str(size).encode() + b"\r\n\r\n" + body)
+
+
+# What a connection does with each request it reads: (the request's bytes, its index on this
+# connection) -> bytes to send, or None to close the connection without answering.
+Script = Callable[[bytes, int], "bytes | None"]
+
+
+@dataclass
+class Server:
+    """Accepts connections on 127.0.0.1 and answers each request on them by ``script``."""
+
+    script: Script
+    connections: int = 0
+    requests: list[bytes] = field(default_factory=list)
+    close_after_answer: bool = False
+
+    def __post_init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(0.2)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self.talk, args=(conn,), daemon=True).start()
+
+    def talk(self, conn: socket.socket) -> None:
+        conn.settimeout(5)
+        with conn:
+            for index in range(50):  # bounded: no test sends more on one connection
+                data = b""
+                try:
+                    while b"\r\n\r\n" not in data:
+                        chunk = conn.recv(65536)
+                        if not chunk:
+                            return
+                        data += chunk
+                except OSError:
+                    return
+                self.requests.append(data)
+                reply = self.script(data, index)
+                if reply is None:
+                    return
+                conn.sendall(reply)
+                if self.close_after_answer:
+                    return
+
+    def close(self) -> None:
+        self.stop.set()
+        self.listener.close()
+        self.thread.join(5)
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., Server]]:
+    servers: list[Server] = []
+
+    def start(script: Script, **kwargs: bool) -> Server:
+        servers.append(Server(script, **kwargs))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+POLICY = transport.Policy(timeout=3, max_retries=0)
+
+
+def get(http: httpx.Client, path: str = "/x") -> object:
+    return transport.call(http, "GET", path, alaya_decode, POLICY)
+
+
+def test_one_connection_carries_every_request(serve: Callable[..., Server]) -> None:
+    server = serve(lambda _request, _index: answer())
+    with transport.new_client(server.url, POLICY) as http:
+        assert [get(http, f"/x/{i}") for i in range(5)] == [True] * 5
+    assert server.connections == 1
+    assert [r.split(b" ")[1] for r in server.requests] == [f"/x/{i}".encode() for i in range(5)]
+
+
+def test_the_request_goes_out_as_httpx_built_it(serve: Callable[..., Server]) -> None:
+    server = serve(lambda _request, _index: answer())
+    with transport.new_client(server.url, POLICY) as http:
+        transport.call(http, "POST", "/jobs?a=1%202", alaya_decode, POLICY, json={"name": "n"}, idempotent=False)
+    head, _, body = server.requests[0].partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    assert lines[0] == b"POST /jobs?a=1%202 HTTP/1.1"
+    headers = [line.split(b":", 1)[0].lower() for line in lines[1:]]
+    assert headers.count(b"host") == 1 and headers.count(b"accept-encoding") == 1  # httpx's, not doubled
+    assert b"user-agent: pulumi-mltrain/" in head.lower()
+    assert body in (b"", b'{"name":"n"}')  # the body may come in the next packet; the server read the head
+
+
+def test_a_connection_the_server_closed_is_not_reused(serve: Callable[..., Server]) -> None:
+    server = serve(lambda _request, _index: answer(), close_after_answer=True)
+    with transport.new_client(server.url, POLICY) as http:
+        assert get(http) is True
+        time.sleep(0.2)  # the server's close has arrived: the idle socket reads as closed
+        assert get(http) is True
+    assert server.connections == 2
+
+
+def test_connection_close_in_the_answer_is_honoured(serve: Callable[..., Server]) -> None:
+    server = serve(lambda _request, _index: answer(extra=b"Connection: close\r\n"))
+    with transport.new_client(server.url, POLICY) as http:
+        assert get(http) is True and get(http) is True
+    assert server.connections == 2
+
+
+def test_an_answer_cut_short_is_an_error(serve: Callable[..., Server]) -> None:
+    server = serve(lambda _request, _index: answer(OK[:10], length=len(OK)), close_after_answer=True)
+    with transport.new_client(server.url, POLICY) as http, pytest.raises(Retryable) as err:
+        get(http)
+    assert "the connection closed before the answer's end" in str(err.value)
+
+
+def test_an_unfinished_answer_leaves_its_connection_out_of_the_pool(serve: Callable[..., Server]) -> None:
+    """The first answer stops 10 bytes in and the connection stays open: reusing it would read the
+    rest of that answer as the next one."""
+    server = serve(lambda _request, index: answer(OK[:10], length=len(OK)) if server.connections == 1 else answer())
+    short = transport.Policy(timeout=0.5, max_retries=0)
+    with transport.new_client(server.url, short) as http:
+        with pytest.raises(Retryable, match="ReadTimeout"):
+            transport.call(http, "GET", "/x", alaya_decode, short)
+        assert transport.call(http, "GET", "/x", alaya_decode, short) is True
+    assert server.connections == 2
+
+
+def test_no_answer_at_all_reads_as_a_disconnect(serve: Callable[..., Server]) -> None:
+    server = serve(lambda _request, _index: None)
+    with transport.new_client(server.url, POLICY) as http, pytest.raises(Retryable) as err:
+        get(http)
+    assert "RemoteProtocolError" in str(err.value) and "Server disconnected" in str(err.value)
+
+
+def test_refused_connections_are_connect_errors() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as spare:
+        port = spare.getsockname()[1]
+    with transport.new_client(f"http://127.0.0.1:{port}", POLICY) as http, pytest.raises(Retryable) as err:
+        get(http)
+    assert "ConnectError" in str(err.value)
+
+
+def test_idle_connections_expire(serve: Callable[..., Server]) -> None:
+    server = serve(lambda _request, _index: answer())
+    with httpx.Client(transport=StdlibTransport(limits=httpx.Limits(keepalive_expiry=0.1))) as http:
+        assert http.get(server.url).status_code == 200
+        time.sleep(0.3)
+        assert http.get(server.url).status_code == 200
+    assert server.connections == 2
+
+
+def test_requests_wait_for_a_free_connection_up_to_the_pool_timeout(serve: Callable[..., Server]) -> None:
+    release = threading.Event()
+
+    def slow(_request: bytes, _index: int) -> bytes:
+        release.wait(5)
+        return answer()
+
+    server = serve(slow)
+    pool = StdlibTransport(limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
+    with httpx.Client(transport=pool, timeout=httpx.Timeout(5, pool=0.3)) as http:
+        first = threading.Thread(target=http.get, args=(server.url,))
+        first.start()
+        time.sleep(0.2)
+        with pytest.raises(httpx.PoolTimeout):
+            http.get(server.url)
+        release.set()
+        first.join(5)
+        assert http.get(server.url).status_code == 200  # the slot came back
+    assert server.connections == 1
+
+
+def test_header_bytes_outside_ascii_reach_httpx_unchanged(serve: Callable[..., Server]) -> None:
+    value = "attachment; filename=\u00e9t\u00e9.txt".encode("latin-1")
+    server = serve(lambda _request, _index: answer(extra=b"Content-Disposition: " + value + b"\r\n"))
+    with httpx.Client(transport=StdlibTransport()) as http:
+        response = http.get(server.url)
+    assert response.headers.raw[1] == (b"Content-Disposition", value) or (b"Content-Disposition", value) in \
+        response.headers.raw
+
+
+def test_an_environment_proxy_still_carries_the_requests(serve: Callable[..., Server],
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Passing a transport turns httpx's environment proxies off; new_client keeps them for proxied
+    endpoints by leaving httpx's own transport in place."""
+    proxy = serve(lambda _request, _index: answer())
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    with transport.new_client("http://127.0.0.1:9", POLICY) as http:
+        assert get(http, "/through") is True
+    assert proxy.requests[0].startswith(b"GET http://127.0.0.1:9/through HTTP/1.1")
