@@ -231,8 +231,8 @@ def build() -> dict[str, Any]:
         "name": PACKAGE,
         "displayName": "ML training (Alaya NeW, Huawei ModelArts)",
         "version": __version__,
-        "description": "Pulumi dynamic resources for ML training platforms: Alaya NeW distributed training "
-        "and Huawei Cloud ModelArts v2 (pulumi-mltrain).",
+        "description": "Pulumi resources for ML training platforms: Alaya NeW distributed training and Huawei "
+        "Cloud ModelArts v2 (pulumi-mltrain), as Python dynamic resources and as the provider plugin `mltrain`.",
         "keywords": ["pulumi", "mltrain", "alaya", "modelarts", "training"],
         "license": "Apache-2.0",
         "config": {"variables": _config_variables()},
