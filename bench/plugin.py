@@ -120,7 +120,7 @@ def _waits(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
         rows.append(Row(
             scenario, str(n), secs(run.wall), secs(delay), f"{run.wall / delay:.2f}", str(run.calls),
             f"ratio = wall / D; {engine_floor}; {run.processes} plugin process(es) seen (no 4-call limit: its "
-            f"provider calls run on a pool of 256 threads, `MLTRAIN_PLUGIN_THREADS`), peak RSS "
+            f"provider calls run on a pool of 256 threads, `MLTRAIN_PROVIDER_THREADS`), peak RSS "
             f"{run.peak_mb:.0f} MB; slowest create as the engine reports it "
             f"{run.slowest if run.slowest is not None else '?'} s; dynamic resources at the same --parallel: "
             f"{dyn_wall:.2f} s = {dyn_wall / delay:.2f} x D ({source}); {NO_OWN_TARGET}",

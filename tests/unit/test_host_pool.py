@@ -7,6 +7,8 @@ the same through `pulumi up`; here a pool built like the SDK host's shows the me
 from __future__ import annotations
 
 import contextlib
+import os
+import subprocess
 import sys
 import threading
 import types
@@ -80,4 +82,39 @@ def test_the_bound_comes_from_the_environment(as_host: None, monkeypatch: pytest
     assert host.threads() == host.SDK_THREADS, "never below the SDK's own 4"
     monkeypatch.setenv(host.ENV_VAR, "many")
     with pytest.raises(ValueError, match=f"{host.ENV_VAR} = 'many'"):
+        host.threads()
+
+
+PLUGIN_POOL = """
+import asyncio, threading, time
+from pulumi_mltrain.plugin import sdk
+running, most, lock = 0, 0, threading.Lock()
+def call():
+    global running, most
+    with lock:
+        running += 1
+        most = max(most, running)
+    time.sleep(0.3)
+    with lock:
+        running -= 1
+async def main():
+    await asyncio.gather(*(sdk.run_sync(call) for _ in range(8)))
+asyncio.run(main())
+print(most)
+"""
+
+
+@pytest.mark.parametrize(("given", "expected"), [("5", 5), ("", 8)])
+def test_the_plugin_pool_follows_the_same_bound(given: str, expected: int) -> None:
+    """The provider plugin serves its calls on a pool of its own, bounded by the same variable."""
+    env = {**os.environ, host.ENV_VAR: given}
+    done = subprocess.run([sys.executable, "-c", PLUGIN_POOL], env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert int(done.stdout.split()[-1]) == expected, "8 calls of 0.3 s: at most the bound run at once"
+
+
+def test_a_bound_that_is_not_a_number_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(host.ENV_VAR, "many")
+    with pytest.raises(ValueError, match="MLTRAIN_PROVIDER_THREADS = 'many': give a whole number"):
         host.threads()

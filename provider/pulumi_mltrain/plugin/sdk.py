@@ -41,14 +41,16 @@ from pulumi.runtime import rpc
 from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc, status_pb2
 
+from .. import host
+
 T = TypeVar("T")
 
 # The SDK versions this module is tested with: the experimental package changes between releases.
 TESTED_SDK = ((3, 272), (4, 0))
 
-# Threads for provider calls: a create that waits for a job holds one for minutes.
-POOL = ThreadPoolExecutor(max_workers=int(os.environ.get("MLTRAIN_PLUGIN_THREADS", "256")),
-                          thread_name_prefix="mltrain")
+# Threads for provider calls: a create that waits for a job holds one for minutes. The same bound
+# (MLTRAIN_PROVIDER_THREADS) as the dynamic resources' widened host pool.
+POOL = ThreadPoolExecutor(max_workers=host.threads(), thread_name_prefix="mltrain")
 
 
 async def run_sync(fn: Callable[..., T], *args: Any) -> T:
