@@ -4,6 +4,7 @@ endpoint behind an environment proxy still goes through the proxy."""
 
 from __future__ import annotations
 
+import gzip
 import socket
 import threading
 import time
@@ -228,3 +229,23 @@ def test_an_environment_proxy_still_carries_the_requests(serve: Callable[..., Se
     with transport.new_client("http://127.0.0.1:9", POLICY) as http:
         assert get(http, "/through") is True
     assert proxy.requests[0].startswith(b"GET http://127.0.0.1:9/through HTTP/1.1")
+
+
+def test_chunked_and_gzipped_answers_are_read_and_reused(serve: Callable[..., Server]) -> None:
+    """What API gateways often send: a gzipped body in chunks, on a kept-alive connection."""
+    packed = gzip.compress(OK)
+    chunks = b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in (packed[:7], packed[7:])) + b"0\r\n\r\n"
+    head = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n")
+    server = serve(lambda _request, _index: head + chunks)
+    with transport.new_client(server.url, POLICY) as http:
+        assert get(http) is True and get(http) is True
+    assert server.connections == 1
+
+
+def test_a_chunked_answer_cut_short_is_an_error(serve: Callable[..., Server]) -> None:
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    server = serve(lambda _request, _index: head + b"%x\r\n%s" % (len(OK), OK[:5]), close_after_answer=True)
+    with transport.new_client(server.url, POLICY) as http, pytest.raises(Retryable) as err:
+        get(http)
+    assert "RemoteProtocolError" in str(err.value) and "IncompleteRead" in str(err.value)
