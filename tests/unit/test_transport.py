@@ -413,12 +413,20 @@ def test_retry_after_parsing_clamps() -> None:
 # --- TLS and endpoint checks ------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def tls_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A loopback HTTPS server with a self-signed certificate, answering one Alaya envelope per call."""
+def tls_cert(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and localhost: (certificate, key)."""
     folder: Path = tmp_path_factory.mktemp("tls")
     cert, key = folder / "cert.pem", folder / "key.pem"
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                    "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
                     "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True, timeout=60)
+    return cert, key
+
+
+@pytest.fixture(scope="module")
+def tls_server(tls_cert: tuple[Path, Path]) -> Iterator[str]:
+    """A loopback HTTPS server with a self-signed certificate, answering one Alaya envelope per call."""
+    cert, key = tls_cert
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     listener = socket.create_server(("127.0.0.1", 0))
@@ -459,6 +467,15 @@ def test_https_in_any_case_verifies_the_certificate(tls_server: str, scheme: str
 def test_the_explicit_opt_out_skips_verification(tls_server: str) -> None:
     policy = transport.Policy(timeout=5, max_retries=0, verify_tls=False)
     with transport.new_client(f"HTTPS://{tls_server}", policy) as http:
+        assert transport.call(http, "GET", "/x", alaya_decode, policy) is True
+
+
+def test_a_ca_bundle_named_by_ssl_cert_file_is_trusted(tls_server: str, tls_cert: tuple[Path, Path],
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A private CA (as in many CI networks) is trusted the way httpx trusts one: SSL_CERT_FILE."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls_cert[0]))
+    policy = transport.Policy(timeout=5, max_retries=0)
+    with transport.new_client(f"https://{tls_server}", policy) as http:
         assert transport.call(http, "GET", "/x", alaya_decode, policy) is True
 
 
