@@ -293,7 +293,8 @@ def call(
         try:
             response = send(client, method, path, budget, **kwargs)
         except httpx.TransportError as err:
-            sent = not isinstance(err, httpx.ConnectError | httpx.ConnectTimeout)
+            # No connection, or none free in the pool: the request never left.
+            sent = not isinstance(err, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
             if sent and not idempotent:
                 raise AmbiguousOutcome(
                     f"{method} {path}: the connection failed after the request was sent ({type(err).__name__}: "

@@ -123,8 +123,10 @@ def test_write_throttled_is_retried() -> None:
     assert (result, calls) == ("key", 2)
 
 
-def test_write_that_never_connected_is_retried() -> None:
-    result, calls = call([httpx.ConnectError("refused"), ok("key")], method="POST", idempotent=False)
+@pytest.mark.parametrize("unsent", [httpx.ConnectError("refused"), httpx.ConnectTimeout("no answer to SYN"),
+                                    httpx.PoolTimeout("every connection busy")])
+def test_write_that_never_left_is_retried(unsent: Exception) -> None:
+    result, calls = call([unsent, ok("key")], method="POST", idempotent=False)
     assert (result, calls) == ("key", 2)
 
 
