@@ -134,7 +134,7 @@ def _script(name: str, *args: str, timeout: float = 600) -> tuple[dict[str, Any]
         return None, f"bench/{name} printed no JSON line"
 
 
-CPU_RUNS = 3  # separate processes: this machine's CPU time per job varies more between processes than within one
+CPU_RUNS = 3  # the median of 50 jobs moves by up to 2 ms from run to run on this shared machine
 
 
 def provider_cpu(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:

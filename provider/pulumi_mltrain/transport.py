@@ -140,7 +140,7 @@ def new_client(base_url: str, policy: Policy, auth: httpx.Auth | None = None) ->
         base_url=base_url.rstrip("/"),
         auth=auth,
         timeout=_timeout(policy.timeout),
-        # Plain-HTTP endpoints (the emulator) need no TLS context, which costs ~50 ms to build.
+        # For httpx's own transport (behind a proxy): plain HTTP needs no TLS context (~50 ms to build).
         verify=policy.verify_tls and scheme == "https",
         headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         limits=limits,

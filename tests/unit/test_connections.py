@@ -225,8 +225,7 @@ def test_header_bytes_outside_ascii_reach_httpx_unchanged(serve: Callable[..., S
     server = serve(lambda _request, _index: answer(extra=b"Content-Disposition: " + value + b"\r\n"))
     with httpx.Client(transport=StdlibTransport()) as http:
         response = http.get(server.url)
-    assert response.headers.raw[1] == (b"Content-Disposition", value) or (b"Content-Disposition", value) in \
-        response.headers.raw
+    assert (b"Content-Disposition", value) in response.headers.raw
 
 
 def test_an_environment_proxy_still_carries_the_requests(serve: Callable[..., Server],

@@ -112,9 +112,3 @@ def test_the_plugin_pool_follows_the_same_bound(given: str, expected: int) -> No
                           timeout=60, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert int(done.stdout.split()[-1]) == expected, "8 calls of 0.3 s: at most the bound run at once"
-
-
-def test_a_bound_that_is_not_a_number_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(host.ENV_VAR, "many")
-    with pytest.raises(ValueError, match="MLTRAIN_PROVIDER_THREADS = 'many': give a whole number"):
-        host.threads()
