@@ -64,7 +64,9 @@ def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
         value, waves, procs = default
         out.append(f"Parallel waits at the default --parallel ({scenarios.default_parallel()}): wall / D = "
                    f"{value:.2f} over {procs} provider process(es); the engine alone needs {waves} wave(s) of "
-                   f"D at that --parallel, so ≤ 2 x D needs --parallel ≥ {plan.parallel_n // 2} here.")
+                   f"D at that --parallel, so ≤ 2 x D needs --parallel ≥ {plan.parallel_n // 2} here, or "
+                   f"PULUMI_PARALLEL ≥ {plan.parallel_n // 2} in the environment, which the engine takes as its "
+                   "default (Pulumi.yaml has no such option).")
     if facts.get("plugin_overhead") is not None:
         n, plugin_ratio, dynamic_ratio = facts.get("plugin_overhead")
         waits = [f"--parallel {p}: {facts.get(f'plugin_wait_{p}')[0]:.2f} x D (dynamic "

@@ -49,9 +49,10 @@ class ApiError(MltrainError):
         reason = _phrase(http_status)
         status = f"{http_status} {reason}".strip()
         code_part = f" [{code}]" if code not in (None, "", http_status) else ""
-        super().__init__(
-            f"{platform} rejected the request ({status}){code_part}: {message} ({method} {path})"
-        )
+        if not http_status:  # nothing came back: the request failed in transit
+            super().__init__(f"{method} {path}: {message}")
+        else:
+            super().__init__(f"{platform} rejected the request ({status}){code_part}: {message} ({method} {path})")
 
 
 class NotFound(ApiError):

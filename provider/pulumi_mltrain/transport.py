@@ -59,6 +59,7 @@ Decoder = Callable[[httpx.Response, str, str], Any]
 class _Deadline:
     at: float  # time.monotonic() seconds
     what: str
+    seconds: float  # the whole budget, for messages
 
 
 # A contextvar, so each provider RPC thread (and each asyncio task) has its own.
@@ -76,7 +77,7 @@ def operation_deadline(deadline: float, what: str = "the operation", *, override
     """
     outer = _DEADLINE.get()
     keep = outer is not None and outer.at <= deadline and not override
-    token = _DEADLINE.set(outer if keep else _Deadline(deadline, what))
+    token = _DEADLINE.set(outer if keep else _Deadline(deadline, what, max(0.0, deadline - time.monotonic())))
     try:
         yield
     finally:
@@ -295,12 +296,11 @@ def call(
         except httpx.TransportError as err:
             # No connection, or none free in the pool: the request never left.
             sent = not isinstance(err, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+            what = _transport_failure(err, cut=budget < policy.timeout)
             if sent and not idempotent:
-                raise AmbiguousOutcome(
-                    f"{method} {path}: the connection failed after the request was sent ({type(err).__name__}: "
-                    f"{err}); the platform may or may not have applied it"
-                ) from None
-            raise Retryable("network", method, path, 0, type(err).__name__, str(err) or repr(err)) from None
+                raise AmbiguousOutcome(f"{method} {path}: {what}; the request was sent, so the platform may or "
+                                       "may not have applied it") from None
+            raise Retryable("network", method, path, 0, None, what) from None
         try:
             return decode(response, method, path)
         except Retryable as err:
@@ -341,6 +341,30 @@ def call(
     retrying = Retrying(stop=stop, wait=lambda state: _backoff(policy, state.attempt_number, _error(state)),
                         retry=retry_if_exception_type(Retryable), reraise=True, sleep=time.sleep)
     return retrying(one_attempt)
+
+
+def _transport_failure(err: httpx.TransportError, *, cut: bool) -> str:
+    """What went wrong in transit, in words. A timeout that the operation's deadline cut short (``cut``:
+    the request had less than its own timeout) says so, since raising the request timeout would not help."""
+    current = _DEADLINE.get()
+    left = remaining()
+    detail = f"{type(err).__name__}: {err or 'no detail'}"
+    if isinstance(err, httpx.TimeoutException) and cut and current is not None and left is not None and left < 0.5:
+        return (f"no answer within the {round(current.seconds, 1):g}s deadline of {current.what}; raise its timeout "
+                "(customTimeouts) or check the platform")
+    if isinstance(err, httpx.ConnectError | httpx.ConnectTimeout):
+        return f"could not connect to {_origin(err)} ({detail})"
+    if isinstance(err, httpx.TimeoutException):
+        return f"no answer from the platform in time ({detail})"
+    return f"the connection failed ({detail})"
+
+
+def _origin(err: httpx.TransportError) -> str:
+    try:
+        url = err.request.url
+    except RuntimeError:  # raised without its request
+        return "the platform"
+    return f"{url.scheme}://{url.netloc.decode('ascii')}"
 
 
 def _error(state: RetryCallState) -> BaseException | None:

@@ -94,3 +94,32 @@ def test_a_failed_job_is_rolled_back_not_recorded(emulator: Any,
     emulator.admin.advance(5)
     assert live_jobs(emulator) == []
     stack.destroy()
+
+
+def test_custom_timeout_is_the_update_deadline(emulator: Any, modelarts_plugin_stack: Callable[..., Stack]) -> None:
+    """A 3 s customTimeouts update whose answer the platform holds back for 10 s (after applying it)
+    fails at the forwarded deadline, not the 10-minute default; the job is kept, and the next up,
+    with the platform answering again, converges on the declared description without a replace."""
+    timed = {**job(description="second run"), "customTimeouts": {"update": "3s"}}
+    stack = modelarts_plugin_stack([ALGORITHM, {**job(), "customTimeouts": {"update": "3s"}}])
+    stack.up()
+    [before] = live_jobs(emulator)
+    stack.set_config("resources", json.dumps([ALGORITHM, timed]))
+    emulator.admin.set_faults([{"method": "PUT", "path": "/v2/*/training-jobs/*", "kind": "slow_after_commit",
+                                "seconds": 10}])
+    result = stack.up(check=False)
+    output = str(result.stdout + result.stderr)
+    assert result.returncode != 0
+    assert "no answer within the 3s deadline of updating TrainingJob" in output, output[-3000:]
+    assert "raise its timeout (customTimeouts)" in output
+    assert "Traceback" not in output
+    assert emulator.admin.requests()["faults"]["by_kind"].get("slow_after_commit", 0) >= 1
+
+    emulator.admin.clear_faults()
+    stack.up()
+    [after] = live_jobs(emulator)
+    assert after["metadata"]["id"] == before["metadata"]["id"], "updated in place, never replaced"
+    assert after["metadata"]["description"] == "second run"
+    stack.preview("--expect-no-changes")
+    stack.destroy()
+    assert live_jobs(emulator) == []

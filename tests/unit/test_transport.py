@@ -113,8 +113,26 @@ def test_write_with_5xx_is_ambiguous_and_not_repeated() -> None:
 
 
 def test_write_dropped_after_send_is_ambiguous() -> None:
-    with pytest.raises(AmbiguousOutcome):
+    with pytest.raises(AmbiguousOutcome) as caught:
         call([httpx.RemoteProtocolError("peer closed connection")], method="POST", idempotent=False)
+    assert str(caught.value) == ("POST /v1/x: the connection failed (RemoteProtocolError: peer closed connection); "
+                                 "the request was sent, so the platform may or may not have applied it")
+
+
+def test_a_transport_failure_does_not_read_as_a_refusal() -> None:
+    with pytest.raises(Retryable) as caught:
+        call([httpx.ReadError("connection reset")] * 4)
+    assert str(caught.value) == "GET /v1/x: the connection failed (ReadError: connection reset)"
+
+
+def test_a_refused_connection_names_the_endpoint() -> None:
+    with socket.socket() as probe:  # a port nothing listens on: bound, never listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        policy = transport.Policy(timeout=2, max_retries=0)
+        with transport.new_client(f"http://127.0.0.1:{port}", policy) as http, pytest.raises(Retryable) as caught:
+            transport.call(http, "GET", "/v1/x", alaya_decode, policy)
+    assert str(caught.value).startswith(f"GET /v1/x: could not connect to http://127.0.0.1:{port} (ConnectError: ")
 
 
 def test_write_throttled_is_retried() -> None:
@@ -348,9 +366,22 @@ def test_the_operation_deadline_caps_each_request(emulator: EmulatorHandle) -> N
     with emulated(emulator, policy) as http:
         started = time.monotonic()
         with transport.operation_deadline(started + 1.5, "reading alaya:TrainingJob 'x'"), \
-                pytest.raises((Retryable, WaitTimeout)):
+                pytest.raises(Retryable) as caught:
             transport.call(http, "GET", ENABLED, alaya_decode, policy)
         assert time.monotonic() - started < 1.5 + 2
+    # Cut by the operation's deadline, not by the request timeout: the error says which to raise.
+    assert str(caught.value).endswith("no answer within the 1.5s deadline of reading alaya:TrainingJob 'x'; raise "
+                                      "its timeout (customTimeouts) or check the platform")
+
+
+def test_a_write_cut_by_the_operation_deadline_is_ambiguous(emulator: EmulatorHandle) -> None:
+    emulator.admin.set_faults([f"PUT /v1{ENABLED}:slow_after_commit=4"])
+    policy = transport.Policy(timeout=30, max_retries=5)
+    expected = (r"no answer within the 1s deadline of updating x; .* the request was sent, so the platform may or "
+                r"may not have applied it")
+    with emulated(emulator, policy) as http, transport.operation_deadline(time.monotonic() + 1.0, "updating x"), \
+            pytest.raises(AmbiguousOutcome, match=expected):
+        transport.call(http, "PUT", ENABLED, alaya_decode, policy, idempotent=False)
 
 
 def test_no_request_starts_after_the_operation_deadline(emulator: EmulatorHandle) -> None:
