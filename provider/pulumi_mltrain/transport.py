@@ -348,7 +348,7 @@ def _transport_failure(err: httpx.TransportError, *, cut: bool) -> str:
     the request had less than its own timeout) says so, since raising the request timeout would not help."""
     current = _DEADLINE.get()
     left = remaining()
-    detail = f"{type(err).__name__}: {err or 'no detail'}"
+    detail = f"{type(err).__name__}: {str(err) or 'no detail'}"
     if isinstance(err, httpx.TimeoutException) and cut and current is not None and left is not None and left < 0.5:
         return (f"no answer within the {round(current.seconds, 1):g}s deadline of {current.what}; raise its timeout "
                 "(customTimeouts) or check the platform")

@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from plugin_support import managed
+from plugin_support import managed, output_of
 
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.emulator import defaults as d
@@ -108,7 +108,7 @@ def test_custom_timeout_is_the_update_deadline(emulator: Any, modelarts_plugin_s
     emulator.admin.set_faults([{"method": "PUT", "path": "/v2/*/training-jobs/*", "kind": "slow_after_commit",
                                 "seconds": 10}])
     result = stack.up(check=False)
-    output = str(result.stdout + result.stderr)
+    output = output_of(result)
     assert result.returncode != 0
     assert "no answer within the 3s deadline of updating TrainingJob" in output, output[-3000:]
     assert "raise its timeout (customTimeouts)" in output

@@ -125,6 +125,12 @@ def test_a_transport_failure_does_not_read_as_a_refusal() -> None:
     assert str(caught.value) == "GET /v1/x: the connection failed (ReadError: connection reset)"
 
 
+def test_a_timeout_without_detail_still_reads_as_one() -> None:
+    with pytest.raises(Retryable) as caught:
+        call([httpx.ReadTimeout("")] * 4)
+    assert str(caught.value) == "GET /v1/x: no answer from the platform in time (ReadTimeout: no detail)"
+
+
 def test_a_refused_connection_names_the_endpoint() -> None:
     with socket.socket() as probe:  # a port nothing listens on: bound, never listening
         probe.bind(("127.0.0.1", 0))
