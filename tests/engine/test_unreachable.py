@@ -1,0 +1,51 @@
+"""A platform that cannot be reached is an error, never proof that a job is gone: `refresh` and `destroy`
+fail naming the endpoint and keep the job in the state; once the platform answers again (the same
+port, its state file), `destroy` removes the job."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pulumi_mltrain.emulator import EmulatorServer
+from pulumi_mltrain.emulator.testing import EmulatorAdmin, EmulatorHandle
+from support import stacks
+
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
+
+TASK = "dynamic/alaya:TrainingJob"
+
+
+def platform_tasks(url: str) -> list[str]:
+    with EmulatorAdmin(url) as admin:
+        return sorted(str(t["id"]) for t in admin.state()["alaya"]["tasks"] if not t.get("deleting"))
+
+
+def test_an_unreachable_platform_keeps_the_job_in_the_state(tmp_path: Path) -> None:
+    saved = tmp_path / "emulator-state.json"
+    first = EmulatorServer(state_file=saved).start()
+    port = first.port
+    try:
+        with EmulatorAdmin(first.url) as admin:
+            stack = stacks.alaya_stack(EmulatorHandle(url=first.url, admin=admin), tmp_path / "home",
+                                       job=stacks.alaya_job_args(), **{"mltrain:maxRetries": "1"})
+            stack.up()
+        [task_id] = [str(r["id"]) for r in stack.resources(TASK)]
+        assert platform_tasks(first.url) == [task_id]
+    finally:
+        first.stop()
+
+    for command in ("refresh", "destroy"):
+        result = getattr(stack, command)(check=False)
+        output = result.stdout + result.stderr
+        assert result.returncode != 0, output[-3000:]
+        # The dynamic host shows a traceback first; the provider's own line names the job, call and endpoint.
+        assert f": could not connect to http://127.0.0.1:{port} (ConnectError" in output, output[-3000:]
+        assert "MltrainError: TrainingJob 'job-" in output
+        assert [str(r["id"]) for r in stack.resources(TASK)] == [task_id], f"{command} kept the job"
+
+    with EmulatorServer(port=port, state_file=saved) as second:
+        assert platform_tasks(second.url) == [task_id], "the job was there all along"
+        stack.destroy()
+        assert stack.resources(TASK) == [] and platform_tasks(second.url) == []
