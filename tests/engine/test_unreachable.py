@@ -17,11 +17,6 @@ pytestmark = [pytest.mark.engine, pytest.mark.slow]
 TASK = "dynamic/alaya:TrainingJob"
 
 
-def platform_tasks(url: str) -> list[str]:
-    with EmulatorAdmin(url) as admin:
-        return sorted(str(t["id"]) for t in admin.state()["alaya"]["tasks"] if not t.get("deleting"))
-
-
 def test_an_unreachable_platform_keeps_the_job_in_the_state(tmp_path: Path) -> None:
     saved = tmp_path / "emulator-state.json"
     first = EmulatorServer(state_file=saved).start()
@@ -32,7 +27,7 @@ def test_an_unreachable_platform_keeps_the_job_in_the_state(tmp_path: Path) -> N
                                        job=stacks.alaya_job_args(), **{"mltrain:maxRetries": "1"})
             stack.up()
         [task_id] = [str(r["id"]) for r in stack.resources(TASK)]
-        assert platform_tasks(first.url) == [task_id]
+        assert stacks.alaya_task_ids(first.url) == [task_id]
     finally:
         first.stop()
 
@@ -46,6 +41,6 @@ def test_an_unreachable_platform_keeps_the_job_in_the_state(tmp_path: Path) -> N
         assert [str(r["id"]) for r in stack.resources(TASK)] == [task_id], f"{command} kept the job"
 
     with EmulatorServer(port=port, state_file=saved) as second:
-        assert platform_tasks(second.url) == [task_id], "the job was there all along"
+        assert stacks.alaya_task_ids(second.url) == [task_id], "the job was there all along"
         stack.destroy()
-        assert stack.resources(TASK) == [] and platform_tasks(second.url) == []
+        assert stack.resources(TASK) == [] and stacks.alaya_task_ids(second.url) == []

@@ -14,8 +14,8 @@ from plugin_support import RAW, alaya_job, declare, managed, on_path, output_of,
 
 from pulumi_mltrain.emulator import EmulatorServer
 from pulumi_mltrain.emulator import defaults as d
-from pulumi_mltrain.emulator.testing import EmulatorAdmin
 from support.pulumi_cli import Stack
+from support.stacks import alaya_task_ids
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
@@ -99,11 +99,6 @@ def second_account() -> Iterator[EmulatorServer]:
         yield server
 
 
-def task_ids(url: str) -> list[str]:
-    with EmulatorAdmin(url) as admin:
-        return sorted(str(t["id"]) for t in admin.state()["alaya"]["tasks"] if not t.get("deleting"))
-
-
 def test_two_explicit_providers_and_a_move(emulator: Any, second_account: EmulatorServer, tmp_path: Path) -> None:
     settings = {"alayaApiKey": d.DEFAULT_ALAYA_API_KEY, "requestTimeout": 5, "maxRetries": 3, "ambiguityGrace": 5}
     providers = {"one": {"alayaEndpoint": emulator.url, **settings},
@@ -117,7 +112,7 @@ def test_two_explicit_providers_and_a_move(emulator: Any, second_account: Emulat
     declare(stack, declared(), providers=providers)
     stack.up()
     out = stack.outputs()
-    assert task_ids(emulator.url) == [out["a_id"]] and task_ids(second_account.url) == [out["b_id"]]
+    assert alaya_task_ids(emulator.url) == [out["a_id"]] and alaya_task_ids(second_account.url) == [out["b_id"]]
     assert d.DEFAULT_ALAYA_API_KEY not in json.dumps(stack.export()), "provider credentials stay secret"
     stack.preview("--expect-no-changes")
 
@@ -130,10 +125,10 @@ def test_two_explicit_providers_and_a_move(emulator: Any, second_account: Emulat
     assert ops.get("b", "same") == "same", ops
     stack.up()
     moved = stack.outputs()["a_id"]
-    assert task_ids(emulator.url) == [], "the old account keeps nothing"
-    assert task_ids(second_account.url) == sorted([moved, out["b_id"]])
+    assert alaya_task_ids(emulator.url) == [], "the old account keeps nothing"
+    assert alaya_task_ids(second_account.url) == sorted([moved, out["b_id"]])
     [a] = [r for r in managed(stack, "mltrain:alaya:TrainingJob") if r["urn"].endswith("::a")]
     assert a["outputs"]["__mltrain_account"] == {"alaya_endpoint": second_account.url}
 
     stack.destroy()
-    assert task_ids(emulator.url) == [] and task_ids(second_account.url) == []
+    assert alaya_task_ids(emulator.url) == [] and alaya_task_ids(second_account.url) == []

@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pulumi_mltrain.emulator.testing import EmulatorAdmin
+
 from .pulumi_cli import ROOT, Stack
 
 PROGRAMS = ROOT / "tests" / "engine" / "programs"
@@ -77,3 +79,9 @@ def alaya_job_args(**overrides: Any) -> dict[str, Any]:
     }
     args.update(overrides)
     return args
+
+
+def alaya_task_ids(url: str) -> list[str]:
+    """IDs of the Alaya NeW tasks the emulator at `url` holds that are not on their way out."""
+    with EmulatorAdmin(url) as admin:
+        return sorted(str(t["id"]) for t in admin.state()["alaya"]["tasks"] if not t.get("deleting"))
