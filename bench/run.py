@@ -17,6 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import engine_profile
 import harness
 import measures
 import plugin
@@ -36,6 +37,7 @@ SCENARIOS: dict[str, Scenario] = {
     "7": measures.emulator_cost,
     "9": scenarios.faults,
     "10": plugin.plugin,  # the native plugin beside the dynamic resources (issue 14)
+    "11": engine_profile.engine_split,  # where the engine's CPU goes at the largest N
 }
 
 
@@ -59,6 +61,13 @@ def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
         out.append(f"At N = {max(plan.overhead_ns)} the engine process itself used {ours['engine_cpu']:.2f} s of CPU "
                    f"against the no-op's {base['engine_cpu']:.2f} s: with the file backend it writes the whole "
                    f"checkpoint after each step, a cost that grows with N times the state per resource{sizes}.")
+    split = facts.get("engine_split")
+    if split is not None:
+        n, found = split
+        (ours_total, ours_save), (base_total, base_save) = found[harness.OURS], found[harness.BASELINE]
+        out.append(f"Profiled (scenario 11, N = {n}): the engine's checkpoint writes took "
+                   f"{ours_save - base_save:+.2f} s of CPU against the no-op's, and everything else in the engine "
+                   f"{(ours_total - ours_save) - (base_total - base_save):+.2f} s.")
     default = facts.get(f"parallel_{scenarios.default_parallel()}")
     if default is not None:
         value, waves, procs = default
