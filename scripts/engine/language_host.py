@@ -19,6 +19,7 @@ import json
 import os
 import platform
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -56,6 +57,13 @@ def watch_engine(address: str, interval: float = 2.0, misses: int = 3) -> None:
         os._exit(1)
 
     threading.Thread(target=run, name="engine-watchdog", daemon=True).start()
+
+
+def stop_on_sigint() -> None:
+    """The engine stops a plugin with SIGINT to its process group (SIGKILL 5 s later). A host started
+    with SIGINT ignored (a background job of a non-interactive shell, nohup) inherits that, and Python
+    keeps it, so every command would wait out those 5 s: take the signal back."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _python_for(root: str, options: dict[str, Any]) -> str:
@@ -201,6 +209,7 @@ def serve(engine_address: str) -> None:
     language_pb2_grpc.add_LanguageRuntimeServicer_to_server(Host(), server)
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
+    stop_on_sigint()
     print(port, flush=True)
     if engine_address:
         watch_engine(engine_address)
@@ -265,6 +274,7 @@ def run_provider(argv: list[str]) -> int:
     """The dynamic provider plugin (`python -m pulumi.dynamic ENGINE`), under the engine watchdog."""
     import runpy
 
+    stop_on_sigint()
     if argv:
         watch_engine(argv[0])
     sys.argv = ["pulumi.dynamic", *argv]
