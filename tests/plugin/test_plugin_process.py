@@ -1,8 +1,10 @@
 """The plugin process as the engine sees it: the port handshake, GetPluginInfo and GetSchema over gRPC,
-an error answered with the provider's message only, and an exit once the engine's port stops answering."""
+an error answered with the provider's message only, a clean exit on the engine's SIGINT, and an exit
+once the engine's port stops answering."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import subprocess
 import time
@@ -26,12 +28,19 @@ class Running:
     stub: provider_pb2_grpc.ResourceProviderStub
 
 
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @pytest.fixture
-def plugin() -> Iterator[Running]:
-    """The plugin started as the engine starts it, with a listening socket standing in for the engine."""
+def plugin(request: pytest.FixtureRequest) -> Iterator[Running]:
+    """The plugin started as the engine starts it, with a listening socket standing in for the engine;
+    `indirect` "sigint ignored" starts it as a background job of a script would (SIGINT ignored)."""
     engine = socket.create_server(("127.0.0.1", 0))
     address = f"127.0.0.1:{engine.getsockname()[1]}"
-    process = subprocess.Popen([str(PLUGIN), address], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ignored = getattr(request, "param", None) == "sigint ignored"
+    process = subprocess.Popen([str(PLUGIN), address], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=_ignore_sigint if ignored else None)
     try:
         assert process.stdout is not None
         port = int(process.stdout.readline().decode().strip())
@@ -61,6 +70,18 @@ def test_an_error_is_the_providers_message(plugin: Running) -> None:
     details = caught.value.details()
     assert details.startswith("unknown resource type mltrain:alaya:Nothing"), details
     assert "Traceback" not in details and 'File "' not in details, details
+
+
+@pytest.mark.parametrize("plugin", ["sigint inherited", "sigint ignored"], indirect=True)
+def test_sigint_stops_the_plugin_cleanly(plugin: Running) -> None:
+    """The engine stops a plugin with SIGINT and kills it 5 s later: a plugin started with SIGINT ignored
+    must still take it, or every command waits those 5 s at its end."""
+    plugin.process.send_signal(signal.SIGINT)
+    try:
+        code = plugin.process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the plugin was still running 20 s after SIGINT")
+    assert code == 0, f"the plugin exited {code} on SIGINT"
 
 
 def test_exits_when_the_engine_goes_away(plugin: Running) -> None:

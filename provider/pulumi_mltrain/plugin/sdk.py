@@ -23,6 +23,7 @@ import functools
 import importlib.metadata
 import os
 import re
+import signal
 import socket
 import sys
 import threading
@@ -212,6 +213,9 @@ def serve(provider: Provider, version: str, argv: list[str] | None = None) -> No
         sys.exit("usage: pulumi-resource-mltrain ENGINE_ADDRESS (the Pulumi engine starts this plugin)")
     engine = positional[0]
     watch_engine(engine)
+    # The engine stops a plugin with SIGINT and kills it 5 s later. Started with SIGINT ignored (nohup,
+    # a background job of a script), Python would keep ignoring it and every command would wait 5 s.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     async def run() -> None:
         asyncio.get_running_loop().set_default_executor(POOL)
