@@ -34,13 +34,11 @@ def split(top: str) -> tuple[float, float]:
     total = re.search(r"Total samples = (\S+)", top)
     if total is None:
         raise ValueError("no 'Total samples' line in pprof's output")
-    saved = 0.0
     for line in top.splitlines():
         columns = line.split()  # flat, flat%, sum%, cum, cum%, function
         if len(columns) == 6 and columns[5].endswith(SAVE):
-            saved = seconds(columns[3])
-            break
-    return seconds(total.group(1)), saved
+            return seconds(total.group(1)), seconds(columns[3])
+    raise ValueError(f"no {SAVE} in pprof's output")
 
 
 def _profile(go: str, cpu: Path) -> tuple[float, float]:
@@ -49,26 +47,40 @@ def _profile(go: str, cpu: Path) -> tuple[float, float]:
     return split(top)
 
 
+def _up_and_destroy(emu: Emulator, go: str, program: str, n: int, tmp: Path) -> tuple[float, float]:
+    """(engine CPU sampled, of it under saveSnapshot) over one up and one destroy of `program`."""
+    total = saved = 0.0
+    with bench_stack(program, emu, count=n) as st:
+        emu.reset()
+        for command in ("up", "destroy"):
+            prefix = tmp / f"{program}-{command}"
+            st.timed(command, "--profiling", str(prefix))
+            profiles = list(tmp.glob(f"{prefix.name}.*.cpu"))
+            if not profiles:
+                raise ValueError(f"`pulumi {command} --profiling` wrote no CPU profile")
+            for cpu in profiles:
+                t, s = _profile(go, cpu)
+                total, saved = total + t, saved + s
+    return total, saved
+
+
 def engine_split(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
     n = max(plan.overhead_ns)
     name = "11 engine CPU in checkpoint writes, up + destroy"
+
+    def unmeasured(why: str) -> list[Row]:
+        return [Row(name, str(n), "—", "—", "—", "—", why, target="— (explains scenario 1)", verdict="not measured")]
+
     go = shutil.which("go")
     if go is None:
-        return [Row(name, str(n), "—", "—", "—", "—", "`go` is not on PATH: pprof cannot read the engine's profile",
-                    target="— (explains scenario 1)", verdict="not measured")]
+        return unmeasured("`go` is not on PATH: pprof cannot read the engine's profile")
     found: dict[str, tuple[float, float]] = {}
     with tempfile.TemporaryDirectory(prefix="mltrain-bench-pprof-") as tmp:
         for program in (OURS, BASELINE):
-            with bench_stack(program, emu, count=n) as st:
-                emu.reset()
-                total = saved = 0.0
-                for command in ("up", "destroy"):
-                    prefix = Path(tmp) / f"{program}-{command}"
-                    st.timed(command, "--profiling", str(prefix))
-                    for cpu in Path(tmp).glob(f"{prefix.name}.*.cpu"):
-                        t, s = _profile(go, cpu)
-                        total, saved = total + t, saved + s
-                found[program] = (total, saved)
+            try:
+                found[program] = _up_and_destroy(emu, go, program, n, Path(tmp))
+            except (OSError, subprocess.SubprocessError, ValueError) as err:
+                return unmeasured(f"{program}: {err}")
     (ot, os_), (bt, bs) = found[OURS], found[BASELINE]
     facts["engine_split"] = (n, found)
     return [Row(
