@@ -208,12 +208,12 @@ def serve(engine_address: str) -> None:
     )
     language_pb2_grpc.add_LanguageRuntimeServicer_to_server(Host(), server)
     port = server.add_insecure_port("127.0.0.1:0")
-    server.start()
     stop_on_sigint()
-    print(port, flush=True)
-    if engine_address:
-        watch_engine(engine_address)
-    try:
+    try:  # from here on, the engine's SIGINT (however early) is a clean stop
+        server.start()
+        if engine_address:
+            watch_engine(engine_address)
+        print(port, flush=True)
         server.wait_for_termination()
     except KeyboardInterrupt:  # the engine stops plugins with SIGINT when it is done
         server.stop(grace=1)
@@ -275,10 +275,13 @@ def run_provider(argv: list[str]) -> int:
     import runpy
 
     stop_on_sigint()
-    if argv:
-        watch_engine(argv[0])
-    sys.argv = ["pulumi.dynamic", *argv]
-    runpy.run_module("pulumi.dynamic", run_name="__main__", alter_sys=True)
+    try:  # the SDK's host stops cleanly on SIGINT once it waits; this covers its start-up too
+        if argv:
+            watch_engine(argv[0])
+        sys.argv = ["pulumi.dynamic", *argv]
+        runpy.run_module("pulumi.dynamic", run_name="__main__", alter_sys=True)
+    except KeyboardInterrupt:
+        pass
     return 0
 
 
