@@ -13,15 +13,12 @@ import socket
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-HOST = Path(__file__).resolve().parents[2] / "scripts" / "engine" / "language_host.py"
+from support.pulumi_cli import ROOT, ignore_sigint
 
-
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+HOST = ROOT / "scripts" / "engine" / "language_host.py"
 
 
 @pytest.fixture
@@ -37,7 +34,7 @@ def engine_address() -> Iterator[str]:
 def test_sigint_stops_a_host_started_with_sigint_ignored(mode: str, engine_address: str) -> None:
     argv = [sys.executable, "-u", str(HOST), *(["--provider"] if mode == "dynamic provider" else []), engine_address]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=_ignore_sigint)
+                            preexec_fn=ignore_sigint)
     try:
         assert proc.stdout is not None
         port = proc.stdout.readline().strip()

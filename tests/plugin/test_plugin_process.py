@@ -18,7 +18,7 @@ from plugin_support import PLUGIN
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
 import pulumi_mltrain
-from support.pulumi_cli import ROOT
+from support.pulumi_cli import ROOT, ignore_sigint
 
 
 @dataclass
@@ -26,10 +26,6 @@ class Running:
     process: subprocess.Popen[bytes]
     engine: socket.socket
     stub: provider_pb2_grpc.ResourceProviderStub
-
-
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @pytest.fixture
@@ -40,7 +36,7 @@ def plugin(request: pytest.FixtureRequest) -> Iterator[Running]:
     address = f"127.0.0.1:{engine.getsockname()[1]}"
     ignored = getattr(request, "param", None) == "sigint ignored"
     process = subprocess.Popen([str(PLUGIN), address], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               preexec_fn=_ignore_sigint if ignored else None)
+                               preexec_fn=ignore_sigint if ignored else None)
     try:
         assert process.stdout is not None
         port = int(process.stdout.readline().decode().strip())

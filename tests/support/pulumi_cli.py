@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,12 @@ class PulumiFailed(AssertionError):
         self.result = result
         self.output = result.stdout + result.stderr
         super().__init__(f"pulumi {' '.join(args)} exited {result.returncode}:\n{self.output[-6000:]}")
+
+
+def ignore_sigint() -> None:
+    """A `preexec_fn` that starts a child as a background job of a script or `nohup` would: SIGINT
+    ignored, the disposition the engine's plugins must override to stop on the engine's SIGINT."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def engine_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:

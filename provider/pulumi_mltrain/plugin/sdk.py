@@ -213,9 +213,6 @@ def serve(provider: Provider, version: str, argv: list[str] | None = None) -> No
         sys.exit("usage: pulumi-resource-mltrain ENGINE_ADDRESS (the Pulumi engine starts this plugin)")
     engine = positional[0]
     watch_engine(engine)
-    # The engine stops a plugin with SIGINT and kills it 5 s later. Started with SIGINT ignored (nohup,
-    # a background job of a script), Python would keep ignoring it and every command would wait 5 s.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     async def run() -> None:
         asyncio.get_running_loop().set_default_executor(POOL)
@@ -228,5 +225,8 @@ def serve(provider: Provider, version: str, argv: list[str] | None = None) -> No
         sys.stdout.flush()
         await server.wait_for_termination()
 
+    # The engine stops a plugin with SIGINT and kills it 5 s later. Started with SIGINT ignored (nohup,
+    # a background job of a script), Python would keep ignoring it and every command would wait 5 s.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     with contextlib.suppress(KeyboardInterrupt):  # the engine stops plugins with SIGINT when it is done
         asyncio.run(run())
