@@ -24,9 +24,7 @@ def on_path(stack: Stack) -> Stack:
 
 def declare(stack: Stack, resources: list[dict[str, Any]], **config: Any) -> None:
     """The raw program's `resources` (and other JSON config such as `providers` or `invokes`)."""
-    stack.set_config("resources", json.dumps(resources))
-    for key, value in config.items():
-        stack.set_config(key, json.dumps(value))
+    stack.set_config_all({"resources": json.dumps(resources), **{k: json.dumps(v) for k, v in config.items()}})
 
 
 def alaya_job(name: str = "job", **args: Any) -> dict[str, Any]:

@@ -95,6 +95,13 @@ class Stack:
     def set_config(self, key: str, value: str, *, secret: bool = False) -> None:
         self.run("config", "set", *(["--secret"] if secret else []), key, value, "--stack", self.name)
 
+    def set_config_all(self, plain: dict[str, str], secret: dict[str, str] | None = None) -> None:
+        """Several keys in one CLI process (`pulumi config set-all`): each process costs ~0.3-0.9 s."""
+        flags = [arg for k, v in plain.items() for arg in ("--plaintext", f"{k}={v}")]
+        flags += [arg for k, v in (secret or {}).items() for arg in ("--secret", f"{k}={v}")]
+        if flags:
+            self.run("config", "set-all", *flags, "--stack", self.name)
+
     def up(self, *extra: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         return self.run("up", "--yes", "--skip-preview", *extra, check=check)
 

@@ -13,11 +13,17 @@ from .pulumi_cli import ROOT, Stack
 PROGRAMS = ROOT / "tests" / "engine" / "programs"
 
 
-def _set_all(stack: Stack, config: dict[str, Any], secrets: dict[str, Any] | None = None) -> Stack:
-    for key, value in config.items():
-        stack.set_config(key, value if isinstance(value, str) else json.dumps(value))
-    for key, value in (secrets or {}).items():
-        stack.set_config(key, value if isinstance(value, str) else json.dumps(value), secret=True)
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _set_all(stack: Stack, config: dict[str, Any], secrets: dict[str, Any] | None = None,
+             credential: dict[str, Any] | None = None) -> Stack:
+    """One `config set-all`; `secrets` win over `config`, which wins over the default `credential`."""
+    secret = {k: v for k, v in (credential or {}).items() if k not in config}
+    secret.update(secrets or {})
+    stack.set_config_all({k: _text(v) for k, v in config.items() if k not in secret},
+                         {k: _text(v) for k, v in secret.items()})
     return stack
 
 
@@ -26,10 +32,10 @@ def alaya_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "alaya_job
                 stack_type: type[Stack] = Stack, **config: Any) -> Stack:
     """A stack of `project` pointed at the emulator's Alaya NeW API (`stack_type`: e.g. an S3-backed one)."""
     stack = stack_type.from_project(project, home, name=stack_name)
-    stack.set_config("mltrain:alayaApiKey", emulator.alaya_api_key, secret=True)
     base = {"mltrain:alayaEndpoint": emulator.url, "mltrain:requestTimeout": "5", "mltrain:maxRetries": "3",
             "mltrain:ambiguityGrace": "5"}
-    return _set_all(stack, {**base, **config}, secrets)
+    return _set_all(stack, {**base, **config}, secrets,
+                    {"mltrain:alayaApiKey": emulator.alaya_api_key})
 
 
 def modelarts_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "modelarts_job",
@@ -37,12 +43,13 @@ def modelarts_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "model
                     **config: Any) -> Stack:
     """A stack of `project` pointed at the emulator's IAM and ModelArts APIs."""
     stack = Stack.from_project(project, home, name=stack_name)
-    stack.set_config("mltrain:huaweiPassword", emulator.iam_password, secret=True)
     base = {"huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
             "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
             "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain,
             "requestTimeout": "5", "maxRetries": "3", "ambiguityGrace": "5"}
-    return _set_all(stack, {**{f"mltrain:{k}": v for k, v in base.items()}, **config}, secrets)
+    return _set_all(stack, {**{f"mltrain:{k}": v for k, v in base.items()}, **config},
+                    secrets,
+                    {"mltrain:huaweiPassword": emulator.iam_password})
 
 
 def modelarts_aksk_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "modelarts_job",
@@ -51,11 +58,12 @@ def modelarts_aksk_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "
     """Like `modelarts_stack`, signed with the emulator's AK/SK pair: no user, password or domain, and
     only the project name (its ID comes from IAM's project list)."""
     stack = Stack.from_project(project, home, name=stack_name)
-    stack.set_config("mltrain:huaweiSecretKey", secret_key or emulator.secret_key, secret=True)
     base = {"huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
             "huaweiProjectName": emulator.project_name, "huaweiAccessKey": emulator.access_key,
             "requestTimeout": "5", "maxRetries": "3", "ambiguityGrace": "5"}
-    return _set_all(stack, {**{f"mltrain:{k}": v for k, v in base.items()}, **config}, secrets)
+    return _set_all(stack, {**{f"mltrain:{k}": v for k, v in base.items()}, **config},
+                    secrets,
+                    {"mltrain:huaweiSecretKey": secret_key or emulator.secret_key})
 
 
 def sibling_stack(stack: Stack, name: str, **config: Any) -> Stack:
