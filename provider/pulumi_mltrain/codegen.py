@@ -88,7 +88,10 @@ class _Types:
             return f"Mapping[str, pulumi.Input[{item}]]" if inputs else f"dict[str, {item}]"
         if isinstance(ann, type) and issubclass(ann, BaseModel):
             self._add(ann)
-            return ann.__name__
+            also = getattr(ann, "accepts_also", ()) if inputs else ()
+            for other in also:
+                self._add(other)
+            return " | ".join([ann.__name__, *(o.__name__ for o in also)])
         if ann is Any:
             return "Any"
         if isinstance(ann, type) and ann in (str, int, float, bool):
@@ -177,11 +180,11 @@ def _typed_dict(model: type[BaseModel], tt: _Types) -> list[str]:
     return lines
 
 
-def _attr_type(tt: _Types, info: FieldInfo, is_input: bool, name: str, is_id: bool) -> str:
+def _attr_type(tt: _Types, info: FieldInfo, is_input: bool, name: str, present: bool) -> str:
     kind = tt.text(info.annotation, False)
     parts = kind.split(" | ")
     has_default, value = default_of(info)
-    if is_id or (is_input and (name == "name" or not has_default or value is not None)):
+    if present or (is_input and (name == "name" or not has_default or value is not None)):
         parts = [p for p in parts if p != "None"]  # always set once the resource exists
     return " | ".join(parts)
 
@@ -213,7 +216,8 @@ def _resource(decl: Declaration, tt: _Types) -> list[str]:
         lines.append(f"        {name}: pulumi.Output[{_attr_type(tt, info, True, name, False)}]")
     for name, info in outs.model_fields.items():
         if name not in spec.model_fields:
-            lines.append(f"        {name}: pulumi.Output[{_attr_type(tt, info, False, name, name in ids)}]")
+            present = name in outs.present_fields()
+            lines.append(f"        {name}: pulumi.Output[{_attr_type(tt, info, False, name, present)}]")
     params = ["        self,", "        resource_name: str,", "        *,"]
     docs: list[str] = []
     for name, info in spec.model_fields.items():

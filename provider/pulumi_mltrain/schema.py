@@ -214,7 +214,8 @@ def build() -> dict[str, Any]:
             "inputProperties": inputs,
             "requiredInputs": required_inputs,
             "properties": {**inputs, **outputs},
-            "required": [n for n in inputs if n in required_inputs or n == "name"],
+            "required": [n for n in inputs if n in required_inputs or n == "name"]
+            + [n for n in provider.output_type.present_fields() if n not in inputs],
         }
     functions: dict[str, Any] = {}
     for token, fn in sorted(FUNCTIONS.items()):

@@ -67,15 +67,20 @@ def spec_field(
     return Field(default, description=description, alias=wire, json_schema_extra=extra, **constraints)
 
 
-def output_field(default: Any = None, *, description: str, secret: bool = False, is_id: bool = False) -> Any:
+def output_field(default: Any = None, *, description: str, secret: bool = False, is_id: bool = False,
+                 always: bool = False) -> Any:
     """Declare an output-only field (set by the platform, never by the user).
 
     `is_id`: the value is the resource's ID, which an in-place update never changes; the program side
     reads it from the ID, which previews know (other outputs of an updated resource are unknown there).
+    `always`: every created object has a value (e.g. its status), so the typed face and the schema
+    declare it present rather than optional.
     """
     data: dict[str, Any] = {"onChange": "output", "secret": secret}
     if is_id:
         data["isId"] = True
+    if always or is_id:
+        data["always"] = True
     return Field(default, description=description, json_schema_extra={_META: data})
 
 
@@ -243,6 +248,17 @@ class Output(BaseModel):
             extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
             data = extra.get(_META)
             if isinstance(data, dict) and data.get("isId"):
+                out.append(name)
+        return out
+
+    @classmethod
+    def present_fields(cls) -> list[str]:
+        """Outputs every created object has (the ID and those declared `always`)."""
+        out = []
+        for name, info in cls.model_fields.items():
+            extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+            data = extra.get(_META)
+            if isinstance(data, dict) and data.get("always"):
                 out.append(name)
         return out
 

@@ -92,3 +92,39 @@ def test_checkers_reject_misspelled_and_mistyped_arguments(
     out = run([bad], tmp_path)
     assert out.returncode != 0, f"{checker} accepted {bad.read_text()}"
     assert expected in out.stdout + out.stderr, out.stdout
+
+
+PRESENT = '''\
+import pulumi
+from pulumi_mltrain import alaya, modelarts
+from pulumi_mltrain.modelarts import ObsChannel
+
+
+def needs_text(value: pulumi.Output[str]) -> None: ...
+
+
+job = alaya.TrainingJob("job", product_code="PRD-TRAIN-1", worker_count=1, image="img")
+channel: ObsChannel = {{"name": "data_url", "obs_url": "obs://bucket/data/"}}
+ma = modelarts.TrainingJob("ma", flavor_id="modelarts.vm.cpu.2u", inputs=[channel])
+needs_text(job.status)
+needs_text(ma.phase)
+needs_text(job.{optional})
+'''
+
+
+@pytest.mark.parametrize("checker", ["mypy", "basedpyright"])
+def test_outputs_every_job_has_are_typed_present_and_obs_channels_stay_valid_inputs(
+        checker: str, tmp_path: Path) -> None:
+    """`status`, `phase` and the IDs are `Output[str]`; ModelArts `inputs` takes the ObsChannel items that
+    programs written for the earlier release pass. An optional output is still `Output[str | None]`."""
+    run = _mypy if checker == "mypy" else _pyright
+    good = tmp_path / "good.py"
+    good.write_text(PRESENT.format(optional="training_task_id"))
+    out = run([good], tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    bad = tmp_path / "bad.py"
+    bad.write_text(PRESENT.format(optional="reason"))
+    out = run([bad], tmp_path)
+    assert out.returncode != 0, f"{checker} accepted an optional output as Output[str]"
+    last = len(PRESENT.splitlines())  # the `reason` line, and only it
+    assert f":{last}:" in out.stdout and "1 error" in out.stdout, out.stdout

@@ -138,7 +138,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         replace_running: pulumi.Output[Literal["allow", "refuse"]]
         wait_for: pulumi.Output[Literal["created", "running", "completed"]]
         training_task_id: pulumi.Output[str]
-        status: pulumi.Output[str | None]
+        status: pulumi.Output[str]
         result_key: pulumi.Output[str | None]
         created_time: pulumi.Output[str | None]
         start_time: pulumi.Output[str | None]

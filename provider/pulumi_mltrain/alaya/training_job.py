@@ -156,7 +156,8 @@ def _camel(name: str) -> str:
 class TrainingJobOutputs(specs.Output):
     training_task_id: str | None = specs.output_field(
         description="The training task ID the platform assigned (the resource ID).", is_id=True)
-    status: str | None = specs.output_field(description="Task status at the last create/refresh.")
+    status: str | None = specs.output_field(description="Task status at the last create/refresh.",
+                                            always=True)
     result_key: str | None = specs.output_field(description="Subscription result key of the create call.")
     created_time: str | None = specs.output_field(description="When the platform created the task.")
     start_time: str | None = specs.output_field(description="When the task started running.")

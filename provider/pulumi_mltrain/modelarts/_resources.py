@@ -468,7 +468,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         replace_running: pulumi.Output[Literal["allow", "refuse"]]
         wait_for: pulumi.Output[Literal["accepted", "running", "completed"]]
         job_id: pulumi.Output[str]
-        phase: pulumi.Output[str | None]
+        phase: pulumi.Output[str]
         secondary_phase: pulumi.Output[str | None]
         duration_ms: pulumi.Output[int | None]
         tasks: pulumi.Output[list[str] | None]
@@ -497,7 +497,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         engine_version: pulumi.Input[str] | None = None,
         image_url: pulumi.Input[str] | None = None,
         parameters: pulumi.Input[Sequence[pulumi.Input[JobParameter]]] | None = None,
-        inputs: pulumi.Input[Sequence[pulumi.Input[DataInput]]] | None = None,
+        inputs: pulumi.Input[Sequence[pulumi.Input[DataInput | ObsChannel]]] | None = None,
         outputs: pulumi.Input[Sequence[pulumi.Input[ObsChannel]]] | None = None,
         environments: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
         flavor_id: pulumi.Input[str],

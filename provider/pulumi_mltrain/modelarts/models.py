@@ -7,7 +7,7 @@ Aliases are the wire names; dotted ones (`remote.obs.obs_url`) are nested on the
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -258,6 +258,9 @@ class DatasetRef(_Nested):
 
 class DataInput(_Nested):
     """An input channel backed by OBS or by a ModelArts dataset version (exactly one)."""
+
+    # Programs written when `inputs` took ObsChannel items still pass them (same keys, a subset).
+    accepts_also: ClassVar[tuple[type[BaseModel], ...]] = (ObsChannel,)
 
     name: str = Field(description="Channel name, e.g. data_url (an algorithm's declared name).",
                       pattern=NAME_RE.pattern)

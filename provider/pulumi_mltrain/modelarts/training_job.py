@@ -174,7 +174,7 @@ class TrainingJobOutputs(specs.Output):
                                             is_id=True)
     phase: str | None = specs.output_field(
         description="Phase at the last create/update/refresh: Creating, Pending, Running, Completed, Failed, "
-        "Abnormal, Terminating or Terminated.")
+        "Abnormal, Terminating or Terminated.", always=True)
     secondary_phase: str | None = specs.output_field(description="ModelArts' detailed phase (informational).")
     duration_ms: int | None = specs.output_field(description="Running time in milliseconds.")
     tasks: list[str] | None = specs.output_field(description="Task names, e.g. [worker-0].")

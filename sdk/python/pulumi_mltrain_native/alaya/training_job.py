@@ -768,7 +768,7 @@ class TrainingJob(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def status(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def status(self) -> pulumi.Output[_builtins.str]:
         """
         Task status at the last create/refresh.
         """
@@ -808,7 +808,7 @@ class TrainingJob(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def training_task_id(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def training_task_id(self) -> pulumi.Output[_builtins.str]:
         """
         The training task ID the platform assigned (the resource ID).
         """

@@ -543,7 +543,7 @@ class Algorithm(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def algorithm_id(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def algorithm_id(self) -> pulumi.Output[_builtins.str]:
         """
         The algorithm ID ModelArts assigned (the resource ID).
         """

@@ -889,7 +889,7 @@ class TrainingJob(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def job_id(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def job_id(self) -> pulumi.Output[_builtins.str]:
         """
         The training job ID ModelArts assigned (the resource ID).
         """
@@ -945,7 +945,7 @@ class TrainingJob(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def phase(self) -> pulumi.Output[Optional[_builtins.str]]:
+    def phase(self) -> pulumi.Output[_builtins.str]:
         """
         Phase at the last create/update/refresh: Creating, Pending, Running, Completed, Failed, Abnormal, Terminating or Terminated.
         """
