@@ -1,24 +1,31 @@
-"""Whatever the network or the platform does, after `pulumi up` the state and the platform agree.
+"""Whatever the network or the platform does, after a create the state and the platform agree.
 
-Each case injects one fault kind into the emulator, runs the real engine, and then checks: the IDs
-in the stack equal the objects on the platform (no duplicates, no orphans), and a failure names its
-cause. Every case ends with a fault-free `pulumi destroy` that must leave the platform empty.
+Each case injects one fault kind into the emulator and then checks: the IDs recorded equal the objects
+on the platform (no duplicates, no orphans), and a failure names its cause. Every case ends with a
+fault-free delete that must leave the platform empty.
+
+The provider's own logic decides all of that, so every case runs in-process (the provider against the
+emulator over loopback HTTP: what `create` returns is what the engine records, and an exception
+records nothing). The engine adds only "a failed create records nothing, a successful one its ID":
+one case per platform runs through `pulumi up`/`destroy` for that.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
+from pulumi_mltrain.config import Settings
 from pulumi_mltrain.emulator import defaults as d
+from pulumi_mltrain.modelarts import iam
+from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
+from pulumi_mltrain.resource import MltrainProvider
 from support import stacks
 from support.pulumi_cli import Stack
-
-pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 CREATE = "/v1/subscription/training/create"
 RESULT = "/v1/subscription/training/result"
@@ -35,6 +42,7 @@ class Case:
     job: dict[str, Any] = field(default_factory=dict)
     config: dict[str, str] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
+    timeouts: dict[str, float] = field(default_factory=dict)  # customTimeouts, as seconds
 
 
 CASES = [
@@ -59,11 +67,11 @@ CASES = [
     Case("malformed JSON", "alaya", [{"method": "GET", "path": RESULT, "kind": "malformed", "times": 2}]),
     Case("a subscription that never resolves", "alaya",
          [{"method": "POST", "path": CREATE, "kind": "never_resolve"}],
-         error="still PROCESSING after", config={"customTimeouts": json.dumps({"create": "4s"})}),
+         error="still PROCESSING after", timeouts={"create": 4}),
     # Transient errors during a wait are retried until the create deadline, then named in the error.
     Case("persistent 503 on the subscription result", "alaya",
          [{"method": "GET", "path": RESULT, "kind": "status", "status": 503}],
-         error="503 Service Unavailable", config={"customTimeouts": json.dumps({"create": "8s"})}),
+         error="503 Service Unavailable", timeouts={"create": 8}),
     Case("403 for a product the key may not use", "alaya", [], error="403 Forbidden",
          settings={"alaya_forbidden_products": [d.PRODUCT_TRAIN_2]}),
     Case("ModelArts token expiry mid-run", "modelarts",
@@ -96,21 +104,97 @@ def secret_values(emulator: Any) -> list[str]:
     return [*SECRET_ENV.values(), emulator.alaya_api_key, emulator.iam_password]
 
 
-def make_stack(case: Case, emulator: Any, home: Path) -> Stack:
+MODELARTS_JOB = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+                 "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1]}
+# The settings every stack of tests/support/stacks.py sets.
+BASE_CONFIG = {"mltrain:requestTimeout": "5", "mltrain:maxRetries": "3", "mltrain:ambiguityGrace": "5"}
+OWNER = {"__mltrain_stack": "st-faults", "__mltrain_urn": "urn:pulumi:test::faults::TrainingJob::job"}
+
+
+def _prepare(case: Case, emulator: Any) -> None:
     if case.settings:
         emulator.admin.set_settings(**case.settings)
+    if case.platform == "modelarts":
+        emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
+
+
+def make_provider(case: Case, emulator: Any) -> MltrainProvider:
+    """The provider as the engine's provider process holds it, configured like `make_stack`'s stack."""
+    _prepare(case, emulator)
+    provider: MltrainProvider
     if case.platform == "alaya":
-        return stacks.alaya_stack(emulator, home, job=stacks.alaya_job_args(**case.job),
-                                  secrets={"secretEnv": SECRET_ENV}, **case.config)
-    emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
-    job = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
-           "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1], **case.job}
-    return stacks.modelarts_stack(emulator, home, jobs={"job": job}, secrets={"sensitiveEnv": SECRET_ENV},
-                                  **case.config)
+        provider = AlayaJobs()
+        config = {"mltrain:alayaEndpoint": emulator.url, "mltrain:alayaApiKey": emulator.alaya_api_key}
+    else:
+        iam.forget_tokens()
+        provider = ModelArtsJobs()
+        config = {"mltrain:huaweiIamEndpoint": emulator.url, "mltrain:modelartsEndpoint": emulator.url,
+                  "mltrain:huaweiProjectName": emulator.project_name, "mltrain:huaweiProjectId": emulator.project_id,
+                  "mltrain:huaweiUser": emulator.iam_user, "mltrain:huaweiDomain": emulator.iam_domain,
+                  "mltrain:huaweiPassword": emulator.iam_password}
+    provider._settings = Settings.load({**config, **BASE_CONFIG, **case.config}, env={})
+    return provider
+
+
+def job_props(case: Case) -> dict[str, Any]:
+    if case.platform == "alaya":
+        args = stacks.alaya_job_args(**case.job)
+        args["env"] = {**args.get("env", {}), **SECRET_ENV}
+    else:
+        args = {**MODELARTS_JOB, "environments": dict(SECRET_ENV), **case.job}
+    return {**OWNER, "name": "job", **args, **({"timeouts": case.timeouts} if case.timeouts else {})}
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_fault(case: Case, emulator: Any, tmp_path: Path) -> None:
+def test_fault(case: Case, emulator: Any) -> None:
+    provider = make_provider(case, emulator)
+    checked = provider.check({}, job_props(case))
+    assert checked.failures == [], [(f.property, f.reason) for f in checked.failures]
+    emulator.admin.set_faults(case.faults)
+
+    recorded: list[str] = []
+    try:
+        recorded.append(str(provider.create(dict(checked.inputs)).id))
+        output = ""
+    except Exception as err:  # what the engine shows the user; nothing is recorded
+        output = str(err)
+    if case.error is None:
+        assert output == "" and len(recorded) == 1, output
+    else:
+        assert not recorded, "the create was expected to fail"
+        assert case.error in output, output
+        assert output.startswith("TrainingJob 'job"), "the error names the resource"
+    leaked = [v for v in secret_values(emulator) if v in output]
+    assert not leaked, f"secret values in the output: {leaked}"
+    if case.faults:
+        assert emulator.admin.requests()["faults"]["total"] >= 1, "the fault was injected"
+    assert platform_ids(emulator, case.platform) == sorted(recorded), \
+        "no duplicate and no orphan: what is recorded and the platform hold the same jobs"
+
+    emulator.admin.clear_faults()
+    for job_id in recorded:
+        provider.delete(job_id, dict(checked.inputs))
+    assert platform_ids(emulator, case.platform) == []
+
+
+def make_stack(case: Case, emulator: Any, home: Path) -> Stack:
+    _prepare(case, emulator)
+    if case.platform == "alaya":
+        return stacks.alaya_stack(emulator, home, job=stacks.alaya_job_args(**case.job),
+                                  secrets={"secretEnv": SECRET_ENV}, **case.config)
+    return stacks.modelarts_stack(emulator, home, jobs={"job": {**MODELARTS_JOB, **case.job}},
+                                  secrets={"sensitiveEnv": SECRET_ENV}, **case.config)
+
+
+ENGINE_CASES = [c for c in CASES if c.name in ("connection dropped after the create was committed",
+                                               "403 for a product the key may not use",
+                                               "ModelArts connection dropped after the create was committed")]
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("case", ENGINE_CASES, ids=[c.name for c in ENGINE_CASES])
+def test_fault_through_the_engine(case: Case, emulator: Any, tmp_path: Path) -> None:
+    """What the engine records after a create the provider recovered (or refused) is what the platform holds."""
     stack = make_stack(case, emulator, tmp_path)
     emulator.admin.set_faults(case.faults)
 
@@ -125,8 +209,6 @@ def test_fault(case: Case, emulator: Any, tmp_path: Path) -> None:
         assert "TrainingJob 'job" in output, "the error names the resource"
     leaked = [v for v in secret_values(emulator) if v in output]
     assert not leaked, f"secret values in the output: {leaked}"
-    if case.faults:
-        assert emulator.admin.requests()["faults"]["total"] >= 1, "the fault was injected"
     assert platform_ids(emulator, case.platform) == stack_ids(stack, case.platform), \
         "no duplicate and no orphan: the stack and the platform hold the same jobs"
 
@@ -135,6 +217,7 @@ def test_fault(case: Case, emulator: Any, tmp_path: Path) -> None:
     assert platform_ids(emulator, case.platform) == []
 
 
+@pytest.mark.engine
 def test_destroy_survives_faults(emulator: Any, tmp_path: Path) -> None:
     stack = stacks.alaya_stack(emulator, tmp_path, job=stacks.alaya_job_args())
     stack.up()
