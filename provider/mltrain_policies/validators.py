@@ -244,6 +244,8 @@ def secret_reason(key: str, value: str, key_patterns: list[re.Pattern[str]],
 
 
 def validate_secrets(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    """Plaintext credentials in the environment. The plugin form's marks are the plugin's: a map with
+    any secret value, and ModelArts `environments` always, arrive wholly secret (policy/README.md)."""
     job = _ours(args, tuple(_ENV_FIELD))
     if job is None:
         return
