@@ -1,4 +1,14 @@
-"""How the pack reads our resources: type tokens, property access, and per-job facts.
+"""How the pack reads our resources: which types are ours, property access, and per-job facts.
+
+Every form of a resource is judged alike: the dynamic type `pulumi-python:dynamic/alaya:TrainingJob`
+(`pulumi_mltrain`) and the plugin's `mltrain:alaya:TrainingJob` (the generated SDK, Pulumi YAML, any
+language). `ours()` recognises both from the resource classes (the registry schema.json is built
+from) and returns the *kind* (`alaya:TrainingJob`) that names the resource in every message.
+
+Both forms deliver the spec's field names: the plugin's schema properties are the Python names
+(schema.py), so a YAML `worker_count` arrives as the dynamic `worker_count`. Nested objects also
+accept the platform's spelling where their model does (`NasMount`: `mountPath`, `onlyRead`), so
+`Fields` reads every property by its field name, trying the other spellings the spec model accepts.
 
 Policies see a resource's *checked inputs* (the provider's `check` result: python field names,
 defaults filled). Two cases differ and both are handled here:
@@ -18,29 +28,181 @@ drops `__`-prefixed keys before analysis today, but nothing here relies on it).
 
 from __future__ import annotations
 
+import functools
 import posixpath
-from collections.abc import Iterator, Mapping
+import typing
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pulumi_policy.proxy import UnknownValueError
+from pydantic import AliasChoices, BaseModel
 
-ALAYA_JOB = "pulumi-python:dynamic/alaya:TrainingJob"
-ALAYA_MOUNT = "pulumi-python:dynamic/alaya:StorageMount"
-MODELARTS_JOB = "pulumi-python:dynamic/modelarts:TrainingJob"
-MODELARTS_ALGORITHM = "pulumi-python:dynamic/modelarts:Algorithm"
+# Kinds: a resource's type token without its form's prefix.
+ALAYA_JOB = "alaya:TrainingJob"
+ALAYA_MOUNT = "alaya:StorageMount"
+MODELARTS_JOB = "modelarts:TrainingJob"
+MODELARTS_ALGORITHM = "modelarts:Algorithm"
 TRAINING_JOBS = (ALAYA_JOB, MODELARTS_JOB)
 
-_PREFIX = "pulumi-python:dynamic/"
+# The two forms a resource is declared in.
+DYNAMIC = "dynamic"
+PLUGIN = "plugin"
+
+
+@dataclass(frozen=True)
+class Form:
+    """What a type token stands for: the kind, the form that declared it and the kind's spec model."""
+
+    kind: str
+    form: str
+    model: type[BaseModel]
+
+
+@functools.cache
+def registry() -> dict[str, Form]:
+    """Type token -> Form, for both tokens of every resource class (the classes schema.json lists)."""
+    from pulumi_mltrain.schema import resource_classes, token_of
+
+    found: dict[str, Form] = {}
+    for cls in resource_classes():
+        kind = cls._resource_type_name.removeprefix("dynamic/")
+        model = cls._provider_type.spec_type
+        found[f"pulumi-python:{cls._resource_type_name}"] = Form(kind, DYNAMIC, model)
+        found[token_of(cls)] = Form(kind, PLUGIN, model)
+    return found
+
+
+def token(kind: str, form: str) -> str:
+    """The type token of `kind` in `form` (DYNAMIC or PLUGIN)."""
+    for found, entry in registry().items():
+        if entry.kind == kind and entry.form == form:
+            return found
+    raise KeyError(f"no {form} type for {kind}")
 
 
 def kind(resource_type: str) -> str:
-    """`alaya:TrainingJob` for `pulumi-python:dynamic/alaya:TrainingJob`."""
-    return resource_type.removeprefix(_PREFIX)
+    """`alaya:TrainingJob` for either token of it; other types as they are."""
+    form = registry().get(resource_type)
+    return form.kind if form else resource_type
 
 
 def label(resource_type: str, name: str) -> str:
     return f"{kind(resource_type)} '{name}'"
+
+
+@dataclass(frozen=True)
+class Ours:
+    """One of our resources as the policies judge it, whichever form declared it."""
+
+    kind: str
+    form: str
+    name: str
+    props: Fields
+    custom_create: float | None = None  # seconds of the engine's customTimeouts create, when set
+
+    @property
+    def label(self) -> str:
+        return f"{self.kind} '{self.name}'"
+
+
+def ours(resource_type: str, name: str, props: Mapping[str, Any], opts: Any = None) -> Ours | None:
+    """The resource as the policies read it, or None when it is not one of ours."""
+    form = registry().get(resource_type)
+    if form is None:
+        return None
+    timeouts = getattr(opts, "custom_timeouts", None)
+    create = number(getattr(timeouts, "create_seconds", None))
+    return Ours(form.kind, form.form, name, Fields(props, form.model), create or None)
+
+
+# ----- property names ---------------------------------------------------------------------------
+
+@functools.cache
+def spellings(model: type[BaseModel], key: str) -> tuple[str, ...]:
+    """The names a field of `model` may arrive under: its own, then the aliases the model accepts."""
+    info = model.model_fields.get(key)
+    if info is None:
+        return (key,)
+    names = [key]
+    if model.model_config.get("validate_by_alias", True):
+        choices: list[Any] = [info.alias]
+        if isinstance(info.validation_alias, AliasChoices):
+            choices += info.validation_alias.choices
+        else:
+            choices.append(info.validation_alias)
+        names += [c for c in choices if isinstance(c, str) and "." not in c]  # a dotted alias nests
+    return tuple(dict.fromkeys(names))
+
+
+@functools.cache
+def nested(model: type[BaseModel], key: str) -> type[BaseModel] | None:
+    """The model of a field's objects (`NasMount` of `storage_mounts`), if it holds any."""
+    info = model.model_fields.get(key)
+    return _model_in(info.annotation) if info is not None else None
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    if typing.get_origin(annotation) in (dict, Mapping):  # maps of plain values (env)
+        return None
+    for arg in typing.get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _wrap(value: Any, model: type[BaseModel] | None) -> Any:
+    if model is None:
+        return value
+    if isinstance(value, Mapping):
+        return Fields(value, model)
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return FieldsList(value, model)
+    return value
+
+
+class Fields(Mapping[str, Any]):
+    """Properties read by the spec's field names, whichever spelling the model accepts arrived."""
+
+    def __init__(self, raw: Mapping[str, Any], model: type[BaseModel]) -> None:
+        self.raw, self.model = raw, model
+
+    def __getitem__(self, key: str) -> Any:
+        for spelling in spellings(self.model, key):
+            try:
+                value = self.raw[spelling]
+            except KeyError:
+                continue
+            return _wrap(value, nested(self.model, key))
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.raw)
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+
+class FieldsList(Sequence[Any]):
+    """A list of nested objects, each read as `Fields` (elements are fetched one at a time)."""
+
+    def __init__(self, raw: Sequence[Any], model: type[BaseModel]) -> None:
+        self.raw, self.model = raw, model
+
+    @typing.overload
+    def __getitem__(self, index: int) -> Any: ...
+    @typing.overload
+    def __getitem__(self, index: slice) -> Sequence[Any]: ...
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return _wrap(self.raw[index], self.model)
+
+    def __len__(self) -> int:
+        return len(self.raw)
 
 
 def get(props: Mapping[str, Any], key: str) -> Any:
@@ -119,16 +281,20 @@ def alaya_timeout(props: Mapping[str, Any]) -> Timeout:
     return Timeout(hours, "timeout_hours")
 
 
-def modelarts_timeout(props: Mapping[str, Any]) -> Timeout:
+def modelarts_timeout(props: Mapping[str, Any], custom_create: float | None = None) -> Timeout:
     """`auto_stop_hours` (ModelArts stops the job), else a custom create timeout (`timeouts.create`
     seconds, filled from `opts.custom_timeouts` too) *with* `wait_for="completed"`: only then does the
     create wait for the training to end within that time. With the default `wait_for="accepted"` a
-    custom timeout only bounds the wait for the job to be accepted, not the job, so it does not count."""
+    custom timeout only bounds the wait for the job to be accepted, not the job, so it does not count.
+    `custom_create`: the engine's customTimeouts create, which the plugin takes as the deadline when
+    `timeouts.create` is unset (the dynamic form's program copies it into `timeouts` itself)."""
     hours = number(get(props, "auto_stop_hours"))
     if hours is not None:
         return Timeout(hours, "auto_stop_hours")
     timeouts = get(props, "timeouts")
     seconds = number(get(timeouts, "create")) if isinstance(timeouts, Mapping) else None
+    if seconds is None:
+        seconds = custom_create
     if seconds is None:
         return Timeout(None, "auto_stop_hours",
                        "neither auto_stop_hours nor a custom timeout (timeouts.create) is set")
@@ -141,30 +307,32 @@ def modelarts_timeout(props: Mapping[str, Any]) -> Timeout:
     return Timeout(seconds / 3600.0, "timeouts.create")
 
 
-def timeout_of(resource_type: str, props: Mapping[str, Any]) -> Timeout:
-    return alaya_timeout(props) if resource_type == ALAYA_JOB else modelarts_timeout(props)
+def timeout_of(job: Ours) -> Timeout:
+    if job.kind == ALAYA_JOB:
+        return alaya_timeout(job.props)
+    return modelarts_timeout(job.props, job.custom_create if job.form == PLUGIN else None)
 
 
 # ----- sizes and images -------------------------------------------------------------------------
 
-def node_count(resource_type: str, props: Mapping[str, Any]) -> tuple[str, float | None]:
+def node_count(job: Ours) -> tuple[str, float | None]:
     """(field name, node count) of a training job; ModelArts defaults to one node."""
-    if resource_type == ALAYA_JOB:
-        return "worker_count", number(get(props, "worker_count"))
-    count = number(get(props, "node_count"))
+    if job.kind == ALAYA_JOB:
+        return "worker_count", number(get(job.props, "worker_count"))
+    count = number(get(job.props, "node_count"))
     return "node_count", 1 if count is None else count
 
 
-def node_spec(resource_type: str, props: Mapping[str, Any]) -> tuple[str, str | None]:
+def node_spec(job: Ours) -> tuple[str, str | None]:
     """(field name, product code or flavor) that fixes a node's GPU count."""
-    if resource_type == ALAYA_JOB:
-        return "product_code", _str(get(props, "product_code"))
-    return "flavor_id", _str(get(props, "flavor_id"))
+    if job.kind == ALAYA_JOB:
+        return "product_code", _str(get(job.props, "product_code"))
+    return "flavor_id", _str(get(job.props, "flavor_id"))
 
 
-def image_of(resource_type: str, props: Mapping[str, Any]) -> tuple[str, str | None]:
-    field = "image" if resource_type == ALAYA_JOB else "image_url"
-    return field, _str(get(props, field))
+def image_of(job: Ours) -> tuple[str, str | None]:
+    field = "image" if job.kind == ALAYA_JOB else "image_url"
+    return field, _str(get(job.props, field))
 
 
 def _str(value: Any) -> str | None:

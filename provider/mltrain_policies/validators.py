@@ -77,8 +77,14 @@ def setting(args: Args, schema: PolicyConfigSchema, key: str) -> Any:
     return value
 
 
-def _report(report: ReportViolation, args: ResourceValidationArgs, message: str) -> None:
-    report(f"{r.label(args.resource_type, args.name)}: {message}", None)
+def _ours(args: ResourceValidationArgs, kinds: tuple[str, ...]) -> r.Ours | None:
+    """The resource when it is one of `kinds`, in whichever form it was declared."""
+    job = r.ours(args.resource_type, args.name, args.props, args.opts)
+    return job if job is not None and job.kind in kinds else None
+
+
+def _report(report: ReportViolation, job: r.Ours, message: str) -> None:
+    report(f"{job.label}: {message}", None)
 
 
 def _listing(values: list[str]) -> str:
@@ -93,16 +99,17 @@ TIMEOUT_SCHEMA = PolicyConfigSchema(properties={
 
 
 def validate_timeout(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    if args.resource_type not in r.TRAINING_JOBS:
+    job = _ours(args, r.TRAINING_JOBS)
+    if job is None:
         return
     limit = r.number(setting(args, TIMEOUT_SCHEMA, "maxTimeoutHours"))
-    timeout = r.timeout_of(args.resource_type, args.props)
+    timeout = r.timeout_of(job)
     if timeout.hours is None:
-        how = ("set timeout_hours (enable_timeout_cancel)" if args.resource_type == r.ALAYA_JOB
+        how = ("set timeout_hours (enable_timeout_cancel)" if job.kind == r.ALAYA_JOB
                else "set auto_stop_hours (or wait_for='completed' with customTimeouts create)")
-        _report(report, args, f"has no timeout: {timeout.detail}; {how} of at most {r.fmt(limit)} h")
+        _report(report, job, f"has no timeout: {timeout.detail}; {how} of at most {r.fmt(limit)} h")
     elif limit is not None and timeout.hours > limit:
-        _report(report, args, f"{timeout.source} = {r.fmt(r.number(round(timeout.hours, 2)))} h exceeds "
+        _report(report, job, f"{timeout.source} = {r.fmt(r.number(round(timeout.hours, 2)))} h exceeds "
                 f"the maximum of {r.fmt(limit)} h (maxTimeoutHours)")
 
 
@@ -133,14 +140,15 @@ def image_allowed(image: str, allowed: list[str]) -> str | None:
 
 
 def validate_registries(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    if args.resource_type not in (*r.TRAINING_JOBS, r.MODELARTS_ALGORITHM):
+    job = _ours(args, (*r.TRAINING_JOBS, r.MODELARTS_ALGORITHM))
+    if job is None:
         return
-    name, image = r.image_of(args.resource_type, args.props)
+    name, image = r.image_of(job)
     if image is None:  # ModelArts: the engine's preset image
         return
     allowed = [str(a) for a in setting(args, REGISTRY_SCHEMA, "allowedRegistries")]
     if image_allowed(image, allowed) is None:
-        _report(report, args, f"{name} '{image}' comes from {registry_of(image)}, which is not an allowed "
+        _report(report, job, f"{name} '{image}' comes from {registry_of(image)}, which is not an allowed "
                 f"registry (allowedRegistries: {_listing(allowed)})")
 
 
@@ -152,12 +160,13 @@ NODES_SCHEMA = PolicyConfigSchema(properties={
 
 
 def validate_nodes(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    if args.resource_type not in r.TRAINING_JOBS:
+    job = _ours(args, r.TRAINING_JOBS)
+    if job is None:
         return
     limit = r.number(setting(args, NODES_SCHEMA, "maxNodes"))
-    name, count = r.node_count(args.resource_type, args.props)
+    name, count = r.node_count(job)
     if count is not None and limit is not None and count > limit:
-        _report(report, args, f"{name} = {r.fmt(count)} exceeds the maximum of {r.fmt(limit)} "
+        _report(report, job, f"{name} = {r.fmt(count)} exceeds the maximum of {r.fmt(limit)} "
                 f"node{'' if limit == 1 else 's'} (maxNodes)")
 
 
@@ -169,36 +178,30 @@ MOUNTS_SCHEMA = PolicyConfigSchema(properties={
 })
 
 
-def _first(mount: Mapping[str, Any], *keys: str) -> Any:
-    for key in keys:
-        value = r.get(mount, key)
-        if value is not None:
-            return value
-    return None
-
-
 def validate_mounts(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    if args.resource_type == r.ALAYA_MOUNT:
-        mounts: list[tuple[str, Any]] = [("", args.props)]
-    elif args.resource_type == r.ALAYA_JOB:
-        # Mounts from StorageMount.mount are unknown during a preview: the StorageMount itself is checked.
-        mounts = [(f"storage_mounts[{i}].", m) for i, m in r.items(r.get(args.props, "storage_mounts"))]
-    else:
+    job = _ours(args, (r.ALAYA_MOUNT, r.ALAYA_JOB))
+    if job is None:
         return
+    if job.kind == r.ALAYA_MOUNT:
+        mounts: list[tuple[str, Any]] = [("", job.props)]
+    else:
+        # Mounts from StorageMount.mount are unknown during a preview: the StorageMount itself is checked.
+        mounts = [(f"storage_mounts[{i}].", m) for i, m in r.items(r.get(job.props, "storage_mounts"))]
     writable = [str(p) for p in setting(args, MOUNTS_SCHEMA, "writableMountPaths")]
     for where, mount in mounts:
         if not isinstance(mount, Mapping):
             continue
         try:
-            read_only = _first(mount, "read_only", "onlyRead")
-            path = _first(mount, "mount_path", "mountPath")
-            source = f"{_first(mount, 'storage_id', 'storageId')}:{_first(mount, 'file_directory', 'fileDirectory')}"
+            # Fields reads the platform's spelling too (storageId, onlyRead, ...): NasMount accepts it.
+            read_only = r.get(mount, "read_only")
+            path = r.get(mount, "mount_path")
+            source = f"{r.get(mount, 'storage_id')}:{r.get(mount, 'file_directory')}"
         except UnknownValueError:
             continue
         if read_only is None or r.truthy(read_only) or path is None:
             continue  # read-only is the default
         if r.path_within(str(path), writable) is None:
-            _report(report, args, f"{where}mount_path '{path}' (storage {source}) is mounted read-write "
+            _report(report, job, f"{where}mount_path '{path}' (storage {source}) is mounted read-write "
                     f"(read_only=false); only these paths may be writable: {_listing(writable)} "
                     "(writableMountPaths)")
 
@@ -241,21 +244,24 @@ def secret_reason(key: str, value: str, key_patterns: list[re.Pattern[str]],
 
 
 def validate_secrets(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    env_field = _ENV_FIELD.get(args.resource_type)
-    if env_field is None:
+    """Plaintext credentials in the environment. The plugin form's marks are the plugin's: a map with
+    any secret value, and ModelArts `environments` always, arrive wholly secret (policy/README.md)."""
+    job = _ours(args, tuple(_ENV_FIELD))
+    if job is None:
         return
+    env_field = _ENV_FIELD[job.kind]
     key_patterns, bad_keys = _compile(setting(args, SECRETS_SCHEMA, "secretKeyPatterns"), re.IGNORECASE)
     value_patterns, bad_values = _compile(setting(args, SECRETS_SCHEMA, "secretValuePatterns"), 0)
     if bad_keys or bad_values:
-        _report(report, args, "invalid regular expression(s) in the policy config: "
+        _report(report, job, "invalid regular expression(s) in the policy config: "
                 + ", ".join(bad_keys + bad_values))
     allowed = {str(k) for k in setting(args, SECRETS_SCHEMA, "allowedPlaintextKeys")}
-    for key, value in r.entries(r.get(args.props, env_field)):
+    for key, value in r.entries(r.get(job.props, env_field)):
         if not isinstance(value, str) or not value or is_secret(value) or key in allowed:
             continue
         reason = secret_reason(key, value, key_patterns, value_patterns)
         if reason:
-            _report(report, args, f"{env_field}.{key} = {mask(value)} is plaintext but {reason}; wrap it in "
+            _report(report, job, f"{env_field}.{key} = {mask(value)} is plaintext but {reason}; wrap it in "
                     "pulumi.Output.secret(...) or read it with pulumi.Config().require_secret(...)")
 
 
@@ -266,19 +272,20 @@ RETRY_SCHEMA = PolicyConfigSchema(properties={
 
 
 def validate_retry(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    if args.resource_type != r.ALAYA_JOB:
+    job = _ours(args, (r.ALAYA_JOB,))
+    if job is None:
         return
     limit = r.number(setting(args, RETRY_SCHEMA, "maxRetryCount"))
-    count = r.number(r.get(args.props, "max_retry_count"))
-    enabled_raw = r.get(args.props, "enable_auto_retry")
+    count = r.number(r.get(job.props, "max_retry_count"))
+    enabled_raw = r.get(job.props, "enable_auto_retry")
     enabled = r.truthy(enabled_raw) if enabled_raw is not None else count is not None
     if not enabled:
-        _report(report, args, f"auto-retry is off (enable_auto_retry); set max_retry_count between 1 and "
+        _report(report, job, f"auto-retry is off (enable_auto_retry); set max_retry_count between 1 and "
                 f"{r.fmt(limit)} so that a node failure does not end the run")
     elif count is None:
-        _report(report, args, f"enable_auto_retry is on without max_retry_count; bound it (1 to {r.fmt(limit)})")
+        _report(report, job, f"enable_auto_retry is on without max_retry_count; bound it (1 to {r.fmt(limit)})")
     elif count < 1 or (limit is not None and count > limit):
-        _report(report, args, f"max_retry_count = {r.fmt(count)} is outside 1 to {r.fmt(limit)} (maxRetryCount)")
+        _report(report, job, f"max_retry_count = {r.fmt(count)} is outside 1 to {r.fmt(limit)} (maxRetryCount)")
 
 
 # ===== description-present (advisory) ================================================================
@@ -288,14 +295,15 @@ DESCRIPTION_SCHEMA = PolicyConfigSchema(properties={
 
 
 def validate_description(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    if args.resource_type not in (*r.TRAINING_JOBS, r.MODELARTS_ALGORITHM):
+    job = _ours(args, (*r.TRAINING_JOBS, r.MODELARTS_ALGORITHM))
+    if job is None:
         return
     minimum = r.number(setting(args, DESCRIPTION_SCHEMA, "minLength")) or 1
-    text = str(r.get(args.props, "description") or "").strip()
+    text = str(r.get(job.props, "description") or "").strip()
     if not text:
-        _report(report, args, "has no description; say what it trains and who owns it")
+        _report(report, job, "has no description; say what it trains and who owns it")
     elif len(text) < minimum:
-        _report(report, args, f"description '{text}' is shorter than {r.fmt(minimum)} characters (minLength)")
+        _report(report, job, f"description '{text}' is shorter than {r.fmt(minimum)} characters (minLength)")
 
 
 # ===== modelarts-allowed-flavors ====================================================================
@@ -305,14 +313,15 @@ FLAVORS_SCHEMA = PolicyConfigSchema(properties={
 
 
 def validate_flavors(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    if args.resource_type != r.MODELARTS_JOB:
+    job = _ours(args, (r.MODELARTS_JOB,))
+    if job is None:
         return
-    flavor = r.get(args.props, "flavor_id")
+    flavor = r.get(job.props, "flavor_id")
     if flavor is None:  # a dedicated pool decides the node type
         return
     allowed = [str(f) for f in setting(args, FLAVORS_SCHEMA, "allowedFlavors")]
     if str(flavor) not in allowed:
-        _report(report, args, f"flavor_id '{flavor}' is not allowed (allowedFlavors: {_listing(allowed)})")
+        _report(report, job, f"flavor_id '{flavor}' is not allowed (allowedFlavors: {_listing(allowed)})")
 
 
 # ===== modelarts-log-export ==========================================================================
@@ -323,16 +332,17 @@ LOG_EXPORT_SCHEMA = PolicyConfigSchema(properties={
 
 
 def validate_log_export(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    if args.resource_type != r.MODELARTS_JOB:
+    job = _ours(args, (r.MODELARTS_JOB,))
+    if job is None:
         return
-    path = r.get(args.props, "log_export_path")
+    path = r.get(job.props, "log_export_path")
     prefixes = [str(p) for p in setting(args, LOG_EXPORT_SCHEMA, "allowedPrefixes")]
     if not path:
-        _report(report, args, "has no log_export_path; set an OBS directory so the logs outlive the job")
+        _report(report, job, "has no log_export_path; set an OBS directory so the logs outlive the job")
         return
     # The provider's check turns obs://bucket/dir into /bucket/dir: compare in that form.
     if prefixes and r.path_within(r.obs_path(str(path)), [r.obs_path(p) for p in prefixes]) is None:
-        _report(report, args, f"log_export_path '{path}' is not inside {' or '.join(prefixes)} (allowedPrefixes)")
+        _report(report, job, f"log_export_path '{path}' is not inside {' or '.join(prefixes)} (allowedPrefixes)")
 
 
 # ===== gpu-hours-budget (stack) =====================================================================
@@ -407,27 +417,27 @@ def gpu_budget(args: StackValidationArgs) -> Budget:
     fallback = r.number(setting(args, BUDGET_SCHEMA, "unknownGpusPerNode")) or 0
     budget = Budget(limit=r.number(setting(args, BUDGET_SCHEMA, "maxGpuHours")) or 0)
     for res in args.resources:
-        if res.resource_type not in r.TRAINING_JOBS:
-            continue
-        label = r.label(res.resource_type, res.name)
+        job = r.ours(res.resource_type, res.name, res.props, res.opts)
+        if job is None or job.kind not in r.TRAINING_JOBS:
+            continue  # dynamic and plugin jobs count alike
         try:
-            spec_field, spec = r.node_spec(res.resource_type, res.props)
-            _, nodes = r.node_count(res.resource_type, res.props)
-            timeout = r.timeout_of(res.resource_type, res.props)
+            spec_field, spec = r.node_spec(job)
+            _, nodes = r.node_count(job)
+            timeout = r.timeout_of(job)
         except UnknownValueError as err:
-            budget.unknown.append(f"{label} ({err.message})")
+            budget.unknown.append(f"{job.label} ({err.message})")
             continue
-        gpus, source = _catalogue_number(res.props, "gpus_per_node"), FROM_CATALOGUE
+        gpus, source = _catalogue_number(job.props, "gpus_per_node"), FROM_CATALOGUE
         if gpus is None:  # no catalogue figure (a preview without credentials): the pack's own map
-            alaya = res.resource_type == r.ALAYA_JOB
+            alaya = job.kind == r.ALAYA_JOB
             table = products if alaya else flavors
             if spec is not None and spec in table:
                 gpus, source = r.number(table[spec]), "gpusPerProduct" if alaya else "gpusPerFlavor"
             else:
                 gpus, source = fallback, ASSUMED
-        budget.jobs.append(JobCost(label, spec or f"({spec_field} unset)", gpus or 0, nodes or 0,
+        budget.jobs.append(JobCost(job.label, spec or f"({spec_field} unset)", gpus or 0, nodes or 0,
                                    timeout.hours, source, timeout.source,
-                                   _catalogue_number(res.props, "cost_per_hour")))
+                                   _catalogue_number(job.props, "cost_per_hour")))
     return budget
 
 

@@ -7,7 +7,9 @@ A preview creates nothing: the emulator only answers the provider's catalogue ch
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,7 @@ from typing import Any
 import pytest
 
 from pulumi_mltrain.emulator import defaults
-from support.pulumi_cli import ROOT, Stack
+from support.pulumi_cli import BIN, ROOT, VENV, Stack
 
 pytestmark = pytest.mark.engine
 
@@ -26,6 +28,14 @@ HF_TOKEN = "hf_SECRETsecretSECRET0123456789abcdefXYZ"
 
 def make_stack(emulator: Any, tmp_path: Path, program: str) -> Stack:
     stack = Stack.from_project(PROGRAMS / program, tmp_path)
+    configure(stack, emulator)
+    if program == "compliant":
+        stack.set_config("hfToken", HF_TOKEN, secret=True)
+    return stack
+
+
+def configure(stack: Stack, emulator: Any) -> None:
+    """The `mltrain:` settings of the default provider (dynamic or plugin) for the emulator."""
     stack.set_config("mltrain:alayaEndpoint", emulator.url)
     stack.set_config("mltrain:alayaApiKey", defaults.DEFAULT_ALAYA_API_KEY, secret=True)
     stack.set_config("mltrain:requestTimeout", "5")
@@ -34,9 +44,6 @@ def make_stack(emulator: Any, tmp_path: Path, program: str) -> Stack:
                        "huaweiDomain": defaults.DEFAULT_IAM_DOMAIN}.items():
         stack.set_config(f"mltrain:{key}", value)
     stack.set_config("mltrain:huaweiPassword", defaults.DEFAULT_IAM_PASSWORD, secret=True)
-    if program == "compliant":
-        stack.set_config("hfToken", HF_TOKEN, secret=True)
-    return stack
 
 
 def preview(stack: Stack, tmp_path: Path, config: dict[str, Any] | None = None) -> subprocess.CompletedProcess[str]:
@@ -48,12 +55,20 @@ def preview(stack: Stack, tmp_path: Path, config: dict[str, Any] | None = None) 
     return stack.preview(*args, check=False)
 
 
+# A violation's header: level, policy, the resource's type token and name, then the policy's description.
+HEADER = r"mltrain-policies@v[\d.]+ \[(\w+)\](?: \[severity: \w+\])?\s+([\w-]+)\s+\((\S+): ([^)]+)\)"
+
+
+def kind_of(resource_type: str) -> str:
+    """`alaya:TrainingJob` for the dynamic and the plugin type token alike."""
+    return resource_type.removeprefix("pulumi-python:dynamic/").removeprefix("mltrain:")
+
+
 def violations(output: str) -> dict[str, list[tuple[str, str]]]:
     """policy name -> sorted [(level, resource)] from the CLI's violation headers."""
     found: dict[str, list[tuple[str, str]]] = {}
-    header = re.compile(r"mltrain-policies@v[\d.]+ \[(\w+)\](?: \[severity: \w+\])?\s+([\w-]+)\s+\((\S+): ([^)]+)\)")
-    for level, policy, rtype, name in header.findall(output):
-        found.setdefault(policy, []).append((level, f"{rtype.removeprefix('pulumi-python:dynamic/')} {name}"))
+    for level, policy, rtype, name in re.findall(HEADER, output):
+        found.setdefault(policy, []).append((level, f"{kind_of(rtype)} {name}"))
     return {policy: sorted(hits) for policy, hits in found.items()}
 
 
@@ -175,3 +190,62 @@ def test_config_loosens_levels_and_thresholds(emulator: Any, tmp_path: Path) -> 
         "modelarts-log-export": [("advisory", "modelarts:TrainingJob mass")],
         "gpu-hours-budget": [("advisory", "pulumi:pulumi:Stack mltrain-policy-violating-test")],
     }, output
+
+
+# ----- every form: dynamic resources, the plugin through the generated SDK, Pulumi YAML --------------
+
+FORMS = ("dynamic", "sdk", "yaml")
+
+
+def forms_stack(emulator: Any, home: Path, form: str) -> Stack:
+    """programs/forms as `form`: the Python program with `form` set, or its YAML twin copied as it is."""
+    if form == "yaml":
+        workdir = home / "project"
+        shutil.copytree(PROGRAMS / "forms_yaml", workdir)
+        (home / "state").mkdir(parents=True)
+        stack = Stack(workdir=workdir, home=home)
+        stack.run("stack", "init", stack.name)
+    else:
+        stack = Stack.from_project(PROGRAMS / "forms", home)
+        stack.set_config("form", form)
+    # The engine finds pulumi-resource-mltrain on PATH, as an installed wheel's console script.
+    stack.env_extra["PATH"] = os.pathsep.join([str(BIN), str(VENV / "bin"), os.environ.get("PATH", "")])
+    configure(stack, emulator)
+    return stack
+
+
+def messages(output: str) -> list[tuple[str, str, str, list[str]]]:
+    """Every violation the CLI printed: (level, policy, resource, its message's lines, sorted: the
+    budget's breakdown lists jobs in the order the engine registered them)."""
+    # The message follows its header, unindented (the budget's breakdown: two spaces), up to the next
+    # resource line (indented four spaces) or the summary.
+    block = re.compile(HEADER + r".*\n((?:(?!Resources:)(?:  )?\S.*\n)*)")
+    return sorted((level, policy, f"{kind_of(rtype)} {name}", sorted(text.splitlines()))
+                  for level, policy, rtype, name, text in block.findall(output))
+
+
+def test_every_form_gets_the_same_violations_and_messages(emulator: Any, tmp_path: Path) -> None:
+    """The pack judges a dynamic job, a plugin job of the generated SDK and one of Pulumi YAML alike:
+    a docker.io image and the stack's GPU-hour budget (counting the plugin's ModelArts job by its
+    customTimeouts create, as the dynamic program copies it into `timeouts`)."""
+    reports: dict[str, list[tuple[str, str, str, list[str]]]] = {}
+    for form in FORMS:
+        result = preview(forms_stack(emulator, tmp_path / form, form), tmp_path / form)
+        output = result.stdout + result.stderr
+        assert result.returncode != 0, output
+        assert violations(output) == {
+            "allowed-image-registries": [("mandatory", "alaya:TrainingJob sft")],
+            "gpu-hours-budget": [("mandatory", "pulumi:pulumi:Stack mltrain-policy-forms-test")],
+        }, (form, output)
+        for text in [
+            "alaya:TrainingJob 'sft': image 'docker.io/library/pytorch:latest' comes from docker.io, which is not "
+            "an allowed registry (allowedRegistries: harbor.zetyun.cn, swr.cn-north-4.myhuaweicloud.com)",
+            "2305 GPU-hours exceed the budget of 2000 GPU-hours (maxGpuHours)",
+            "alaya:TrainingJob 'sft': PRD-TRAIN-1 8 GPU/node (catalogue) x 4 nodes x 72 h = 2304 GPU-h",
+            "modelarts:TrainingJob 'mass': modelarts.vm.gpu.v100 1 GPU/node (catalogue) x 2 nodes x 0.5 h = 1 GPU-h",
+        ]:
+            assert text in output, (form, text, output)
+        reports[form] = messages(output)
+    assert len(reports["dynamic"]) == 2 and all(len(lines) > 0 for *_, lines in reports["dynamic"])
+    assert reports["sdk"] == reports["dynamic"], reports
+    assert reports["yaml"] == reports["dynamic"], reports

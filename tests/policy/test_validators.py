@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,11 +32,14 @@ from pulumi_policy.proxy import (
 )
 
 from mltrain_policies import POLICIES, SecretString, is_secret, secrets, track_secrets, untrack_secrets
+from mltrain_policies import resources as r
 from mltrain_policies import validators as v
-from mltrain_policies.resources import ALAYA_JOB, ALAYA_MOUNT, MODELARTS_ALGORITHM, MODELARTS_JOB
 from pulumi_mltrain.emulator import catalog
 
 STORAGE = "72a2a885-e45e-4c79-aaf3-e1fa05abdb92"
+# The dynamic resources' type tokens; the plugin's forms of the same kinds are tested below.
+ALAYA_JOB, ALAYA_MOUNT, MODELARTS_ALGORITHM, MODELARTS_JOB = (
+    r.token(kind, r.DYNAMIC) for kind in (r.ALAYA_JOB, r.ALAYA_MOUNT, r.MODELARTS_ALGORITHM, r.MODELARTS_JOB))
 
 
 # ----- building args the way the SDK does ---------------------------------------------------------
@@ -45,8 +49,9 @@ def secret(value: Any) -> dict[str, Any]:
     return {SPECIAL_SIG_KEY: SPECIAL_SECRET_SIG, "value": value}
 
 
-def _opts() -> PolicyResourceOptions:
-    return PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(0, 0, 0), [], None)
+def _opts(create_seconds: float = 0) -> PolicyResourceOptions:
+    """Resource options as the engine sends them; `create_seconds`: a customTimeouts create."""
+    return PolicyResourceOptions(False, [], None, [], PolicyCustomTimeouts(create_seconds, 0, 0), [], None)
 
 
 def _props(wire: dict[str, Any]) -> Any:
@@ -55,9 +60,9 @@ def _props(wire: dict[str, Any]) -> Any:
 
 
 def resource(rtype: str, wire: dict[str, Any], config: dict[str, Any] | None = None,
-             name: str = "job") -> ResourceValidationArgs:
-    return ResourceValidationArgs(rtype, _props(wire), f"urn:pulumi:test::p::{rtype}::{name}", name, _opts(),
-                                  None, config)
+             name: str = "job", opts: PolicyResourceOptions | None = None) -> ResourceValidationArgs:
+    return ResourceValidationArgs(rtype, _props(wire), f"urn:pulumi:test::p::{rtype}::{name}", name,
+                                  opts or _opts(), None, config)
 
 
 def stack(resources: list[tuple[str, str, dict[str, Any]]], config: dict[str, Any] | None = None,
@@ -566,3 +571,129 @@ def test_validators_do_not_mutate_schema_defaults() -> None:
     before = copy.deepcopy(v.BUDGET_SCHEMA.properties)
     run(v.GPU_HOURS_BUDGET, stack(_fleet(), {"gpusPerProduct": {"X": 1}}))
     assert v.BUDGET_SCHEMA.properties == before
+
+
+# ----- every form: dynamic types and the plugin's types ------------------------------------------------
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schema.json").read_text())
+KINDS = (r.ALAYA_JOB, r.ALAYA_MOUNT, r.MODELARTS_ALGORITHM, r.MODELARTS_JOB)
+
+
+def plugin(kind_token: str) -> str:
+    """The plugin's token of the kind a dynamic token names."""
+    return r.token(r.kind(kind_token), r.PLUGIN)
+
+
+def test_both_tokens_of_every_resource_are_ours() -> None:
+    assert r.token(r.ALAYA_JOB, r.DYNAMIC) == "pulumi-python:dynamic/alaya:TrainingJob"
+    assert r.token(r.ALAYA_JOB, r.PLUGIN) == "mltrain:alaya:TrainingJob"
+    # The plugin's tokens are schema.json's (what YAML and the generated SDKs declare), every one of them.
+    assert {r.token(k, r.PLUGIN) for k in KINDS} == set(SCHEMA["resources"])
+    assert {t for t, f in r.registry().items() if f.form == r.PLUGIN} == set(SCHEMA["resources"])
+    for kind in KINDS:
+        dynamic, native = r.token(kind, r.DYNAMIC), r.token(kind, r.PLUGIN)
+        assert r.kind(dynamic) == r.kind(native) == kind
+        assert r.label(native, "x") == r.label(dynamic, "x") == f"{kind} 'x'"
+    for other in ("pulumi:providers:mltrain", "mltrain:index:Nothing", "pulumi-python:dynamic/other:Thing"):
+        assert r.ours(other, "x", {}) is None, other
+
+
+def test_schema_property_names_are_the_spec_field_names() -> None:
+    """What the plugin's inputs are called as the pack sees them: schema.json's property names, which
+    are the spec models' field names (so both forms share one spelling), nested types too."""
+    for token, form in r.registry().items():
+        if form.form != r.PLUGIN:
+            continue
+        assert list(SCHEMA["resources"][token]["inputProperties"]) == list(form.model.model_fields), token
+        for field in form.model.model_fields:
+            model = r.nested(form.model, field)
+            if model is not None:
+                ref = SCHEMA["resources"][token]["inputProperties"][field]
+                ref = ref.get("items", ref).get("$ref", "")
+                assert ref.startswith("#/types/"), (token, field, ref)
+                assert list(SCHEMA["types"][ref.removeprefix("#/types/")]["properties"]) == \
+                    list(model.model_fields), (token, field)
+
+
+def test_fields_read_every_spelling_the_spec_accepts() -> None:
+    job_model = r.registry()[ALAYA_JOB].model
+    mount_model = r.nested(job_model, "storage_mounts")
+    assert mount_model is not None and mount_model.__name__ == "NasMount"
+    assert r.spellings(mount_model, "read_only") == ("read_only", "onlyRead")
+    assert r.spellings(job_model, "worker_count")[0] == "worker_count"  # the name first, then the wire alias
+    assert r.nested(job_model, "env") is None
+    wire = {"storageId": STORAGE, "storageType": "nas-capacity", "fileDirectory": "d", "mountPath": "/x",
+            "onlyRead": False}
+    job = r.ours(plugin(ALAYA_JOB), "j", _props(alaya_job(storage_mounts=[wire])))
+    assert job is not None and job.form == r.PLUGIN
+    [(_, mount)] = r.items(r.get(job.props, "storage_mounts"))
+    assert (r.get(mount, "read_only"), r.get(mount, "mount_path"), r.get(mount, "file_directory")) == (False, "/x", "d")
+    assert r.get(mount, "nothing") is None
+
+
+def _violating(kind: str) -> dict[str, Any]:
+    """Checked inputs that break every rule that applies to `kind`."""
+    plain = {"HF_TOKEN": "hf_" + "a1B2" * 9, "DB_PASSWORD": "hunter2hunter2"}
+    if kind == r.ALAYA_JOB:
+        mount = {"storage_id": STORAGE, "storage_type": "nas-capacity", "file_directory": "d", "mount_path": "/data",
+                 "read_only": False}
+        return alaya_job(image="docker.io/library/pytorch:latest", worker_count=64.0, env=plain,
+                         storage_mounts=[mount], timeout_hours=None, enable_timeout_cancel=False, description="",
+                         enable_auto_retry=False, max_retry_count=None)
+    if kind == r.MODELARTS_JOB:
+        return modelarts_job(image_url="docker.io/someone/trainer:latest", flavor_id="modelarts.vm.gpu.huge",
+                             node_count=32.0, environments=plain, auto_stop_hours=None, log_export_path=None,
+                             description=None)
+    if kind == r.ALAYA_MOUNT:
+        return storage_mount(read_only=False)
+    return {"name": "algo", "image_url": "docker.io/someone/algo:1"}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_plugin_resources_get_the_same_violations_and_messages(kind: str) -> None:
+    props = _violating(kind)
+    found = {}
+    for form in (r.DYNAMIC, r.PLUGIN):
+        found[form] = {p.name: run(p, resource(r.token(kind, form), props, name="rogue")) for p in RESOURCE_POLICIES}
+    assert found[r.PLUGIN] == found[r.DYNAMIC]
+    reported = [m for messages in found[r.PLUGIN].values() for m in messages]
+    assert reported and all(m.startswith(f"{kind} 'rogue': ") for m in reported), reported
+    expected = {r.ALAYA_JOB: 7, r.MODELARTS_JOB: 7, r.ALAYA_MOUNT: 1, r.MODELARTS_ALGORITHM: 2}[kind]
+    assert sum(1 for messages in found[r.PLUGIN].values() if messages) == expected, found[r.PLUGIN]
+
+
+def test_budget_counts_plugin_and_dynamic_jobs_alike() -> None:
+    """Each job alone fits 500 GPU-hours; the two forms together do not."""
+    fleet = [(ALAYA_JOB, "dynamic", alaya_job()), (plugin(ALAYA_JOB), "native", alaya_job()),
+             (plugin(MODELARTS_JOB), "native-resnet", modelarts_job(node_count=1.0))]
+    config = {"maxGpuHours": 500.0}
+    for job in fleet:
+        assert run(v.GPU_HOURS_BUDGET, stack([job], config)) == [], job[1]
+    [msg] = run(v.GPU_HOURS_BUDGET, stack(fleet, config))
+    assert msg.startswith("864 GPU-hours exceed the budget of 500 GPU-hours (maxGpuHours)"), msg
+    for label in ("alaya:TrainingJob 'dynamic'", "alaya:TrainingJob 'native'", "modelarts:TrainingJob 'native-resnet'"):
+        assert f"\n  {label}: " in msg, label
+
+
+def test_plugin_modelarts_job_is_bounded_by_the_engines_custom_timeout() -> None:
+    """The plugin takes customTimeouts create as the deadline when `timeouts.create` is unset; the dynamic
+    form's program copies it into `timeouts`. Either way the pack reads the same limit and message."""
+    no_stop = modelarts_job(auto_stop_hours=None)
+    dynamic = resource(MODELARTS_JOB, dict(no_stop, timeouts={"create": 1800.0}), name="mass")
+    native = resource(plugin(MODELARTS_JOB), no_stop, name="mass", opts=_opts(create_seconds=1800))
+    [msg] = run(v.TRAINING_JOB_TIMEOUT, native)
+    assert run(v.TRAINING_JOB_TIMEOUT, dynamic) == [msg]
+    assert "(timeouts.create = 1800 s) does not bound the job with wait_for='accepted'" in msg
+    completes = dict(no_stop, wait_for="completed")
+    assert run(v.TRAINING_JOB_TIMEOUT, resource(plugin(MODELARTS_JOB), completes, opts=_opts(1800))) == []
+    # The declared timeouts.create wins over the engine's, as in the plugin.
+    declared = dict(completes, timeouts={"create": 7200.0})
+    [msg] = run(v.TRAINING_JOB_TIMEOUT, resource(plugin(MODELARTS_JOB), declared, {"maxTimeoutHours": 1},
+                                                 opts=_opts(1800)))
+    assert "timeouts.create = 2 h exceeds the maximum of 1 h" in msg
+    # A dynamic job's options are never read: its program already applied them (or `timeouts` overrode them).
+    [msg] = run(v.TRAINING_JOB_TIMEOUT, resource(MODELARTS_JOB, completes, opts=_opts(1800)))
+    assert "neither auto_stop_hours nor a custom timeout" in msg
+    [msg] = run(v.GPU_HOURS_BUDGET, stack([(plugin(MODELARTS_JOB), "mass", completes)], {"maxGpuHours": 0.0}))
+    assert "modelarts:TrainingJob 'mass': modelarts.vm.gpu.8v100 8 GPU/node (gpusPerFlavor) x 2 nodes x no timeout" \
+        in msg
