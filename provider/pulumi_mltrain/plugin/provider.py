@@ -202,7 +202,7 @@ class MltrainPlugin(p.Provider):
             if spec is None:
                 raise ValueError(f"{impl.kind} {request.resource_id}: the platform's copy does not read back "
                                  "as valid inputs, so it cannot be imported")
-            inputs = {**spec.props(), **owner, IMPORTED_KEY: True}
+            inputs = {**spec.as_declared().props(), **owner, IMPORTED_KEY: True}
             outs = impl._adopt(request.resource_id, spec, Mark.from_props(owner))
         finally:
             _ACCOUNT.reset(token)
