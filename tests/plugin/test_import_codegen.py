@@ -61,6 +61,8 @@ def test_imported_code_runs_and_previews_no_change(emulator: Any, tmp_path: Path
         module, kind = token.split(":")[1:]
         assert f"mltrain.{module}.{kind}(" in code, (token, code)
     assert sorted(r["type"] for r in managed(stack)) == sorted(TYPES)
+    assert 'env={\n        "WANDB_API_KEY": pulumi.Output.secret("wandb-secret-value-123"),' in code, code
+    assert "wandb-secret-value-123" not in json.dumps(stack.export()), "imported env values stay encrypted"
 
     # The written code is the whole program now: it runs and declares exactly what the state holds.
     (stack.workdir / "__main__.py").write_text(code)
