@@ -17,9 +17,18 @@ from pulumi_mltrain.schema import PYTHON_PACKAGE
 from support import stacks
 from support.pulumi_cli import BIN
 
-# The official host ships this script beside `pulumi-language-python`; the project's own host (installed
-# by scripts/bootstrap.sh without an official installation) implements no GenerateProgram.
-OFFICIAL_HOST = (BIN / "pulumi-language-python-exec").exists()
+
+def _official_host() -> bool:
+    """The project's own host (scripts/bootstrap.sh writes a shell script that runs
+    scripts/engine/language_host.py when it finds no official installation) has no GenerateProgram."""
+    host = BIN / "pulumi-language-python"
+    if not host.exists():
+        return False
+    with host.open("rb") as f:
+        return b"language_host.py" not in f.read(4096)
+
+
+OFFICIAL_HOST = _official_host()
 
 pytestmark = [
     pytest.mark.engine,
@@ -40,7 +49,8 @@ def test_imported_code_runs_and_previews_no_change(emulator: Any, tmp_path: Path
                        "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items():
         stack.set_config(f"mltrain:{key}", value)
     stack.set_config("mltrain:huaweiPassword", emulator.iam_password, secret=True)
-    declare(stack, [MOUNT, job_using_mount(), ALGORITHM, job()])  # the Alaya job has a secret env value
+    # Both jobs have environment values: the Alaya job's a secret one, the ModelArts job's a plain one.
+    declare(stack, [MOUNT, job_using_mount(), ALGORITHM, job(environments={"HF_TOKEN": "hf-value-456"})])
     stack.up()
     made = {r["type"]: (r["urn"].rsplit("::", 1)[1], r["id"]) for r in managed(stack)}
     assert sorted(made) == sorted(TYPES), sorted(made)
@@ -62,7 +72,9 @@ def test_imported_code_runs_and_previews_no_change(emulator: Any, tmp_path: Path
         assert f"mltrain.{module}.{kind}(" in code, (token, code)
     assert sorted(r["type"] for r in managed(stack)) == sorted(TYPES)
     assert 'env={\n        "WANDB_API_KEY": pulumi.Output.secret("wandb-secret-value-123"),' in code, code
-    assert "wandb-secret-value-123" not in json.dumps(stack.export()), "imported env values stay encrypted"
+    assert '"HF_TOKEN": pulumi.Output.secret("hf-value-456"),' in code, code
+    state = json.dumps(stack.export())
+    assert "wandb-secret-value-123" not in state and "hf-value-456" not in state, "imported env stays encrypted"
 
     # The written code is the whole program now: it runs and declares exactly what the state holds.
     (stack.workdir / "__main__.py").write_text(code)
