@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates sdk/python (the typed Python SDK of the native `mltrain` plugin, package
-# pulumi_mltrain_native) from schema.json with Pulumi's own Python code generator
-# (scripts/sdkgen, pinned to pkg/v3 v3.274.1 like the engine). The SDK is committed; CI does not
-# run this: tests/plugin/test_generated_sdk.py checks the input hashes in sdk/python/SDKGEN_INPUTS.
+# pulumi_mltrain_native: schema.json's language.python.packageName) from schema.json with Pulumi's own
+# Python code generator (scripts/sdkgen, pinned to pkg/v3 v3.274.1 like the engine). The SDK is
+# committed; CI does not run this: tests/plugin/test_generated_sdk.py checks the input hashes in
+# sdk/python/SDKGEN_INPUTS.
 # The generator binary is cached by the hash of its sources outside the clone.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,5 +22,5 @@ if [ ! -x "$bin" ]; then
     go build -trimpath -ldflags "-s -w" -o "$stage" .)
   mv "$stage" "$bin"
 fi
-"$bin" -schema schema.json -out sdk/python -package pulumi_mltrain_native -stamp "$inputs"
+"$bin" -schema schema.json -out sdk/python -stamp "$inputs"
 echo "sdkgen: wrote sdk/python from schema.json" >&2

@@ -25,6 +25,9 @@ from . import spec as specs
 from .program import MltrainResource
 
 PACKAGE = "mltrain"
+# The plugin's Python SDK (sdk/python, scripts/sdkgen.sh) and the code `pulumi import` writes import this
+# package; it differs from `pulumi_mltrain` (the dynamic resources) so that both install side by side.
+PYTHON_PACKAGE = "pulumi_mltrain_native"
 
 
 @dataclass(frozen=True)
@@ -241,7 +244,12 @@ def build() -> dict[str, Any]:
         "types": dict(sorted(types.types.items())),
         "resources": resources,
         "functions": functions,
-        "language": {"python": {"packageName": "pulumi_mltrain"}},
+        "language": {"python": {
+            "packageName": PYTHON_PACKAGE,
+            "respectSchemaVersion": True,
+            "pyproject": {"enabled": True},
+            "inputTypes": "classes-and-dicts",
+        }},
     }
 
 

@@ -119,6 +119,11 @@ class Spec(BaseModel):
         """Rules that involve several fields: (field, reason) pairs."""
         return []
 
+    def as_declared(self) -> Spec:
+        """A declaration of the object this spec was read from (`pulumi import` writes it as code): the
+        platform reports every form of a value it resolved, a declaration names one (`cross_check`)."""
+        return self
+
     def wire(self) -> dict[str, Any]:
         """The API body: wire names (nested where dotted), no unset optionals, local-only fields dropped."""
         flat = self.model_dump(mode="json", by_alias=True, exclude_none=True, exclude=set(_local(type(self))))

@@ -2,8 +2,9 @@
 // Pulumi's own code generator (the CLI's `gen-sdk` needs a language host's GeneratePackage, which the
 // project's Python language host does not implement; this program calls the same codegen directly).
 //
-// schema.json keeps `language.python.packageName = pulumi_mltrain`, which documents the dynamic
-// resources; the generated SDK is renamed here so the two packages never clash.
+// The Python settings (package name pulumi_mltrain_native, pyproject, input types) come from
+// schema.json's `language.python`, as they do for the code `pulumi import` writes, so the SDK and that
+// code name one package.
 package main
 
 import (
@@ -54,16 +55,15 @@ func (noDependencies) LoadPackageReferenceV2(
 func main() {
 	schemaPath := flag.String("schema", "schema.json", "Pulumi package schema to generate from")
 	out := flag.String("out", "sdk/python", "folder the SDK is written to (replaced whole)")
-	pkgName := flag.String("package", "pulumi_mltrain_native", "Python package name of the SDK")
 	stamp := flag.String("stamp", "", "extra input files whose hashes are recorded beside schema.json's")
 	flag.Parse()
-	if err := run(*schemaPath, *out, *pkgName, strings.Fields(*stamp)); err != nil {
+	if err := run(*schemaPath, *out, strings.Fields(*stamp)); err != nil {
 		fmt.Fprintln(os.Stderr, "sdkgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(schemaPath, out, pkgName string, stampInputs []string) error {
+func run(schemaPath, out string, stampInputs []string) error {
 	raw, err := os.ReadFile(schemaPath)
 	if err != nil {
 		return err
@@ -72,19 +72,12 @@ func run(schemaPath, out, pkgName string, stampInputs []string) error {
 	if err := json.Unmarshal(raw, &spec); err != nil {
 		return fmt.Errorf("%s: %w", schemaPath, err)
 	}
-	pythonInfo, err := json.Marshal(map[string]any{
-		"packageName":          pkgName,
-		"respectSchemaVersion": true,
-		"pyproject":            map[string]bool{"enabled": true},
-		"inputTypes":           "classes-and-dicts",
-	})
-	if err != nil {
-		return err
+	var pythonInfo struct {
+		PackageName string `json:"packageName"`
 	}
-	if spec.Language == nil {
-		spec.Language = map[string]schema.RawMessage{}
+	if err := json.Unmarshal(spec.Language["python"], &pythonInfo); err != nil || pythonInfo.PackageName == "" {
+		return fmt.Errorf("%s: language.python.packageName is not set", schemaPath)
 	}
-	spec.Language["python"] = pythonInfo
 
 	pkg, diags, err := schema.BindSpec(spec, noDependencies{}, schema.ValidationOptions{})
 	if err != nil {

@@ -50,6 +50,9 @@ def test_sdk_is_generated_from_the_current_schema_and_generator() -> None:
 def test_sdk_declares_the_mltrain_plugin_and_every_schema_token() -> None:
     plugin = json.loads((SDK / "pulumi_mltrain_native" / "pulumi-plugin.json").read_text())
     schema = json.loads((ROOT / "schema.json").read_text())
+    # One package name: the SDK's, and the one the code `pulumi import` writes imports (schema.json's).
+    assert schema["language"]["python"]["packageName"] == "pulumi_mltrain_native"
+    assert 'name = "pulumi_mltrain_native"' in (SDK / "pyproject.toml").read_text()
     assert plugin == {"resource": True, "name": "mltrain", "version": schema["version"]}
     generated = "".join(p.read_text() for p in (SDK / "pulumi_mltrain_native").rglob("*.py"))
     missing = [token for token in [*schema["resources"], *schema["functions"]] if f"'{token}'" not in generated]

@@ -301,3 +301,26 @@ def test_from_wire_of_an_algorithm() -> None:
     answer["job_config"]["outputs"] = []  # type: ignore[index]
     assert [d.split(":")[0] for d in specs.differences(spec, specs.from_wire(AlgorithmSpec, answer, spec))] == \
         ["outputs"]
+
+
+def test_imported_copies_are_declarations() -> None:
+    """`pulumi import` writes a read-back as code: ModelArts reports an engine in three forms and a job's
+    algorithm code beside its ID, which a declaration may not combine; `as_declared` keeps one form."""
+    blank_job = TrainingJobSpec.model_construct(**dict.fromkeys(TrainingJobSpec.model_fields))
+    read_job = specs.from_wire(TrainingJobSpec, seed_response(), blank_job)
+    assert read_job is not None and read_job.cross_check(), "the platform's copy combines the forms"
+    declared_job = read_job.as_declared()
+    assert declared_job.cross_check() == [] and declared_job.algorithm_id == ALGORITHM_ID
+    assert (declared_job.code_dir, declared_job.engine_id, declared_job.engine_name) == (None, None, None)
+    assert specs.differences(declared_job, read_job) == [], "the declaration still covers the copy"
+
+    answer = copy.deepcopy(SEED_ALGORITHM_BODY)
+    answer["metadata"].update(id="01c3", workspace_id="0")  # type: ignore[attr-defined]
+    answer["job_config"]["engine"].update(engine_id=PYTORCH[1])  # type: ignore[index]
+    blank = AlgorithmSpec.model_construct(**dict.fromkeys(AlgorithmSpec.model_fields))
+    read = specs.from_wire(AlgorithmSpec, answer, blank)
+    assert read is not None and read.cross_check(), "engine_id beside engine_name + engine_version"
+    declared = read.as_declared()
+    assert declared.cross_check() == []
+    assert (declared.engine_id, declared.engine_name, declared.engine_version) == (None, *PYTORCH)
+    assert specs.differences(declared, read) == []

@@ -93,6 +93,12 @@ class AlgorithmSpec(ManagedSpec):
         None, description="Advanced configuration, e.g. {auto_search: {...}} for hyperparameter search "
         "(ModelArts' own shape); changed in place.", wire="advanced_config", on_change="update")
 
+    def as_declared(self) -> AlgorithmSpec:
+        """ModelArts reports a preset engine by ID, name and version: keep name and version."""
+        if self.engine_id and self.engine_name and self.engine_version:
+            return self.model_copy(update={"engine_id": None})
+        return self
+
     def cross_check(self) -> list[tuple[str, str]]:
         out = engine_problems(self.engine_id, self.engine_name, self.engine_version, self.image_url)
         out += code_problems(self.code_dir, self.boot_file)

@@ -142,6 +142,15 @@ class TrainingJobSpec(ManagedSpec):
         "or completed (training finished; raise customTimeouts.create to match the training time).",
         on_change="local")
 
+    def as_declared(self) -> TrainingJobSpec:
+        """ModelArts reports the code and engine of a job's algorithm in the job (the algorithm brings
+        them), and a preset engine by ID, name and version (name and version are kept)."""
+        if self.algorithm_id:
+            return self.model_copy(update=dict.fromkeys(_INLINE))
+        if self.engine_id and self.engine_name and self.engine_version:
+            return self.model_copy(update={"engine_id": None})
+        return self
+
     def cross_check(self) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
         inline = [f for f in _INLINE if getattr(self, f)]

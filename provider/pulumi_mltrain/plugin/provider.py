@@ -170,8 +170,9 @@ class MltrainPlugin(p.Provider):
         if not props and not inputs:
             outs, read_inputs = await sdk.run_sync(self._import, impl, request)
             secret_keys = _secret_fields(impl)
-            return p.ReadResponse(resource_id=request.resource_id, properties=sdk.wrap(outs, secret_keys),
-                                  inputs=sdk.wrap(read_inputs, secret_keys))
+            return p.ReadResponse(resource_id=request.resource_id,
+                                  properties=sdk.wrap(_secret_values(impl, outs), secret_keys),
+                                  inputs=sdk.wrap(_secret_values(impl, read_inputs), secret_keys))
         result = await sdk.run_sync(impl.read, request.resource_id, {**inputs, **props})
         if not result.id:
             return p.ReadResponse(resource_id="", properties={}, inputs={})
@@ -202,7 +203,7 @@ class MltrainPlugin(p.Provider):
             if spec is None:
                 raise ValueError(f"{impl.kind} {request.resource_id}: the platform's copy does not read back "
                                  "as valid inputs, so it cannot be imported")
-            inputs = {**spec.props(), **owner, IMPORTED_KEY: True}
+            inputs = {**spec.as_declared().props(), **owner, IMPORTED_KEY: True}
             outs = impl._adopt(request.resource_id, spec, Mark.from_props(owner))
         finally:
             _ACCOUNT.reset(token)
@@ -302,6 +303,17 @@ def _kind(replace: bool, in_old: bool, in_new: bool) -> p.PropertyDiffKind:
 def _secret_fields(impl: MltrainProvider) -> set[str]:
     """Fields the spec declares secret: secret in the state even when the program passed plain text."""
     return {name for name, meta in specs.field_metas(impl.spec_type) if meta.secret}
+
+
+def _secret_values(impl: MltrainProvider, values: dict[str, Any]) -> dict[str, Any]:
+    """An import's values with each value of an environment map (`redact` fields) secret: they may be
+    credentials and the platform does not say which. Secret one by one, not as a whole map, because
+    the code `pulumi import` writes keeps secret() only on scalar values."""
+    out = dict(values)
+    for name, meta in specs.field_metas(impl.spec_type):
+        if meta.redact and isinstance(out.get(name), dict):
+            out[name] = sdk.wrap(out[name], out[name])
+    return out
 
 
 def _with_timeout(given: Any, op: str, seconds: float) -> Any:
