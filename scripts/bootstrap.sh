@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes a fresh clone runnable: the Python virtualenv (.venv) with the project and the locked
 # dependencies (requirements/dev.lock), and .tools/bin with the Pulumi CLI, its Python language
-# host and the dynamic provider plugin. Idempotent and quick once done; every other script starts by running it.
+# host and the dynamic provider plugin (the official ones when found, MLTRAIN_LANGUAGE_HOST=official|repo
+# forces a choice: see step 2). Idempotent and quick once done; every other script starts by running it.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -47,12 +48,44 @@ if ! cmp -s "$engine_dir/pulumi" .tools/bin/pulumi 2>/dev/null; then
   ln -f "$engine_dir/pulumi" .tools/bin/pulumi 2>/dev/null || cp "$engine_dir/pulumi" .tools/bin/pulumi
 fi
 
+# The Python language host and the dynamic provider plugin (pulumi-language-python,
+# pulumi-language-python-exec, pulumi-resource-pulumi-python). MLTRAIN_LANGUAGE_HOST picks one:
+#   official  upstream's, as users run it: from the official installation of the `pulumi` on PATH, else
+#             from MLTRAIN_OFFICIAL_HOST (default ../shared/engine/official beside this repository);
+#             fails when neither has it;
+#   repo      this repository's scripts/engine/language_host.py (the fallback for a machine with neither);
+#   (unset)   official when found, else repo.
+# Re-runs rewrite .tools/bin for the host chosen, so switching back and forth works.
 venv_python="$root/.venv/bin/python"
-if [ -x "$engine_dir/pulumi-language-python" ] && [ -f "$engine_dir/pulumi-language-python-exec" ]; then
-  # An official installation: use its language host and plugins.
-  for f in pulumi-language-python pulumi-language-python-exec pulumi-resource-pulumi-python; do
-    ln -sf "$engine_dir/$f" ".tools/bin/$f"
-  done
+host_files="pulumi-language-python pulumi-language-python-exec pulumi-resource-pulumi-python"
+is_official() { [ -x "$1/pulumi-language-python" ] && [ -f "$1/pulumi-language-python-exec" ] \
+  && [ -f "$1/pulumi-resource-pulumi-python" ]; }
+official_dir=""
+if [ -n "$engine_dir" ] && is_official "$engine_dir"; then
+  official_dir="$engine_dir"
+else
+  shared="${MLTRAIN_OFFICIAL_HOST:-$root/../shared/engine/official}"
+  if is_official "$shared"; then official_dir="$(cd "$shared" && pwd -P)"; fi
+fi
+language_host="${MLTRAIN_LANGUAGE_HOST:-}"
+case "$language_host" in
+  "") language_host="$([ -n "$official_dir" ] && echo official || echo repo)" ;;
+  official)
+    if [ -z "$official_dir" ]; then
+      echo "bootstrap: MLTRAIN_LANGUAGE_HOST=official, but no official Python language host was found: neither" \
+        "beside a pulumi $want on PATH nor in ${MLTRAIN_OFFICIAL_HOST:-$root/../shared/engine/official}" \
+        "(it needs $host_files; MLTRAIN_OFFICIAL_HOST names another folder)" >&2
+      exit 1
+    fi ;;
+  repo) ;;
+  *) echo "bootstrap: MLTRAIN_LANGUAGE_HOST=$language_host: give official or repo (or leave it unset)" >&2; exit 1 ;;
+esac
+# Remove first: writing through an earlier run's symlink would overwrite the official files themselves.
+for f in $host_files; do rm -f ".tools/bin/$f"; done
+if [ "$language_host" = official ]; then
+  # Symlinks: the Go host finds pulumi-language-python-exec beside its own real path.
+  for f in $host_files; do ln -s "$official_dir/$f" ".tools/bin/$f"; done
+  host_note="official Python language host from $official_dir"
 else
   cat > .tools/bin/pulumi-language-python <<SH
 #!/bin/sh
@@ -69,6 +102,7 @@ fi
 exec "\$python" -u "$root/scripts/engine/language_host.py" --provider "\$@"
 SH
   chmod 0755 .tools/bin/pulumi-language-python .tools/bin/pulumi-resource-pulumi-python
+  host_note="the repository's Python language host (scripts/engine/language_host.py)"
 fi
 # 3. The Pulumi YAML language host (runtime: yaml), built once from its Go module into the cache.
 yaml_version="${MLTRAIN_YAML_VERSION:-v1.25.0}"
@@ -86,4 +120,4 @@ if [ ! -x "$yaml_bin" ] && command -v go >/dev/null 2>&1; then
   rm -rf "$yaml_stage"
 fi
 if [ -x "$yaml_bin" ]; then ln -sf "$yaml_bin" .tools/bin/pulumi-language-yaml; fi
-echo "bootstrap: ready ($(.tools/bin/pulumi version), $(.venv/bin/python --version))" >&2
+echo "bootstrap: ready ($(.tools/bin/pulumi version), $(.venv/bin/python --version), $host_note)" >&2

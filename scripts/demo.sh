@@ -12,7 +12,10 @@ mkdir -p "$state/backend" "$state/pulumi-home"
 port="$(.venv/bin/python -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 url="http://127.0.0.1:$port"
 
-export PATH="$root/.tools/bin:$PATH"
+# The project's virtualenv, active: the root Pulumi.yaml names none (see there), so both language
+# hosts run the program, and the dynamic provider plugin its provider, with PULUMI_PYTHON_CMD.
+export VIRTUAL_ENV="$root/.venv" PULUMI_PYTHON_CMD="$root/.venv/bin/python"
+export PATH="$root/.tools/bin:$root/.venv/bin:$PATH"
 export PULUMI_HOME="$state/pulumi-home" PULUMI_BACKEND_URL="file://$state/backend"
 export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE:-mltrain-demo}"
 export PULUMI_SKIP_UPDATE_CHECK=true PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -40,7 +43,8 @@ echo "== pulumi preview (expect no changes)"
 pulumi preview --non-interactive --expect-no-changes
 if [ "${KEEP:-0}" = 1 ]; then
   echo "== kept: the emulator runs as pid $emulator_pid on $url; to tear down:"
-  echo "   PATH=$root/.tools/bin:\$PATH PULUMI_HOME=$state/pulumi-home PULUMI_BACKEND_URL=file://$state/backend \\"
+  echo "   cd $root && PATH=$root/.tools/bin:$root/.venv/bin:\$PATH PULUMI_PYTHON_CMD=$PULUMI_PYTHON_CMD \\"
+  echo "   PULUMI_HOME=$state/pulumi-home PULUMI_BACKEND_URL=file://$state/backend \\"
   echo "   PULUMI_CONFIG_PASSPHRASE=$PULUMI_CONFIG_PASSPHRASE pulumi destroy --yes --stack demo && kill $emulator_pid"
   exit 0
 fi

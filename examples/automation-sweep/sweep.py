@@ -72,13 +72,21 @@ def sweep_program(rates: list[float], product_code: str, image: str) -> Callable
     return program
 
 
+def provider_python() -> dict[str, str]:
+    """Run the dynamic provider with this interpreter, which has pulumi-mltrain: an inline program has no
+    `virtualenv` option, and the official `pulumi-resource-pulumi-python` would otherwise start the system
+    `python3 -m pulumi.dynamic` (`No module named 'pulumi'`). A PULUMI_PYTHON_CMD already set wins."""
+    return {"PULUMI_PYTHON_CMD": os.environ.get("PULUMI_PYTHON_CMD") or sys.executable}
+
+
 def select_stack() -> auto.Stack:
     rates = learning_rates()
     program = sweep_program(rates, os.environ.get("SWEEP_PRODUCT_CODE", "PRD-TRAIN-2"),
                             os.environ.get("SWEEP_IMAGE", DEFAULT_IMAGE))
     stack = auto.create_or_select_stack(
         stack_name=os.environ.get("SWEEP_STACK", "sweep"), project_name=PROJECT, program=program,
-        opts=auto.LocalWorkspaceOptions(project_settings=auto.ProjectSettings(name=PROJECT, runtime="python")),
+        opts=auto.LocalWorkspaceOptions(project_settings=auto.ProjectSettings(name=PROJECT, runtime="python"),
+                                        env_vars=provider_python()),
     )
     endpoint = os.environ.get("MLTRAIN_ALAYA_ENDPOINT")
     if endpoint:

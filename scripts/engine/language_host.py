@@ -33,30 +33,17 @@ _CHILDREN: set[subprocess.Popen[bytes]] = set()
 BAIL_EXIT_CODE = 32
 
 
-def watch_engine(address: str, interval: float = 2.0, misses: int = 3) -> None:
+def watch_engine(address: str) -> None:
     """Exit (with our children) once the engine stops answering: a killed `pulumi` must not leave
-    language hosts, programs or providers running forever. The Go hosts do the same."""
-    import socket
-    import time
+    language hosts, programs or providers running forever. The Go hosts do the same; the watchdog is
+    the provider package's (`pulumi_mltrain.host`), which also guards the SDK's dynamic provider host."""
+    from pulumi_mltrain.host import watch_engine as watch
 
-    host, _, port = address.rpartition(":")
-    if not port.isdigit():
-        return
-
-    def run() -> None:
-        failed = 0
-        while failed < misses:
-            time.sleep(interval)
-            try:
-                socket.create_connection((host or "127.0.0.1", int(port)), timeout=1).close()
-                failed = 0
-            except OSError:
-                failed += 1
+    def kill_children() -> None:
         for child in list(_CHILDREN):
             child.kill()
-        os._exit(1)
 
-    threading.Thread(target=run, name="engine-watchdog", daemon=True).start()
+    watch(address, before_exit=kill_children)
 
 
 def stop_on_sigint() -> None:

@@ -4,6 +4,7 @@ an inline Automation API program, the emulator as the platform and a file backen
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,12 @@ def sweep(emulator: Any, home: Path, *args: str, **env: str) -> tuple[subprocess
     (home / "cwd").mkdir(exist_ok=True)
     variables = engine_env(home, {"MLTRAIN_ALAYA_ENDPOINT": emulator.url,
                                   "MLTRAIN_ALAYA_API_KEY": emulator.alaya_api_key, **env})
+    # As a user runs it: no interpreter chosen for the provider, no virtualenv active (python3 on PATH
+    # is not the one with pulumi-mltrain), so the script itself must name its interpreter.
+    variables.pop("PULUMI_PYTHON_CMD", None)
+    variables.pop("VIRTUAL_ENV", None)
+    variables["PATH"] = os.pathsep.join(part for part in variables["PATH"].split(os.pathsep)
+                                        if Path(part).resolve() != (VENV / "bin").resolve())
     result = subprocess.run([str(VENV / "bin" / "python"), str(SCRIPT), *args], cwd=home / "cwd", env=variables,
                             capture_output=True, text=True, timeout=600, check=False)
     output = result.stdout + result.stderr
