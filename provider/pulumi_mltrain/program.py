@@ -27,7 +27,7 @@ from pulumi.dynamic import (
 from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
 
 from .accounts import account_props
-from .host import widen
+from .host import readable_errors, widen
 from .ownership import STACK_KEY, URN_KEY
 from .spread import place
 
@@ -59,6 +59,7 @@ class LazyProvider(ResourceProvider):
                 found = self.__dict__.get("_real")
                 if found is None:
                     widen()  # the first call in a dynamic provider host: one thread per call from now on
+                    readable_errors()  # and our errors reach people as their message, without our frames
                     found = self.__dict__["_real"] = load(self.target)()
         assert found is not None
         return found
