@@ -1,5 +1,6 @@
 """Test program: resources of both platforms, each from a JSON config value, so one command exercises
-the errors of several resources; `lookup` (a task ID) calls `alaya.get_training_job` at program time.
+the errors of several resources; `lookup` (a task ID) calls `alaya.get_training_job_output` at program
+time.
 
 `mount` adds an `alaya.StorageMount`, `job` an `alaya.TrainingJob` (using the mount if any) and
 `algorithm` a `modelarts.Algorithm`; a missing value leaves its resource out.
@@ -13,8 +14,8 @@ from pulumi_mltrain import alaya, modelarts
 
 config = pulumi.Config()
 lookup = config.get("lookup")
-if lookup:
-    pulumi.export("looked_up", alaya.get_training_job(lookup)["status"])
+if lookup:  # the `_output` form, which calls the plain one once its input is known
+    pulumi.export("looked_up", alaya.get_training_job_output(pulumi.Output.from_input(lookup)))
 mount_args = json.loads(config.get("mount") or "null")
 job_args = json.loads(config.get("job") or "null")
 algorithm_args = json.loads(config.get("algorithm") or "null")
