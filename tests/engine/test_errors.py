@@ -67,11 +67,13 @@ def test_every_operation_fails_with_one_readable_message(emulator: EmulatorHandl
     assert re.search(r"StorageMount resource 'data': property mount_path .* StorageMount: mount_path .*absolute",
                      output), output
 
-    # create: the platform refuses the task's create; the mount and the algorithm are created
+    # create: the platform refuses the task's create; the mount and the algorithm are created (the
+    # engine goes on after the error)
     stack.set_config("mount", json.dumps(MOUNT))
     forbid(emulator, ("POST", "/v1/subscription/training/create"))
-    output = failed(stack, "up", "--yes", "--skip-preview")
+    output = failed(stack, "up", "--yes", "--skip-preview", "--continue-on-error")
     assert refused(output, "TrainingJob") and "(POST /v1/subscription/training/create)" in output, output
+    assert emulator.admin.state()["modelarts"]["algorithms"], "the algorithm was created"
 
     # update: the algorithm's in-place update is refused (the task is created this time: the engine
     # goes on after the error)
