@@ -145,8 +145,12 @@ def plugin_answer(error: BaseException) -> str:
 
     method = sdk._clean(server._raise_with_traceback(call))  # type: ignore[no-untyped-call]
     context = AioContext()
-    with pytest.raises(grpc.aio.AbortError):
-        asyncio.run(method(None, None, context))
+    loop = asyncio.new_event_loop()  # not asyncio.run: it leaves no current loop for later tests
+    try:
+        with pytest.raises(grpc.aio.AbortError):
+            loop.run_until_complete(method(None, None, context))
+    finally:
+        loop.close()
     return context.details
 
 
