@@ -17,11 +17,15 @@ MltrainError
 
 from __future__ import annotations
 
+import traceback
 from http import HTTPStatus
 
 
 class MltrainError(Exception):
-    """Base of every error this package raises on purpose."""
+    """Base of every error this package raises on purpose: its message is all a person needs."""
+
+    # The exception behind this one when that is not an MltrainError (a bug of ours, see `for_resource`).
+    bug: BaseException | None = None
 
 
 class ConfigError(MltrainError):
@@ -109,7 +113,20 @@ def for_resource(kind: str, name: str, err: BaseException) -> MltrainError:
     """Prefix an error with the resource it concerns: users read only the last line."""
     label = f"{kind} '{name}'" if name else kind
     text = str(err)
-    return MltrainError(text if text.startswith(label) else f"{label}: {text}")
+    out = MltrainError(text if text.startswith(label) else f"{label}: {text}")
+    out.bug = err.bug if isinstance(err, MltrainError) else err
+    return out
+
+
+def readable(err: BaseException) -> str:
+    """What a person reads for `err`: the message alone for an error raised on purpose; the
+    traceback for a bug (any other exception, or the one an MltrainError wraps), which is ours to fix."""
+    if not isinstance(err, MltrainError):
+        return "".join(traceback.format_exception(err))
+    text = str(err) or type(err).__name__
+    if err.bug is None:
+        return text
+    return f"{text}\n\n{''.join(traceback.format_exception(err.bug)).rstrip()}"
 
 
 def _phrase(status: int) -> str:

@@ -10,6 +10,8 @@ outside that host (the native plugin has its own pool, tests call providers in-p
 
 The same first call starts the engine watchdog (`watch_host_engine`): the SDK's host never notices that
 the engine which started it is gone (a killed `pulumi`), and would otherwise run, holding its waits, forever.
+`readable_errors`, from the same first call, makes that host answer our errors with their message
+alone instead of `traceback.format_exc()` (bugs keep their traceback).
 """
 
 from __future__ import annotations
@@ -19,9 +21,12 @@ import socket
 import sys
 import threading
 import time
+import traceback
+import types
 import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 HOST_MODULE = "pulumi.dynamic.__main__"
 ENV_VAR = "MLTRAIN_PROVIDER_THREADS"
@@ -106,3 +111,70 @@ def watch_host_engine() -> bool:
     if not in_host() or len(sys.argv) < 2:
         return False
     return watch_engine(sys.argv[1])
+
+
+# ----- readable errors ---------------------------------------------------------------------------
+# The SDK's host answers a failed call with `traceback.format_exc()` (`_abort_with_traceback`), read
+# through its module global `traceback` when the call fails. Those are the methods it wraps so.
+HOST_METHODS = ("Check", "Diff", "Create", "Read", "Update", "Delete")
+_warned: list[str] = []
+
+
+class MessageOnly:
+    """The host's `traceback`: `format_exc()` gives what a person reads for the error being handled
+    (`errors.readable`: the message alone for our errors, a traceback for bugs); all else is the module's."""
+
+    def __init__(self, real: types.ModuleType) -> None:
+        self.real = real
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+    def format_exc(self, limit: int | None = None, chain: bool = True) -> str:
+        from .errors import MltrainError, readable
+
+        err = sys.exc_info()[1]
+        if isinstance(err, MltrainError):
+            return readable(err)
+        text: str = self.real.format_exc(limit, chain)
+        return text
+
+
+def host_problem(module: types.ModuleType) -> str | None:
+    """What the SDK's host module lacks of what `readable_errors` relies on, or None."""
+    servicer = getattr(module, "DynamicResourceProviderServicer", None)
+    if servicer is None:
+        return "it has no DynamicResourceProviderServicer"
+    for name in HOST_METHODS:
+        method = getattr(servicer, name, None)
+        code = getattr(method, "__code__", None)
+        if code is None or not {"traceback", "format_exc"} <= set(code.co_names):
+            return f"its {name} no longer reports errors through traceback.format_exc()"
+        found = getattr(method, "__globals__", {}).get("traceback")
+        if not isinstance(found, MessageOnly) and found is not traceback:
+            return f"the `traceback` its {name} reads is {found!r}, not the traceback module"
+    return None
+
+
+def readable_errors(module: types.ModuleType | None = None) -> bool:
+    """In the SDK's host (or `module`, a copy of it), answer our errors with their message alone:
+    people read the last line, not twenty lines of our frames. Whether it is in place; when the
+    host has changed shape, says so once on stderr and leaves it as it is."""
+    if module is None:
+        if not in_host():
+            return False
+        module = sys.modules["__main__"]
+    problem = host_problem(module)
+    if problem is not None:
+        with _lock:
+            if not _warned:
+                _warned.append(problem)
+                print(f"[mltrain] the pulumi SDK's dynamic provider host ({HOST_MODULE}) has changed: {problem}; "
+                      "provider errors keep the Python traceback before their message", file=sys.stderr)
+        return False
+    with _lock:
+        for name in HOST_METHODS:
+            scope = getattr(module.DynamicResourceProviderServicer, name).__globals__
+            if not isinstance(scope["traceback"], MessageOnly):
+                scope["traceback"] = MessageOnly(scope["traceback"])
+    return True

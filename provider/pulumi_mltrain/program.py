@@ -27,7 +27,7 @@ from pulumi.dynamic import (
 from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
 
 from .accounts import account_props
-from .host import watch_host_engine, widen
+from .host import readable_errors, watch_host_engine, widen
 from .ownership import STACK_KEY, URN_KEY
 from .spread import place
 
@@ -60,6 +60,7 @@ class LazyProvider(ResourceProvider):
                 if found is None:
                     widen()  # the first call in a dynamic provider host: one thread per call from now on
                     watch_host_engine()  # and exit once the engine that started this host is gone
+                    readable_errors()  # and our errors reach people as their message, without our frames
                     found = self.__dict__["_real"] = load(self.target)()
         assert found is not None
         return found

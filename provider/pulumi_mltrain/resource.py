@@ -36,7 +36,7 @@ from pulumi.dynamic import (
     ResourceProvider,
     UpdateResult,
 )
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from . import spec as specs
 from . import transport
@@ -208,6 +208,8 @@ class MltrainProvider(ResourceProvider):
         token = self._in_account(news)
         try:
             return self._check(olds, news)
+        except MltrainError as err:  # the platform, not the inputs (those are failures): name the resource
+            raise for_resource(self.kind, self._label_of({**olds, **news}), err) from None
         finally:
             _ACCOUNT.reset(token)
 
@@ -222,7 +224,11 @@ class MltrainProvider(ResourceProvider):
         inputs = {k: v for k, v in news.items() if k.startswith("__")}
         if spec is not None:
             inputs.update(spec.props())
-            inputs.update(self._derived_at_check(spec, olds if unchanged else None))
+            if not failures:  # outputs derived from inputs that fail a check would fail in turn
+                try:
+                    inputs.update(self._derived_at_check(spec, olds if unchanged else None))
+                except ValidationError as err:
+                    failures = specs.failures_of(self.spec_type, err)
         else:
             inputs.update(specs.user_props(news, self.spec_type))
         if name_pending:
@@ -253,6 +259,12 @@ class MltrainProvider(ResourceProvider):
         return news, not known
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+        try:
+            return self._diff(olds, news)
+        except MltrainError as err:
+            raise for_resource(self.kind, self._label_of(news), err) from None
+
+    def _diff(self, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
         changed, replaces = specs.diff(self.spec_type, olds, news)
         internal = {k for k in (*olds, *news) if k.startswith(_INTERNAL) and k not in (STACK_KEY, URN_KEY)}
         for key in sorted(internal):
@@ -388,6 +400,10 @@ class MltrainProvider(ResourceProvider):
 
     def _label(self, spec: Any) -> str:
         return str(getattr(spec, "name", "") or "")
+
+    def _label_of(self, props: dict[str, Any]) -> str:
+        """`_label` of inputs that may not be valid (the fields it reads, unchecked)."""
+        return self._label(self.spec_type.model_construct(**specs.user_props(props, self.spec_type)))
 
     def _deadline(self, spec: Any, op: str) -> float:
         chosen = getattr(spec.timeouts, op, None) if spec.timeouts else None

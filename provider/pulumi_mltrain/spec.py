@@ -344,6 +344,11 @@ def _failures(model: type[BaseModel], err: ValidationError, prefix: tuple[str, .
     return out
 
 
+def failures_of(model: type[BaseModel], err: ValidationError) -> list[tuple[str, str]]:
+    """A ValidationError raised while using `model`'s values, as (field, reason) pairs in its names."""
+    return _failures(model, err)
+
+
 def validate_model(model: type[BaseModel], data: Mapping[str, Any]) -> tuple[BaseModel | None, list[tuple[str, str]]]:
     """Validate a nested model on its own (e.g. a mount built from a resource's fields)."""
     try:

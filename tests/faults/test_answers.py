@@ -2,8 +2,8 @@
 
 Each case makes the emulator answer one call with a malformed body (the `respond` fault; with
 `commit` the write happens first), runs `pulumi up`, and checks: a failure names the resource and the
-field, no Python exception escapes (the SDK prints a traceback for every provider error: it must be
-our own error raised where the provider reports it, never an AttributeError, KeyError or TypeError),
+field, no Python exception escapes (our own errors read as their message alone, a bug shows its
+traceback: it must be our own error, never an AttributeError, KeyError or TypeError),
 and the jobs on the platform are the jobs in the stack. Every case ends with a fault-free destroy that
 leaves the platform empty. The last tests check that a 1 MB platform string never reaches the state.
 """

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Literal
 
+from pulumi import RunError
 from pydantic import BaseModel, ConfigDict, SecretStr
 
 from .. import spec as specs
@@ -184,10 +185,23 @@ def _client(family: str, settings: Settings) -> Any:
     return ModelArtsClient(settings)
 
 
+class ProgramError(MltrainError, RunError):
+    """An error of a program-time function: a `pulumi.RunError`, which the language host prints as
+    its message alone (any other exception is printed after the program's traceback)."""
+
+
 def program_call(family: str, what: str, *args: Any, cache: bool = True) -> Any:
     """`what(*args)` on the `family` ("modelarts" or "alaya") client of the running program's
     settings: one client per settings, and (with `cache`) one call per process for catalogues,
-    which stay the same for a program run. Callers get a copy they may change."""
+    which stay the same for a program run. Callers get a copy they may change; our errors come as
+    ProgramError (bugs keep their traceback)."""
+    try:
+        return _call(family, what, *args, cache=cache)
+    except MltrainError as err:
+        raise ProgramError(str(err)) from None
+
+
+def _call(family: str, what: str, *args: Any, cache: bool) -> Any:
     settings = program_settings()
     secrets = "|".join(v.get_secret_value() for v in settings.__dict__.values() if isinstance(v, SecretStr))
     key = f"{family}|{settings.model_dump_json()}|{hashlib.sha256(secrets.encode()).hexdigest()}"

@@ -10,6 +10,7 @@ import re
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -43,6 +44,17 @@ def obs_path(value: Any) -> Any:
     return text
 
 
+_NOT_IN_ID = re.compile(r"[/?#%\\\s\x00-\x1f\x7f]")
+
+
+def object_id(value: str) -> str:
+    """IDs go into request paths (`.../algorithms/{id}`), checked before: nothing that leaves the path segment."""
+    if value in (".", "..") or _NOT_IN_ID.search(value):
+        raise ValueError("must be an ID as ModelArts gives it, without '/', '?', '#', '%', '\\', spaces or "
+                         "control characters")
+    return value
+
+
 def _text(value: Any) -> Any:
     """Parameter values travel as strings; numbers arrive from Pulumi as floats (1 -> 1.0 -> "1")."""
     if isinstance(value, bool):
@@ -56,6 +68,7 @@ def _text(value: Any) -> Any:
 
 ObsPath = Annotated[str, BeforeValidator(obs_path)]
 ParamValue = Annotated[str, BeforeValidator(_text)]
+ObjectId = Annotated[str, AfterValidator(object_id)]
 
 
 class _Nested(BaseModel):

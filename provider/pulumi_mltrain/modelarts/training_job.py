@@ -38,6 +38,7 @@ from .models import (
     NAME_RE,
     DataInput,
     JobParameter,
+    ObjectId,
     ObsChannel,
     ObsPath,
     RetryCount,
@@ -72,7 +73,7 @@ class TrainingJobSpec(ManagedSpec):
     workspace_id: str | None = specs.spec_field(
         None, description="Workspace ID; ModelArts uses the default workspace \"0\" when unset.",
         wire="metadata.workspace_id")
-    algorithm_id: str | None = specs.spec_field(
+    algorithm_id: ObjectId | None = specs.spec_field(
         None, description="Algorithm to run (e.g. an Algorithm's algorithm_id); or give inline code instead.",
         wire="algorithm.id")
     code_dir: ObsPath | None = specs.spec_field(

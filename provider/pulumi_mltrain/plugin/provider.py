@@ -97,7 +97,7 @@ class MltrainPlugin(p.Provider):
             if found is None:
                 target = RESOURCES.get(token)
                 if target is None:
-                    raise ValueError(f"unknown resource type {token}; this provider has {', '.join(RESOURCES)}")
+                    raise MltrainError(f"unknown resource type {token}; this provider has {', '.join(RESOURCES)}")
                 found = load(target)()
                 found.configure(DynamicConfigure(Config(dict(self._variables), "mltrain")))
                 self._impls[token] = found
@@ -190,18 +190,18 @@ class MltrainPlugin(p.Provider):
         if fields:
             parts = request.resource_id.split(":", len(fields) - 1)
             if len(parts) != len(fields):
-                raise ValueError(f"{impl.kind}: an import ID is {':'.join(f'<{f}>' for f in fields)}")
+                raise MltrainError(f"{impl.kind}: an import ID is {':'.join(f'<{f}>' for f in fields)}")
             seed.update(zip(fields, parts, strict=True))
         blank = impl.spec_type.model_construct(**seed)
         token = impl._in_account(owner)
         try:
             found = _reader(impl)._read(request.resource_id, blank)
             if found is None or found[1] is None:
-                raise ValueError(f"{impl.kind} {request.resource_id}: the platform has no object to import "
+                raise MltrainError(f"{impl.kind} {request.resource_id}: the platform has no object to import "
                                  "under this ID (or it is being deleted)")
             spec = specs.from_wire(impl.spec_type, found[1], blank)
             if spec is None:
-                raise ValueError(f"{impl.kind} {request.resource_id}: the platform's copy does not read back "
+                raise MltrainError(f"{impl.kind} {request.resource_id}: the platform's copy does not read back "
                                  "as valid inputs, so it cannot be imported")
             inputs = {**spec.as_declared().props(), **owner, IMPORTED_KEY: True}
             outs = impl._adopt(request.resource_id, spec, Mark.from_props(owner))

@@ -8,8 +8,8 @@ resources keep pyproject's wider range); what it gets wrong and what is done her
 - numbers must be floats, secrets are per value: `plain` records which top-level keys held a
   secret, and `wrap` marks those keys (and the spec's secret fields) secret again;
 - every error is re-raised with the SDK's traceback text appended: `Servicer` answers with the
-  provider's own message (and a partial create as `ErrorResourceInitFailed`, so the engine keeps
-  the object's ID and state);
+  provider's own message (a bug's with its traceback, `errors.readable`), and a partial create as
+  `ErrorResourceInitFailed`, so the engine keeps the object's ID and state;
 - the server never notices that the engine has gone: `serve` watches the engine's port and exits;
 - handlers share one event loop: the synchronous provider code runs on `POOL`, a thread pool sized
   for many concurrent waits, so `pulumi up --parallel` is the only bound.
@@ -43,6 +43,7 @@ from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc, status_pb2
 
 from .. import host
+from ..errors import readable
 
 T = TypeVar("T")
 
@@ -154,7 +155,7 @@ def _clean(method: Callable[..., Any]) -> Callable[..., Any]:
             err = _original(wrapped)
             if isinstance(err, PartialCreate):
                 await context.abort_with_status(_partial_status(err))
-            await context.abort(grpc.StatusCode.UNKNOWN, str(err) or type(err).__name__)
+            await context.abort(grpc.StatusCode.UNKNOWN, readable(err))
             raise  # abort raises; this keeps type checkers sure the function does not fall through
 
     call.__name__ = method.__name__
@@ -162,7 +163,7 @@ def _clean(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 class Servicer(ProviderServicer):
-    """The SDK's servicer, answering errors with the provider's message and no traceback."""
+    """The SDK's servicer, answering our errors with the provider's message and no traceback."""
 
 
 for _name in ("GetSchema", "CheckConfig", "DiffConfig", "Configure", "Check", "Diff", "Create", "Update",

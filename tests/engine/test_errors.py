@@ -1,0 +1,104 @@
+"""Provider errors through the real engine read as one message: for check, create, read (refresh),
+update and delete, and for a program-time function, the CLI's output names the resource and the
+field or call, and holds no Python traceback. Both platforms share one stack, so each command
+exercises several resources."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from pulumi_mltrain.emulator import EmulatorHandle, defaults
+from support import stacks
+from support.pulumi_cli import Stack
+
+pytestmark = pytest.mark.engine
+
+PROGRAM = Path(__file__).parent / "programs" / "errors"
+TRACEBACK = "Traceback (most recent call last)"
+MOUNT = {"storage_id": defaults.STORAGE_CAPACITY_ID, "storage_type": "nas-capacity",
+         "file_directory": "datasets", "mount_path": "/root/nas/datasets"}
+ALGORITHM = {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+             "engine_name": defaults.ENGINE_PYTORCH[0], "engine_version": defaults.ENGINE_PYTORCH[1],
+             "description": "first"}
+# The provider's message for a refused call, naming the resource: TrainingJob 'job-1a2b3c4d': Alaya NeW ...
+REFUSED = r"({kinds}) '[^']+': (Alaya NeW|Huawei ModelArts) rejected the request \(403 Forbidden\)"
+
+
+def refused(output: str, *kinds: str) -> bool:
+    """Whether `output` holds the refusal of a resource of one of `kinds`."""
+    return re.search(REFUSED.format(kinds="|".join(kinds)), output) is not None
+
+
+def failed(stack: Stack, *command: str) -> str:
+    """Run a command that must fail; its whole output (stdout and stderr), checked for tracebacks."""
+    result = stack.run(*command, check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert TRACEBACK not in output, output
+    return output
+
+
+def both_platforms(emulator: EmulatorHandle, home: Path) -> Stack:
+    stack = stacks.alaya_stack(emulator, home, project=PROGRAM, job=stacks.alaya_job_args(), algorithm=ALGORITHM)
+    stack.set_config("mltrain:huaweiPassword", emulator.iam_password, secret=True)
+    for key, value in {"huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
+                       "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
+                       "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items():
+        stack.set_config(f"mltrain:{key}", value)
+    return stack
+
+
+def forbid(emulator: EmulatorHandle, *rules: tuple[str, str]) -> None:
+    emulator.admin.set_faults([{"method": method, "path": path, "kind": "status", "status": 403}
+                               for method, path in rules])
+
+
+def test_every_operation_fails_with_one_readable_message(emulator: EmulatorHandle, tmp_path: Path) -> None:
+    stack = both_platforms(emulator, tmp_path)
+
+    # check: a relative mount path is a failure naming the resource and the field (the preview stops
+    # at the first failing resource, so only one input is bad)
+    stack.set_config("mount", json.dumps({**MOUNT, "mount_path": "mnt/datasets"}))
+    output = failed(stack, "preview")
+    assert re.search(r"StorageMount resource 'data': property mount_path .* StorageMount: mount_path .*absolute",
+                     output), output
+
+    # create: the platform refuses the task's create; the mount and the algorithm are created (the
+    # engine goes on after the error)
+    stack.set_config("mount", json.dumps(MOUNT))
+    forbid(emulator, ("POST", "/v1/subscription/training/create"))
+    output = failed(stack, "up", "--yes", "--skip-preview", "--continue-on-error")
+    assert refused(output, "TrainingJob") and "(POST /v1/subscription/training/create)" in output, output
+    assert emulator.admin.state()["modelarts"]["algorithms"], "the algorithm was created"
+
+    # update: the algorithm's in-place update is refused (the task is created this time: the engine
+    # goes on after the error)
+    emulator.admin.clear_faults()
+    stack.set_config("algorithm", json.dumps({**ALGORITHM, "description": "second"}))
+    forbid(emulator, ("PUT", "/v2/*/algorithms/*"))
+    output = failed(stack, "up", "--yes", "--skip-preview", "--continue-on-error")
+    assert refused(output, "Algorithm") and "(PUT /v2/" in output, output
+    assert emulator.admin.state()["alaya"]["tasks"], "the task was created"
+
+    # read: every read is refused (the refresh may stop at the first)
+    forbid(emulator, ("GET", "/v1/training/instance/*/detail"), ("GET", "/v2/*/algorithms/*"),
+           ("GET", "/v1/nasStorage/instance/tenant/page"))
+    output = failed(stack, "refresh", "--yes", "--skip-preview")
+    assert refused(output, "TrainingJob", "Algorithm", "StorageMount") and "(GET /v" in output, output
+
+    # delete: every delete is refused
+    forbid(emulator, ("*", "/v1/training/instance/*/delete"), ("DELETE", "/v2/*/algorithms/*"))
+    output = failed(stack, "destroy", "--yes", "--skip-preview")
+    assert refused(output, "TrainingJob", "Algorithm"), output
+    assert "/delete)" in output or "(DELETE /v2/" in output, output
+
+    # a program-time function (it runs in the program): its error names the call
+    emulator.admin.clear_faults()
+    stack.set_config("lookup", "no-such-task")
+    output = failed(stack, "preview")
+    assert "error: Alaya NeW rejected the request (404 Not Found): training task no-such-task not found " \
+           "(GET /v1/training/instance/no-such-task/detail)" in output, output
