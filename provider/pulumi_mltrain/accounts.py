@@ -138,6 +138,27 @@ def warn_plaintext_credentials() -> None:
                             f"`pulumi config set --secret {key} <value>`")
 
 
+# Settings that no longer do anything: config key -> (environment variable, what took their place).
+# A stack that still sets one keeps working and is told so, instead of failing on an unknown key.
+RETIRED: dict[str, tuple[str, str]] = {
+    "providerProcesses": ("MLTRAIN_PROVIDER_PROCESSES", "one provider process serves every call the engine "
+                          "sends at once (up to `--parallel`); resources on its `mltrain-provider-<i>` "
+                          "providers move to the default provider on the next `pulumi up`, without a replace"),
+}
+
+
+def warn_retired_settings() -> None:
+    """Warn once per program about each retired setting the stack config or the environment still sets."""
+    config = pulumi.Config("mltrain")
+    for key, (env, instead) in RETIRED.items():
+        full = f"mltrain:{key}"
+        if full in _warned or (config.get(key) is None and not os.environ.get(env)):
+            continue
+        _warned.add(full)
+        pulumi.log.warn(f"`{full}` ({env}) is deprecated and ignored: {instead}. Remove it with "
+                        f"`pulumi config rm {full}` (and unset {env}).")
+
+
 def account_props(resource_name: str, opts: pulumi.ResourceOptions | None,
                   platform: str = "") -> tuple[pulumi.ResourceOptions | None, dict[str, Any]]:
     """(options to register with, internal inputs naming the account) for one resource."""

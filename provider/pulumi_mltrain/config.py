@@ -39,7 +39,6 @@ _KEYS: tuple[tuple[str, str, str, bool], ...] = (
     ("max_retries", "maxRetries", "MLTRAIN_MAX_RETRIES", False),
     ("ambiguity_grace", "ambiguityGrace", "MLTRAIN_AMBIGUITY_GRACE", False),
     ("skip_credential_check", "skipCredentialCheck", "MLTRAIN_SKIP_CREDENTIAL_CHECK", False),
-    ("provider_processes", "providerProcesses", "MLTRAIN_PROVIDER_PROCESSES", False),
 )
 CONFIG_KEYS = {name: f"mltrain:{key}" for name, key, _, _ in _KEYS}
 ENV_VARS = {name: env for name, _, env, _ in _KEYS}
@@ -123,9 +122,6 @@ class Settings(BaseModel):
     # Previews normally fail when the platform refuses the credentials; CI previews without secrets
     # (or with read-only keys) can switch that off.
     skip_credential_check: bool = False
-    # Read by the program (`spread.py`): how many dynamic provider processes serve the resources.
-    # 0 or 1: the default provider only (one process, its pool widened by `host.py`); K > 1: K shards.
-    provider_processes: int = Field(0, ge=0, le=64)
 
     @field_validator("max_retries", mode="before")
     @classmethod

@@ -17,8 +17,6 @@ from typing import Any
 import pulumi
 from pulumi.dynamic import CreateResult, DiffResult, ReadResult, Resource, ResourceProvider
 
-from .spread import place
-
 RESOURCE_NAME = "mltrain-stack-identity"
 
 
@@ -42,14 +40,11 @@ class StackIdentityProvider(ResourceProvider):
 
 
 class StackIdentity(Resource, module="mltrain", name="StackIdentity"):
-    """On a shard provider like the resources (`spread.py`): no default provider process just for it."""
-
     value: pulumi.Output[str]
 
     def __init__(self) -> None:
-        opts = place(f"pulumi-python:{self._resource_type_name}", RESOURCE_NAME,
-                     pulumi.ResourceOptions(retain_on_delete=False))
-        super().__init__(StackIdentityProvider(), RESOURCE_NAME, {"value": None}, opts)
+        super().__init__(StackIdentityProvider(), RESOURCE_NAME, {"value": None},
+                         pulumi.ResourceOptions(retain_on_delete=False))
 
 
 _identity: StackIdentity | None = None

@@ -26,10 +26,9 @@ from pulumi.dynamic import (
 )
 from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
 
-from .accounts import account_props
+from .accounts import account_props, warn_retired_settings
 from .host import readable_errors, watch_host_engine, widen
 from .ownership import STACK_KEY, URN_KEY
-from .spread import place
 
 if TYPE_CHECKING:
     from .resource import MltrainProvider
@@ -127,10 +126,9 @@ def _plain(value: Any) -> Any:
 
 class MltrainResource(pulumi.dynamic.Resource):
     """Program-side base: fills the deadlines from `opts.custom_timeouts` (the dynamic provider host
-    never forwards them), passes the owner (stack identity and URN) and the account, places the
-    resource on a provider process (`spread.py`), and declares the inputs given, the inputs the
-    provider fills (defaults, the chosen `name`) and the outputs; an optional input left out reads
-    as None.
+    never forwards them), passes the owner (stack identity and URN) and the account, and declares
+    the inputs given, the inputs the provider fills (defaults, the chosen `name`) and the outputs; an
+    optional input left out reads as None.
 
     Subclasses are generated: they set the field table below and call `__init__` with their arguments.
     """
@@ -164,7 +162,7 @@ class MltrainResource(pulumi.dynamic.Resource):
         type_ = f"pulumi-python:{self._resource_type_name}"
         platform = self._resource_type_name.split("/")[-1].split(":")[0]
         opts, account = account_props(resource_name, opts, platform)
-        opts = place(type_, resource_name, opts)
+        warn_retired_settings()
         props.update(account)
         props[STACK_KEY] = stack_identity()
         parent = opts.parent if opts else None

@@ -274,7 +274,6 @@ STACK_IDENTITY_KEY = "stackIdentity"
 def _provider_section() -> dict[str, Any]:
     """The explicit `mltrain` provider of the native plugin: the same settings as the stack config."""
     variables = _config_variables()
-    variables.pop("providerProcesses", None)  # how a dynamic-provider program spreads its resources
     variables[STACK_IDENTITY_KEY] = {
         "type": "string",
         "description": "Native plugin only: the stack identity in owner marks and default names (default: "

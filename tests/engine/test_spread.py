@@ -1,14 +1,17 @@
-"""Provider processes through the engine: one by default, whose calls all run at once (`host.py`), and
-resources spread over several when `mltrain:providerProcesses` asks for it (`spread.py`).
+"""Provider processes through the engine: one, whose calls all run at once (`host.py`), and stacks made
+when `mltrain:providerProcesses` could spread resources over several (`mltrain-provider-<i>`
+providers) moving onto it.
 
-Checked in the state (which provider each resource references), in previews (no replace, no create
-of an existing job when jobs come and go or the number of processes changes) and at the emulator
-(no create, stop or delete call for a job that stays; creates waiting at the same time).
+The old state is made by the code that made it then (`programs/spread_jobs/spread_before_removal.py`,
+a verbatim copy), then the program runs without it. Checked in the state (which provider each
+resource references), in previews (`same` for every job, no replace or create) and at the emulator
+(no create, stop or delete call for a job that stays).
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -16,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from support.pulumi_cli import Stack
+from support.pulumi_cli import Stack, change_counts
 from support.stacks import PROGRAMS
 
 pytestmark = pytest.mark.engine
@@ -47,9 +50,9 @@ def writes(emulator: Any) -> dict[str, int]:
             if k.startswith(("POST /v1/", "DELETE /v1/"))}
 
 
-def job_steps(stack: Stack) -> dict[str, str]:
-    """What `pulumi preview` plans for each job and the identity (steps of providers left out)."""
-    return {s["urn"].rsplit("::", 1)[-1]: s["op"] for s in stack.preview_json().get("steps", [])
+def job_steps(preview: dict[str, Any]) -> dict[str, str]:
+    """What a `pulumi preview --json --show-sames` plans for each job and the identity (providers left out)."""
+    return {s["urn"].rsplit("::", 1)[-1]: s["op"] for s in preview.get("steps", [])
             if s["urn"].split("::")[-2].endswith((JOB, IDENTITY))}
 
 
@@ -57,78 +60,75 @@ def live_tasks(emulator: Any) -> list[str]:
     return sorted(t["name"] for t in emulator.admin.state()["alaya"]["tasks"] if not t["deleting"])
 
 
-def test_processes_asked_for_spread_the_jobs_and_destroy_works(
-        emulator: Any, alaya_stack: Callable[..., Stack]) -> None:
-    emulator.admin.set_settings(**QUICK)
-    names = [f"job-{i}" for i in range(6)]
+def old_stack(alaya_stack: Callable[..., Stack], names: list[str]) -> Stack:
+    """A stack whose resources sit on the spread's providers, as `up` with `providerProcesses` = 3 left
+    them before the key was retired; the stack config still sets the key."""
     stack = alaya_stack(project=PROGRAM, names=json.dumps([*names, "job-own"]), ownProvider="job-own",
-                        **{"mltrain:providerProcesses": "3"})
-    stack.up("--parallel", "12")
-
+                        spreadBeforeRemoval="true", **{"mltrain:providerProcesses": "3"})
+    stack.up("--parallel", "8")
     placed = placement(stack)
     shards = {placed[n] for n in names}
     assert len(shards) > 1 and all(s.startswith(SHARD) for s in shards), placed
-    assert placed["mltrain-stack-identity"].startswith(SHARD), "the identity starts no default provider"
-    assert placed["job-own"] == "mine", "a provider the program chose is kept"
+    assert placed["mltrain-stack-identity"].startswith(SHARD) and placed["job-own"] == "mine", placed
     assert provider_names(stack) == shards | {placed["mltrain-stack-identity"], "mine"}, "no default provider"
-    assert all(int(s.removeprefix(SHARD)) < 3 for s in shards)
-
-    out = stack.outputs()["job-0"]
-    assert out["priority"] == 3 and out["name"].startswith("job-0-"), "defaults and chosen names are declared"
-    assert out["description"] is None, "an optional input left out reads as None"
-    assert out["start_command"] == "python3 train.py"
-    assert emulator.alaya_api_key not in json.dumps(stack.export())
-
-    stack.destroy("--parallel", "12")
-    assert live_tasks(emulator) == [] and stack.resources() == []
+    stack.run("config", "rm", "spreadBeforeRemoval", "--stack", stack.name)  # the upgraded program
+    return stack
 
 
-def test_jobs_come_and_go_and_the_process_count_changes_without_replacing_a_job(
+def warnings(output: str) -> list[str]:
+    return [line for line in output.splitlines() if "mltrain:providerProcesses" in line and "deprecated" in line]
+
+
+def said(run: subprocess.CompletedProcess[str]) -> str:
+    """Everything a CLI command printed: where a warning goes differs between `preview` and `up`."""
+    return run.stdout + run.stderr
+
+
+def test_a_stack_made_with_several_processes_moves_to_one_without_touching_a_job(
         emulator: Any, alaya_stack: Callable[..., Stack]) -> None:
     emulator.admin.set_settings(**QUICK)
     names = ["a", "b", "c", "d"]
-    stack = alaya_stack(project=PROGRAM, names=json.dumps(names), **{"mltrain:providerProcesses": "3"})
-    stack.up("--parallel", "8")
-    ids = {n: stack.outputs()[n]["id"] for n in names}
+    stack = old_stack(alaya_stack, names)
+    ids = {n: o["id"] for n, o in stack.outputs().items()}
+    tasks = live_tasks(emulator)
 
-    def step(change: Callable[[], None], expect: dict[str, str]) -> None:
-        """Apply `change`; the preview plans `expect` for the jobs named there and `same` for the rest;
-        the up makes write calls only for the jobs created or deleted."""
-        change()
-        steps = job_steps(stack)
-        planned = {n: op for n, op in steps.items() if op != "same"}
-        assert planned == expect, steps
-        before = writes(emulator)
-        stack.up("--parallel", "8")
-        after = writes(emulator)
-        created = after.get("POST /v1/subscription/training/create", 0) - before.get(
-            "POST /v1/subscription/training/create", 0)
-        assert created == sum(op == "create" for op in expect.values()), (before, after)
-        deleted = sum(v for k, v in after.items() if k.startswith("DELETE ")) - sum(
-            v for k, v in before.items() if k.startswith("DELETE "))
-        assert deleted == sum(op == "delete" for op in expect.values()), (before, after)
-        if not expect:
-            assert after == before, "nothing is created, stopped or deleted when only providers change"
-        kept = {n: stack.outputs()[n]["id"] for n in stack.outputs()}
-        assert {n: ids[n] for n in kept if n in ids} == {n: kept[n] for n in kept if n in ids}, "same tasks"
-        ids.update(kept)
+    preview = stack.preview_json("--show-sames")
+    steps = job_steps(preview)
+    assert set(steps.values()) == {"same"} and len(steps) == len(names) + 2, steps
+    assert {s["op"] for s in preview.get("steps", [])} <= {"same", "delete"}, preview.get("steps")
+    warned = [d["message"] for d in preview.get("diagnostics", []) if d.get("severity") == "warning"]
+    assert len(warnings("\n".join(warned))) == 1, warned
+    before = writes(emulator)
+    up = stack.up("--parallel", "8")
+    assert writes(emulator) == before, "nothing is created, stopped or deleted"
+    assert warnings(said(up)), said(up)
 
-    step(lambda: stack.set_config("names", json.dumps([*names, "e"])), {"e": "create"})
-    step(lambda: stack.set_config("names", json.dumps(["b", "c", "d", "e"])), {"a": "delete"})
-    assert set(placement(stack).values()) != {"default"}
-    for count in ("1", "4", "2"):
-        step(lambda c=count: stack.set_config("mltrain:providerProcesses", c), {})  # type: ignore[misc]
-        shards = set(placement(stack).values())
-        if count == "1":
-            assert shards == {"default"} and provider_names(stack) == {"default"}
-        else:
-            assert shards <= {f"{SHARD}{i}" for i in range(int(count))}, shards
-    # Back to the default (a stack made before the default became one process moves the same way).
-    step(lambda: stack.run("config", "rm", "mltrain:providerProcesses", "--stack", stack.name), {})
-    assert set(placement(stack).values()) == {"default"} and provider_names(stack) == {"default"}
-    assert live_tasks(emulator) == sorted(stack.outputs()[n]["name"] for n in ("b", "c", "d", "e"))
+    placed = placement(stack)
+    assert placed.pop("job-own") == "mine", "a provider the program chose is kept"
+    assert set(placed.values()) == {"default"} and provider_names(stack) == {"default", "mine"}, placed
+    assert {n: o["id"] for n, o in stack.outputs().items()} == ids and live_tasks(emulator) == tasks
+    assert set(change_counts(stack.preview_json())) == {"same"}, "nothing left to change"
 
-    stack.destroy()
+    stack.run("config", "rm", "mltrain:providerProcesses", "--stack", stack.name)
+    assert warnings(said(stack.preview())) == []
+    stack.env_extra["MLTRAIN_PROVIDER_PROCESSES"] = "2"
+    assert warnings(said(stack.preview())), "the environment variable is retired too"
+
+    stack.destroy("--parallel", "8")
+    assert live_tasks(emulator) == [] and stack.resources() == []
+
+
+def test_a_stack_made_with_several_processes_refreshes_and_destroys_without_an_up(
+        emulator: Any, alaya_stack: Callable[..., Stack]) -> None:
+    """Neither runs the program: the spread's providers, configured from their inputs in the state,
+    still serve their resources."""
+    emulator.admin.set_settings(**QUICK)
+    stack = old_stack(alaya_stack, ["a", "b", "c"])
+    placed = placement(stack)
+    assert len(live_tasks(emulator)) == 4
+    stack.refresh()
+    assert placement(stack) == placed and len(live_tasks(emulator)) == 4
+    stack.destroy("--parallel", "8")
     assert live_tasks(emulator) == [] and stack.resources() == []
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import base64
 import inspect
 import pickle
@@ -82,3 +83,26 @@ def test_old_states_still_load_their_provider() -> None:
     """Stacks made before the lazy provider hold pulumi_mltrain.alaya.training_job.TrainingJobProvider."""
     old = pickle.dumps(TrainingJobProvider())
     assert isinstance(pickle.loads(old), TrainingJobProvider)
+
+
+def _annotations(cls: type) -> dict[str, str]:
+    """The `if TYPE_CHECKING:` attribute annotations of a generated class, as source text."""
+    tree = ast.parse(inspect.getsource(cls))
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out[node.target.id] = ast.unparse(node.annotation)
+    return out
+
+
+def test_every_attribute_typed_as_never_none_is_declared() -> None:
+    for decl in codegen.RESOURCES:
+        cls = getattr({"alaya": alaya, "modelarts": modelarts}[decl.family], decl.name)
+        required = {name for name, p in inspect.signature(cls.__init__).parameters.items()
+                    if p.default is inspect.Parameter.empty and p.kind is inspect.Parameter.KEYWORD_ONLY}
+        annotated = _annotations(cls)
+        assert annotated, cls
+        for attr, text in annotated.items():
+            if "None" in text:
+                continue  # may read as None: given or not
+            assert attr in (*cls._declared(), *cls._id_fields, *required), (decl.name, attr, text)

@@ -1,8 +1,7 @@
 """Benchmark program: `count` Alaya NeW training jobs.
 
-Config: count (int). By default one dynamic provider process serves them all, every call at once
-(`pulumi_mltrain/host.py`); `mltrain:providerProcesses` = K > 1 spreads them over K processes
-(`pulumi_mltrain/spread.py`).
+Config: count (int). One dynamic provider process serves them all, every call at once
+(`pulumi_mltrain/host.py`).
 """
 
 import pulumi

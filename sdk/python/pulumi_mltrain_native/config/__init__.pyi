@@ -99,11 +99,6 @@ modelartsEndpoint: Optional[str]
 Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
 """
 
-providerProcesses: Optional[int]
-"""
-Environment fallback: MLTRAIN_PROVIDER_PROCESSES.
-"""
-
 requestTimeout: Optional[float]
 """
 Environment fallback: MLTRAIN_REQUEST_TIMEOUT.

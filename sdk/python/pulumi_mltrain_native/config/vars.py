@@ -140,13 +140,6 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('modelartsEndpoint')
 
     @_builtins.property
-    def provider_processes(self) -> Optional[int]:
-        """
-        Environment fallback: MLTRAIN_PROVIDER_PROCESSES.
-        """
-        return __config__.get_int('providerProcesses')
-
-    @_builtins.property
     def request_timeout(self) -> Optional[float]:
         """
         Environment fallback: MLTRAIN_REQUEST_TIMEOUT.

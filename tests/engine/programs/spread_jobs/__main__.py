@@ -1,7 +1,9 @@
 """Test program: one Alaya NeW training task per name in `names` (JSON list), each exported.
 
 `ownProvider` names the one job that goes on a `pulumi-python` provider the program makes itself
-(`mine`); every other job is placed by the package.
+(`mine`). `spreadBeforeRemoval` = true places every resource as the package did before
+`mltrain:providerProcesses` was retired (`spread_before_removal.py`, reading that same key): the
+state of a stack made then.
 """
 
 import json
@@ -11,6 +13,17 @@ import pulumi
 from pulumi_mltrain import alaya
 
 config = pulumi.Config()
+if config.get_bool("spreadBeforeRemoval"):
+    from spread_before_removal import place
+
+    def _spread(args: pulumi.ResourceTransformationArgs) -> pulumi.ResourceTransformationResult | None:
+        if not args.type_.startswith("pulumi-python:dynamic/"):
+            return None  # providers
+        placed = place(args.type_, args.name, args.opts)
+        return None if placed is args.opts else pulumi.ResourceTransformationResult(args.props, placed)
+
+    pulumi.runtime.register_stack_transformation(_spread)
+
 own = config.get("ownProvider")
 mine = None
 if own:

@@ -1,15 +1,21 @@
-"""Spread our dynamic resources over several provider processes, when the stack asks for it.
+"""`provider/pulumi_mltrain/spread.py` as it was before `mltrain:providerProcesses` was retired, kept
+verbatim (but for the import of `accounts`) to build the state that stacks made with it hold: the
+test program applies `place` to every resource when `spreadBeforeRemoval` is set.
 
-One dynamic provider process serves as many calls at once as the engine sends (`host.py` widens the
-SDK host's pool of 4 threads), so waits are bounded by `--parallel` with the default of one process.
-`mltrain:providerProcesses` = K > 1 puts every resource the user gave no provider on one of K shard
-providers (`mltrain-provider-<i>`), each its own Python process: more cores for provider CPU, at
-about 69 MB and a start-up each. The shard follows from the resource's type and name alone (a jump
-consistent hash), so adding or removing resources never moves another, and a change of K moves few;
-a move is no replace (the engine diffs a resource moved to another provider with the new provider,
-and ours compares inputs and the account identity only). Shards are created only when used.
-Explicit providers are configured from their own inputs, not from the stack config, so each shard
-carries the `mltrain:` settings of the stack, secrets as secrets (stored encrypted).
+Its docstring then:
+
+    Spread our dynamic resources over several provider processes, when the stack asks for it.
+
+    One dynamic provider process serves as many calls at once as the engine sends (`host.py` widens the
+    SDK host's pool of 4 threads), so waits are bounded by `--parallel` with the default of one process.
+    `mltrain:providerProcesses` = K > 1 puts every resource the user gave no provider on one of K shard
+    providers (`mltrain-provider-<i>`), each its own Python process: more cores for provider CPU, at
+    about 69 MB and a start-up each. The shard follows from the resource's type and name alone (a jump
+    consistent hash), so adding or removing resources never moves another, and a change of K moves few;
+    a move is no replace (the engine diffs a resource moved to another provider with the new provider,
+    and ours compares inputs and the account identity only). Shards are created only when used.
+    Explicit providers are configured from their own inputs, not from the stack config, so each shard
+    carries the `mltrain:` settings of the stack, secrets as secrets (stored encrypted).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import Any
 import pulumi
 from pulumi.runtime import config as runtime_config
 
-from .accounts import CREDENTIALS, SETTINGS
+from pulumi_mltrain.accounts import CREDENTIALS, SETTINGS
 
 PACKAGE = "pulumi-python"
 MAX_PROCESSES = 64  # the most `mltrain:providerProcesses` accepts
