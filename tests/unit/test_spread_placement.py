@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 import inspect
 
-from pulumi_mltrain import alaya, codegen, modelarts
+from pulumi_mltrain import alaya, modelarts, registry
 from pulumi_mltrain.spread import jump_hash, shard_of
 
 TYPE = "pulumi-python:dynamic/alaya:TrainingJob"
@@ -46,7 +46,7 @@ def _annotations(cls: type) -> dict[str, str]:
 
 
 def test_every_attribute_typed_as_never_none_is_declared() -> None:
-    for decl in codegen.RESOURCES:
+    for decl in registry.RESOURCES:
         cls = getattr({"alaya": alaya, "modelarts": modelarts}[decl.family], decl.name)
         required = {name for name, p in inspect.signature(cls.__init__).parameters.items()
                     if p.default is inspect.Parameter.empty and p.kind is inspect.Parameter.KEYWORD_ONLY}
