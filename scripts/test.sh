@@ -6,7 +6,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/bootstrap.sh
-echo "== ruff"; .venv/bin/ruff check provider policy tests bench scripts examples
+echo "== ruff"; .venv/bin/ruff check provider policy tests bench scripts examples tools
 echo "== mypy"; .venv/bin/mypy
 echo "== pytest"
 exec .venv/bin/python -m pytest -p no:cacheprovider -n 2 "$@"

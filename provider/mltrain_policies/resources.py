@@ -2,11 +2,12 @@
 
 Every form of a resource is judged alike: the dynamic type `pulumi-python:dynamic/alaya:TrainingJob`
 (`pulumi_mltrain`) and the plugin's `mltrain:alaya:TrainingJob` (the generated SDK, Pulumi YAML, any
-language). `ours()` recognises both from the resource classes (the registry schema.json is built
-from) and returns the *kind* (`alaya:TrainingJob`) that names the resource in every message.
+language). `ours()` recognises both from the package's registry (`pulumi_mltrain.registry`, which
+schema.json is built from) and returns the *kind* (`alaya:TrainingJob`) that names the resource in
+every message.
 
 Both forms deliver the spec's field names: the plugin's schema properties are the Python names
-(schema.py), so a YAML `worker_count` arrives as the dynamic `worker_count`. Nested objects also
+(tools/schema.py), so a YAML `worker_count` arrives as the dynamic `worker_count`. Nested objects also
 accept the platform's spelling where their model does (`NasMount`: `mountPath`, `onlyRead`), so
 `Fields` reads every property by its field name, trying the other spellings the spec model accepts.
 
@@ -61,15 +62,14 @@ class Form:
 
 @functools.cache
 def registry() -> dict[str, Form]:
-    """Type token -> Form, for both tokens of every resource class (the classes schema.json lists)."""
-    from pulumi_mltrain.schema import resource_classes, token_of
+    """Type token -> Form, for both tokens of every resource of the package's registry."""
+    from pulumi_mltrain import registry as package
 
     found: dict[str, Form] = {}
-    for cls in resource_classes():
-        kind = cls._resource_type_name.removeprefix("dynamic/")
-        model = cls._provider_type.spec_type
-        found[f"pulumi-python:{cls._resource_type_name}"] = Form(kind, DYNAMIC, model)
-        found[token_of(cls)] = Form(kind, PLUGIN, model)
+    for resource in package.RESOURCES:
+        model = resource.provider().spec_type
+        found[resource.dynamic_token] = Form(resource.kind, DYNAMIC, model)
+        found[resource.token] = Form(resource.kind, PLUGIN, model)
     return found
 
 

@@ -5,6 +5,7 @@ runs `pulumi up` and `pulumi destroy` against the emulator (started from the rep
 from __future__ import annotations
 
 import shutil
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,16 @@ from support.packaging import fresh_venv, run, use_venv
 from support.pulumi_cli import ROOT
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
+
+
+def test_wheel_ships_schema_json_and_no_generator(wheel: Path) -> None:
+    """The generators (tools/) are build-time only; the plugin's GetSchema reads the packaged schema.json."""
+    names = zipfile.ZipFile(wheel).namelist()
+    generators = [n for n in names if n.startswith("tools/")
+                  or n.removeprefix("pulumi_mltrain/") in ("codegen.py", "schema.py", "docs.py", "generate.py")]
+    assert not generators, generators
+    assert "pulumi_mltrain/schema.json" in names, names
+    assert zipfile.ZipFile(wheel).read("pulumi_mltrain/schema.json") == (ROOT / "schema.json").read_bytes()
 
 
 def test_wheel_runs_an_example_from_a_fresh_venv_beside_another_provider(
@@ -31,6 +42,8 @@ def test_wheel_runs_an_example_from_a_fresh_venv_beside_another_provider(
 
     project = tmp_path / "infra-repo"
     shutil.copytree(ROOT / "examples" / "quickstart", project, ignore=shutil.ignore_patterns("Pulumi.*.yaml"))
+    with (project / "__main__.py").open("a") as program:  # a program-time function too
+        program.write('\npulumi.export("product_codes", [p["productCode"] for p in alaya.get_products()])\n')
     stack = stacks.alaya_stack(emulator, tmp_path / "home", project)
     use_venv(stack, venv)
     assert not stack.workdir.resolve().is_relative_to(ROOT)
@@ -39,5 +52,6 @@ def test_wheel_runs_an_example_from_a_fresh_venv_beside_another_provider(
     tasks = emulator.admin.state()["alaya"]["tasks"]
     assert len(tasks) == 1, tasks
     assert stack.outputs()["training_task_id"] in str(tasks)
+    assert "PRD-TRAIN-1" in stack.outputs()["product_codes"], stack.outputs()
     stack.destroy()
     assert emulator.admin.state()["alaya"]["tasks"] in ({}, []), emulator.admin.state()["alaya"]

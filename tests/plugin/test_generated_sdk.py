@@ -13,6 +13,7 @@ from plugin_support import on_path
 
 from support.pulumi_cli import ROOT, Stack, change_counts
 from support.stacks import alaya_job_args
+from tools.generate import COMMAND
 
 SDK = ROOT / "sdk" / "python"
 STAMP = SDK / "SDKGEN_INPUTS"
@@ -41,9 +42,9 @@ def test_sdk_is_generated_from_the_current_schema_and_generator() -> None:
     assert paths == ["schema.json", "scripts/sdkgen/main.go", "scripts/sdkgen/go.mod", "scripts/sdkgen/go.sum",
                      "sdk/python"], paths
     stale = [path for digest, path in recorded[:-1] if hashlib.sha256((ROOT / path).read_bytes()).hexdigest() != digest]
-    assert not stale, f"sdk/python is stale against {stale}: run `bash scripts/sdkgen.sh` and commit sdk/python"
+    assert not stale, f"sdk/python is stale against {stale}: run `{COMMAND} --sdk` and commit sdk/python"
     assert _tree_hash(SDK) == recorded[-1][0], (
-        "sdk/python differs from what the generator wrote (edited by hand?): run `bash scripts/sdkgen.sh`"
+        f"sdk/python differs from what the generator wrote (edited by hand?): run `{COMMAND} --sdk`"
     )
 
 

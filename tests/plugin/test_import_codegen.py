@@ -13,7 +13,7 @@ from plugin_support import RAW, declare, managed, on_path, tasks
 from test_plugin_alaya import MOUNT, job_using_mount
 from test_plugin_modelarts import ALGORITHM, job, live_jobs
 
-from pulumi_mltrain.schema import PYTHON_PACKAGE
+from pulumi_mltrain.registry import PYTHON_PACKAGE
 from support import stacks
 from support.pulumi_cli import BIN
 

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pulumi_mltrain import schema
+from pulumi_mltrain import registry
 from pulumi_mltrain.resource import MltrainProvider
 
-PROVIDERS = [cls._provider_type for cls in schema.resource_classes()]
+PROVIDERS = [r.provider() for r in sorted(registry.RESOURCES, key=lambda r: r.kind)]
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6), st.floats(allow_nan=True),
                     st.text(max_size=40))

@@ -13,12 +13,14 @@ from pathlib import Path
 import dill
 from pulumi.dynamic.dynamic import serialize_provider
 
-from pulumi_mltrain import alaya, codegen, modelarts
+from pulumi_mltrain import alaya, modelarts, registry
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider
 from pulumi_mltrain.program import LazyProvider
+from tools import codegen
+from tools.generate import COMMAND
 
 ROOT = Path(__file__).resolve().parents[2]
-REGENERATE = "run `.venv/bin/python -m pulumi_mltrain.codegen --write .` and commit the result"
+REGENERATE = f"run `{COMMAND}` and commit the result"
 
 
 def test_generated_modules_are_current() -> None:
@@ -49,7 +51,7 @@ def test_signatures_are_explicit_and_name_is_optional() -> None:
 
 
 def test_field_table_matches_the_specs() -> None:
-    for decl in codegen.RESOURCES:
+    for decl in registry.RESOURCES:
         provider = decl.provider()
         cls = getattr({"alaya": alaya, "modelarts": modelarts}[decl.family], decl.name)
         assert cls._inputs == tuple(provider.spec_type.model_fields)

@@ -1,18 +1,20 @@
-"""schema.json and docs/resources are generated from the specs and must be current."""
+"""schema.json (and the wheel's copy) and docs/resources are generated from the specs and must be current."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from pulumi_mltrain import schema
+from pulumi_mltrain import registry
 from pulumi_mltrain.alaya import StorageMount, TrainingJob
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec
 from pulumi_mltrain.modelarts import Algorithm
 from pulumi_mltrain.modelarts import TrainingJob as ModelArtsJob
+from tools import docs, schema
+from tools.generate import COMMAND, PACKAGED_SCHEMA
 
 ROOT = Path(__file__).resolve().parents[2]
-REGENERATE = "run `.venv/bin/python -m pulumi_mltrain.schema --write .` and commit the result"
+REGENERATE = f"run `{COMMAND}` and commit the result"
 
 
 def test_schema_json_is_current() -> None:
@@ -20,12 +22,18 @@ def test_schema_json_is_current() -> None:
     assert committed == schema.dump(schema.build()), f"schema.json is stale: {REGENERATE}"
 
 
+def test_the_wheel_ships_the_same_schema_json() -> None:
+    """The plugin's GetSchema returns the packaged copy; the design's top-level file stays the source."""
+    assert (ROOT / PACKAGED_SCHEMA).read_text() == (ROOT / "schema.json").read_text(), \
+        f"{PACKAGED_SCHEMA} differs from schema.json: {REGENERATE}"
+
+
 def test_docs_are_current() -> None:
-    pages = schema.render_docs(schema.build())
-    docs = ROOT / "docs" / "resources"
-    assert sorted(p.name for p in docs.glob("*.md")) == sorted(pages), f"docs/resources is stale: {REGENERATE}"
+    pages = docs.render_pages(schema.build())
+    folder = ROOT / "docs" / "resources"
+    assert sorted(p.name for p in folder.glob("*.md")) == sorted(pages), f"docs/resources is stale: {REGENERATE}"
     for name, text in pages.items():
-        assert (docs / name).read_text() == text, f"docs/resources/{name} is stale: {REGENERATE}"
+        assert (folder / name).read_text() == text, f"docs/resources/{name} is stale: {REGENERATE}"
 
 
 def test_type_tokens_are_stable() -> None:
@@ -35,6 +43,15 @@ def test_type_tokens_are_stable() -> None:
     assert ModelArtsJob._resource_type_name == "dynamic/modelarts:TrainingJob"
     assert Algorithm._resource_type_name == "dynamic/modelarts:Algorithm"
     assert TrainingJob._provider_type.__module__ == "pulumi_mltrain.alaya.training_job"
+
+
+def test_the_registry_is_what_the_schema_lists() -> None:
+    """One registry: the schema's resources and functions are exactly its entries, under its tokens."""
+    built = schema.build()
+    assert sorted(built["resources"]) == sorted(r.token for r in registry.RESOURCES)
+    assert sorted(built["functions"]) == sorted(registry.functions())
+    for res in registry.RESOURCES:
+        assert f"Runtime type token: `{res.dynamic_token}`" in built["resources"][res.token]["description"]
 
 
 def test_schema_comes_from_the_spec() -> None:
@@ -73,7 +90,7 @@ def test_schema_carries_defaults_enums_and_bounds() -> None:
 
 
 def test_docs_pages_say_what_a_user_needs() -> None:
-    pages = schema.render_docs(schema.build())
+    pages = docs.render_pages(schema.build())
     job = pages["alaya-TrainingJob.md"]
     for section in ("## Example", "## Inputs", "## Outputs", "## Timeouts", "## Adoption", "## Ownership"):
         assert section in job, section

@@ -1,4 +1,4 @@
-"""Schema entries of the Alaya NeW program-time functions (imported by the schema generator).
+"""Schema entries of the Alaya NeW program-time functions (declared in the registry).
 
 The pydantic models describe the results for schema.json; the functions (lookups.py) return the
 TypedDicts of the same shape (tests/unit/test_function_shapes.py checks that they agree).
@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from .. import registry
 from .. import spec as specs
-from ..schema import schema_function
 from . import lookups
 
 
@@ -88,7 +88,7 @@ class TaskList(BaseModel):
     jobs: list[TaskSummary] = _out("The matching tasks, newest first.")
 
 
-schema_function("mltrain:alaya:getProducts", NoArgs, GetProductsResult, items="products")(lookups.get_products)
-schema_function("mltrain:alaya:getStorages", NoArgs, GetStoragesResult, items="storages")(lookups.get_storages)
-schema_function("mltrain:alaya:getTrainingJob", GetTrainingJobArgs, TaskInfo)(lookups.get_training_job)
-schema_function("mltrain:alaya:listTrainingJobs", ListTrainingJobsArgs, TaskList)(lookups.list_training_jobs)
+registry.function("mltrain:alaya:getProducts", NoArgs, GetProductsResult, items="products")(lookups.get_products)
+registry.function("mltrain:alaya:getStorages", NoArgs, GetStoragesResult, items="storages")(lookups.get_storages)
+registry.function("mltrain:alaya:getTrainingJob", GetTrainingJobArgs, TaskInfo)(lookups.get_training_job)
+registry.function("mltrain:alaya:listTrainingJobs", ListTrainingJobsArgs, TaskList)(lookups.list_training_jobs)

@@ -1,4 +1,4 @@
-"""Schema entries of the program-time catalogue functions (imported by the schema generator).
+"""Schema entries of the program-time catalogue functions (declared in the registry).
 
 Kept apart from `catalog` so that importing the package does not import the generator.
 """
@@ -9,13 +9,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from .. import registry
 from .. import spec as specs
-from ..schema import schema_function
 from . import lookups
 from .catalog import GetEnginesArgs, GetEnginesResult, GetFlavorsArgs, GetFlavorsResult, get_engines, get_flavors
 
-schema_function("mltrain:modelarts:getFlavors", GetFlavorsArgs, GetFlavorsResult, items="flavors")(get_flavors)
-schema_function("mltrain:modelarts:getEngines", GetEnginesArgs, GetEnginesResult, items="engines")(get_engines)
+registry.function("mltrain:modelarts:getFlavors", GetFlavorsArgs, GetFlavorsResult, items="flavors")(get_flavors)
+registry.function("mltrain:modelarts:getEngines", GetEnginesArgs, GetEnginesResult, items="engines")(get_engines)
 
 
 # ----- look-ups, logs and events (lookups.py returns TypedDicts of these shapes) -------------------
@@ -99,9 +99,9 @@ class TrainingJobLogs(BaseModel):
     events: list[JobEvent] = _out("The job's latest events, oldest first.")
 
 
-schema_function("mltrain:modelarts:getTrainingJob", GetTrainingJobArgs, TrainingJobInfo)(lookups.get_training_job)
-schema_function("mltrain:modelarts:getAlgorithm", GetAlgorithmArgs, AlgorithmInfo)(lookups.get_algorithm)
-schema_function("mltrain:modelarts:listTrainingJobs", ListTrainingJobsArgs,
+registry.function("mltrain:modelarts:getTrainingJob", GetTrainingJobArgs, TrainingJobInfo)(lookups.get_training_job)
+registry.function("mltrain:modelarts:getAlgorithm", GetAlgorithmArgs, AlgorithmInfo)(lookups.get_algorithm)
+registry.function("mltrain:modelarts:listTrainingJobs", ListTrainingJobsArgs,
                 TrainingJobList)(lookups.list_training_jobs)
-schema_function("mltrain:modelarts:getTrainingJobLogs", GetTrainingJobLogsArgs,
+registry.function("mltrain:modelarts:getTrainingJobLogs", GetTrainingJobLogsArgs,
                 TrainingJobLogs)(lookups.get_training_job_logs)

@@ -11,15 +11,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from .. import registry
 from ..errors import MltrainError
 
 
-def functions() -> dict[str, Any]:
-    from ..alaya import functions as _alaya  # noqa: F401 -- registers the Alaya NeW functions
-    from ..modelarts import functions as _modelarts  # noqa: F401 -- registers the ModelArts functions
-    from ..schema import FUNCTIONS
-
-    return FUNCTIONS
+def functions() -> dict[str, registry.Function]:
+    return registry.functions()
 
 
 def invoke(token: str, args: dict[str, Any], settings: dict[str, str]) -> dict[str, Any]:

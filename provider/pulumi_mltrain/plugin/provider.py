@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 import threading
 import time
+from importlib import resources
 from typing import Any
 
 from pulumi.dynamic import ConfigureRequest as DynamicConfigure
 from pulumi.dynamic.config import Config
 from pulumi.provider.experimental import provider as p
 
-from .. import __version__, transport
+from .. import __version__, registry, transport
 from .. import spec as specs
 from ..accounts import ACCOUNT_KEY
 from ..config import Settings
@@ -36,13 +37,8 @@ from .invokes import invoke
 
 
 def resource_targets() -> dict[str, str]:
-    """Type token -> "module:Class" of its provider, from the generated resource classes."""
-    from ..alaya import _resources as alaya
-    from ..modelarts import _resources as modelarts
-    from ..schema import token_of
-
-    classes = (alaya.TrainingJob, alaya.StorageMount, modelarts.Algorithm, modelarts.TrainingJob)
-    return {token_of(c): c._lazy_provider.target for c in classes}
+    """Type token -> "module:Class" of its provider, from the registry."""
+    return {r.token: r.target for r in registry.RESOURCES}
 
 
 RESOURCES = resource_targets()
@@ -70,9 +66,9 @@ class MltrainPlugin(p.Provider):
 
     # ----- provider-wide -----------------------------------------------------------------------
     async def get_schema(self, request: p.GetSchemaRequest) -> p.GetSchemaResponse:
-        from ..schema import build, dump
-
-        return p.GetSchemaResponse(schema=await sdk.run_sync(lambda: dump(build())))
+        # Generated at build time (`python -m tools.generate`) and shipped in the wheel.
+        text = (resources.files("pulumi_mltrain") / "schema.json").read_text(encoding="utf-8")
+        return p.GetSchemaResponse(schema=text)
 
     async def configure(self, request: p.ConfigureRequest) -> p.ConfigureResponse:
         """Settings from the provider's variables (`mltrain:*` keys); no preview creates (the checked

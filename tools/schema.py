@@ -1,86 +1,19 @@
-"""Generate the Pulumi package schema (schema.json) and the per-resource docs from the specs.
+"""Build the Pulumi package schema (schema.json) from the registry and the specs.
 
-Resources are discovered (every MltrainResource subclass with a provider), so a new resource
-appears here without being listed. Property names are the ones in the state and the ones policies
-read: the Python names. `python -m pulumi_mltrain.schema --write` regenerates both; a test fails
-when the committed files are stale.
+Property names are the ones in the state and the ones policies read: the Python names.
+`python -m tools.generate` writes it (and the wheel's copy); a test fails when they are stale.
 """
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import json
-import pkgutil
-import sys
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
-from . import __version__
-from . import spec as specs
-from .program import MltrainResource
-
-PACKAGE = "mltrain"
-# The plugin's Python SDK (sdk/python, scripts/sdkgen.sh) and the code `pulumi import` writes import this
-# package; it differs from `pulumi_mltrain` (the dynamic resources) so that both install side by side.
-PYTHON_PACKAGE = "pulumi_mltrain_native"
-
-
-@dataclass(frozen=True)
-class SchemaFunction:
-    """A program-time lookup (e.g. modelarts.get_flavors) described by pydantic models."""
-
-    token: str
-    description: str
-    inputs: type[BaseModel]
-    outputs: type[BaseModel]
-    func: Callable[..., Any]
-    items: str | None = None  # the function returns this field of `outputs` (an array) itself
-
-
-FUNCTIONS: dict[str, SchemaFunction] = {}
-
-
-def schema_function(
-    token: str, inputs: type[BaseModel], outputs: type[BaseModel], *, items: str | None = None
-) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Register a program-time function so that schema.json describes it. `items`: the function
-    returns that array field of `outputs` itself (a catalogue list), and schema.json says so."""
-
-    def register(func: Callable[..., Any]) -> Callable[..., Any]:
-        FUNCTIONS[token] = SchemaFunction(token, (func.__doc__ or "").strip(), inputs, outputs, func, items)
-        return func
-
-    return register
-
-
-def _import_all() -> None:
-    import pulumi_mltrain
-
-    for mod in pkgutil.walk_packages(pulumi_mltrain.__path__, "pulumi_mltrain."):
-        if ".emulator" not in mod.name and not mod.name.endswith(".__main__"):  # a __main__ runs on import
-            importlib.import_module(mod.name)
-
-
-def resource_classes() -> Iterator[type[MltrainResource]]:
-    _import_all()
-    seen: list[type[MltrainResource]] = []
-    stack = list(MltrainResource.__subclasses__())
-    while stack:
-        cls = stack.pop()
-        stack.extend(cls.__subclasses__())
-        if "_provider_type" in cls.__dict__ and cls not in seen:
-            seen.append(cls)
-    yield from sorted(seen, key=lambda c: c._resource_type_name)
-
-
-def token_of(cls: type[MltrainResource]) -> str:
-    module, _, name = cls._resource_type_name.removeprefix("dynamic/").partition(":")
-    return f"{PACKAGE}:{module}:{name}"
+from pulumi_mltrain import __version__, registry
+from pulumi_mltrain import spec as specs
+from pulumi_mltrain.registry import PACKAGE, PYTHON_PACKAGE
 
 
 class _Types:
@@ -206,14 +139,12 @@ def _properties(model: type[BaseModel], types: _Types, module: str) -> tuple[dic
 def build() -> dict[str, Any]:
     types = _Types()
     resources: dict[str, Any] = {}
-    for cls in resource_classes():
-        provider = cls._provider_type
-        module = cls._resource_type_name.removeprefix("dynamic/").partition(":")[0]
-        inputs, required_inputs = _properties(provider.spec_type, types, module)
-        outputs, _ = _properties(provider.output_type, types, module)
-        doc = (cls.__doc__ or "").strip().splitlines()[0]
-        resources[token_of(cls)] = {
-            "description": f"{doc}\n\nRuntime type token: `pulumi-python:{cls._resource_type_name}`.",
+    for res in sorted(registry.RESOURCES, key=lambda r: r.kind):
+        provider = res.provider()
+        inputs, required_inputs = _properties(provider.spec_type, types, res.family)
+        outputs, _ = _properties(provider.output_type, types, res.family)
+        resources[res.token] = {
+            "description": f"{res.summary}\n\nRuntime type token: `{res.dynamic_token}`.",
             "inputProperties": inputs,
             "requiredInputs": required_inputs,
             "properties": {**inputs, **outputs},
@@ -221,7 +152,7 @@ def build() -> dict[str, Any]:
             + [n for n in provider.output_type.present_fields() if n not in inputs],
         }
     functions: dict[str, Any] = {}
-    for token, fn in sorted(FUNCTIONS.items()):
+    for token, fn in registry.functions().items():
         module = token.split(":")[1]
         ins, req = _properties(fn.inputs, types, module)
         outs, outs_req = _properties(fn.outputs, types, module)
@@ -254,7 +185,7 @@ def build() -> dict[str, Any]:
 
 
 def _config_variables() -> dict[str, Any]:
-    from .config import _KEYS, Settings
+    from pulumi_mltrain.config import _KEYS, Settings
 
     out: dict[str, Any] = {}
     for name, key, env, secret in _KEYS:
@@ -288,50 +219,6 @@ def _provider_section() -> dict[str, Any]:
     }
 
 
-def render_docs(schema: dict[str, Any]) -> dict[str, str]:
-    """One markdown page per resource: the schema, the specs' change rules, timeouts and examples."""
-    from .docs import render_pages
-
-    return render_pages(schema)
-
-
-def _type_text(p: dict[str, Any]) -> str:
-    if "$ref" in p:
-        return str(p["$ref"]).rsplit(":", 1)[-1].rsplit("/", 1)[-1]
-    if p.get("type") == "array":
-        return f"list[{_type_text(p['items'])}]"
-    if p.get("type") == "object":
-        return f"map[{_type_text(p.get('additionalProperties', {}))}]"
-    return str(p.get("type", "any"))
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def dump(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, sort_keys=False) + "\n"
 
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--write", metavar="ROOT", help="write schema.json and docs/resources under ROOT")
-    args = parser.parse_args(argv)
-    schema = build()
-    if not args.write:
-        sys.stdout.write(dump(schema))
-        return 0
-    root = Path(args.write)
-    (root / "schema.json").write_text(dump(schema))
-    docs = root / "docs" / "resources"
-    docs.mkdir(parents=True, exist_ok=True)
-    for page, text in render_docs(schema).items():
-        (docs / page).write_text(text)
-    return 0
-
-
-if __name__ == "__main__":
-    # Run the imported module, not this __main__ copy: catalogue functions register there.
-    from pulumi_mltrain.schema import main as _main
-
-    sys.exit(_main())

@@ -12,13 +12,16 @@ import ast
 from pathlib import Path
 from typing import Any
 
-from . import spec as specs
-from .alaya.contract import OWNER_ENV
-from .modelarts.contract import OWNER_STACK, OWNER_URN
-from .resource import MltrainProvider
-from .schema import _cell, _type_text, allowed_values, resource_classes, token_of
+from pulumi_mltrain import registry
+from pulumi_mltrain import spec as specs
+from pulumi_mltrain.alaya.contract import OWNER_ENV
+from pulumi_mltrain.modelarts.contract import OWNER_STACK, OWNER_URN
+from pulumi_mltrain.resource import MltrainProvider
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+from .schema import allowed_values
+
+# The repository's examples (a build-time input: the docs are generated in a checkout, not from the wheel).
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 ON_CHANGE = {
     "replace": "replace",
@@ -42,18 +45,20 @@ OWNERSHIP = {
 
 def render_pages(schema: dict[str, Any]) -> dict[str, str]:
     """One markdown page per resource of `schema` (as built by schema.build())."""
-    classes = {token_of(cls): cls for cls in resource_classes()}
     pages: dict[str, str] = {}
     for token, res in schema["resources"].items():
         _, module, name = token.split(":")
-        cls = classes[token]
+        found = registry.resource(token)
+        if found is None:
+            raise KeyError(f"schema.json has {token}, the registry does not")
+        provider = found.provider()
         lines = [f"# {module}.{name}", "", res["description"], ""]
         lines += _example(module, name)
-        lines += _inputs(res, cls._provider_type, schema)
+        lines += _inputs(res, provider, schema)
         lines += _nested(res, schema)
         lines += _outputs(res)
-        lines += _timeouts(cls._provider_type)
-        lines += _adoption(module, name, cls._provider_type)
+        lines += _timeouts(provider)
+        lines += _adoption(module, name, provider)
         pages[f"{module}-{name}.md"] = "\n".join(lines).rstrip() + "\n"
     return pages
 
@@ -180,6 +185,20 @@ def _timeouts(provider: type[MltrainProvider]) -> list[str]:
             "deadline and names the object it waited for; the next `pulumi up` finds and adopts an object whose "
             "create ran out of time. While a wait lasts, a progress line names the resource, the object ID, the "
             "state, the time waited and the deadline, at least every 30 seconds.", ""]
+
+
+def _type_text(p: dict[str, Any]) -> str:
+    if "$ref" in p:
+        return str(p["$ref"]).rsplit(":", 1)[-1].rsplit("/", 1)[-1]
+    if p.get("type") == "array":
+        return f"list[{_type_text(p['items'])}]"
+    if p.get("type") == "object":
+        return f"map[{_type_text(p.get('additionalProperties', {}))}]"
+    return str(p.get("type", "any"))
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _minutes(seconds: float) -> str:

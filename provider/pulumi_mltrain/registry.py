@@ -1,0 +1,139 @@
+"""The one list of what this package provides: its resources and its program-time functions.
+
+The generators (`python -m tools.generate`: the program side, schema.json, docs), the native plugin
+(type tokens, invokes) and the policy pack (both type tokens of each resource) all read it, so a
+resource or function added here appears everywhere at once. It imports no platform code: a resource's
+provider and the function modules load on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from .resource import MltrainProvider
+
+PACKAGE = "mltrain"
+# The plugin's Python SDK (sdk/python, scripts/sdkgen.sh) and the code `pulumi import` writes import this
+# package; it differs from `pulumi_mltrain` (the dynamic resources) so that both install side by side.
+PYTHON_PACKAGE = "pulumi_mltrain_native"
+
+
+@dataclass(frozen=True)
+class Resource:
+    """One resource: its family (the type token's module), name, provider class and summary line."""
+
+    family: str
+    name: str
+    target: str  # "module:Class" of its MltrainProvider
+    summary: str
+
+    @property
+    def kind(self) -> str:
+        """`alaya:TrainingJob`: the name in messages and the tail of both type tokens."""
+        return f"{self.family}:{self.name}"
+
+    @property
+    def dynamic_type(self) -> str:
+        """The dynamic resource's type name (`dynamic/alaya:TrainingJob`), part of its URNs."""
+        return f"dynamic/{self.kind}"
+
+    @property
+    def dynamic_token(self) -> str:
+        return f"pulumi-python:{self.dynamic_type}"
+
+    @property
+    def token(self) -> str:
+        """The native plugin's (and schema.json's) type token, `mltrain:alaya:TrainingJob`."""
+        return f"{PACKAGE}:{self.kind}"
+
+    def provider(self) -> type[MltrainProvider]:
+        from .program import load
+
+        found: type[MltrainProvider] = load(self.target)
+        return found
+
+
+# The families: the type token's module, the program-side package (`pulumi_mltrain.<family>`, whose
+# `__init__.py` is generated) and its docstring.
+FAMILIES: dict[str, str] = {
+    "alaya": """Alaya NeW resources: distributed training tasks and NAS storage mounts.
+
+The classes are generated (`_resources.py`) and import neither pydantic nor the platform clients:
+those load in the provider process. They are imported on first use, so a provider process that
+loads `alaya.training_job` never loads the program side (and the generator runs without it).
+""",
+    "modelarts": """Huawei Cloud ModelArts v2 resources: algorithms and training jobs with OBS data channels.
+
+    from pulumi_mltrain import modelarts
+    flavor = modelarts.get_flavors("CPU")[0]["flavor_id"]      # runs at program time
+    algo = modelarts.Algorithm("pytorch-cpu", code_dir="obs://bucket/code/",
+                               boot_file="obs://bucket/code/train.py", engine_name="PyTorch",
+                               engine_version="pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64")
+    job = modelarts.TrainingJob("train", algorithm_id=algo.algorithm_id, flavor_id=flavor,
+                                inputs=[modelarts.DataInput(name="data_url", obs_url="obs://bucket/data/")])
+
+Credentials come from stack config (`mltrain:huaweiIamEndpoint`, `mltrain:modelartsEndpoint`,
+`mltrain:huaweiProjectName`/`huaweiProjectId`, `mltrain:huaweiUser`, `mltrain:huaweiDomain`,
+`mltrain:huaweiPassword` as a secret) or the MLTRAIN_* environment, never from resource arguments.
+""",
+}
+
+# The type tokens (family:name) are part of every URN: never change them.
+RESOURCES: tuple[Resource, ...] = (
+    Resource("alaya", "TrainingJob", "pulumi_mltrain.alaya.training_job:TrainingJobProvider",
+             "An Alaya NeW distributed training task."),
+    Resource("alaya", "StorageMount", "pulumi_mltrain.alaya.storage_mount:StorageMountProvider",
+             "A NAS directory for training tasks; `mount` plugs into TrainingJob(storage_mounts=[...])."),
+    Resource("modelarts", "Algorithm", "pulumi_mltrain.modelarts.algorithm:AlgorithmProvider",
+             "A Huawei Cloud ModelArts v2 algorithm: code, engine, parameters and the channels it expects."),
+    Resource("modelarts", "TrainingJob", "pulumi_mltrain.modelarts.training_job:TrainingJobProvider",
+             "A Huawei Cloud ModelArts v2 training job."),
+)
+
+
+def resource(token: str) -> Resource | None:
+    """The resource of a type token in either form (`mltrain:...` or `pulumi-python:dynamic/...`)."""
+    return next((r for r in RESOURCES if token in (r.token, r.dynamic_token)), None)
+
+
+@dataclass(frozen=True)
+class Function:
+    """A program-time lookup (e.g. modelarts.get_flavors) described by pydantic models."""
+
+    token: str
+    description: str
+    inputs: type[BaseModel]
+    outputs: type[BaseModel]
+    func: Callable[..., Any]
+    items: str | None = None  # the function returns this field of `outputs` (an array) itself
+
+
+# The modules that declare the functions (with `function(...)`), imported by `functions()`.
+FUNCTION_MODULES = ("pulumi_mltrain.alaya.functions", "pulumi_mltrain.modelarts.functions")
+_FUNCTIONS: dict[str, Function] = {}
+
+
+def function(
+    token: str, inputs: type[BaseModel], outputs: type[BaseModel], *, items: str | None = None
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Declare a program-time function (schema.json, the plugin's invokes). `items`: the function
+    returns that array field of `outputs` itself (a catalogue list), and schema.json says so."""
+
+    def register(func: Callable[..., Any]) -> Callable[..., Any]:
+        _FUNCTIONS[token] = Function(token, (func.__doc__ or "").strip(), inputs, outputs, func, items)
+        return func
+
+    return register
+
+
+def functions() -> dict[str, Function]:
+    """Token -> Function, every one declared (loads the function modules, and with them the clients)."""
+    for module in FUNCTION_MODULES:
+        importlib.import_module(module)
+    return dict(sorted(_FUNCTIONS.items()))
