@@ -8,11 +8,14 @@ run here, and the engine tests keep only what the engine decides.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 from pulumi_mltrain import cache
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.modelarts import iam
+from pulumi_mltrain.resource import MltrainProvider
+
+P = TypeVar("P", bound=MltrainProvider)
 
 # The settings every stack of tests/support/stacks.py sets.
 BASE_CONFIG = {"mltrain:requestTimeout": "5", "mltrain:maxRetries": "3", "mltrain:ambiguityGrace": "5"}
@@ -31,7 +34,7 @@ def modelarts_config(emulator: Any) -> dict[str, str]:
             "mltrain:huaweiPassword": emulator.iam_password}
 
 
-def configured(provider: Any, platform: str, emulator: Any, **config: str) -> Any:
+def configured(provider: P, platform: str, emulator: Any, **config: str) -> P:
     """`provider` with the settings `stacks.alaya_stack`/`stacks.modelarts_stack` give a stack, plus
     `config`; a fresh process's view: no cached token, no cached catalogue."""
     iam.forget_tokens()
