@@ -1,5 +1,11 @@
-"""ModelArts job fields (tags, volumes, retries, priority, dataset inputs) and the replace guard, end to end:
-created, refreshed with no diff, changed with the declared replace/update, and a guarded preview refused."""
+"""ModelArts job fields (tags, volumes, retries, priority, dataset inputs) and the replace guard:
+created, refreshed with no diff, changed with the declared replace/update, and a guarded preview refused.
+
+What each field does is the provider's own logic, so most cases run in-process against the emulator
+(`check` failures are what a preview prints, `diff` gives its replace/update, `read` what a refresh
+stores, `update` what an up changes). One engine run (`test_fields_through_the_engine`) shows that the
+engine turns those answers into the same preview and keeps the job's ID across an in-place update.
+"""
 
 from __future__ import annotations
 
@@ -12,10 +18,12 @@ import pytest
 from pulumi_mltrain.emulator import EmulatorHandle
 from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.modelarts import contract
+from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
+from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+from pulumi_mltrain.resource import MltrainProvider
+from support import inprocess
 from support.drift import preview_ops, state_resource
-from support.pulumi_cli import PulumiFailed, Stack
-
-pytestmark = [pytest.mark.engine, pytest.mark.slow]
+from support.pulumi_cli import Stack
 
 MA_JOB = "modelarts:TrainingJob"
 REPLACE_OPS = {"replace", "create-replacement", "delete-replaced"}
@@ -38,8 +46,46 @@ def _job(emulator: EmulatorHandle, job_id: str) -> dict[str, Any]:
     return dict(next(j for j in emulator.admin.state()["modelarts"]["jobs"] if j["metadata"]["id"] == job_id))
 
 
-def test_fields_created_refreshed_and_changed(emulator: EmulatorHandle,
-                                              modelarts_stack: Callable[..., Stack]) -> None:
+@pytest.fixture
+def jobs(emulator: EmulatorHandle) -> TrainingJobProvider:
+    emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
+    return inprocess.configured(TrainingJobProvider(), "modelarts", emulator)
+
+
+class Created:
+    """A resource created in-process: its ID and the state the engine would hold (inputs and outputs)."""
+
+    def __init__(self, provider: MltrainProvider, props: dict[str, Any], name: str = "job") -> None:
+        self.provider = provider
+        self.inputs = inprocess.checked(provider, {**inprocess.OWNER, "name": name, **props})
+        result = provider.create(self.inputs)
+        self.id, self.state = str(result.id), {**self.inputs, **dict(result.outs or {})}
+
+    def news(self, props: dict[str, Any]) -> dict[str, Any]:
+        """What `check` passes on for changed declarations (the name is kept, as on a re-run)."""
+        return inprocess.checked(self.provider, {**inprocess.OWNER, "name": self.inputs["name"], **props},
+                                 olds=self.inputs)
+
+    def refresh(self) -> dict[str, Any]:
+        """What a refresh stores: the read outputs, which the next diff compares against."""
+        read = self.provider.read(self.id, self.state)
+        assert read.id == self.id
+        self.state = dict(read.outs or {})
+        return self.state
+
+    def update(self, news: dict[str, Any]) -> None:
+        result = self.provider.update(self.id, self.state, news)
+        self.inputs, self.state = news, {**news, **dict(result.outs or {})}
+
+    def delete(self) -> None:
+        self.provider.delete(self.id, self.state)
+
+
+@pytest.mark.engine
+@pytest.mark.slow
+def test_fields_through_the_engine(emulator: EmulatorHandle, modelarts_stack: Callable[..., Stack]) -> None:
+    """The engine shows what `diff` says: no diff after a refresh, an update for tags (the ID kept), a
+    replace for a mount; the in-process tests below hold what each field does."""
     stack = modelarts_stack(jobs={"job": FIELDS})
     stack.up()
     job_id = state_resource(stack, MA_JOB)["id"]
@@ -47,7 +93,6 @@ def test_fields_created_refreshed_and_changed(emulator: EmulatorHandle,
     assert preview_ops(stack.preview_json(), MA_JOB) <= {"same"}, "refresh must leave no diff"
     outputs = state_resource(stack, MA_JOB)["outputs"]
     assert outputs["tags"] == {"team": "vision"}, "the owner mark must not show as a user tag"
-    assert outputs["volumes"][0]["nfs"]["read_only"] is True
 
     # Tags change in place, and the owner mark stays beside them.
     stack.set_config("jobs", json.dumps({"job": {**FIELDS, "tags": {"cost": "ml"}}}))
@@ -59,10 +104,29 @@ def test_fields_created_refreshed_and_changed(emulator: EmulatorHandle,
     assert preview_ops(stack.preview_json(), MA_JOB) & REPLACE_OPS
 
 
-def test_wire_shapes_in_the_emulator(emulator: EmulatorHandle, modelarts_stack: Callable[..., Stack]) -> None:
-    stack = modelarts_stack(jobs={"job": FIELDS})
-    stack.up()
-    job = _job(emulator, state_resource(stack, MA_JOB)["id"])
+def test_fields_created_refreshed_and_changed(emulator: EmulatorHandle, jobs: TrainingJobProvider) -> None:
+    job = Created(jobs, FIELDS)
+    outputs = job.refresh()
+    assert not jobs.diff(job.id, outputs, job.news(FIELDS)).changes, "refresh must leave no diff"
+    assert outputs["tags"] == {"team": "vision"}, "the owner mark must not show as a user tag"
+    assert outputs["volumes"][0]["nfs"]["read_only"] is True
+
+    # Tags change in place, and the owner mark stays beside them.
+    news = job.news({**FIELDS, "tags": {"cost": "ml"}})
+    diff = jobs.diff(job.id, job.state, news)
+    assert diff.changes and not diff.replaces, diff.replaces
+    job.update(news)
+    annotations = _job(emulator, job.id)["metadata"]["annotations"]
+    assert contract.OWNER_STACK in annotations
+    assert [j["metadata"]["id"] for j in emulator.admin.state()["modelarts"]["jobs"]] == [job.id], "updated in place"
+    # A changed mount replaces the job.
+    diff = jobs.diff(job.id, job.state, job.news({**FIELDS, "tags": {"cost": "ml"}, "priority": 3}))
+    assert "priority" in (diff.replaces or []), diff.replaces
+    job.delete()
+
+
+def test_wire_shapes_in_the_emulator(emulator: EmulatorHandle, jobs: TrainingJobProvider) -> None:
+    job = _job(emulator, Created(jobs, FIELDS).id)
     assert job["metadata"]["annotations"][contract.RETRY_ANNOTATION] == "3"
     assert contract.OWNER_STACK in job["metadata"]["annotations"], "the owner mark stays beside the retries"
     assert job["spec"]["schedule_policy"] == {"priority": 2}
@@ -71,27 +135,24 @@ def test_wire_shapes_in_the_emulator(emulator: EmulatorHandle, modelarts_stack: 
     assert job["algorithm"]["inputs"][0]["remote"] == {"dataset": {"id": "ds-1", "version_id": "v-1"}}
 
 
-def test_volume_duplicates_refused_at_preview(modelarts_stack: Callable[..., Stack]) -> None:
+def test_volume_duplicates_refused_at_preview(jobs: TrainingJobProvider) -> None:
     bad = {**BASE, "volumes": [{"nfs": {"nfs_server_path": "h:/a", "local_path": "/mnt/x"}},
                                {"obs": {"obs_url": "obs://b/y/", "local_path": "/mnt/x/"}}]}
-    stack = modelarts_stack(jobs={"job": bad})
-    with pytest.raises(PulumiFailed) as err:
-        stack.preview()
-    assert "volumes[1].obs.local_path" in str(err.value) and "already mounted" in str(err.value)
+    refused = inprocess.failures(jobs, {**inprocess.OWNER, "name": "job", **bad})
+    assert any(f == "volumes[1].obs.local_path" and "already mounted" in r for f, r in refused), refused
 
 
-def test_replace_guard(emulator: EmulatorHandle, modelarts_stack: Callable[..., Stack]) -> None:
+def test_replace_guard(emulator: EmulatorHandle, jobs: TrainingJobProvider) -> None:
     emulator.admin.set_settings(modelarts_run_seconds=600)
     guarded = {**BASE, "replace_running": "refuse", "wait_for": "running"}
-    stack = modelarts_stack(jobs={"job": guarded})
-    stack.up()
-    stack.set_config("jobs", json.dumps({"job": {**guarded, "node_count": 2}}))
-    with pytest.raises(PulumiFailed) as err:
-        stack.preview()
-    text = str(err.value)
-    assert "refuses to replace job" in text and "Running" in text and "node_count" in text
-    stack.set_config("jobs", json.dumps({"job": {**guarded, "node_count": 2, "replace_running": "allow"}}))
-    assert preview_ops(stack.preview_json(), MA_JOB) & REPLACE_OPS
+    job = Created(jobs, guarded)
+    changed = {**inprocess.OWNER, "name": "job", **guarded, "node_count": 2}
+    [(field, reason)] = [(f.property, f.reason) for f in jobs.check(job.inputs, changed).failures]
+    assert field == "replace_running"
+    assert "refuses to replace job" in reason and "Running" in reason and "node_count" in reason
+    allowed = job.news({**guarded, "node_count": 2, "replace_running": "allow"})
+    assert "node_count" in (jobs.diff(job.id, job.state, allowed).replaces or [])
+    job.delete()
 
 
 ALGORITHM = {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
@@ -106,35 +167,33 @@ def _algorithm(emulator: EmulatorHandle) -> dict[str, Any]:
     return dict(algorithm)
 
 
-def test_algorithm_tags_and_advanced_config(emulator: EmulatorHandle,
-                                            modelarts_stack: Callable[..., Stack]) -> None:
-    job = {"flavor_id": d.FLAVOR_CPU_8U, "inputs": [{"name": "data_url", "obs_url": "obs://b/data/"}]}
-    stack = modelarts_stack(jobs={"job": job}, algorithm=ALGORITHM)
-    stack.up()
+def test_algorithm_tags_and_advanced_config(emulator: EmulatorHandle) -> None:
+    algorithms = inprocess.configured(AlgorithmProvider(), "modelarts", emulator)
+    algorithm = Created(algorithms, ALGORITHM, name="algo")
     stored = _algorithm(emulator)
     tags = {t["key"]: t["value"] for t in stored["metadata"]["tags"]}
     assert tags["team"] == "nlp" and contract.OWNER_STACK in tags, "user tags live beside the owner mark"
     assert stored["advanced_config"] == ALGORITHM["advanced_config"]
-    algorithm_id = stored["metadata"]["id"]
-    stack.refresh("--yes")
-    assert preview_ops(stack.preview_json(), "modelarts:Algorithm") <= {"same"}, "refresh must leave no diff"
+    outputs = algorithm.refresh()
+    assert not algorithms.diff(algorithm.id, outputs, algorithm.news(ALGORITHM)).changes, \
+        "refresh must leave no diff"
 
     # Both change in place; removing advanced_config clears it on the platform.
     changed = {k: v for k, v in ALGORITHM.items() if k != "advanced_config"} | {"tags": {"team": "vision"}}
-    stack.set_config("algorithm", json.dumps(changed))
-    assert preview_ops(stack.preview_json(), "modelarts:Algorithm") == {"update"}
-    stack.up()
+    news = algorithm.news(changed)
+    diff = algorithms.diff(algorithm.id, algorithm.state, news)
+    assert diff.changes and not diff.replaces, diff.replaces
+    algorithm.update(news)
     stored = _algorithm(emulator)
     tags = {t["key"]: t["value"] for t in stored["metadata"]["tags"]}
-    assert stored["metadata"]["id"] == algorithm_id
+    assert stored["metadata"]["id"] == algorithm.id
     assert tags["team"] == "vision" and contract.OWNER_STACK in tags
     assert not stored["advanced_config"]
-    stack.destroy()
+    algorithm.delete()
 
 
-def test_each_replacing_field_previews_a_replace(modelarts_stack: Callable[..., Stack]) -> None:
-    stack = modelarts_stack(jobs={"job": FIELDS})
-    stack.up()
+def test_each_replacing_field_previews_a_replace(jobs: TrainingJobProvider) -> None:
+    job = Created(jobs, FIELDS)
     changes = {
         "volumes": [FIELDS["volumes"][0]],
         "retry_count": 5,
@@ -142,8 +201,7 @@ def test_each_replacing_field_previews_a_replace(modelarts_stack: Callable[..., 
         "priority": 1,
     }
     for field, value in changes.items():
-        stack.set_config("jobs", json.dumps({"job": {**FIELDS, field: value}}))
-        assert preview_ops(stack.preview_json(), MA_JOB) & REPLACE_OPS, f"a changed {field} replaces the job"
-    stack.set_config("jobs", json.dumps({"job": FIELDS}))
-    assert preview_ops(stack.preview_json(), MA_JOB) <= {"same"}
-    stack.destroy()
+        diff = jobs.diff(job.id, job.state, job.news({**FIELDS, field: value}))
+        assert field in (diff.replaces or []), f"a changed {field} replaces the job"
+    assert not jobs.diff(job.id, job.state, job.news(FIELDS)).changes
+    job.delete()

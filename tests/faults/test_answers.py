@@ -1,11 +1,16 @@
-"""Answers of the wrong shape, through the real engine: readable errors, no orphans, bounded state.
+"""Answers of the wrong shape: readable errors, no orphans, bounded state.
 
 Each case makes the emulator answer one call with a malformed body (the `respond` fault; with
-`commit` the write happens first), runs `pulumi up`, and checks: a failure names the resource and the
-field, no Python exception escapes (our own errors read as their message alone, a bug shows its
-traceback: it must be our own error, never an AttributeError, KeyError or TypeError),
-and the jobs on the platform are the jobs in the stack. Every case ends with a fault-free destroy that
-leaves the platform empty. The last tests check that a 1 MB platform string never reaches the state.
+`commit` the write happens first) and checks: a failure names the resource and the field, the error
+raised is our own (never an AttributeError, KeyError or TypeError wrapped on the way out), and the
+jobs on the platform are the jobs recorded. Every case ends with a fault-free delete that leaves the
+platform empty. The last tests check that a 1 MB platform string never reaches the state.
+
+How the provider reads an answer is its own logic, so every case runs in-process (the provider
+against the emulator over loopback HTTP; what `create` returns is what the engine records, what
+`read` returns what a refresh stores). The engine keeps one run per platform for what it decides:
+for ModelArts, what `pulumi up` prints for a malformed answer (our error, no stray traceback frames);
+for Alaya NeW, the size of the state a refresh writes after a 1 MB reason.
 """
 
 from __future__ import annotations
@@ -18,12 +23,15 @@ from typing import Any
 
 import pytest
 
+from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.answers import MAX_TEXT
 from pulumi_mltrain.emulator import defaults as d
-from support import stacks
+from pulumi_mltrain.errors import MltrainError
+from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
+from pulumi_mltrain.resource import MltrainProvider
+from support import inprocess, stacks
+from support.inprocess import platform_ids
 from support.pulumi_cli import Stack
-
-pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 CREATE = "/v1/subscription/training/create"
 RESULT = "/v1/subscription/training/result"
@@ -83,11 +91,8 @@ CASES = [
 ]
 
 
-def platform_ids(emulator: Any, platform: str) -> list[str]:
-    state = emulator.admin.state()
-    if platform == "alaya":
-        return sorted(str(t["id"]) for t in state["alaya"]["tasks"])
-    return sorted(str(j["metadata"]["id"]) for j in state["modelarts"]["jobs"])
+MODELARTS_JOB = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+                 "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1]}
 
 
 def stack_ids(stack: Stack, platform: str) -> list[str]:
@@ -98,13 +103,65 @@ def make_stack(platform: str, emulator: Any, home: Path, job: dict[str, Any]) ->
     if platform == "alaya":
         return stacks.alaya_stack(emulator, home, job=stacks.alaya_job_args(**job))
     emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=600, delete_delay=0.2)
-    args = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
-            "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1], **job}
-    return stacks.modelarts_stack(emulator, home, jobs={"job": args})
+    return stacks.modelarts_stack(emulator, home, jobs={"job": {**MODELARTS_JOB, **job}})
+
+
+def make_provider(platform: str, emulator: Any) -> MltrainProvider:
+    """The provider as `make_stack`'s stack would run it, in this process."""
+    if platform == "alaya":
+        return inprocess.configured(AlayaJobs(), "alaya", emulator)
+    emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=600, delete_delay=0.2)
+    return inprocess.configured(ModelArtsJobs(), "modelarts", emulator)
+
+
+def job_props(platform: str, job: dict[str, Any]) -> dict[str, Any]:
+    args = stacks.alaya_job_args(**job) if platform == "alaya" else {**MODELARTS_JOB, **job}
+    return {**inprocess.OWNER, "name": "job", **args}
+
+
+def assert_our_own_error(err: MltrainError) -> None:
+    """The error says what went wrong in our words: what it wraps on the way out is our own error too,
+    never a Python exception from reading a field that is not there or not of its type."""
+    inner = err.__context__
+    assert inner is None or isinstance(inner, MltrainError), f"{type(inner).__name__}: {inner}"
+    assert not [name for name in PYTHON_ERRORS if name in str(err)], str(err)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_malformed_answer(case: Case, emulator: Any) -> None:
+    if case.settings:
+        emulator.admin.set_settings(**case.settings)
+    provider = make_provider(case.platform, emulator)
+    emulator.admin.set_faults(case.faults)
+
+    recorded: list[str] = []
+    inputs = inprocess.checked(provider, job_props(case.platform, case.job))
+    try:
+        recorded.append(str(provider.create(inputs).id))
+        output = ""
+    except MltrainError as err:  # what the engine shows the user; nothing is recorded
+        assert_our_own_error(err)
+        output = str(err)
+    assert emulator.admin.requests()["faults"]["total"] >= 1, "the fault was injected"
+    if case.error is None:
+        assert output == "" and len(recorded) == 1, output
+    else:
+        assert not recorded, "the create was expected to fail"
+        assert case.error in output, output
+        assert output.startswith("TrainingJob 'job"), "the error names the resource"
+    emulator.admin.clear_faults()
+    emulator.admin.advance(30)  # anything a create set in motion has happened by now
+    assert platform_ids(emulator, case.platform) == sorted(recorded), \
+        "no duplicate and no orphan: what is recorded and the platform hold the same jobs"
+
+    for job_id in recorded:
+        provider.delete(job_id, inputs)
+    assert platform_ids(emulator, case.platform) == []
 
 
 def assert_no_python_errors(output: str) -> None:
-    """Only our own errors: no Python exception names, no frames below the resource's re-raise."""
+    """Only our own errors, as their message: no traceback, no Python exception names."""
+    assert "Traceback (most recent call last)" not in output, output[-4000:]
     assert not [name for name in PYTHON_ERRORS if name in output], output[-4000:]
     frames = re.findall(r'File "([^"]+)", line \d+', output)
     stray = [f for f in frames if not f.endswith(ALLOWED_FRAMES)]
@@ -114,31 +171,28 @@ def assert_no_python_errors(output: str) -> None:
     assert raised <= {"pulumi_mltrain.errors.MltrainError"}, raised
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_malformed_answer(case: Case, emulator: Any, tmp_path: Path) -> None:
-    if case.settings:
-        emulator.admin.set_settings(**case.settings)
-    stack = make_stack(case.platform, emulator, tmp_path, case.job)
-    emulator.admin.set_faults(case.faults)
+ENGINE_CASE = next(c for c in CASES if c.name == "ModelArts job detail with phase null")
+
+
+@pytest.mark.engine
+@pytest.mark.slow
+def test_a_malformed_answer_through_the_engine(emulator: Any, tmp_path: Path) -> None:
+    """What `pulumi up` prints is our error naming the field, with no traceback from below the resource."""
+    stack = make_stack(ENGINE_CASE.platform, emulator, tmp_path, ENGINE_CASE.job)
+    emulator.admin.set_faults(ENGINE_CASE.faults)
 
     result = stack.up(check=False)
     output = result.stdout + result.stderr
     assert emulator.admin.requests()["faults"]["total"] >= 1, "the fault was injected"
     assert_no_python_errors(output)
-    if case.error is None:
-        assert result.returncode == 0, output[-4000:]
-        assert len(stack_ids(stack, case.platform)) == 1
-    else:
-        assert result.returncode != 0, output[-4000:]
-        assert case.error in output, output[-4000:]
-        assert "TrainingJob 'job" in output, "the error names the resource"
+    assert result.returncode != 0, output[-4000:]
+    assert str(ENGINE_CASE.error) in output and "TrainingJob 'job" in output, output[-4000:]
     emulator.admin.clear_faults()
-    emulator.admin.advance(30)  # anything a create set in motion has happened by now
-    assert platform_ids(emulator, case.platform) == stack_ids(stack, case.platform), \
-        "no duplicate and no orphan: the stack and the platform hold the same jobs"
+    emulator.admin.advance(30)
+    assert platform_ids(emulator, "modelarts") == stack_ids(stack, "modelarts") == []
 
     stack.destroy()
-    assert platform_ids(emulator, case.platform) == []
+    assert platform_ids(emulator, "modelarts") == []
 
 
 def strings(value: Any) -> list[str]:
@@ -162,24 +216,48 @@ def huge_detail(platform: str, job_id: str) -> dict[str, Any]:
                    "task_statuses": [{"task": "worker-0", "exit_code": 1, "message": "m" * MEGABYTE}]}})
 
 
-@pytest.mark.parametrize("platform", ["alaya", "modelarts"])
-def test_a_huge_reason_is_cut_before_the_state(platform: str, emulator: Any, tmp_path: Path) -> None:
-    stack = make_stack(platform, emulator, tmp_path, {})
-    stack.up()
-    [job_id] = stack_ids(stack, platform)
-
-    emulator.admin.set_faults([huge_detail(platform, job_id)])
-    result = stack.refresh(check=False)
-    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
-    [resource] = stack.resources(f"dynamic/{platform}:TrainingJob")
-    reason = str(resource["outputs"]["reason"])
+def assert_bounded(outputs: dict[str, Any]) -> None:
+    reason = str(outputs["reason"])
     assert f"… [cut at {MAX_TEXT} characters]" in reason
-    platform_values = {k: v for k, v in resource["outputs"].items() if k != "__provider"}  # the pickled provider
+    platform_values = {k: v for k, v in outputs.items() if k != "__provider"}  # the pickled provider
     longest = max(len(s) for s in strings(platform_values))
     assert longest <= MAX_TEXT + 100, f"a string of {longest} characters reached the state"
+
+
+@pytest.mark.parametrize("platform", ["alaya", "modelarts"])
+def test_a_huge_reason_is_cut_before_the_state(platform: str, emulator: Any) -> None:
+    provider = make_provider(platform, emulator)
+    inputs = inprocess.checked(provider, job_props(platform, {}))
+    created = provider.create(inputs)
+    job_id = str(created.id)
+    state = {**inputs, **dict(created.outs or {})}
+
+    emulator.admin.set_faults([huge_detail(platform, job_id)])
+    read = provider.read(job_id, state)  # what a refresh stores
+    assert read.id == job_id
+    assert_bounded(dict(read.outs or {}))
+
+    emulator.admin.clear_faults()
+    provider.delete(job_id, state)
+    assert platform_ids(emulator, platform) == []
+
+
+@pytest.mark.engine
+@pytest.mark.slow
+def test_a_huge_reason_keeps_the_state_small(emulator: Any, tmp_path: Path) -> None:
+    """The state the engine writes after refreshing a 1 MB reason stays small."""
+    stack = make_stack("alaya", emulator, tmp_path, {})
+    stack.up()
+    [job_id] = stack_ids(stack, "alaya")
+
+    emulator.admin.set_faults([huge_detail("alaya", job_id)])
+    result = stack.refresh(check=False)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-4000:]
+    [resource] = stack.resources("dynamic/alaya:TrainingJob")
+    assert_bounded(resource["outputs"])
     size = len(json.dumps(stack.export()))
     assert size < 500_000, f"a state of {size} characters"
 
     emulator.admin.clear_faults()
     stack.destroy()
-    assert platform_ids(emulator, platform) == []
+    assert platform_ids(emulator, "alaya") == []
