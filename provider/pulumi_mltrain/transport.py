@@ -1,5 +1,11 @@
 """One HTTP layer for both platforms: httpx client, deadlines, retries with backoff, error mapping.
 
+Every request goes through httpx's own transport (its connection pool, proxies and CA bundles as httpx
+finds them in the environment). Retries are tenacity's, set up once per client (`Retrying` in
+``new_client``): a stop rule that honours ``max_retries`` and the operation deadline, and a wait that
+honours Retry-After. Inside ``single_attempt`` (a poll of ``waiter.wait_for``) a request is sent once
+and a transient error goes to the caller, whose own pacing decides when to look again.
+
 Reads are retried on 429 (honouring Retry-After), 5xx and transport errors. Writes that create
 something are never retried blindly: a transport error, 500, 502 or 504 after sending raises
 AmbiguousOutcome, and the caller looks the object up before trying again; 429 and 503 mean the
@@ -21,7 +27,6 @@ import random
 import socket
 import threading
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -29,15 +34,15 @@ from datetime import UTC
 from typing import Any
 
 import httpx
-from tenacity import RetryCallState, Retrying, retry_if_exception_type
+from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from .config import endpoint_problem
-from .connections import StdlibTransport
 from .errors import AmbiguousOutcome, ConfigError, Retryable, WaitTimeout
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 USER_AGENT = "pulumi-mltrain/0.1"
 RETRY_AFTER_CAP = 60.0  # the longest a Retry-After hint may make us wait, whatever it says
+MAX_CONNECTIONS = 16  # requests in flight per client; more wait for a free connection (pool timeout)
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,23 @@ def remaining() -> float | None:
     return None if current is None else current.at - time.monotonic()
 
 
+_SINGLE: contextvars.ContextVar[bool] = contextvars.ContextVar("mltrain_single_attempt", default=False)
+
+
+@contextmanager
+def single_attempt() -> Iterator[None]:
+    """Send each request inside the block once, leaving a transient error (Retryable) to the caller.
+
+    For polls: the waiter paces them (a tenth of the time waited, or the platform's Retry-After), and
+    retries with their own backoff inside a poll would stretch the lag past that during an outage.
+    """
+    token = _SINGLE.set(True)
+    try:
+        yield
+    finally:
+        _SINGLE.reset(token)
+
+
 class _Cookies(httpx.Cookies):
     """Cookies read only from answers that set one: the platforms' APIs set none, and reading every
     answer for them (urllib request and response wrappers) cost a tenth of the client's CPU."""
@@ -100,10 +122,12 @@ class _Cookies(httpx.Cookies):
 
 
 class ApiClient(httpx.Client):
-    """httpx.Client with `_Cookies`; everything else as httpx does it."""
+    """httpx.Client with `_Cookies` and its policy's `Retrying`; everything else as httpx does it."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, policy: Policy, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.policy = policy
+        self.retrying = retrying(policy)  # built once: building it costs about as much CPU as a request
         self._api_cookies = _Cookies()
         self._base = str(self.base_url).rstrip("/")
         self._urls: dict[str, httpx.URL] = {}  # path -> absolute URL: parsing one is a tenth of a request
@@ -132,20 +156,16 @@ def new_client(base_url: str, policy: Policy, auth: httpx.Auth | None = None) ->
     if problem:
         raise ConfigError(f"endpoint {base_url!r} {problem}")
     scheme = httpx.URL(base_url).scheme.lower()
-    limits = httpx.Limits(max_connections=16, max_keepalive_connections=8)
-    # An endpoint behind a proxy from the environment keeps httpx's own transport, which applies
-    # the proxy and NO_PROXY; any other goes over http.client (see connections.py).
-    proxied = bool({scheme, "all"} & set(urllib.request.getproxies()))
-    direct = {} if proxied else {"transport": StdlibTransport(verify=policy.verify_tls, limits=limits)}
     return ApiClient(
+        policy,
         base_url=base_url.rstrip("/"),
         auth=auth,
         timeout=_timeout(policy.timeout),
-        # For httpx's own transport (behind a proxy): plain HTTP needs no TLS context (~50 ms to build).
+        # Plain HTTP needs no TLS context (~50 ms to build); httpx reads proxies, NO_PROXY and
+        # SSL_CERT_FILE from the environment either way.
         verify=policy.verify_tls and scheme == "https",
         headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
-        limits=limits,
-        **direct,
+        limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=8),
     )
 
 
@@ -176,15 +196,39 @@ def parse_retry_after(value: str | None) -> float | None:
     return min(max(0.0, seconds), RETRY_AFTER_CAP)
 
 
-def _backoff(policy: Policy, retry: int, err: BaseException | None) -> float:
-    """Exponential backoff with jitter, but never shorter than the server's Retry-After."""
-    base = min(policy.backoff_initial * 2.0**retry + random.uniform(0, 1), policy.backoff_max)
-    hint = err.retry_after if isinstance(err, Retryable) else None
-    return max(base, hint or 0.0)
+def retrying(policy: Policy) -> Retrying:
+    """The retry rules of ``policy``: what ``call`` runs each request under (one per client).
+
+    Wait: exponential backoff with jitter (``backoff_initial`` doubling, plus up to 1 s, at most
+    ``backoff_max``), but never shorter than the server's Retry-After. Stop: after ``max_retries``
+    retries, or when the next pause would end past the operation deadline (the last error is raised).
+    Only Retryable errors are retried. tenacity keeps each call's state per thread, so one object
+    serves every thread of the provider.
+    """
+
+    def wait(state: RetryCallState) -> float:
+        # tenacity's wait_exponential_jitter, whose parameter names differ between 8.3 and 9.x.
+        backoff = policy.backoff_initial * 2.0 ** (state.attempt_number - 1) + random.uniform(0, 1)
+        err = state.outcome.exception() if state.outcome is not None else None
+        hint = err.retry_after if isinstance(err, Retryable) else None
+        return max(min(backoff, policy.backoff_max), hint or 0.0)
+
+    attempts = stop_after_attempt(policy.max_retries + 1)
+
+    def stop(state: RetryCallState) -> bool:
+        left = remaining()
+        return attempts(state) or (left is not None and state.upcoming_sleep >= left)
+
+    return Retrying(stop=stop, wait=wait, retry=retry_if_exception_type(Retryable), reraise=True,
+                    sleep=time.sleep)
 
 
 def _abort(response: httpx.Response) -> None:
-    """Shut the answer's socket down, which wakes a read blocked on it (called by the watchdog)."""
+    """Shut the answer's socket down, which wakes a read blocked on it (called by the watchdog).
+
+    The socket comes from httpx's documented ``network_stream`` response extension; a transport that
+    gives none (a test's MockTransport) leaves the read to its own timeout.
+    """
     stream = response.extensions.get("network_stream")
     sock = stream.get_extra_info("socket") if stream is not None else None
     if isinstance(sock, socket.socket):
@@ -287,7 +331,8 @@ def call(
     """Send one request (retrying when safe) and return the decoded data or raise ApiError.
 
     Inside ``operation_deadline`` no request starts after the deadline, none runs past it, and no
-    retry is attempted whose backoff would end past it: the last error is raised instead.
+    retry is attempted whose backoff would end past it: the last error is raised instead. Inside
+    ``single_attempt`` the request is sent once.
     """
 
     def attempt(budget: float) -> Any:
@@ -312,13 +357,6 @@ def call(
             err.retry_after = parse_retry_after(response.headers.get("Retry-After"))
             raise
 
-    def stop(state: RetryCallState) -> bool:
-        """Stop after max_retries, or when the next pause would end past the operation deadline
-        (tenacity's attempt n is the (n + 1)th: the first was made before it)."""
-        left = remaining()
-        pause = state.upcoming_sleep or 0.0
-        return state.attempt_number + 1 > policy.max_retries or (left is not None and pause >= left)
-
     def one_attempt() -> Any:
         left = remaining()
         if left is not None and left <= 0:
@@ -328,19 +366,10 @@ def call(
                               f"(customTimeouts) or check the platform")
         return attempt(policy.timeout if left is None else min(policy.timeout, left))
 
-    # The first attempt is made directly: most requests need no retry, and setting tenacity up costs
-    # as much CPU as building the request. The same rules decide whether and when to retry it.
-    try:
+    if _SINGLE.get():
         return one_attempt()
-    except Retryable as first:
-        pause = _backoff(policy, 0, first)
-        left = remaining()
-        if policy.max_retries < 1 or (left is not None and pause >= left):
-            raise
-    time.sleep(pause)
-    retrying = Retrying(stop=stop, wait=lambda state: _backoff(policy, state.attempt_number, _error(state)),
-                        retry=retry_if_exception_type(Retryable), reraise=True, sleep=time.sleep)
-    return retrying(one_attempt)
+    rules = client.retrying if isinstance(client, ApiClient) and client.policy == policy else retrying(policy)
+    return rules(one_attempt)
 
 
 def _transport_failure(err: httpx.TransportError, *, cut: bool) -> str:
@@ -366,6 +395,3 @@ def _origin(err: httpx.TransportError) -> str:
         return "the platform"
     return f"{url.scheme}://{url.netloc.decode('ascii')}"
 
-
-def _error(state: RetryCallState) -> BaseException | None:
-    return state.outcome.exception() if state.outcome is not None else None

@@ -7,8 +7,10 @@ the platform (Retry-After on a transient error, or `hint(value)`) replaces that 
 Progress lines (see `progress.py`) go to the engine under the resource's URN, or
 to stderr; each says the state, the time waited and the deadline, at least every 30 s. A wait whose
 first look finds the object done says nothing.
-A transient error while polling (one the transport's retries did not absorb, e.g. a minute-long 503
-outage) does not end the wait: polling goes on until the wait's own deadline.
+A transient error while polling (e.g. a minute-long 503 outage) does not end the wait: polling goes on
+until the wait's own deadline. Each poll sends its requests once (`transport.single_attempt`): the
+transport's retries, with their own backoff, would stretch the lag past the 10 % rule during an outage,
+so the pacing of a failing poll is this loop's as well.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Generic, TypeVar
 
 from .errors import Retryable, WaitTimeout
 from .progress import Label, Reporter, Sink
+from .transport import single_attempt
 
 T = TypeVar("T")
 
@@ -85,7 +88,8 @@ def wait_for(
         polls += 1
         advice: float | None = None
         try:
-            value = fetch()
+            with single_attempt():
+                value = fetch()
         except Retryable as err:
             now = clock()
             if failing is None:

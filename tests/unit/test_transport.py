@@ -188,6 +188,47 @@ def test_waiter_deadline_names_the_state() -> None:
     assert "subscription k was still PROCESSING after 10s" in str(err.value)
 
 
+def api_client(responses: list[httpx.Response | Exception], policy: transport.Policy) -> transport.ApiClient:
+    """A client as `new_client` makes it (its policy, its Retrying), over an in-memory transport."""
+    items = iter(responses)
+
+    def handler(_request: httpx.Request) -> httpx.Response:
+        item = next(items)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    return transport.ApiClient(policy, base_url="http://alaya.test", transport=httpx.MockTransport(handler))
+
+
+def test_retries_run_under_the_clients_one_retrying() -> None:
+    busy = httpx.Response(503, json={"status": 503, "message": "busy"})
+    http = api_client([busy, ok(1), busy, busy, ok(2)], FAST)
+    rules = http.retrying
+    assert transport.call(http, "GET", "/v1/x", alaya_decode, FAST) == 1
+    assert rules.statistics["attempt_number"] == 2
+    assert transport.call(http, "GET", "/v1/x", alaya_decode, FAST) == 2
+    assert http.retrying is rules and rules.statistics["attempt_number"] == 3
+
+
+def test_the_pause_before_a_retry_honours_retry_after() -> None:
+    """The backoff would be at most 2 ms; the server asks for 0.3 s and gets it (tenacity counts the
+    time it slept, so this needs no clock)."""
+    throttled = httpx.Response(429, headers={"Retry-After": "0.3"}, json={"status": 429, "message": "slow"})
+    http = api_client([throttled, ok("done")], FAST)
+    assert transport.call(http, "GET", "/v1/x", alaya_decode, FAST) == "done"
+    assert http.retrying.statistics["idle_for"] >= 0.3
+
+
+def test_a_single_attempt_leaves_the_transient_error_to_the_caller() -> None:
+    busy = httpx.Response(503, headers={"Retry-After": "2"}, json={"status": 503, "message": "busy"})
+    http = api_client([busy, ok("late")], FAST)
+    with transport.single_attempt(), pytest.raises(Retryable, match="503") as err:
+        transport.call(http, "GET", "/v1/x", alaya_decode, FAST)
+    assert err.value.retry_after == 2.0  # the caller paces the next look by it
+    assert transport.call(http, "GET", "/v1/x", alaya_decode, FAST) == "late"  # outside the block: as before
+
+
 def test_write_turned_away_with_503_is_retried() -> None:
     result, calls = call([httpx.Response(503, json={"status": 503, "message": "busy"}), ok("key")],
                          method="POST", idempotent=False)
@@ -404,6 +445,22 @@ def test_no_request_starts_after_the_operation_deadline(emulator: EmulatorHandle
     assert str(err.value) == (f"GET {ENABLED} was not sent: creating alaya:TrainingJob 'late' ran out of time; "
                               "raise its timeout (customTimeouts) or check the platform")
     assert calls_to(emulator, f"GET /v1{ENABLED}") == 1
+
+
+def test_polls_during_an_outage_send_one_request_each(emulator: EmulatorHandle) -> None:
+    """Three 503s in a row: with the transport's retries (5 here) the first poll would absorb them
+    all; instead each poll sends one request and the waiter, pacing the polls, sees the outage."""
+    emulator.admin.set_faults([{"method": "GET", "path": f"/v1{ENABLED}", "kind": "status", "status": 503,
+                                "times": 3}])
+    policy = transport.Policy(timeout=5, max_retries=5, backoff_initial=0.01, backoff_max=0.02)
+    seen: list[str] = []
+    with emulated(emulator, policy) as http:
+        waited = wait_for(lambda: transport.call(http, "GET", ENABLED, alaya_decode, policy), lambda v: v is True,
+                          timeout=30, what="enabled", backoff=Backoff(first=0.01, maximum=0.02),
+                          sink=lambda text, _urn: seen.append(text))
+    assert waited.polls == 4
+    assert calls_to(emulator, f"GET /v1{ENABLED}") == 4
+    assert "503 Service Unavailable" in seen[0] and "polling again until the deadline" in seen[0]
 
 
 def test_a_later_inner_deadline_does_not_extend_the_outer_one() -> None:
