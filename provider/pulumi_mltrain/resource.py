@@ -385,7 +385,7 @@ class MltrainProvider(ResourceProvider):
         try:
             with transport.operation_deadline(deadline, f"creating {self.kind} '{self._label(spec)}'"):
                 if resume:
-                    object_id, outs = resume, self._take_over(resume, spec, owner, deadline)
+                    object_id, outs = resume, self._resumed(resume, spec, owner, deadline)
                 elif spec.adopt_id:
                     object_id, outs = spec.adopt_id, self._adopt(spec.adopt_id, spec, owner, deadline)
                 else:
@@ -400,6 +400,15 @@ class MltrainProvider(ResourceProvider):
             return self._read_rpc(id_, props)
         finally:
             _ACCOUNT.reset(token)
+
+    def _resumed(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
+        try:
+            return self._take_over(object_id, spec, owner, deadline)
+        except NotFound as err:
+            raise MltrainError(
+                f"{self.noun} {object_id}, recorded as partially created, is not found ({err}): `pulumi refresh` "
+                "drops it from the state once a listing agrees, and the next `pulumi up` then creates it anew"
+            ) from None
 
     def _read_rpc(self, id_: str, props: dict[str, Any]) -> ReadResult:
         spec = self._parse(props, strict=False)

@@ -94,6 +94,10 @@ def run_resume(emulator: Any, stack: Stack, platform: str, finish: Callable[[], 
     left = {resource_of_job(n): i for n, i in live_jobs(emulator, platform).items()}
     assert left == {"dyn-ok": made["dyn-ok"], "plug-ok": made["plug-ok"]}, "the failed jobs were rolled back"
 
+    refreshed = stack.refresh(check=False)
+    assert refreshed.returncode == 0, output_of(refreshed)[-4000:]
+    assert sorted(by_name(stack)) == ["dyn-ok", "plug-ok"], "refresh drops the partial record of the deleted job"
+
     stack.destroy()
     assert live_jobs(emulator, platform) == {} and by_name(stack) == {}
 
