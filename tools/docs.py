@@ -182,9 +182,10 @@ def _timeouts(provider: type[MltrainProvider]) -> list[str]:
         lines.append(f"| {op} | {_minutes(seconds)} |")
     return [*lines, "", "Set them per resource with `opts=pulumi.ResourceOptions(custom_timeouts="
             "pulumi.CustomTimeouts(create=\"45m\"))` or the `timeouts` input (seconds). Every wait stops at its "
-            "deadline and names the object it waited for; the next `pulumi up` finds and adopts an object whose "
-            "create ran out of time. While a wait lasts, a progress line names the resource, the object ID, the "
-            "state, the time waited and the deadline, at least every 30 seconds.", ""]
+            "deadline and names the object it waited for; the next `pulumi up` finds an object whose create ran "
+            "out of time, takes it over and waits for it again (an object is recorded only once it has reached "
+            "its `wait_for`, where it has one). While a wait lasts, a progress line names the resource, the "
+            "object ID, the state, the time waited and the deadline, at least every 30 seconds.", ""]
 
 
 def _type_text(p: dict[str, Any]) -> str:
@@ -209,7 +210,9 @@ def _adoption(module: str, name: str, provider: type[MltrainProvider]) -> list[s
     noun = provider.noun
     lines = ["## Adoption", "", f"To manage an existing {noun} instead of creating one, declare it as it is and "
              f"set `adopt_id` to its ID; `pulumi up` reads it, checks it against the declaration (it lists the "
-             f"differences and changes nothing if they differ) and records it without creating anything. "
+             f"differences and changes nothing if they differ) and records it without creating anything, once it "
+             f"has reached its `wait_for` where it has one (one that failed or stopped first is an error, and is "
+             f"left as it is: it is not this resource's to delete). "
              f"`adopt_id` is local: removing it later changes nothing (`pulumi import` does not work for "
              f"dynamic resources, pulumi/pulumi#16175).", "", "## Ownership", ""]
     mark = OWNERSHIP.get(f"{module}:{name}")

@@ -42,8 +42,10 @@ from . import spec as specs
 from . import transport
 from .accounts import ACCOUNT_KEY, explicit_settings
 from .config import CONFIG_KEYS, Settings
-from .errors import ApiError, MltrainError, NotFound, for_resource
+from .errors import ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout, for_resource
 from .ownership import STACK_KEY, URN_KEY, Mark, resource_of
+from .progress import Label
+from .waiter import Backoff, wait_for
 
 
 class Timeouts(BaseModel):
@@ -130,8 +132,15 @@ class MltrainProvider(ResourceProvider):
     def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
         raise NotImplementedError
 
-    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+    def _adopt(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
+        """Take an existing object under management (`adopt_id`, `pulumi import`): it is not this
+        resource's own, so a wait that fails leaves it where it is (see `_record_after_wait`)."""
         raise MltrainError(f"{self.kind} cannot adopt existing objects")
+
+    def _take_over(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
+        """Finish the create of this resource's own object, whose ID the state already holds (the
+        plugin's partially created resource); by default as `_adopt` takes an object."""
+        return self._adopt(object_id, spec, owner, deadline)
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         """(outputs, the platform object in wire shape for drift detection, or None when it has none),
@@ -202,6 +211,95 @@ class MltrainProvider(ResourceProvider):
             return [("", f"{err}. Fix {keys} (`pulumi config set --secret ...`); to preview without "
                          f"credentials, set `{CONFIG_KEYS['skip_credential_check']}` to true")]
         return None
+
+    # ----- record after wait: the one rule of every path that records an object ------------------
+    # How the wait polls; the platform's own states and reads come from the hooks below.
+    wait_backoff: ClassVar[Backoff] = Backoff()
+
+    def _goal(self, spec: Any) -> tuple[frozenset[str], frozenset[str]] | None:
+        """(states that reach `spec.wait_for`, states from which it never will), or None: no wait."""
+        return None
+
+    def _fetch(self, object_id: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _state_of(self, remote: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def _what(self, spec: Any, object_id: str) -> str:
+        return f"{self.noun} {object_id}"
+
+    def _recorded(self, spec: Any, remote: dict[str, Any]) -> dict[str, Any]:
+        """The outputs recorded for the object as `remote` shows it."""
+        raise NotImplementedError
+
+    def _unread(self, object_id: str) -> dict[str, Any]:
+        """The outputs of an object that needs no wait and whose read failed: the ID is what matters."""
+        return {}
+
+    def _ended(self, spec: Any, object_id: str, remote: dict[str, Any]) -> tuple[str, str]:
+        """(why the object ended before its target, details to add after what became of it)."""
+        return "no reason given", ""
+
+    def _roll_back(self, spec: Any, object_id: str) -> str:
+        """Delete this resource's own object whose create fails; say what became of it."""
+        raise NotImplementedError
+
+    def _kept(self, spec: Any, object_id: str) -> str:
+        """What a wait that ran out of time left behind, and how the next `pulumi up` continues."""
+        raise NotImplementedError
+
+    def _record_after_wait(self, spec: Any, object_id: str, deadline: float, owner: Mark | None, *,
+                           ours: bool) -> dict[str, Any]:
+        """The outputs to record for `object_id` once it has reached `spec.wait_for` within `deadline`.
+
+        Every path that records an object ends here: a fresh create, the take-over of this resource's
+        own object from an interrupted or timed-out run, `adopt_id`, `pulumi import` and the plugin's
+        partially created resource. An object that ends first (fails, stops, is deleted) or cannot be
+        read is an error; when it is `ours` (this resource created it) it is rolled back, so that the
+        platform and the state agree, and an adopted one is left as it is (it is not ours to delete).
+        A wait that runs out of time says so and leaves the object for the next `pulumi up`, which
+        waits again.
+        """
+        goal = self._goal(spec)
+        if goal is None:
+            try:
+                return self._recorded(spec, self._fetch(object_id))
+            except MltrainError:
+                if not ours:
+                    raise
+                return self._unread(object_id)
+        reached, never = goal
+        what = self._what(spec, object_id)
+        try:
+            final = wait_for(
+                lambda: self._fetch(object_id),
+                lambda r: self._state_of(r) in reached or self._state_of(r) in never,
+                timeout=remaining(deadline), what=what, state_of=self._state_of, backoff=self.wait_backoff,
+                label=Label.of(self.kind, spec, owner, object_id=object_id),
+            ).value
+        except WaitTimeout as err:
+            kept = self._kept(spec, object_id) if ours else (
+                f"{self.noun.capitalize()} {object_id} was adopted, not created here: it was left as it is and "
+                f"nothing was recorded; the next `pulumi up` waits for it again")
+            raise WaitTimeout(f"{err}. {kept}") from None
+        except NotFound:
+            raise RemoteFailure(f"{what} disappeared while waiting for it to be {spec.wait_for}"
+                                + (f". {self._roll_back(spec, object_id)}" if ours else "")) from None
+        except MltrainError as err:
+            raise RemoteFailure(f"waiting for {what} failed: {err}. {self._undo(spec, object_id, ours)}") from None
+        state = self._state_of(final)
+        if state in reached:
+            return self._recorded(spec, final)
+        why, tail = self._ended(spec, object_id, final)
+        raise RemoteFailure(f"{what} ended {state} before it was {spec.wait_for}: {why}. "
+                            f"{self._undo(spec, object_id, ours)}{tail}")
+
+    def _undo(self, spec: Any, object_id: str, ours: bool) -> str:
+        if ours:
+            return self._roll_back(spec, object_id)
+        return (f"It was adopted, not created by this resource, so it was not deleted and nothing was "
+                f"recorded; delete {self.noun} {object_id} yourself or adopt another")
 
     # ----- Pulumi interface ----------------------------------------------------------------------
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
@@ -283,14 +381,25 @@ class MltrainProvider(ResourceProvider):
         finally:
             _ACCOUNT.reset(token)
 
-    def _create_rpc(self, props: dict[str, Any]) -> CreateResult:
+    def resume(self, object_id: str, props: dict[str, Any]) -> CreateResult:
+        """Finish the create of this resource's own `object_id` (the plugin's partially created
+        resource): taken over, waited for and rolled back on failure like a fresh create."""
+        token = self._in_account(props)
+        try:
+            return self._create_rpc(props, resume=object_id)
+        finally:
+            _ACCOUNT.reset(token)
+
+    def _create_rpc(self, props: dict[str, Any], resume: str | None = None) -> CreateResult:
         spec = self._parse(props)
         owner = Mark.from_props(props)
         deadline = self._deadline(spec, "create")
         try:
             with transport.operation_deadline(deadline, f"creating {self.kind} '{self._label(spec)}'"):
-                if spec.adopt_id:
-                    object_id, outs = spec.adopt_id, self._adopt(spec.adopt_id, spec, owner)
+                if resume:
+                    object_id, outs = resume, self._resumed(resume, spec, owner, deadline)
+                elif spec.adopt_id:
+                    object_id, outs = spec.adopt_id, self._adopt(spec.adopt_id, spec, owner, deadline)
                 else:
                     object_id, outs = self._create(spec, owner, deadline)
         except Exception as err:
@@ -303,6 +412,15 @@ class MltrainProvider(ResourceProvider):
             return self._read_rpc(id_, props)
         finally:
             _ACCOUNT.reset(token)
+
+    def _resumed(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
+        try:
+            return self._take_over(object_id, spec, owner, deadline)
+        except NotFound as err:
+            raise MltrainError(
+                f"{self.noun} {object_id}, recorded as partially created, is not found ({err}): `pulumi refresh` "
+                "drops it from the state once a listing agrees, and the next `pulumi up` then creates it anew"
+            ) from None
 
     def _read_rpc(self, id_: str, props: dict[str, Any]) -> ReadResult:
         spec = self._parse(props, strict=False)

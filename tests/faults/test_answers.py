@@ -64,12 +64,12 @@ class Case:
 
 
 CASES = [
+    # An unreadable subscription result proves nothing: the task is found by its owner mark and recorded.
     Case("subscription result without status", "alaya",
          [respond("GET", RESULT, body=ok({"resultKey": "k", "trainingTaskId": "tt-000000000001"}))],
-         error=f"Alaya NeW returned an unexpected answer to GET {RESULT}: data.status is required",
          settings={"subscription_delay": 0}),
     Case("subscription result with null data", "alaya", [respond("GET", RESULT, body=ok(None))],
-         error=f"GET {RESULT}: data should be an object, not null", settings={"subscription_delay": 0}),
+         settings={"subscription_delay": 0}),
     Case("task detail with a status of the wrong type", "alaya",
          [respond("GET", DETAIL, body=ok({"id": "tt-000000000001", "status": 3}))]),
     Case("task detail with a status of the wrong type while waiting for running", "alaya",

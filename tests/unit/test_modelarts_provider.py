@@ -166,6 +166,24 @@ def test_adoption_marks_the_job_as_ours(emulator: EmulatorHandle, jobs: Training
     assert again.id == first.id and len(live(emulator)) == 1
 
 
+def test_adoption_waits_and_leaves_a_failed_job(emulator: EmulatorHandle, jobs: TrainingJobProvider,
+                                                job_props: Callable[..., dict[str, Any]]) -> None:
+    """adopt_id records a job only once it has reached `wait_for`; one that fails first is an error and
+    is neither deleted nor marked as ours (it is not this resource's to roll back)."""
+    emulator.admin.set_settings(modelarts_run_seconds=2, modelarts_fail_names="^doomed")
+    other = {"__mltrain_stack": "st-other", "__mltrain_urn": OWNER["__mltrain_urn"]}
+    good = jobs.create(checked(jobs, job_props(name="good", **other)))
+    doomed = jobs.create(checked(jobs, job_props(name="doomed-3", **other)))
+    adopted = jobs.create(checked(jobs, job_props(name="good", wait_for="completed", adopt_id=good.id)))
+    assert adopted.id == good.id and adopted.outs["phase"] == "Completed"
+    with pytest.raises(MltrainError) as caught:
+        jobs.create(checked(jobs, job_props(name="doomed-3", wait_for="completed", adopt_id=doomed.id)))
+    text = str(caught.value)
+    assert "ended Failed before it was completed" in text and "so it was not deleted" in text, text
+    assert sorted(j["metadata"]["id"] for j in live(emulator)) == sorted([good.id, doomed.id])
+    assert not any(t["key"].startswith("mltrain-owner") for t in jobs.api().job_tags(doomed.id))
+
+
 def test_adoption_fixes_only_the_description(emulator: EmulatorHandle, jobs: TrainingJobProvider,
                                              job_props: Callable[..., dict[str, Any]]) -> None:
     first = jobs.create(checked(jobs, job_props(description="old")))

@@ -95,7 +95,7 @@ class StorageMountProvider(AlayaProvider):
         row = next(r for r in rows if r.get("storageId") == spec.storage_id)
         return f"{spec.storage_id}:{spec.file_directory}:{spec.mount_path}", self._outputs(spec, row)
 
-    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+    def _adopt(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
         return self._create(spec, owner, 0.0)[1]
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:

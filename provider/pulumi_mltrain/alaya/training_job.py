@@ -17,7 +17,7 @@ from pydantic import BeforeValidator, SerializationInfo, field_serializer, model
 
 from .. import spec as specs
 from .. import transport
-from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout
+from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, UnexpectedAnswer
 from ..ownership import Mark, claim
 from ..progress import Label
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
@@ -224,16 +224,15 @@ class TrainingJobProvider(AlayaProvider):
         return body
 
     def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
-        api = self.api()
         existing = self._existing(spec, owner)
         if existing is not None:
-            return existing
+            return existing, self._record_after_wait(spec, existing, deadline, owner, ours=True)
         result_key, resent, adopted = self._submit(spec, owner, deadline)
         if adopted is not None:
-            return adopted
+            return adopted, self._record_after_wait(spec, adopted, deadline, owner, ours=True)
         try:
             result = wait_for(
-                lambda: api.result(result_key),
+                lambda: self._subscription(result_key, spec, owner),
                 lambda r: str(r.get("status", "")).upper() != contract.SUB_PROCESSING,
                 timeout=remaining(deadline),
                 what=f"subscription {result_key} of task {spec.name!r}",
@@ -254,12 +253,27 @@ class TrainingJobProvider(AlayaProvider):
                                 f"{self._clean_up_unrecorded(spec, owner)}")
         if resent:
             self._remove_duplicates(spec, owner, task_id, deadline)
-        outs = self._after_create(spec, task_id, deadline, owner)
+        outs = self._record_after_wait(spec, task_id, deadline, owner, ours=True)
         return task_id, {**outs, "result_key": result_key}
 
-    def _submit(self, spec: Any, owner: Mark | None,
-                deadline: float) -> tuple[str, bool, tuple[str, dict[str, Any]] | None]:
-        """POST the create call: (resultKey, whether it was sent more than once, the task adopted instead).
+    def _subscription(self, result_key: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+        """The subscription result. One that cannot be read (no status, no data) is no proof of
+        anything: the task is looked for by its owner mark instead, and recorded when it is there;
+        until then the create waits on (its deadline ends the wait and removes what it made)."""
+        try:
+            return self.api().result(result_key)
+        except UnexpectedAnswer as err:
+            if owner is None:
+                raise
+            mine = self._ours(spec, owner)
+            if len(mine) == 1:
+                print(f"[mltrain] {err}; task {spec.name!r} found by its owner mark: {mine[0].get('id')}",
+                      file=sys.stderr)
+                return {"status": contract.SUB_SUCCESS, "trainingTaskId": str(mine[0].get("id"))}
+            return {"status": contract.SUB_PROCESSING, "message": str(err)}
+
+    def _submit(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, bool, str | None]:
+        """POST the create call: (resultKey, whether it was sent more than once, the task found instead).
 
         An unanswered POST is never repeated blindly: first the task is looked for by its name and
         mark for `ambiguityGrace` seconds; only if it does not appear is the request sent again
@@ -322,9 +336,9 @@ class TrainingJobProvider(AlayaProvider):
                       file=sys.stderr)
                 self._remove(other, deadline)
 
-    def _existing(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]] | None:
-        """This resource's own task from an interrupted run: adopt it; a task of the name that is not
-        ours stops the create (see ownership.claim)."""
+    def _existing(self, spec: Any, owner: Mark | None) -> str | None:
+        """The ID of this resource's own task from an interrupted or timed-out run, to take over; a
+        task of the name that is not ours stops the create (see ownership.claim)."""
         rows = [r for r in self.api().find_tasks(spec.name)]
         details = [self.api().task(str(r.get("id"))) for r in rows]
         details = [d for d in details if _status(d) != contract.DELETING]
@@ -336,45 +350,39 @@ class TrainingJobProvider(AlayaProvider):
             raise AssertionError("unreachable")
         task_id = str(mine.get("id"))
         self._require_match(spec, task_id, _unmarked(mine))
-        print(f"[mltrain] task {spec.name!r} ({task_id}) from an interrupted run found: adopting it",
-              file=sys.stderr)
-        return task_id, self._outputs(mine)
+        print(f"[mltrain] task {spec.name!r} ({task_id}) from an interrupted run found ({_status(mine)}): "
+              "taking it over", file=sys.stderr)
+        return task_id
 
-    def _after_create(self, spec: Any, task_id: str, deadline: float, owner: Mark | None = None) -> dict[str, Any]:
-        api = self.api()
-        if spec.wait_for in contract.REACHED:
-            target = contract.REACHED[spec.wait_for]
-            try:
-                detail = wait_for(
-                    lambda: api.task(task_id),
-                    lambda d: _status(d) in target or _status(d) in contract.NEVER,
-                    timeout=remaining(deadline),
-                    what=f"task {task_id}",
-                    state_of=_status,
-                    label=Label.of(self.kind, spec, owner, object_id=task_id),
-                ).value
-            except WaitTimeout as err:
-                raise WaitTimeout(
-                    f"{err}. Task {task_id} was NOT deleted and is not lost: it carries this resource's owner "
-                    f"mark, so the next `pulumi up` finds it and adopts it without creating another (or set "
-                    f"adopt_id=\"{task_id}\" to adopt it explicitly)") from None
-            except MltrainError as err:
-                # Its ID cannot be recorded (create fails): remove it, so that the platform and the state agree.
-                raise RemoteFailure(f"waiting for task {task_id} failed: {err}. {self._roll_back(task_id)}") from None
-            if _status(detail) not in target:
-                raise RemoteFailure(
-                    f"task {task_id} ended {_status(detail)} before it was {spec.wait_for}: "
-                    f"{detail.get('reason') or 'no reason'}. {self._roll_back(task_id)}")
-            return self._outputs(detail)
-        try:
-            # The one task read of a create that waits for nothing more: the subscription result
-            # carries only the ID, and the status and times the outputs promise come from the task.
-            return self._outputs(api.task(task_id))
-        except MltrainError:
-            # The ID is what matters: record it even if the detail call keeps failing.
-            return {"training_task_id": task_id, "status": "UNKNOWN"}
+    # ----- record after wait (see MltrainProvider._record_after_wait) -----------------------------
+    def _goal(self, spec: Any) -> tuple[frozenset[str], frozenset[str]] | None:
+        target = contract.REACHED.get(spec.wait_for)
+        return None if target is None else (target, contract.NEVER)
 
-    def _roll_back(self, task_id: str) -> str:
+    def _fetch(self, object_id: str) -> dict[str, Any]:
+        return self.api().task(object_id)
+
+    def _state_of(self, remote: dict[str, Any]) -> str:
+        return _status(remote)
+
+    def _what(self, spec: Any, object_id: str) -> str:
+        return f"task {object_id}"
+
+    def _recorded(self, spec: Any, remote: dict[str, Any]) -> dict[str, Any]:
+        return self._outputs(remote)
+
+    def _unread(self, object_id: str) -> dict[str, Any]:
+        return {"training_task_id": object_id, "status": "UNKNOWN"}
+
+    def _ended(self, spec: Any, object_id: str, remote: dict[str, Any]) -> tuple[str, str]:
+        return str(remote.get("reason") or "no reason"), ""
+
+    def _kept(self, spec: Any, object_id: str) -> str:
+        return (f"Task {object_id} was NOT deleted and is not lost: it carries this resource's owner mark, so "
+                f"the next `pulumi up` finds it, takes it over and waits for it again without creating another "
+                f"(or set adopt_id=\"{object_id}\" to adopt it explicitly)")
+
+    def _roll_back(self, spec: Any, task_id: str) -> str:
         """Delete a task whose create fails, under a budget of its own; say what became of it."""
         cleanup = time.monotonic() + CLEANUP_SECONDS
         try:
@@ -386,10 +394,17 @@ class TrainingJobProvider(AlayaProvider):
         return "It was deleted so that nothing is left behind"
 
     # ----- adopt / read / delete -----------------------------------------------------------------
-    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
-        detail = self.api().task(object_id)
-        self._require_match(spec, object_id, _unmarked(detail))
-        return self._outputs(detail)
+    def _adopt(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
+        return self._matching(object_id, spec, owner, deadline, ours=False)
+
+    def _take_over(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
+        return self._matching(object_id, spec, owner, deadline, ours=True)
+
+    def _matching(self, object_id: str, spec: Any, owner: Mark | None, deadline: float, *,
+                  ours: bool) -> dict[str, Any]:
+        """A task checked against the declaration, then recorded after the wait."""
+        self._require_match(spec, object_id, _unmarked(self.api().task(object_id)))
+        return self._record_after_wait(spec, object_id, deadline, owner, ours=ours)
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         detail = self.api().task(object_id)

@@ -203,7 +203,7 @@ class AlgorithmProvider(ModelArtsProvider):
         return algorithm
 
     # ----- adopt / read / update / delete --------------------------------------------------------
-    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+    def _adopt(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
         algorithm = self.api().algorithm(object_id)
         self._require_match(spec, object_id, algorithm)
         if owner is not None and _mark(algorithm) != owner:

@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal
 
 from .. import spec as specs
 from .. import transport
-from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout
+from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
 from ..ownership import Mark, claim
 from ..progress import Label
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
@@ -208,9 +208,11 @@ COST_OUTPUTS = ("gpus_per_node", "gpu_count", "billing_code")
 
 class TrainingJobProvider(ModelArtsProvider):
     kind: ClassVar[str] = "TrainingJob"
+    noun: ClassVar[str] = "training job"
     spec_type: ClassVar[type[ManagedSpec]] = TrainingJobSpec
     output_type: ClassVar[type[specs.Output]] = TrainingJobOutputs
     poll: ClassVar[Backoff] = Backoff(first=0.5, maximum=10.0)
+    wait_backoff: ClassVar[Backoff] = poll
 
     def _catalog_failures(self, api: ModelArtsClient, spec: Any) -> list[tuple[str, str]]:
         return catalog_failures(api, flavor_id=spec.flavor_id, node_count=spec.node_count,
@@ -249,8 +251,9 @@ class TrainingJobProvider(ModelArtsProvider):
         job = self._existing(spec, owner)
         if job is None:
             job = self._submit(spec, owner, deadline)
-        self._tag(str(job["metadata"]["id"]), spec.tags, None)
-        return self._settle(spec, job, deadline, owner)
+        job_id = str(job["metadata"]["id"])
+        self._tag(job_id, spec.tags, None)
+        return job_id, self._record_after_wait(spec, job_id, deadline, owner, ours=True)
 
     def _submit(self, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
         """POST the job. A lost answer is looked up by name first; names are unique, so a repeated
@@ -317,42 +320,34 @@ class TrainingJobProvider(ModelArtsProvider):
         if fixable:
             self.api().update_job_description(job_id, spec.description or "")
 
-    def _settle(self, spec: Any, job: dict[str, Any], deadline: float,
-                owner: Mark | None = None) -> tuple[str, dict[str, Any]]:
-        """Wait for `wait_for`; roll back a job that fails first; never lose one that is slow."""
-        api = self.api()
-        job_id = str(job["metadata"]["id"])
-        target = contract.REACHED[spec.wait_for]
-        what = f"training job {spec.name!r} ({job_id})"
-        try:
-            final = wait_for(
-                lambda: api.job(job_id),
-                lambda j: _phase(j) in target or _phase(j) in contract.FAILURES,
-                timeout=remaining(deadline), what=what, state_of=_phase, backoff=self.poll,
-                label=Label.of(self.kind, spec, owner, object_id=job_id),
-            ).value
-        except WaitTimeout as err:
-            raise WaitTimeout(
-                f"{err}. Job {job_id} was NOT deleted and is not lost: it carries this resource's owner mark, so "
-                f"the next `pulumi up` finds it and adopts it without creating a duplicate. To adopt it "
-                f"explicitly, set adopt_id=\"{job_id}\"; to give up on it, run `pulumi up` after removing the "
-                f"resource and delete job {job_id} in ModelArts"
-            ) from None
-        except NotFound:
-            raise RemoteFailure(f"{what} disappeared while waiting for it to be {spec.wait_for}") from None
-        except MltrainError as err:
-            # Its ID cannot be recorded (create fails): remove it, so that the platform and the state agree.
-            raise RemoteFailure(f"waiting for {what} failed: {err}. {self._roll_back(spec, job_id)}") from None
-        phase = _phase(final)
-        if phase in target:
-            # A job that has only just been accepted or started has no metrics yet (one sample a
-            # minute): the read costs a call per create and says nothing; refresh reads them.
-            return job_id, self._outputs(final, metrics=spec.wait_for == "completed")
-        reason = _reason(final) or "no reason given"
+    # ----- record after wait (see MltrainProvider._record_after_wait) -----------------------------
+    def _goal(self, spec: Any) -> tuple[frozenset[str], frozenset[str]] | None:
+        return contract.REACHED[spec.wait_for], contract.FAILURES
+
+    def _fetch(self, object_id: str) -> dict[str, Any]:
+        return self.api().job(object_id)
+
+    def _state_of(self, remote: dict[str, Any]) -> str:
+        return _phase(remote)
+
+    def _what(self, spec: Any, object_id: str) -> str:
+        return f"training job {spec.name!r} ({object_id})"
+
+    def _recorded(self, spec: Any, remote: dict[str, Any]) -> dict[str, Any]:
+        # A job that has only just been accepted or started has no metrics yet (one sample a
+        # minute): the read costs a call per create and says nothing; refresh reads them.
+        return self._outputs(remote, metrics=spec.wait_for == "completed")
+
+    def _ended(self, spec: Any, object_id: str, remote: dict[str, Any]) -> tuple[str, str]:
         logs = f"; logs were exported to obs:/{spec.log_export_path}" if spec.log_export_path else ""
-        detail = failure_tail(api, job_id, [str(t) for t in (final.get("status") or {}).get("tasks") or []])
-        raise RemoteFailure(f"{what} ended {phase} before it was {spec.wait_for}: {reason}{logs}. "
-                            f"{self._roll_back(spec, job_id)}{detail}")
+        tasks = [str(t) for t in (remote.get("status") or {}).get("tasks") or []]
+        return (_reason(remote) or "no reason given") + logs, failure_tail(self.api(), object_id, tasks)
+
+    def _kept(self, spec: Any, object_id: str) -> str:
+        return (f"Job {object_id} was NOT deleted and is not lost: it carries this resource's owner mark, so the "
+                f"next `pulumi up` finds it and adopts it without creating a duplicate, and waits for it again. "
+                f"To adopt it explicitly, set adopt_id=\"{object_id}\"; to give up on it, run `pulumi up` after "
+                f"removing the resource and delete job {object_id} in ModelArts")
 
     def _roll_back(self, spec: Any, job_id: str) -> str:
         """Delete a job whose create fails, under a budget of its own; say what became of it."""
@@ -365,10 +360,17 @@ class TrainingJobProvider(ModelArtsProvider):
                     "again, which finds it by its owner mark, adopts it and retries)")
         return "It was deleted so nothing is left behind; fix the cause and run `pulumi up` again"
 
-    # ----- adopt / read / update / delete --------------------------------------------------------
-    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+    # ----- adopt / take over / read / update / delete ---------------------------------------------
+    def _take_over(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
+        self._reconcile(object_id, self.api().job(object_id), spec, how="adopt")
+        self._tag(object_id, spec.tags, None)
+        return self._record_after_wait(spec, object_id, deadline, owner, ours=True)
+
+    def _adopt(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
         job = self.api().job(object_id)
         self._reconcile(object_id, job, spec, how="adopt")
+        # Marked only once it has reached its target: a job that fails first stays someone else's.
+        self._record_after_wait(spec, object_id, deadline, owner, ours=False)
         if owner is not None and _mark(job) != owner:
             # Taken over on purpose: the job's tags carry this resource's mark from now on.
             self.api().tag_job(object_id, owner_tags(owner))

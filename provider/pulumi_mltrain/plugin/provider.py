@@ -8,7 +8,9 @@ only adds what the engine gives a plugin and not a dynamic provider, namely
 - the engine's `timeout` (the resource's customTimeouts) as the operation's deadline, unless the
   `timeouts` input sets one;
 - import: a read with no inputs reads the object's inputs back and takes it over through the same
-  path as `adopt_id`.
+  path as `adopt_id`;
+- a partially created resource (a create that failed after its object came to exist): the next
+  update finishes the create through `MltrainProvider.resume`, which waits for it as a create does.
 """
 
 from __future__ import annotations
@@ -52,7 +54,8 @@ _INTERNAL = "__mltrain_"
 # Marks a state whose inputs were read back by `pulumi import` (the platform's complete copy); the
 # next update replaces them with the declared inputs.
 IMPORTED_KEY = "__mltrain_imported"
-# Marks the state of a create that failed after its object came to exist (see `_survivor`).
+# Marks the state of a create that failed after its object came to exist (see `_survivor`); its value
+# is the engine's create timeout in seconds (True when it gave none).
 PARTIAL_KEY = "__mltrain_partial"
 
 
@@ -151,7 +154,9 @@ class MltrainPlugin(p.Provider):
             survivor = await sdk.run_sync(_survivor, impl, props)
             if survivor is None:
                 raise
-            state = _restore_timeouts({**props, PARTIAL_KEY: True}, given)
+            # The engine's create timeout is kept: the update that finishes this create gets only
+            # the update timeout from the engine, and the create's deadline is the one that applies.
+            state = _restore_timeouts({**props, PARTIAL_KEY: request.timeout or True}, given)
             raise sdk.PartialCreate(
                 f"{err}. {impl.noun.capitalize()} {survivor} exists and is recorded in the state as partially "
                 "created: `pulumi destroy` removes it, and the next `pulumi up` takes it over",
@@ -200,7 +205,9 @@ class MltrainPlugin(p.Provider):
                 raise MltrainError(f"{impl.kind} {request.resource_id}: the platform's copy does not read back "
                                  "as valid inputs, so it cannot be imported")
             inputs = {**spec.as_declared().props(), **owner, IMPORTED_KEY: True}
-            outs = impl._adopt(request.resource_id, spec, Mark.from_props(owner))
+            deadline = impl._deadline(spec, "create")
+            with transport.operation_deadline(deadline, f"importing {impl.kind} {request.resource_id}"):
+                outs = impl._adopt(request.resource_id, spec, Mark.from_props(owner), deadline)
         finally:
             _ACCOUNT.reset(token)
         return impl._outs(spec, {**found[0], **outs}, inputs), inputs
@@ -209,13 +216,12 @@ class MltrainPlugin(p.Provider):
         impl = self._impl(request.type)
         olds, _ = sdk.plain(request.olds)
         news, secret = sdk.plain(request.news)
-        given, adopt = news.get("timeouts"), news.get("adopt_id")
+        given = news.get("timeouts")
         if olds.get(PARTIAL_KEY):
-            # A partial create: finish it by taking over its object, as adopt_id does.
-            news["timeouts"] = _with_timeout(given, "create", request.timeout)
-            news["adopt_id"] = adopt or request.resource_id
-            outs = dict((await sdk.run_sync(impl.create, news)).outs or {})
-            outs["adopt_id"] = adopt
+            # A partial create: finish it as a create of this resource's own object (waited for, and
+            # rolled back when it failed meanwhile); a failed update keeps the partial state.
+            news["timeouts"] = _with_timeout(given, "create", _create_timeout(olds[PARTIAL_KEY], request.timeout))
+            outs = dict((await sdk.run_sync(impl.resume, request.resource_id, news)).outs or {})
         else:
             news["timeouts"] = _with_timeout(given, "update", request.timeout)
             outs = dict((await sdk.run_sync(impl.update, request.resource_id, olds, news)).outs or {})
@@ -259,7 +265,7 @@ def _survivor(impl: MltrainProvider, props: dict[str, Any]) -> str | None:
             found = find(spec, Mark.from_props(props))
             if found is None:
                 return None
-            object_id = str(found[0] if isinstance(found, tuple) else (found.get("metadata") or {}).get("id") or "")
+            object_id = str(found if isinstance(found, str) else (found.get("metadata") or {}).get("id") or "")
             return object_id if object_id and impl._read(object_id, spec) is not None else None
     except Exception:  # not found, not ours, unreachable: nothing to record
         return None
@@ -320,6 +326,14 @@ def _with_timeout(given: Any, op: str, seconds: float) -> Any:
     if not timeouts.get(op):
         timeouts[op] = float(seconds)
     return timeouts
+
+
+def _create_timeout(partial: Any, update_timeout: float) -> float:
+    """The deadline of the update that finishes a partial create: the create timeout the engine gave
+    the create (kept in the partial state), else the update's."""
+    if isinstance(partial, (int, float)) and not isinstance(partial, bool) and partial > 0:
+        return float(partial)
+    return update_timeout
 
 
 def _restore_timeouts(outs: dict[str, Any], given: Any) -> dict[str, Any]:
