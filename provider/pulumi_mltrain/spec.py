@@ -247,25 +247,23 @@ class Output(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     @classmethod
-    def id_fields(cls) -> list[str]:
+    def _flagged(cls, flag: str) -> list[str]:
         out = []
         for name, info in cls.model_fields.items():
             extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
             data = extra.get(_META)
-            if isinstance(data, dict) and data.get("isId"):
+            if isinstance(data, dict) and data.get(flag):
                 out.append(name)
         return out
 
     @classmethod
+    def id_fields(cls) -> list[str]:
+        return cls._flagged("isId")
+
+    @classmethod
     def present_fields(cls) -> list[str]:
         """Outputs every created object has (the ID and those declared `always`)."""
-        out = []
-        for name, info in cls.model_fields.items():
-            extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
-            data = extra.get(_META)
-            if isinstance(data, dict) and data.get("always"):
-                out.append(name)
-        return out
+        return cls._flagged("always")
 
 
 @functools.cache
