@@ -92,11 +92,11 @@ def test_import_reads_the_inputs_back(emulator: Any, alaya_plugin_stack: Callabl
 def test_a_failed_create_is_the_providers_message(emulator: Any,
                                                  alaya_plugin_stack: Callable[..., Stack]) -> None:
     emulator.admin.set_settings(fail_task_names="^doomed", task_state_delay=0.3)
-    stack = alaya_plugin_stack([alaya_job(name="doomed", wait_for="running")])
+    stack = alaya_plugin_stack([alaya_job(name="doomed", wait_for="completed")])
     result = stack.up(check=False)
     output = output_of(result)
     assert result.returncode != 0
-    assert "TrainingJob 'doomed-" in output and "ended FAILED before it was running" in output, output[-3000:]
+    assert "TrainingJob 'doomed-" in output and "ended FAILED before it was completed" in output, output[-3000:]
     assert "It was deleted so that nothing is left behind" in output
     assert "Traceback" not in output and 'File "' not in output, output[-3000:]
     assert tasks(emulator) == [] and stack.resources("mltrain:alaya:TrainingJob") == []
