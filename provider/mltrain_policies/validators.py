@@ -468,6 +468,70 @@ def validate_gpu_budget(args: StackValidationArgs, report: ReportViolation) -> N
     report("\n".join(lines), None)
 
 
+# ===== modelarts-failure-notification ==================================================================
+NOTIFICATION_SCHEMA = PolicyConfigSchema(properties={
+    "notifyAboveGpus": _prop("integer", 16, "ModelArts jobs with more GPUs than this (GPUs per node x nodes) must "
+                             "tell an SMN topic of their events (notification).", minimum=0),
+    "requiredEvents": _strings(["JobFailed"], "Events such a job's notification must include."),
+    "gpusPerFlavor": _counts(DEFAULT_GPUS_PER_FLAVOR, "GPUs per node of each flavor, used only when a job has no "
+                             "gpu_count from the platform's catalogue; entries add to / override the defaults."),
+})
+
+
+def job_gpus(args: ResourceValidationArgs, job: r.Ours) -> float | None:
+    """The job's GPUs: the catalogue's gpu_count, else this policy's flavor map x nodes; None if unknown."""
+    gpus = _catalogue_number(job.props, "gpu_count")
+    if gpus is not None:
+        return gpus
+    flavors = {**DEFAULT_GPUS_PER_FLAVOR, **(setting(args, NOTIFICATION_SCHEMA, "gpusPerFlavor") or {})}
+    _, flavor = r.node_spec(job)
+    _, nodes = r.node_count(job)
+    per_node = r.number(flavors.get(flavor)) if flavor is not None else None
+    return None if per_node is None else per_node * (nodes or 1)
+
+
+def validate_notification(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    job = _ours(args, (r.MODELARTS_JOB,))
+    if job is None:
+        return
+    limit = r.number(setting(args, NOTIFICATION_SCHEMA, "notifyAboveGpus")) or 0
+    gpus = job_gpus(args, job)
+    if gpus is None or gpus <= limit:
+        return
+    wanted = [str(e) for e in setting(args, NOTIFICATION_SCHEMA, "requiredEvents")]
+    notification = r.get(job.props, "notification")
+    if not isinstance(notification, Mapping):
+        _report(report, job, f"uses {r.fmt(gpus)} GPUs (more than {r.fmt(limit)}, notifyAboveGpus) without a "
+                f"notification; set notification={{topic_urn, events: [{_listing(wanted)}]}} so that a failure "
+                "is heard of after `pulumi up` has exited")
+        return
+    events = {str(e) for _, e in r.items(r.get(notification, "events"))}
+    missing = [e for e in wanted if e not in events]
+    if missing:
+        _report(report, job, f"notification.events lacks {_listing(missing)} (requiredEvents), required for a "
+                f"job of {r.fmt(gpus)} GPUs")
+
+
+# ===== modelarts-preemptible-retry ===================================================================
+PREEMPTIBLE_SCHEMA = PolicyConfigSchema(properties={
+    "minRetryCount": _prop("integer", 1, "Fewest automatic restarts (retry_count) a preemptible job must have, "
+                           "unless unconditional_retry is on.", minimum=1),
+})
+
+
+def validate_preemptible(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    job = _ours(args, (r.MODELARTS_JOB,))
+    if job is None or not r.truthy(r.get(job.props, "preemptible")):
+        return
+    if r.truthy(r.get(job.props, "unconditional_retry")):
+        return
+    minimum = r.number(setting(args, PREEMPTIBLE_SCHEMA, "minRetryCount")) or 1
+    count = r.number(r.get(job.props, "retry_count"))
+    if count is None or count < minimum:
+        _report(report, job, f"is preemptible with retry_count = {r.fmt(count)}: a preempted run would end for "
+                f"good; set retry_count to at least {r.fmt(minimum)} (minRetryCount) or unconditional_retry=True")
+
+
 # ===== the policies ===================================================================================
 Validate = Callable[[ResourceValidationArgs, ReportViolation], None]
 
@@ -507,6 +571,12 @@ MODELARTS_ALLOWED_FLAVORS = _resource(
 MODELARTS_LOG_EXPORT = _resource(
     "modelarts-log-export", "ModelArts jobs should export their logs to OBS.",
     validate_log_export, ADVISORY, Severity.LOW, LOG_EXPORT_SCHEMA)
+MODELARTS_FAILURE_NOTIFICATION = _resource(
+    "modelarts-failure-notification", "Large ModelArts jobs must report their events (failures) to an SMN topic.",
+    validate_notification, MANDATORY, Severity.MEDIUM, NOTIFICATION_SCHEMA)
+MODELARTS_PREEMPTIBLE_RETRY = _resource(
+    "modelarts-preemptible-retry", "Preemptible ModelArts jobs must restart automatically after a preemption.",
+    validate_preemptible, MANDATORY, Severity.MEDIUM, PREEMPTIBLE_SCHEMA)
 GPU_HOURS_BUDGET = StackValidationPolicy(
     name="gpu-hours-budget", description="The stack's training jobs must fit the GPU-hours budget.",
     validate=validate_gpu_budget, enforcement_level=MANDATORY, config_schema=BUDGET_SCHEMA,
@@ -515,5 +585,5 @@ GPU_HOURS_BUDGET = StackValidationPolicy(
 POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
     TRAINING_JOB_TIMEOUT, ALLOWED_IMAGE_REGISTRIES, MAX_NODES_PER_JOB, READ_ONLY_DATASET_MOUNTS,
     NO_PLAINTEXT_SECRETS, AUTO_RETRY_BOUNDED, DESCRIPTION_PRESENT, MODELARTS_ALLOWED_FLAVORS,
-    MODELARTS_LOG_EXPORT, GPU_HOURS_BUDGET,
+    MODELARTS_LOG_EXPORT, MODELARTS_FAILURE_NOTIFICATION, MODELARTS_PREEMPTIBLE_RETRY, GPU_HOURS_BUDGET,
 ]

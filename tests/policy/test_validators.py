@@ -137,6 +137,8 @@ def test_pack_lists_every_policy_with_its_level() -> None:
         "description-present": EnforcementLevel.ADVISORY,
         "modelarts-allowed-flavors": EnforcementLevel.MANDATORY,
         "modelarts-log-export": EnforcementLevel.ADVISORY,
+        "modelarts-failure-notification": EnforcementLevel.MANDATORY,
+        "modelarts-preemptible-retry": EnforcementLevel.MANDATORY,
         "gpu-hours-budget": EnforcementLevel.MANDATORY,
     }
     assert isinstance(v.GPU_HOURS_BUDGET, StackValidationPolicy)
@@ -472,6 +474,47 @@ def test_flavor_allow_list() -> None:
     assert run(v.MODELARTS_ALLOWED_FLAVORS, resource(MODELARTS_JOB, pool, config)) == []
 
 
+TOPIC = "urn:smn:cn-north-4:0a1b2c3d4e5f:train-alerts"
+
+
+def test_large_modelarts_jobs_need_a_failure_notification() -> None:
+    # 8 GPUs per node (the flavor map) x 3 nodes = 24 GPUs, above the default of 16.
+    [msg] = run(v.MODELARTS_FAILURE_NOTIFICATION, resource(MODELARTS_JOB, modelarts_job(node_count=3.0), name="big"))
+    assert msg.startswith("modelarts:TrainingJob 'big': uses 24 GPUs (more than 16, notifyAboveGpus) without a "
+                          "notification; set notification={topic_urn, events: [JobFailed]}")
+    told = modelarts_job(node_count=3.0, notification={"topic_urn": TOPIC, "events": ["JobFailed", "JobHanged"]})
+    assert run(v.MODELARTS_FAILURE_NOTIFICATION, resource(MODELARTS_JOB, told)) == []
+    started_only = modelarts_job(node_count=3.0, notification={"topic_urn": TOPIC, "events": ["JobStarted"]})
+    [msg] = run(v.MODELARTS_FAILURE_NOTIFICATION, resource(MODELARTS_JOB, started_only))
+    assert "notification.events lacks JobFailed (requiredEvents), required for a job of 24 GPUs" in msg
+    # 16 GPUs (2 nodes) is not above the default; a lower threshold or the catalogue's gpu_count decide.
+    assert run(v.MODELARTS_FAILURE_NOTIFICATION, resource(MODELARTS_JOB, modelarts_job())) == []
+    assert run(v.MODELARTS_FAILURE_NOTIFICATION, resource(MODELARTS_JOB, modelarts_job(),
+                                                          {"notifyAboveGpus": 8})) != []
+    assert run(v.MODELARTS_FAILURE_NOTIFICATION, resource(MODELARTS_JOB, modelarts_job(gpu_count=64.0))) != []
+    assert run(v.MODELARTS_FAILURE_NOTIFICATION, resource(
+        MODELARTS_JOB, modelarts_job(node_count=3.0), {"gpusPerFlavor": {"modelarts.vm.gpu.8v100": 4}})) == []
+    config = {"requiredEvents": ["JobFailed", "JobHanged"]}
+    [msg] = run(v.MODELARTS_FAILURE_NOTIFICATION, resource(MODELARTS_JOB, started_only, config))
+    assert "lacks JobFailed, JobHanged (requiredEvents)" in msg
+    # Alaya NeW has no notification setting: the rule is ModelArts's only.
+    assert run(v.MODELARTS_FAILURE_NOTIFICATION, resource(ALAYA_JOB, alaya_job(worker_count=64.0))) == []
+
+
+def test_preemptible_modelarts_jobs_need_a_retry_setting() -> None:
+    bare = modelarts_job(pool_id="pool-1", preemptible=True)
+    [msg] = run(v.MODELARTS_PREEMPTIBLE_RETRY, resource(MODELARTS_JOB, bare, name="spot"))
+    assert msg == ("modelarts:TrainingJob 'spot': is preemptible with retry_count = unset: a preempted run would end "
+                   "for good; set retry_count to at least 1 (minRetryCount) or unconditional_retry=True")
+    assert run(v.MODELARTS_PREEMPTIBLE_RETRY, resource(MODELARTS_JOB, dict(bare, retry_count=2.0))) == []
+    assert run(v.MODELARTS_PREEMPTIBLE_RETRY, resource(MODELARTS_JOB, dict(bare, unconditional_retry=True))) == []
+    [msg] = run(v.MODELARTS_PREEMPTIBLE_RETRY, resource(MODELARTS_JOB, dict(bare, retry_count=2.0),
+                                                        {"minRetryCount": 3}))
+    assert "retry_count = 2" in msg and "at least 3 (minRetryCount)" in msg
+    assert run(v.MODELARTS_PREEMPTIBLE_RETRY, resource(MODELARTS_JOB, dict(bare, preemptible=False))) == []
+    assert run(v.MODELARTS_PREEMPTIBLE_RETRY, resource(MODELARTS_JOB, modelarts_job())) == []
+
+
 def test_log_export_path() -> None:
     missing = modelarts_job()
     del missing["log_export_path"]
@@ -643,7 +686,7 @@ def _violating(kind: str) -> dict[str, Any]:
     if kind == r.MODELARTS_JOB:
         return modelarts_job(image_url="docker.io/someone/trainer:latest", flavor_id="modelarts.vm.gpu.huge",
                              node_count=32.0, environments=plain, auto_stop_hours=None, log_export_path=None,
-                             description=None)
+                             description=None, gpu_count=256.0, pool_id="pool-1", preemptible=True)
     if kind == r.ALAYA_MOUNT:
         return storage_mount(read_only=False)
     return {"name": "algo", "image_url": "docker.io/someone/algo:1"}
@@ -658,7 +701,7 @@ def test_plugin_resources_get_the_same_violations_and_messages(kind: str) -> Non
     assert found[r.PLUGIN] == found[r.DYNAMIC]
     reported = [m for messages in found[r.PLUGIN].values() for m in messages]
     assert reported and all(m.startswith(f"{kind} 'rogue': ") for m in reported), reported
-    expected = {r.ALAYA_JOB: 7, r.MODELARTS_JOB: 7, r.ALAYA_MOUNT: 1, r.MODELARTS_ALGORITHM: 2}[kind]
+    expected = {r.ALAYA_JOB: 7, r.MODELARTS_JOB: 9, r.ALAYA_MOUNT: 1, r.MODELARTS_ALGORITHM: 2}[kind]
     assert sum(1 for messages in found[r.PLUGIN].values() if messages) == expected, found[r.PLUGIN]
 
 

@@ -59,7 +59,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
     """An Alaya NeW distributed training task.
 
     Outputs (besides every input): training_task_id, status, result_key, created_time, start_time, end_time,
-        reason, gpus_per_node, gpu_count, cost_per_hour.
+        duration_ms, reason, gpus_per_node, gpu_count, cost_per_hour.
 
     Every input reads as an Output: the value given, the default the provider filled in, or None for an
         optional input left out (the provider never fills those in).
@@ -98,6 +98,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "created_time",
         "start_time",
         "end_time",
+        "duration_ms",
         "reason",
         "gpus_per_node",
         "gpu_count",
@@ -143,6 +144,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         created_time: pulumi.Output[str | None]
         start_time: pulumi.Output[str | None]
         end_time: pulumi.Output[str | None]
+        duration_ms: pulumi.Output[int | None]
         reason: pulumi.Output[str | None]
         gpus_per_node: pulumi.Output[int | None]
         gpu_count: pulumi.Output[int | None]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import sys
 import time
+from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, SerializationInfo, field_serializer, model_validator
@@ -162,6 +163,9 @@ class TrainingJobOutputs(specs.Output):
     created_time: str | None = specs.output_field(description="When the platform created the task.")
     start_time: str | None = specs.output_field(description="When the task started running.")
     end_time: str | None = specs.output_field(description="When the task ended.")
+    duration_ms: int | None = specs.output_field(
+        description="Running time in milliseconds: derived as end_time - start_time once both are known (Alaya "
+        "NeW reports no duration).")
     reason: str | None = specs.output_field(description="The platform's reason for the status, if any.")
     gpus_per_node: int | None = specs.output_field(
         description="GPUs per node, from the product list's gpuCount; known at preview (unset without credentials).")
@@ -476,8 +480,21 @@ class TrainingJobProvider(AlayaProvider):
             "created_time": detail.get("createdTime"),
             "start_time": detail.get("startTime"),
             "end_time": detail.get("endTime") or detail.get("finishTime"),
+            "duration_ms": _duration_ms(detail.get("startTime"), detail.get("endTime") or detail.get("finishTime")),
             "reason": detail.get("reason") or None,
         }
+
+
+def _duration_ms(start: Any, end: Any) -> int | None:
+    """Both times are the platform's wall-clock strings of one zone ("2024-05-01 10:00:00"), so their
+    difference is the running time whatever the zone; None when either is missing or unreadable."""
+    if not start or not end:
+        return None
+    try:
+        return max(0, int((datetime.fromisoformat(str(end)) - datetime.fromisoformat(str(start))).total_seconds()
+                          * 1000))
+    except (TypeError, ValueError):
+        return None
 
 
 def _refused(err: ApiError) -> bool:

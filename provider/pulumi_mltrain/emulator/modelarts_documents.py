@@ -290,13 +290,65 @@ def _volumes(value: Any) -> list[Json]:
     return out
 
 
-def _schedule_policy(value: Any) -> Json:
-    policy = _object(value, "spec.schedule_policy")
+_AFFINITY_TYPES = ("cabinet", "hyperinstance", "networkTopology")
+_AFFINITY_LEVELS = {"job_level": ("cluster", "hyperinstanceGroup"), "affinity_group_level": ("hyperinstance", "slice")}
+NOTIFICATION_EVENTS = ("JobStarted", "JobCompleted", "JobFailed", "JobTerminated", "JobRestarted", "JobHanged",
+                       "JobPreempted")
+_TOPIC_URN = re.compile(r"^urn:smn:[a-z0-9-]+:[A-Za-z0-9]+:[A-Za-z0-9][A-Za-z0-9_-]{0,255}$")
+_KEY_PAIR = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _schedule_policy(value: Any, pool_id: Any) -> Json:
+    """Priority, preemption and affinity: scheduling inside a dedicated pool."""
+    where = "spec.schedule_policy"
+    policy = _object(value, where)
     priority = policy.get("priority")
-    if priority is not None and (not isinstance(priority, int) or isinstance(priority, bool)
-                                 or not 1 <= priority <= 3):
-        raise invalid("spec.schedule_policy.priority must be 1, 2 or 3")
+    if priority is not None and (not _int(priority) or not 1 <= priority <= 3):
+        raise invalid(f"{where}.priority must be 1, 2 or 3")
+    if policy.get("preemptible") is not None and not isinstance(policy["preemptible"], bool):
+        raise invalid(f"{where}.preemptible must be a boolean")
+    affinity = _object(policy.get("required_affinity"), f"{where}.required_affinity")
+    if affinity:
+        kind = affinity.get("affinity_type")
+        if kind not in _AFFINITY_TYPES:
+            raise invalid(f"{where}.required_affinity.affinity_type must be one of {', '.join(_AFFINITY_TYPES)}")
+        size = affinity.get("affinity_group_size")
+        if (size is not None or kind != "cabinet") and not (isinstance(size, int) and _int(size) and size >= 1):
+            raise invalid(f"{where}.required_affinity.affinity_group_size must be a positive integer (required "
+                          "with hyperinstance and networkTopology)")
+        for key, allowed in _AFFINITY_LEVELS.items():
+            level = affinity.get(key)
+            if level is not None and (kind != "networkTopology" or level not in allowed):
+                raise invalid(f"{where}.required_affinity.{key} must be one of {', '.join(allowed)} "
+                              "with affinity_type networkTopology")
+    if (policy.get("preemptible") or affinity) and not pool_id:
+        raise invalid(f"{where}: preemptible and required_affinity need a dedicated pool (spec.resource.pool_id)")
     return policy
+
+
+def _notification(value: Any) -> Json:
+    note = _object(value, "spec.notification", required=True)
+    if not isinstance(note.get("topic_urn"), str) or not _TOPIC_URN.match(note["topic_urn"]):
+        raise invalid("spec.notification.topic_urn must be an SMN topic URN (urn:smn:<region>:<project>:<topic>)")
+    events = _list(note.get("events"), "spec.notification.events")
+    unknown = [e for e in events if e not in NOTIFICATION_EVENTS]
+    if not events or unknown or len(set(events)) != len(events):
+        raise invalid(f"spec.notification.events must list distinct events of {', '.join(NOTIFICATION_EVENTS)}"
+                      + (f" (unknown: {', '.join(map(str, unknown))})" if unknown else ""))
+    return {"topic_urn": note["topic_urn"], "events": events}
+
+
+def _endpoints(value: Any) -> Json:
+    endpoints = _object(value, "endpoints")
+    ssh = _object(endpoints.get("ssh"), "endpoints.ssh")
+    names = _list(ssh.get("key_pair_names"), "endpoints.ssh.key_pair_names")
+    if any(not isinstance(n, str) or not _KEY_PAIR.match(n) for n in names):
+        raise invalid("endpoints.ssh.key_pair_names must be ECS key pair names")
+    return endpoints
 
 
 def _annotations(metadata: Json) -> Json:
@@ -305,6 +357,9 @@ def _annotations(metadata: Json) -> Json:
     if retries is not None and (not isinstance(retries, str) or not retries.isdigit()
                                 or not 1 <= int(retries) <= 128):
         raise invalid(f"metadata.annotations.{contract.RETRY_ANNOTATION} must be a string of 1-128")
+    for switch in (contract.UNCONDITIONAL_RETRY_ANNOTATION, contract.HANG_RETRY_ANNOTATION):
+        if annotations.get(switch) not in (None, "true", "false"):
+            raise invalid(f"metadata.annotations.{switch} must be \"true\" or \"false\"")
     return {"job_template": "Template DL", "key_task": "worker", **annotations}
 
 
@@ -337,9 +392,12 @@ def build_job(body: Any, *, job_id: str, now_ms: int, algorithms: Callable[[str]
     if spec.get("volumes") is not None:
         job["spec"]["volumes"] = _volumes(spec["volumes"])
     if spec.get("schedule_policy") is not None:
-        job["spec"]["schedule_policy"] = _schedule_policy(spec["schedule_policy"])
+        pool_id = job["spec"]["resource"].get("pool_id")
+        job["spec"]["schedule_policy"] = _schedule_policy(spec["schedule_policy"], pool_id)
+    if spec.get("notification") is not None:
+        job["spec"]["notification"] = _notification(spec["notification"])
     if body.get("endpoints") is not None:
-        job["endpoints"] = _object(body["endpoints"], "endpoints")
+        job["endpoints"] = _endpoints(body["endpoints"])
     return job
 
 

@@ -18,10 +18,13 @@ __all__ = [
     "DatasetRef",
     "JobParameter",
     "NfsMount",
+    "Notification",
     "ObsChannel",
     "ObsMount",
     "ParameterConstraint",
+    "RequiredAffinity",
     "ResourceRequirement",
+    "TaskExit",
     "Timeouts",
     "TrainingJob",
     "Volume",
@@ -197,6 +200,53 @@ class Volume(TypedDict):
 
     nfs: NotRequired[pulumi.Input[NfsMount] | None]
     obs: NotRequired[pulumi.Input[ObsMount] | None]
+
+
+class RequiredAffinity(TypedDict):
+    """`spec.schedule_policy.required_affinity`: hard placement of the job's tasks in a dedicated pool.
+
+    Keys:
+        affinity_type: cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
+            Allowed: 'cabinet', 'hyperinstance', 'networkTopology'. Required.
+        affinity_group_size: Tasks placed together in one supernode; required with hyperinstance and
+            networkTopology.
+        job_level: networkTopology only: the highest node group level the whole job may span. Allowed:
+            'cluster', 'hyperinstanceGroup'.
+        affinity_group_level: networkTopology only: the highest level one affinity group may span. Allowed:
+            'hyperinstance', 'slice'.
+    """
+
+    affinity_type: pulumi.Input[Literal["cabinet", "hyperinstance", "networkTopology"]]
+    affinity_group_size: NotRequired[pulumi.Input[int] | None]
+    job_level: NotRequired[pulumi.Input[Literal["cluster", "hyperinstanceGroup"]] | None]
+    affinity_group_level: NotRequired[pulumi.Input[Literal["hyperinstance", "slice"]] | None]
+
+
+class Notification(TypedDict):
+    """`spec.notification`: an SMN topic told of the job's events (a failure is heard of after `up` exits).
+
+    Keys:
+        topic_urn: SMN topic URN: urn:smn:<region>:<project_id>:<topic>. Required.
+        events: Events to report: JobStarted, JobCompleted, JobFailed, JobTerminated, JobRestarted,
+            JobHanged, JobPreempted. Required.
+    """
+
+    topic_urn: pulumi.Input[str]
+    events: pulumi.Input[Sequence[pulumi.Input[str]]]
+
+
+class TaskExit(TypedDict):
+    """How one task of a job ended (`status.task_statuses[]`): what to read first when a run failed.
+
+    Keys:
+        task: Task name, e.g. worker-0. Required.
+        exit_code: The task's exit code (0 when it succeeded).
+        message: The platform's message about the task's end.
+    """
+
+    task: pulumi.Input[str]
+    exit_code: NotRequired[pulumi.Input[int] | None]
+    message: NotRequired[pulumi.Input[str] | None]
 
 
 class _AlgorithmProvider(LazyProvider):
@@ -375,8 +425,8 @@ class _TrainingJobProvider(LazyProvider):
 class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
     """A Huawei Cloud ModelArts v2 training job.
 
-    Outputs (besides every input): job_id, phase, secondary_phase, duration_ms, tasks, metrics_summary,
-        create_time, reason, gpus_per_node, gpu_count, billing_code.
+    Outputs (besides every input): job_id, phase, secondary_phase, duration_ms, start_time, end_time,
+        task_statuses, tasks, metrics_summary, create_time, reason, gpus_per_node, gpu_count, billing_code.
 
     Every input reads as an Output: the value given, the default the provider filled in, or None for an
         optional input left out (the provider never fills those in).
@@ -411,6 +461,12 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "volumes",
         "retry_count",
         "priority",
+        "preemptible",
+        "required_affinity",
+        "notification",
+        "ssh_key_pair_names",
+        "unconditional_retry",
+        "hang_retry",
         "tags",
         "replace_running",
         "wait_for",
@@ -420,6 +476,9 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "phase",
         "secondary_phase",
         "duration_ms",
+        "start_time",
+        "end_time",
+        "task_statuses",
         "tasks",
         "metrics_summary",
         "create_time",
@@ -464,6 +523,12 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         volumes: pulumi.Output[list[Volume] | None]
         retry_count: pulumi.Output[int | None]
         priority: pulumi.Output[int | None]
+        preemptible: pulumi.Output[bool | None]
+        required_affinity: pulumi.Output[RequiredAffinity | None]
+        notification: pulumi.Output[Notification | None]
+        ssh_key_pair_names: pulumi.Output[list[str] | None]
+        unconditional_retry: pulumi.Output[bool | None]
+        hang_retry: pulumi.Output[bool | None]
         tags: pulumi.Output[dict[str, str] | None]
         replace_running: pulumi.Output[Literal["allow", "refuse"]]
         wait_for: pulumi.Output[Literal["accepted", "running", "completed"]]
@@ -471,6 +536,9 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         phase: pulumi.Output[str]
         secondary_phase: pulumi.Output[str | None]
         duration_ms: pulumi.Output[int | None]
+        start_time: pulumi.Output[int | None]
+        end_time: pulumi.Output[int | None]
+        task_statuses: pulumi.Output[list[TaskExit] | None]
         tasks: pulumi.Output[list[str] | None]
         metrics_summary: pulumi.Output[dict[str, float] | None]
         create_time: pulumi.Output[int | None]
@@ -508,6 +576,12 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         volumes: pulumi.Input[Sequence[pulumi.Input[Volume]]] | None = None,
         retry_count: pulumi.Input[int] | None = None,
         priority: pulumi.Input[int] | None = None,
+        preemptible: pulumi.Input[bool] | None = None,
+        required_affinity: pulumi.Input[RequiredAffinity] | None = None,
+        notification: pulumi.Input[Notification] | None = None,
+        ssh_key_pair_names: pulumi.Input[Sequence[pulumi.Input[str]]] | None = None,
+        unconditional_retry: pulumi.Input[bool] | None = None,
+        hang_retry: pulumi.Input[bool] | None = None,
         tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
         replace_running: pulumi.Input[Literal["allow", "refuse"]] | None = None,
         wait_for: pulumi.Input[Literal["accepted", "running", "completed"]] | None = None,
@@ -568,6 +642,21 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 it replaces the resource.
             priority: Scheduling priority in a dedicated pool: 1 (low) to 3 (high). Changing it replaces the
                 resource.
+            preemptible: Whether higher-priority jobs may preempt this one (dedicated pool only; set
+                retry_count or unconditional_retry so that a preempted job starts again). Changing it
+                replaces the resource.
+            required_affinity: Hard placement of the tasks in a dedicated pool {affinity_type: cabinet |
+                hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
+                Changing it replaces the resource.
+            notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted |
+                JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}. Changing it replaces
+                the resource.
+            ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug
+                it). Changing it replaces the resource.
+            unconditional_retry: Restart the job after any fault, not only after the faults ModelArts
+                recognises. Changing it replaces the resource.
+            hang_retry: Restart the job when ModelArts finds it hanging (no progress). Changing it replaces
+                the resource.
             tags: User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner
                 mark lives beside them and never shows here. Changing it updates the resource in place.
             replace_running: refuse: a preview that would replace (delete and recreate) this job while it is
@@ -606,6 +695,12 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
             "volumes": volumes,
             "retry_count": retry_count,
             "priority": priority,
+            "preemptible": preemptible,
+            "required_affinity": required_affinity,
+            "notification": notification,
+            "ssh_key_pair_names": ssh_key_pair_names,
+            "unconditional_retry": unconditional_retry,
+            "hang_retry": hang_retry,
             "tags": tags,
             "replace_running": replace_running,
             "wait_for": wait_for,

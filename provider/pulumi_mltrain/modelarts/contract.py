@@ -44,6 +44,9 @@ JOB_TAGS_CREATE = JOB_TAGS + "/create"
 JOB_TAGS_DELETE = JOB_TAGS + "/delete"  # DELETE {"tags": [{key}]} (204); other keys stay
 # Automatic restarts (fault tolerance): a job annotation whose value is the count as a string.
 RETRY_ANNOTATION = "fault-tolerance/job-retry-num"
+# Restart after any fault, and restart a job that hangs: switches whose value is "true" or "false".
+UNCONDITIONAL_RETRY_ANNOTATION = "fault-tolerance/job-unconditional-retry"
+HANG_RETRY_ANNOTATION = "fault-tolerance/hang-retry"
 
 JOB_KIND = "job"
 TERMINATE = "terminate"

@@ -295,3 +295,84 @@ class DataInput(_Nested):
         if (self.obs_url is None) == (self.dataset is None):
             raise ValueError("give exactly one of obs_url or dataset")
         return self
+
+
+# ----- scheduling, notification and access (issue 24, item 4) ------------------------------------------
+# The training events an SMN topic can be told of, as Huawei documents `spec.notification.events`.
+NOTIFICATION_EVENTS = ("JobStarted", "JobCompleted", "JobFailed", "JobTerminated", "JobRestarted", "JobHanged",
+                       "JobPreempted")
+# urn:smn:<region>:<project_id>:<topic name>, as SMN gives a topic's URN.
+TOPIC_URN_RE = re.compile(r"^urn:smn:[a-z0-9-]+:[A-Za-z0-9]+:[A-Za-z0-9][A-Za-z0-9_-]{0,255}$")
+KEY_PAIR_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def _flag_out(value: bool, info: SerializationInfo) -> Any:
+    """Annotation switches are the strings "true"/"false" on the wire."""
+    return ("true" if value else "false") if info.by_alias else value
+
+
+AnnotationFlag = Annotated[bool, PlainSerializer(_flag_out)]
+
+
+class Notification(_Nested):
+    """`spec.notification`: an SMN topic told of the job's events (a failure is heard of after `up` exits)."""
+
+    topic_urn: str = Field(description="SMN topic URN: urn:smn:<region>:<project_id>:<topic>.",
+                           pattern=TOPIC_URN_RE.pattern)
+    events: list[str] = Field(
+        min_length=1, description="Events to report: JobStarted, JobCompleted, JobFailed, JobTerminated, "
+        "JobRestarted, JobHanged, JobPreempted.")
+
+    @field_validator("events")
+    @classmethod
+    def _known_and_distinct(cls, value: list[str]) -> list[str]:
+        unknown = [e for e in value if e not in NOTIFICATION_EVENTS]
+        if unknown:
+            raise ValueError(f"has unknown event(s) {', '.join(unknown)}; ModelArts reports "
+                             f"{', '.join(NOTIFICATION_EVENTS)}")
+        repeated = sorted({e for e in value if value.count(e) > 1})
+        if repeated:
+            raise ValueError(f"lists {', '.join(repeated)} more than once")
+        return value
+
+
+class RequiredAffinity(_Nested):
+    """`spec.schedule_policy.required_affinity`: hard placement of the job's tasks in a dedicated pool."""
+
+    affinity_type: Literal["cabinet", "hyperinstance", "networkTopology"] = Field(
+        description="cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.")
+    affinity_group_size: int | None = Field(
+        None, ge=1, description="Tasks placed together in one supernode; required with hyperinstance and "
+        "networkTopology.")
+    job_level: Literal["cluster", "hyperinstanceGroup"] | None = Field(
+        None, description="networkTopology only: the highest node group level the whole job may span.")
+    affinity_group_level: Literal["hyperinstance", "slice"] | None = Field(
+        None, description="networkTopology only: the highest level one affinity group may span.")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RequiredAffinity:
+        if self.affinity_type != "cabinet" and self.affinity_group_size is None:
+            raise ValueError(f"affinity_group_size is required with affinity_type {self.affinity_type}")
+        if self.affinity_type != "networkTopology" and (self.job_level or self.affinity_group_level):
+            raise ValueError("job_level and affinity_group_level apply only to affinity_type networkTopology")
+        return self
+
+
+def key_pair_problems(names: list[str] | None) -> list[tuple[str, str]]:
+    """SSH key pair names as ECS gives them (1-64 letters, digits, _ or -), each once."""
+    out: list[tuple[str, str]] = []
+    for i, name in enumerate(names or []):
+        if not KEY_PAIR_RE.match(name):
+            out.append((f"ssh_key_pair_names[{i}]", f"{name!r} is not an ECS key pair name (1-64 letters, digits, "
+                                                    "_ or -)"))
+        elif name in (names or [])[:i]:
+            out.append((f"ssh_key_pair_names[{i}]", f"{name} is listed twice"))
+    return out
+
+
+class TaskExit(_Nested):
+    """How one task of a job ended (`status.task_statuses[]`): what to read first when a run failed."""
+
+    task: str = Field(description="Task name, e.g. worker-0.")
+    exit_code: int | None = Field(None, description="The task's exit code (0 when it succeeded).")
+    message: str | None = Field(None, description="The platform's message about the task's end.")

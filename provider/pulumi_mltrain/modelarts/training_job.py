@@ -36,17 +36,22 @@ from .client import ModelArtsClient
 from .lookups import failure_tail
 from .models import (
     NAME_RE,
+    AnnotationFlag,
     DataInput,
     JobParameter,
+    Notification,
     ObjectId,
     ObsChannel,
     ObsPath,
+    RequiredAffinity,
     RetryCount,
+    TaskExit,
     UserTags,
     Volume,
     code_problems,
     duplicate_names,
     engine_problems,
+    key_pair_problems,
     tag_problems,
     volume_problems,
 )
@@ -131,6 +136,25 @@ class TrainingJobSpec(ManagedSpec):
     priority: int | None = specs.spec_field(
         None, description="Scheduling priority in a dedicated pool: 1 (low) to 3 (high).",
         wire="spec.schedule_policy.priority", ge=1, le=3)
+    preemptible: bool | None = specs.spec_field(
+        None, description="Whether higher-priority jobs may preempt this one (dedicated pool only; set retry_count "
+        "or unconditional_retry so that a preempted job starts again).", wire="spec.schedule_policy.preemptible")
+    required_affinity: RequiredAffinity | None = specs.spec_field(
+        None, description="Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance "
+        "| networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.",
+        wire="spec.schedule_policy.required_affinity")
+    notification: Notification | None = specs.spec_field(
+        None, description="SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | "
+        "JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.", wire="spec.notification")
+    ssh_key_pair_names: list[str] | None = specs.spec_field(
+        None, description="ECS key pair names whose keys may SSH into the running job's tasks (to debug it).",
+        wire="endpoints.ssh.key_pair_names")
+    unconditional_retry: AnnotationFlag | None = specs.spec_field(
+        None, description="Restart the job after any fault, not only after the faults ModelArts recognises.",
+        wire=f"metadata.annotations.{contract.UNCONDITIONAL_RETRY_ANNOTATION}")
+    hang_retry: AnnotationFlag | None = specs.spec_field(
+        None, description="Restart the job when ModelArts finds it hanging (no progress).",
+        wire=f"metadata.annotations.{contract.HANG_RETRY_ANNOTATION}")
     tags: UserTags | None = specs.spec_field(
         None, description="User tags {key: value} (job tags API; at most 20); changed in place. The provider's "
         "owner mark lives beside them and never shows here.", wire="tags", on_change="update")
@@ -171,6 +195,11 @@ class TrainingJobSpec(ManagedSpec):
         out += duplicate_names({"inputs": self.inputs, "outputs": self.outputs})
         out += duplicate_names({"parameters": self.parameters})
         out += volume_problems(self.volumes) + tag_problems(self.tags)
+        out += key_pair_problems(self.ssh_key_pair_names)
+        if not self.pool_id:
+            # ModelArts schedules by priority, preemption and affinity only inside a dedicated pool.
+            out += [(f, "needs a dedicated pool: set pool_id") for f in ("preemptible", "required_affinity")
+                    if getattr(self, f)]
         envs = self.environments or {}
         if len(envs) > MAX_ENVIRONMENTS:
             out.append(("environments", f"has {len(envs)} variables; ModelArts allows at most {MAX_ENVIRONMENTS}"))
@@ -186,7 +215,14 @@ class TrainingJobOutputs(specs.Output):
         description="Phase at the last create/update/refresh: Creating, Pending, Running, Completed, Failed, "
         "Abnormal, Terminating or Terminated.", always=True)
     secondary_phase: str | None = specs.output_field(description="ModelArts' detailed phase (informational).")
-    duration_ms: int | None = specs.output_field(description="Running time in milliseconds.")
+    duration_ms: int | None = specs.output_field(description="Running time in milliseconds (status.duration).")
+    start_time: int | None = specs.output_field(
+        description="When the job started running, epoch milliseconds (status.start_time; unset before).")
+    end_time: int | None = specs.output_field(
+        description="When a finished job stopped running, epoch milliseconds: derived as start_time + duration_ms "
+        "(ModelArts reports no end time); unset while the job has not ended.")
+    task_statuses: list[TaskExit] | None = specs.output_field(
+        description="Each ended task's exit code and message [{task, exit_code, message}] (status.task_statuses).")
     tasks: list[str] | None = specs.output_field(description="Task names, e.g. [worker-0].")
     metrics_summary: dict[str, float] | None = specs.output_field(
         description="Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.")
@@ -487,6 +523,10 @@ class TrainingJobProvider(ModelArtsProvider):
             "phase": phase,
             "secondary_phase": status.get("secondary_phase"),
             "duration_ms": status.get("duration"),
+            **_run_times(status, phase),
+            "task_statuses": [{"task": str(row.get("task") or ""), "exit_code": row.get("exit_code"),
+                               "message": row.get("message") or None}
+                              for row in status.get("task_statuses") or [] if isinstance(row, dict)] or None,
             "tasks": tasks,
             "create_time": metadata.get("create_time"),
             "reason": (_reason(job) or None) if phase in contract.FAILURES else None,
@@ -499,6 +539,17 @@ class TrainingJobProvider(ModelArtsProvider):
             except MltrainError as err:
                 print(f"[mltrain] job {job_id}: logs/metrics not available: {err}", file=sys.stderr)
         return out
+
+
+def _run_times(status: dict[str, Any], phase: str) -> dict[str, int | None]:
+    """start_time as ModelArts gives it (0 before the job starts); end_time derived from it and the
+    duration once the job has ended, since ModelArts reports no end time."""
+    raw, duration = status.get("start_time"), status.get("duration")
+    start = raw if isinstance(raw, int) and not isinstance(raw, bool) and raw > 0 else None
+    end = None
+    if phase in contract.SETTLED and start is not None and isinstance(duration, int):
+        end = start + duration
+    return {"start_time": start, "end_time": end}
 
 
 def _mark(job: dict[str, Any]) -> Mark | None:

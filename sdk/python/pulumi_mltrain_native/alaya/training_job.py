@@ -519,6 +519,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["worker_count"] = worker_count
             __props__.__dict__["cost_per_hour"] = None
             __props__.__dict__["created_time"] = None
+            __props__.__dict__["duration_ms"] = None
             __props__.__dict__["end_time"] = None
             __props__.__dict__["gpu_count"] = None
             __props__.__dict__["gpus_per_node"] = None
@@ -556,6 +557,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["create_type"] = None
         __props__.__dict__["created_time"] = None
         __props__.__dict__["description"] = None
+        __props__.__dict__["duration_ms"] = None
         __props__.__dict__["enable_auto_retry"] = None
         __props__.__dict__["enable_timeout_cancel"] = None
         __props__.__dict__["end_time"] = None
@@ -629,6 +631,14 @@ class TrainingJob(pulumi.CustomResource):
         Task description. Allowed: at most 1024 characters.
         """
         return pulumi.get(self, "description")
+
+    @_builtins.property
+    @pulumi.getter
+    def duration_ms(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        Running time in milliseconds: derived as end_time - start_time once both are known (Alaya NeW reports no duration).
+        """
+        return pulumi.get(self, "duration_ms")
 
     @_builtins.property
     @pulumi.getter

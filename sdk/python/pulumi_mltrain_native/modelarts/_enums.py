@@ -9,6 +9,9 @@ from enum import Enum
 __all__ = [
     'GetFlavorsArgsFlavorType',
     'ParameterConstraintType',
+    'RequiredAffinityAffinityGroupLevel',
+    'RequiredAffinityAffinityType',
+    'RequiredAffinityJobLevel',
     'ResourceRequirementKey',
     'ResourceRequirementOperator',
     'TrainingJobReplaceRunning',
@@ -29,6 +32,25 @@ class ParameterConstraintType(_builtins.str, Enum):
     INTEGER = "Integer"
     FLOAT = "Float"
     BOOLEAN = "Boolean"
+
+
+@pulumi.type_token("mltrain:modelarts:RequiredAffinityAffinityGroupLevel")
+class RequiredAffinityAffinityGroupLevel(_builtins.str, Enum):
+    HYPERINSTANCE = "hyperinstance"
+    SLICE = "slice"
+
+
+@pulumi.type_token("mltrain:modelarts:RequiredAffinityAffinityType")
+class RequiredAffinityAffinityType(_builtins.str, Enum):
+    CABINET = "cabinet"
+    HYPERINSTANCE = "hyperinstance"
+    NETWORK_TOPOLOGY = "networkTopology"
+
+
+@pulumi.type_token("mltrain:modelarts:RequiredAffinityJobLevel")
+class RequiredAffinityJobLevel(_builtins.str, Enum):
+    CLUSTER = "cluster"
+    HYPERINSTANCE_GROUP = "hyperinstanceGroup"
 
 
 @pulumi.type_token("mltrain:modelarts:ResourceRequirementKey")

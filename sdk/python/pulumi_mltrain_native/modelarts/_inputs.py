@@ -28,12 +28,16 @@ __all__ = [
     'JobParameterArgsDict',
     'NfsMountArgs',
     'NfsMountArgsDict',
+    'NotificationArgs',
+    'NotificationArgsDict',
     'ObsChannelArgs',
     'ObsChannelArgsDict',
     'ObsMountArgs',
     'ObsMountArgsDict',
     'ParameterConstraintArgs',
     'ParameterConstraintArgsDict',
+    'RequiredAffinityArgs',
+    'RequiredAffinityArgsDict',
     'ResourceRequirementArgs',
     'ResourceRequirementArgsDict',
     'TimeoutsArgs',
@@ -449,6 +453,58 @@ class NfsMountArgs:
         pulumi.set(self, "read_only", value)
 
 
+class NotificationArgsDict(TypedDict):
+    """
+    `spec.notification`: an SMN topic told of the job's events (a failure is heard of after `up` exits).
+    """
+    events: pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]
+    """
+    Events to report: JobStarted, JobCompleted, JobFailed, JobTerminated, JobRestarted, JobHanged, JobPreempted. Allowed: at least 1 items.
+    """
+    topic_urn: pulumi.Input[_builtins.str]
+    """
+    SMN topic URN: urn:smn:<region>:<project_id>:<topic>. Allowed: matches `^urn:smn:[a-z0-9-]+:[A-Za-z0-9]+:[A-Za-z0-9][A-Za-z0-9_-]{0,255}$`.
+    """
+
+@pulumi.input_type
+class NotificationArgs:
+    def __init__(__self__, *,
+                 events: pulumi.Input[Sequence[pulumi.Input[_builtins.str]]],
+                 topic_urn: pulumi.Input[_builtins.str]):
+        """
+        `spec.notification`: an SMN topic told of the job's events (a failure is heard of after `up` exits).
+
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] events: Events to report: JobStarted, JobCompleted, JobFailed, JobTerminated, JobRestarted, JobHanged, JobPreempted. Allowed: at least 1 items.
+        :param pulumi.Input[_builtins.str] topic_urn: SMN topic URN: urn:smn:<region>:<project_id>:<topic>. Allowed: matches `^urn:smn:[a-z0-9-]+:[A-Za-z0-9]+:[A-Za-z0-9][A-Za-z0-9_-]{0,255}$`.
+        """
+        pulumi.set(__self__, "events", events)
+        pulumi.set(__self__, "topic_urn", topic_urn)
+
+    @_builtins.property
+    @pulumi.getter
+    def events(self) -> pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]:
+        """
+        Events to report: JobStarted, JobCompleted, JobFailed, JobTerminated, JobRestarted, JobHanged, JobPreempted. Allowed: at least 1 items.
+        """
+        return pulumi.get(self, "events")
+
+    @events.setter
+    def events(self, value: pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]):
+        pulumi.set(self, "events", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def topic_urn(self) -> pulumi.Input[_builtins.str]:
+        """
+        SMN topic URN: urn:smn:<region>:<project_id>:<topic>. Allowed: matches `^urn:smn:[a-z0-9-]+:[A-Za-z0-9]+:[A-Za-z0-9][A-Za-z0-9_-]{0,255}$`.
+        """
+        return pulumi.get(self, "topic_urn")
+
+    @topic_urn.setter
+    def topic_urn(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "topic_urn", value)
+
+
 class ObsChannelArgsDict(TypedDict):
     """
     A ModelArts data channel backed by OBS: an input the job reads, or an output it writes.
@@ -723,6 +779,99 @@ class ParameterConstraintArgs:
     @valid_type.setter
     def valid_type(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "valid_type", value)
+
+
+class RequiredAffinityArgsDict(TypedDict):
+    """
+    `spec.schedule_policy.required_affinity`: hard placement of the job's tasks in a dedicated pool.
+    """
+    affinity_type: pulumi.Input['RequiredAffinityAffinityType']
+    """
+    cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
+    """
+    affinity_group_level: NotRequired[pulumi.Input[Optional['RequiredAffinityAffinityGroupLevel']]]
+    """
+    networkTopology only: the highest level one affinity group may span.
+    """
+    affinity_group_size: NotRequired[pulumi.Input[Optional[_builtins.int]]]
+    """
+    Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
+    """
+    job_level: NotRequired[pulumi.Input[Optional['RequiredAffinityJobLevel']]]
+    """
+    networkTopology only: the highest node group level the whole job may span.
+    """
+
+@pulumi.input_type
+class RequiredAffinityArgs:
+    def __init__(__self__, *,
+                 affinity_type: pulumi.Input['RequiredAffinityAffinityType'],
+                 affinity_group_level: pulumi.Input[Optional['RequiredAffinityAffinityGroupLevel']] = None,
+                 affinity_group_size: pulumi.Input[Optional[_builtins.int]] = None,
+                 job_level: pulumi.Input[Optional['RequiredAffinityJobLevel']] = None):
+        """
+        `spec.schedule_policy.required_affinity`: hard placement of the job's tasks in a dedicated pool.
+
+        :param pulumi.Input['RequiredAffinityAffinityType'] affinity_type: cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
+        :param pulumi.Input['RequiredAffinityAffinityGroupLevel'] affinity_group_level: networkTopology only: the highest level one affinity group may span.
+        :param pulumi.Input[_builtins.int] affinity_group_size: Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
+        :param pulumi.Input['RequiredAffinityJobLevel'] job_level: networkTopology only: the highest node group level the whole job may span.
+        """
+        pulumi.set(__self__, "affinity_type", affinity_type)
+        if affinity_group_level is not None:
+            pulumi.set(__self__, "affinity_group_level", affinity_group_level)
+        if affinity_group_size is not None:
+            pulumi.set(__self__, "affinity_group_size", affinity_group_size)
+        if job_level is not None:
+            pulumi.set(__self__, "job_level", job_level)
+
+    @_builtins.property
+    @pulumi.getter
+    def affinity_type(self) -> pulumi.Input['RequiredAffinityAffinityType']:
+        """
+        cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
+        """
+        return pulumi.get(self, "affinity_type")
+
+    @affinity_type.setter
+    def affinity_type(self, value: pulumi.Input['RequiredAffinityAffinityType']):
+        pulumi.set(self, "affinity_type", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def affinity_group_level(self) -> pulumi.Input[Optional['RequiredAffinityAffinityGroupLevel']]:
+        """
+        networkTopology only: the highest level one affinity group may span.
+        """
+        return pulumi.get(self, "affinity_group_level")
+
+    @affinity_group_level.setter
+    def affinity_group_level(self, value: pulumi.Input[Optional['RequiredAffinityAffinityGroupLevel']]):
+        pulumi.set(self, "affinity_group_level", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def affinity_group_size(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
+        """
+        return pulumi.get(self, "affinity_group_size")
+
+    @affinity_group_size.setter
+    def affinity_group_size(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "affinity_group_size", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def job_level(self) -> pulumi.Input[Optional['RequiredAffinityJobLevel']]:
+        """
+        networkTopology only: the highest node group level the whole job may span.
+        """
+        return pulumi.get(self, "job_level")
+
+    @job_level.setter
+    def job_level(self, value: pulumi.Input[Optional['RequiredAffinityJobLevel']]):
+        pulumi.set(self, "job_level", value)
 
 
 class ResourceRequirementArgsDict(TypedDict):

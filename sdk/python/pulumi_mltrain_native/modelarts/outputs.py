@@ -25,10 +25,13 @@ __all__ = [
     'JobParameter',
     'JobSummary',
     'NfsMount',
+    'Notification',
     'ObsChannel',
     'ObsMount',
     'ParameterConstraint',
+    'RequiredAffinity',
     'ResourceRequirement',
+    'TaskExit',
     'TaskLog',
     'Timeouts',
     'Volume',
@@ -404,6 +407,40 @@ class NfsMount(dict):
 
 
 @pulumi.output_type
+class Notification(dict):
+    """
+    `spec.notification`: an SMN topic told of the job's events (a failure is heard of after `up` exits).
+    """
+    def __init__(__self__, *,
+                 events: Sequence[_builtins.str],
+                 topic_urn: _builtins.str):
+        """
+        `spec.notification`: an SMN topic told of the job's events (a failure is heard of after `up` exits).
+
+        :param Sequence[_builtins.str] events: Events to report: JobStarted, JobCompleted, JobFailed, JobTerminated, JobRestarted, JobHanged, JobPreempted. Allowed: at least 1 items.
+        :param _builtins.str topic_urn: SMN topic URN: urn:smn:<region>:<project_id>:<topic>. Allowed: matches `^urn:smn:[a-z0-9-]+:[A-Za-z0-9]+:[A-Za-z0-9][A-Za-z0-9_-]{0,255}$`.
+        """
+        pulumi.set(__self__, "events", events)
+        pulumi.set(__self__, "topic_urn", topic_urn)
+
+    @_builtins.property
+    @pulumi.getter
+    def events(self) -> Sequence[_builtins.str]:
+        """
+        Events to report: JobStarted, JobCompleted, JobFailed, JobTerminated, JobRestarted, JobHanged, JobPreempted. Allowed: at least 1 items.
+        """
+        return pulumi.get(self, "events")
+
+    @_builtins.property
+    @pulumi.getter
+    def topic_urn(self) -> _builtins.str:
+        """
+        SMN topic URN: urn:smn:<region>:<project_id>:<topic>. Allowed: matches `^urn:smn:[a-z0-9-]+:[A-Za-z0-9]+:[A-Za-z0-9][A-Za-z0-9_-]{0,255}$`.
+        """
+        return pulumi.get(self, "topic_urn")
+
+
+@pulumi.output_type
 class ObsChannel(dict):
     """
     A ModelArts data channel backed by OBS: an input the job reads, or an output it writes.
@@ -578,6 +615,65 @@ class ParameterConstraint(dict):
 
 
 @pulumi.output_type
+class RequiredAffinity(dict):
+    """
+    `spec.schedule_policy.required_affinity`: hard placement of the job's tasks in a dedicated pool.
+    """
+    def __init__(__self__, *,
+                 affinity_type: 'RequiredAffinityAffinityType',
+                 affinity_group_level: Optional['RequiredAffinityAffinityGroupLevel'] = None,
+                 affinity_group_size: Optional[_builtins.int] = None,
+                 job_level: Optional['RequiredAffinityJobLevel'] = None):
+        """
+        `spec.schedule_policy.required_affinity`: hard placement of the job's tasks in a dedicated pool.
+
+        :param 'RequiredAffinityAffinityType' affinity_type: cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
+        :param 'RequiredAffinityAffinityGroupLevel' affinity_group_level: networkTopology only: the highest level one affinity group may span.
+        :param _builtins.int affinity_group_size: Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
+        :param 'RequiredAffinityJobLevel' job_level: networkTopology only: the highest node group level the whole job may span.
+        """
+        pulumi.set(__self__, "affinity_type", affinity_type)
+        if affinity_group_level is not None:
+            pulumi.set(__self__, "affinity_group_level", affinity_group_level)
+        if affinity_group_size is not None:
+            pulumi.set(__self__, "affinity_group_size", affinity_group_size)
+        if job_level is not None:
+            pulumi.set(__self__, "job_level", job_level)
+
+    @_builtins.property
+    @pulumi.getter
+    def affinity_type(self) -> 'RequiredAffinityAffinityType':
+        """
+        cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
+        """
+        return pulumi.get(self, "affinity_type")
+
+    @_builtins.property
+    @pulumi.getter
+    def affinity_group_level(self) -> Optional['RequiredAffinityAffinityGroupLevel']:
+        """
+        networkTopology only: the highest level one affinity group may span.
+        """
+        return pulumi.get(self, "affinity_group_level")
+
+    @_builtins.property
+    @pulumi.getter
+    def affinity_group_size(self) -> Optional[_builtins.int]:
+        """
+        Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
+        """
+        return pulumi.get(self, "affinity_group_size")
+
+    @_builtins.property
+    @pulumi.getter
+    def job_level(self) -> Optional['RequiredAffinityJobLevel']:
+        """
+        networkTopology only: the highest node group level the whole job may span.
+        """
+        return pulumi.get(self, "job_level")
+
+
+@pulumi.output_type
 class ResourceRequirement(dict):
     """
     A constraint on the resources jobs of an algorithm may use, e.g. flavor_type in [GPU].
@@ -623,6 +719,53 @@ class ResourceRequirement(dict):
         Always `in`.
         """
         return pulumi.get(self, "operator")
+
+
+@pulumi.output_type
+class TaskExit(dict):
+    """
+    How one task of a job ended (`status.task_statuses[]`): what to read first when a run failed.
+    """
+    def __init__(__self__, *,
+                 task: _builtins.str,
+                 exit_code: Optional[_builtins.int] = None,
+                 message: Optional[_builtins.str] = None):
+        """
+        How one task of a job ended (`status.task_statuses[]`): what to read first when a run failed.
+
+        :param _builtins.str task: Task name, e.g. worker-0.
+        :param _builtins.int exit_code: The task's exit code (0 when it succeeded).
+        :param _builtins.str message: The platform's message about the task's end.
+        """
+        pulumi.set(__self__, "task", task)
+        if exit_code is not None:
+            pulumi.set(__self__, "exit_code", exit_code)
+        if message is not None:
+            pulumi.set(__self__, "message", message)
+
+    @_builtins.property
+    @pulumi.getter
+    def task(self) -> _builtins.str:
+        """
+        Task name, e.g. worker-0.
+        """
+        return pulumi.get(self, "task")
+
+    @_builtins.property
+    @pulumi.getter
+    def exit_code(self) -> Optional[_builtins.int]:
+        """
+        The task's exit code (0 when it succeeded).
+        """
+        return pulumi.get(self, "exit_code")
+
+    @_builtins.property
+    @pulumi.getter
+    def message(self) -> Optional[_builtins.str]:
+        """
+        The platform's message about the task's end.
+        """
+        return pulumi.get(self, "message")
 
 
 @pulumi.output_type

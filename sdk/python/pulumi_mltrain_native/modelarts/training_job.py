@@ -34,19 +34,25 @@ class TrainingJobArgs:
                  engine_name: pulumi.Input[Optional[_builtins.str]] = None,
                  engine_version: pulumi.Input[Optional[_builtins.str]] = None,
                  environments: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 hang_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input['DataInputArgs']]]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
+                 notification: pulumi.Input[Optional['NotificationArgs']] = None,
                  outputs: pulumi.Input[Optional[Sequence[pulumi.Input['ObsChannelArgs']]]] = None,
                  parameters: pulumi.Input[Optional[Sequence[pulumi.Input['JobParameterArgs']]]] = None,
                  pool_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 preemptible: pulumi.Input[Optional[_builtins.bool]] = None,
                  priority: pulumi.Input[Optional[_builtins.int]] = None,
                  replace_running: pulumi.Input[Optional['TrainingJobReplaceRunning']] = None,
+                 required_affinity: pulumi.Input[Optional['RequiredAffinityArgs']] = None,
                  retry_count: pulumi.Input[Optional[_builtins.int]] = None,
+                 ssh_key_pair_names: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional['TimeoutsArgs']] = None,
+                 unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  volumes: pulumi.Input[Optional[Sequence[pulumi.Input['VolumeArgs']]]] = None,
                  wait_for: pulumi.Input[Optional['TrainingJobWaitFor']] = None,
                  workspace_id: pulumi.Input[Optional[_builtins.str]] = None):
@@ -65,19 +71,25 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.str] engine_name: Inline code: preset engine name, e.g. PyTorch (with engine_version).
         :param pulumi.Input[_builtins.str] engine_version: Inline code: preset engine version, e.g. pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] environments: Environment variables (at most 100); wrap values in pulumi.Output.secret() to keep them encrypted in the state.
+        :param pulumi.Input[_builtins.bool] hang_retry: Restart the job when ModelArts finds it hanging (no progress).
         :param pulumi.Input[_builtins.str] image_url: Inline code: custom image (SWR path) instead of a preset engine.
         :param pulumi.Input[Sequence[pulumi.Input['DataInputArgs']]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}].
         :param pulumi.Input[_builtins.str] log_export_path: OBS directory the job's logs are exported to.
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
+        :param pulumi.Input['NotificationArgs'] notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
         :param pulumi.Input[Sequence[pulumi.Input['ObsChannelArgs']]] outputs: Output data channels [{name, obs_url, local_dir?}].
         :param pulumi.Input[Sequence[pulumi.Input['JobParameterArgs']]] parameters: Hyperparameters [{name, value}]; they override the algorithm's defaults.
         :param pulumi.Input[_builtins.str] pool_id: Dedicated resource pool ID; the public pool when unset.
+        :param pulumi.Input[_builtins.bool] preemptible: Whether higher-priority jobs may preempt this one (dedicated pool only; set retry_count or unconditional_retry so that a preempted job starts again).
         :param pulumi.Input[_builtins.int] priority: Scheduling priority in a dedicated pool: 1 (low) to 3 (high). Allowed: >= 1, <= 3.
         :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
+        :param pulumi.Input['RequiredAffinityArgs'] required_affinity: Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
         :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Allowed: >= 1, <= 128.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
         :param pulumi.Input['TimeoutsArgs'] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
+        :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises.
         :param pulumi.Input[Sequence[pulumi.Input['VolumeArgs']]] volumes: Storage mounts [{nfs: {nfs_server_path, local_path, read_only?}} | {obs: {obs_url, local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless read_only is false; local paths absolute and distinct.
         :param pulumi.Input['TrainingJobWaitFor'] wait_for: What create waits for: accepted (past Creating, the default: seconds), running, or completed (training finished; raise customTimeouts.create to match the training time).
         :param pulumi.Input[_builtins.str] workspace_id: Workspace ID; ModelArts uses the default workspace "0" when unset.
@@ -105,6 +117,8 @@ class TrainingJobArgs:
             pulumi.set(__self__, "engine_version", engine_version)
         if environments is not None:
             pulumi.set(__self__, "environments", environments)
+        if hang_retry is not None:
+            pulumi.set(__self__, "hang_retry", hang_retry)
         if image_url is not None:
             pulumi.set(__self__, "image_url", image_url)
         if inputs is not None:
@@ -117,24 +131,34 @@ class TrainingJobArgs:
             node_count = 1
         if node_count is not None:
             pulumi.set(__self__, "node_count", node_count)
+        if notification is not None:
+            pulumi.set(__self__, "notification", notification)
         if outputs is not None:
             pulumi.set(__self__, "outputs", outputs)
         if parameters is not None:
             pulumi.set(__self__, "parameters", parameters)
         if pool_id is not None:
             pulumi.set(__self__, "pool_id", pool_id)
+        if preemptible is not None:
+            pulumi.set(__self__, "preemptible", preemptible)
         if priority is not None:
             pulumi.set(__self__, "priority", priority)
         if replace_running is None:
             replace_running = 'allow'
         if replace_running is not None:
             pulumi.set(__self__, "replace_running", replace_running)
+        if required_affinity is not None:
+            pulumi.set(__self__, "required_affinity", required_affinity)
         if retry_count is not None:
             pulumi.set(__self__, "retry_count", retry_count)
+        if ssh_key_pair_names is not None:
+            pulumi.set(__self__, "ssh_key_pair_names", ssh_key_pair_names)
         if tags is not None:
             pulumi.set(__self__, "tags", tags)
         if timeouts is not None:
             pulumi.set(__self__, "timeouts", timeouts)
+        if unconditional_retry is not None:
+            pulumi.set(__self__, "unconditional_retry", unconditional_retry)
         if volumes is not None:
             pulumi.set(__self__, "volumes", volumes)
         if wait_for is None:
@@ -290,6 +314,18 @@ class TrainingJobArgs:
 
     @_builtins.property
     @pulumi.getter
+    def hang_retry(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Restart the job when ModelArts finds it hanging (no progress).
+        """
+        return pulumi.get(self, "hang_retry")
+
+    @hang_retry.setter
+    def hang_retry(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "hang_retry", value)
+
+    @_builtins.property
+    @pulumi.getter
     def image_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Inline code: custom image (SWR path) instead of a preset engine.
@@ -350,6 +386,18 @@ class TrainingJobArgs:
 
     @_builtins.property
     @pulumi.getter
+    def notification(self) -> pulumi.Input[Optional['NotificationArgs']]:
+        """
+        SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
+        """
+        return pulumi.get(self, "notification")
+
+    @notification.setter
+    def notification(self, value: pulumi.Input[Optional['NotificationArgs']]):
+        pulumi.set(self, "notification", value)
+
+    @_builtins.property
+    @pulumi.getter
     def outputs(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['ObsChannelArgs']]]]:
         """
         Output data channels [{name, obs_url, local_dir?}].
@@ -386,6 +434,18 @@ class TrainingJobArgs:
 
     @_builtins.property
     @pulumi.getter
+    def preemptible(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Whether higher-priority jobs may preempt this one (dedicated pool only; set retry_count or unconditional_retry so that a preempted job starts again).
+        """
+        return pulumi.get(self, "preemptible")
+
+    @preemptible.setter
+    def preemptible(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "preemptible", value)
+
+    @_builtins.property
+    @pulumi.getter
     def priority(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
         Scheduling priority in a dedicated pool: 1 (low) to 3 (high). Allowed: >= 1, <= 3.
@@ -410,6 +470,18 @@ class TrainingJobArgs:
 
     @_builtins.property
     @pulumi.getter
+    def required_affinity(self) -> pulumi.Input[Optional['RequiredAffinityArgs']]:
+        """
+        Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
+        """
+        return pulumi.get(self, "required_affinity")
+
+    @required_affinity.setter
+    def required_affinity(self, value: pulumi.Input[Optional['RequiredAffinityArgs']]):
+        pulumi.set(self, "required_affinity", value)
+
+    @_builtins.property
+    @pulumi.getter
     def retry_count(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
         Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Allowed: >= 1, <= 128.
@@ -419,6 +491,18 @@ class TrainingJobArgs:
     @retry_count.setter
     def retry_count(self, value: pulumi.Input[Optional[_builtins.int]]):
         pulumi.set(self, "retry_count", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def ssh_key_pair_names(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
+        """
+        return pulumi.get(self, "ssh_key_pair_names")
+
+    @ssh_key_pair_names.setter
+    def ssh_key_pair_names(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "ssh_key_pair_names", value)
 
     @_builtins.property
     @pulumi.getter
@@ -443,6 +527,18 @@ class TrainingJobArgs:
     @timeouts.setter
     def timeouts(self, value: pulumi.Input[Optional['TimeoutsArgs']]):
         pulumi.set(self, "timeouts", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def unconditional_retry(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Restart the job after any fault, not only after the faults ModelArts recognises.
+        """
+        return pulumi.get(self, "unconditional_retry")
+
+    @unconditional_retry.setter
+    def unconditional_retry(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "unconditional_retry", value)
 
     @_builtins.property
     @pulumi.getter
@@ -499,19 +595,25 @@ class TrainingJob(pulumi.CustomResource):
                  engine_version: pulumi.Input[Optional[_builtins.str]] = None,
                  environments: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  flavor_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 hang_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
+                 notification: pulumi.Input[Optional[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']]] = None,
                  outputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['ObsChannelArgs', 'ObsChannelArgsDict', 'outputs.ObsChannel']]]]] = None,
                  parameters: pulumi.Input[Optional[Sequence[pulumi.Input[Union['JobParameterArgs', 'JobParameterArgsDict', 'outputs.JobParameter']]]]] = None,
                  pool_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 preemptible: pulumi.Input[Optional[_builtins.bool]] = None,
                  priority: pulumi.Input[Optional[_builtins.int]] = None,
                  replace_running: pulumi.Input[Optional['TrainingJobReplaceRunning']] = None,
+                 required_affinity: pulumi.Input[Optional[Union['RequiredAffinityArgs', 'RequiredAffinityArgsDict', 'outputs.RequiredAffinity']]] = None,
                  retry_count: pulumi.Input[Optional[_builtins.int]] = None,
+                 ssh_key_pair_names: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']]] = None,
+                 unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  volumes: pulumi.Input[Optional[Sequence[pulumi.Input[Union['VolumeArgs', 'VolumeArgsDict', 'outputs.Volume']]]]] = None,
                  wait_for: pulumi.Input[Optional['TrainingJobWaitFor']] = None,
                  workspace_id: pulumi.Input[Optional[_builtins.str]] = None,
@@ -535,19 +637,25 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] engine_version: Inline code: preset engine version, e.g. pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] environments: Environment variables (at most 100); wrap values in pulumi.Output.secret() to keep them encrypted in the state.
         :param pulumi.Input[_builtins.str] flavor_id: Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
+        :param pulumi.Input[_builtins.bool] hang_retry: Restart the job when ModelArts finds it hanging (no progress).
         :param pulumi.Input[_builtins.str] image_url: Inline code: custom image (SWR path) instead of a preset engine.
         :param pulumi.Input[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}].
         :param pulumi.Input[_builtins.str] log_export_path: OBS directory the job's logs are exported to.
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
+        :param pulumi.Input[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']] notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
         :param pulumi.Input[Sequence[pulumi.Input[Union['ObsChannelArgs', 'ObsChannelArgsDict', 'outputs.ObsChannel']]]] outputs: Output data channels [{name, obs_url, local_dir?}].
         :param pulumi.Input[Sequence[pulumi.Input[Union['JobParameterArgs', 'JobParameterArgsDict', 'outputs.JobParameter']]]] parameters: Hyperparameters [{name, value}]; they override the algorithm's defaults.
         :param pulumi.Input[_builtins.str] pool_id: Dedicated resource pool ID; the public pool when unset.
+        :param pulumi.Input[_builtins.bool] preemptible: Whether higher-priority jobs may preempt this one (dedicated pool only; set retry_count or unconditional_retry so that a preempted job starts again).
         :param pulumi.Input[_builtins.int] priority: Scheduling priority in a dedicated pool: 1 (low) to 3 (high). Allowed: >= 1, <= 3.
         :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
+        :param pulumi.Input[Union['RequiredAffinityArgs', 'RequiredAffinityArgsDict', 'outputs.RequiredAffinity']] required_affinity: Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
         :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Allowed: >= 1, <= 128.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
         :param pulumi.Input[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
+        :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises.
         :param pulumi.Input[Sequence[pulumi.Input[Union['VolumeArgs', 'VolumeArgsDict', 'outputs.Volume']]]] volumes: Storage mounts [{nfs: {nfs_server_path, local_path, read_only?}} | {obs: {obs_url, local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless read_only is false; local paths absolute and distinct.
         :param pulumi.Input['TrainingJobWaitFor'] wait_for: What create waits for: accepted (past Creating, the default: seconds), running, or completed (training finished; raise customTimeouts.create to match the training time).
         :param pulumi.Input[_builtins.str] workspace_id: Workspace ID; ModelArts uses the default workspace "0" when unset.
@@ -590,19 +698,25 @@ class TrainingJob(pulumi.CustomResource):
                  engine_version: pulumi.Input[Optional[_builtins.str]] = None,
                  environments: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  flavor_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 hang_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
+                 notification: pulumi.Input[Optional[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']]] = None,
                  outputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['ObsChannelArgs', 'ObsChannelArgsDict', 'outputs.ObsChannel']]]]] = None,
                  parameters: pulumi.Input[Optional[Sequence[pulumi.Input[Union['JobParameterArgs', 'JobParameterArgsDict', 'outputs.JobParameter']]]]] = None,
                  pool_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 preemptible: pulumi.Input[Optional[_builtins.bool]] = None,
                  priority: pulumi.Input[Optional[_builtins.int]] = None,
                  replace_running: pulumi.Input[Optional['TrainingJobReplaceRunning']] = None,
+                 required_affinity: pulumi.Input[Optional[Union['RequiredAffinityArgs', 'RequiredAffinityArgsDict', 'outputs.RequiredAffinity']]] = None,
                  retry_count: pulumi.Input[Optional[_builtins.int]] = None,
+                 ssh_key_pair_names: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']]] = None,
+                 unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  volumes: pulumi.Input[Optional[Sequence[pulumi.Input[Union['VolumeArgs', 'VolumeArgsDict', 'outputs.Volume']]]]] = None,
                  wait_for: pulumi.Input[Optional['TrainingJobWaitFor']] = None,
                  workspace_id: pulumi.Input[Optional[_builtins.str]] = None,
@@ -629,6 +743,7 @@ class TrainingJob(pulumi.CustomResource):
             if flavor_id is None and not opts.urn:
                 raise TypeError("Missing required property 'flavor_id'")
             __props__.__dict__["flavor_id"] = flavor_id
+            __props__.__dict__["hang_retry"] = hang_retry
             __props__.__dict__["image_url"] = image_url
             __props__.__dict__["inputs"] = inputs
             __props__.__dict__["log_export_path"] = log_export_path
@@ -636,16 +751,21 @@ class TrainingJob(pulumi.CustomResource):
             if node_count is None:
                 node_count = 1
             __props__.__dict__["node_count"] = node_count
+            __props__.__dict__["notification"] = notification
             __props__.__dict__["outputs"] = outputs
             __props__.__dict__["parameters"] = parameters
             __props__.__dict__["pool_id"] = pool_id
+            __props__.__dict__["preemptible"] = preemptible
             __props__.__dict__["priority"] = priority
             if replace_running is None:
                 replace_running = 'allow'
             __props__.__dict__["replace_running"] = replace_running
+            __props__.__dict__["required_affinity"] = required_affinity
             __props__.__dict__["retry_count"] = retry_count
+            __props__.__dict__["ssh_key_pair_names"] = ssh_key_pair_names
             __props__.__dict__["tags"] = tags
             __props__.__dict__["timeouts"] = timeouts
+            __props__.__dict__["unconditional_retry"] = unconditional_retry
             __props__.__dict__["volumes"] = volumes
             if wait_for is None:
                 wait_for = 'accepted'
@@ -654,6 +774,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["billing_code"] = None
             __props__.__dict__["create_time"] = None
             __props__.__dict__["duration_ms"] = None
+            __props__.__dict__["end_time"] = None
             __props__.__dict__["gpu_count"] = None
             __props__.__dict__["gpus_per_node"] = None
             __props__.__dict__["job_id"] = None
@@ -661,10 +782,12 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["phase"] = None
             __props__.__dict__["reason"] = None
             __props__.__dict__["secondary_phase"] = None
+            __props__.__dict__["start_time"] = None
+            __props__.__dict__["task_statuses"] = None
             __props__.__dict__["tasks"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["environments"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["algorithm_id", "auto_stop_hours", "boot_file", "code_dir", "command", "engine_id", "engine_name", "engine_version", "environments.*", "flavor_id", "image_url", "inputs[*]", "log_export_path", "name", "node_count", "outputs[*]", "parameters[*]", "pool_id", "priority", "retry_count", "volumes[*]", "workspace_id"])
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["algorithm_id", "auto_stop_hours", "boot_file", "code_dir", "command", "engine_id", "engine_name", "engine_version", "environments.*", "flavor_id", "hang_retry", "image_url", "inputs[*]", "log_export_path", "name", "node_count", "notification", "outputs[*]", "parameters[*]", "pool_id", "preemptible", "priority", "required_affinity", "retry_count", "ssh_key_pair_names[*]", "unconditional_retry", "volumes[*]", "workspace_id"])
         opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(TrainingJob, __self__).__init__(
             'mltrain:modelarts:TrainingJob',
@@ -698,6 +821,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["create_time"] = None
         __props__.__dict__["description"] = None
         __props__.__dict__["duration_ms"] = None
+        __props__.__dict__["end_time"] = None
         __props__.__dict__["engine_id"] = None
         __props__.__dict__["engine_name"] = None
         __props__.__dict__["engine_version"] = None
@@ -705,6 +829,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["flavor_id"] = None
         __props__.__dict__["gpu_count"] = None
         __props__.__dict__["gpus_per_node"] = None
+        __props__.__dict__["hang_retry"] = None
         __props__.__dict__["image_url"] = None
         __props__.__dict__["inputs"] = None
         __props__.__dict__["job_id"] = None
@@ -712,18 +837,25 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["metrics_summary"] = None
         __props__.__dict__["name"] = None
         __props__.__dict__["node_count"] = None
+        __props__.__dict__["notification"] = None
         __props__.__dict__["outputs"] = None
         __props__.__dict__["parameters"] = None
         __props__.__dict__["phase"] = None
         __props__.__dict__["pool_id"] = None
+        __props__.__dict__["preemptible"] = None
         __props__.__dict__["priority"] = None
         __props__.__dict__["reason"] = None
         __props__.__dict__["replace_running"] = None
+        __props__.__dict__["required_affinity"] = None
         __props__.__dict__["retry_count"] = None
         __props__.__dict__["secondary_phase"] = None
+        __props__.__dict__["ssh_key_pair_names"] = None
+        __props__.__dict__["start_time"] = None
         __props__.__dict__["tags"] = None
+        __props__.__dict__["task_statuses"] = None
         __props__.__dict__["tasks"] = None
         __props__.__dict__["timeouts"] = None
+        __props__.__dict__["unconditional_retry"] = None
         __props__.__dict__["volumes"] = None
         __props__.__dict__["wait_for"] = None
         __props__.__dict__["workspace_id"] = None
@@ -811,9 +943,17 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter
     def duration_ms(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        Running time in milliseconds.
+        Running time in milliseconds (status.duration).
         """
         return pulumi.get(self, "duration_ms")
+
+    @_builtins.property
+    @pulumi.getter
+    def end_time(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        When a finished job stopped running, epoch milliseconds: derived as start_time + duration_ms (ModelArts reports no end time); unset while the job has not ended.
+        """
+        return pulumi.get(self, "end_time")
 
     @_builtins.property
     @pulumi.getter
@@ -873,6 +1013,14 @@ class TrainingJob(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
+    def hang_retry(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Restart the job when ModelArts finds it hanging (no progress).
+        """
+        return pulumi.get(self, "hang_retry")
+
+    @_builtins.property
+    @pulumi.getter
     def image_url(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Inline code: custom image (SWR path) instead of a preset engine.
@@ -929,6 +1077,14 @@ class TrainingJob(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
+    def notification(self) -> pulumi.Output[Optional['outputs.Notification']]:
+        """
+        SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
+        """
+        return pulumi.get(self, "notification")
+
+    @_builtins.property
+    @pulumi.getter
     def outputs(self) -> pulumi.Output[Optional[Sequence['outputs.ObsChannel']]]:
         """
         Output data channels [{name, obs_url, local_dir?}].
@@ -961,6 +1117,14 @@ class TrainingJob(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
+    def preemptible(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Whether higher-priority jobs may preempt this one (dedicated pool only; set retry_count or unconditional_retry so that a preempted job starts again).
+        """
+        return pulumi.get(self, "preemptible")
+
+    @_builtins.property
+    @pulumi.getter
     def priority(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         Scheduling priority in a dedicated pool: 1 (low) to 3 (high). Allowed: >= 1, <= 3.
@@ -985,6 +1149,14 @@ class TrainingJob(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
+    def required_affinity(self) -> pulumi.Output[Optional['outputs.RequiredAffinity']]:
+        """
+        Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
+        """
+        return pulumi.get(self, "required_affinity")
+
+    @_builtins.property
+    @pulumi.getter
     def retry_count(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Allowed: >= 1, <= 128.
@@ -1001,11 +1173,35 @@ class TrainingJob(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
+    def ssh_key_pair_names(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
+        """
+        ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
+        """
+        return pulumi.get(self, "ssh_key_pair_names")
+
+    @_builtins.property
+    @pulumi.getter
+    def start_time(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        When the job started running, epoch milliseconds (status.start_time; unset before).
+        """
+        return pulumi.get(self, "start_time")
+
+    @_builtins.property
+    @pulumi.getter
     def tags(self) -> pulumi.Output[Optional[Mapping[str, _builtins.str]]]:
         """
         User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
         """
         return pulumi.get(self, "tags")
+
+    @_builtins.property
+    @pulumi.getter
+    def task_statuses(self) -> pulumi.Output[Optional[Sequence['outputs.TaskExit']]]:
+        """
+        Each ended task's exit code and message [{task, exit_code, message}] (status.task_statuses).
+        """
+        return pulumi.get(self, "task_statuses")
 
     @_builtins.property
     @pulumi.getter
@@ -1022,6 +1218,14 @@ class TrainingJob(pulumi.CustomResource):
         Deadlines for create/update/delete in seconds (or use customTimeouts).
         """
         return pulumi.get(self, "timeouts")
+
+    @_builtins.property
+    @pulumi.getter
+    def unconditional_retry(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        Restart the job after any fault, not only after the faults ModelArts recognises.
+        """
+        return pulumi.get(self, "unconditional_retry")
 
     @_builtins.property
     @pulumi.getter

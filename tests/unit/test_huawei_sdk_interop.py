@@ -1,0 +1,127 @@
+"""Huawei's official Python SDK (huaweicloudsdkmodelarts) against the emulator and the provider: a create body
+built from the SDK's own models with the scheduling, notification and access fields is accepted, and a job the
+provider made with the same values reads back through the SDK's response model with those values."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from huaweicloudsdkcore.client import Client
+from huaweicloudsdkcore.utils.http_utils import sanitize_for_serialization
+from huaweicloudsdkmodelarts.v1 import (
+    Job,
+    JobAlgorithm,
+    JobEndpointsReq,
+    JobEngine,
+    JobMetadata,
+    Notification,
+    RequiredAffinity,
+    SchedulePolicy,
+    Spec,
+    SpecResource,
+    SSHReq,
+)
+
+from pulumi_mltrain.config import Settings
+from pulumi_mltrain.emulator import EmulatorHandle
+from pulumi_mltrain.emulator import defaults as d
+from pulumi_mltrain.modelarts import contract, iam
+from pulumi_mltrain.modelarts.client import ModelArtsClient
+from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+
+TOPIC = "urn:smn:cn-north-4:0a1b2c3d4e5f60718293a4b5c6d7e8f9:train-alerts"
+EVENTS = ["JobStarted", "JobFailed", "JobHanged", "JobPreempted"]
+ANNOTATIONS = {contract.RETRY_ANNOTATION: "2", contract.UNCONDITIONAL_RETRY_ANNOTATION: "true",
+               contract.HANG_RETRY_ANNOTATION: "true"}
+
+
+@pytest.fixture(autouse=True)
+def quick(emulator: EmulatorHandle) -> Iterator[None]:
+    iam.forget_tokens()
+    emulator.admin.set_settings(modelarts_phase_delay=0.1, modelarts_run_seconds=0.3, delete_delay=0.1)
+    yield
+    iam.forget_tokens()
+
+
+@pytest.fixture
+def settings(emulator: EmulatorHandle) -> Settings:
+    return Settings.load({
+        "mltrain:huaweiIamEndpoint": emulator.url, "mltrain:modelartsEndpoint": emulator.url,
+        "mltrain:huaweiProjectName": emulator.project_name, "mltrain:huaweiUser": emulator.iam_user,
+        "mltrain:huaweiDomain": emulator.iam_domain, "mltrain:huaweiPassword": emulator.iam_password,
+    }, env={})
+
+
+def sdk_job(name: str) -> Job:
+    """A create request written with the SDK's models only."""
+    return Job(
+        kind="job",
+        metadata=JobMetadata(name=name, annotations=dict(ANNOTATIONS)),
+        algorithm=JobAlgorithm(code_dir="/b/code/", boot_file="/b/code/train.py",
+                               engine=JobEngine(engine_name=d.ENGINE_PYTORCH[0], engine_version=d.ENGINE_PYTORCH[1])),
+        spec=Spec(
+            resource=SpecResource(flavor_id=d.FLAVOR_CPU_8U, node_count=1, pool_id="pool-a100"),
+            schedule_policy=SchedulePolicy(
+                priority=2, preemptible=True,
+                required_affinity=RequiredAffinity(affinity_type="networkTopology", affinity_group_size=2,
+                                                   job_level="cluster", affinity_group_level="hyperinstance")),
+            notification=Notification(topic_urn=TOPIC, events=list(EVENTS)),
+        ),
+        endpoints=JobEndpointsReq(ssh=SSHReq(key_pair_names=["kp-debug"])),
+    )
+
+
+def read_through_sdk(api: ModelArtsClient, job_id: str) -> Any:
+    """GET the job over HTTP and deserialise it with the SDK's response model, as its client does."""
+    answer = httpx.get(f"{api.http.base_url}/v2/{api.project_id}/training-jobs/{job_id}",
+                       headers={"X-Auth-Token": api.auth.token()}, timeout=10)  # type: ignore[union-attr]
+    assert answer.status_code == 200, answer.text
+    client = Client()
+    client.model_package = importlib.import_module("huaweicloudsdkmodelarts.v1.model")
+    return client._deserialize(answer.json(), "ShowTrainingJobDetailsResponse")
+
+
+def test_a_create_built_from_the_sdk_models_is_accepted(settings: Settings) -> None:
+    api = ModelArtsClient(settings)
+    body = sanitize_for_serialization(sdk_job("sdk-made"))
+    assert body["spec"]["notification"] == {"topic_urn": TOPIC, "events": EVENTS}
+    answer = httpx.post(f"{api.http.base_url}/v2/{api.project_id}/training-jobs", json=body,
+                        headers={"X-Auth-Token": api.auth.token()}, timeout=10)  # type: ignore[union-attr]
+    assert answer.status_code == 201, answer.text
+    job = read_through_sdk(api, answer.json()["metadata"]["id"])
+    assert job.spec.schedule_policy.preemptible is True and job.spec.schedule_policy.priority == 2
+    assert job.spec.schedule_policy.required_affinity.affinity_group_level == "hyperinstance"
+    assert job.endpoints.ssh.key_pair_names == ["kp-debug"]
+    assert {k: job.metadata.annotations[k] for k in ANNOTATIONS} == ANNOTATIONS
+
+
+def test_a_job_made_by_the_provider_reads_back_through_the_sdk(settings: Settings) -> None:
+    provider = TrainingJobProvider()
+    provider._settings = settings
+    checked = provider.check({}, {
+        "__mltrain_stack": "st-sdk", "__mltrain_urn": "urn:pulumi:test::sdk::pulumi-python:dynamic/x:Y::job",
+        "name": "ours", "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+        "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1], "flavor_id": d.FLAVOR_CPU_8U,
+        "pool_id": "pool-a100", "priority": 2, "preemptible": True, "retry_count": 2,
+        "unconditional_retry": True, "hang_retry": True, "ssh_key_pair_names": ["kp-debug"],
+        "required_affinity": {"affinity_type": "networkTopology", "affinity_group_size": 2, "job_level": "cluster",
+                              "affinity_group_level": "hyperinstance"},
+        "notification": {"topic_urn": TOPIC, "events": EVENTS}, "wait_for": "completed",
+    })
+    assert checked.failures == []
+    created = provider.create(dict(checked.inputs))
+    job = read_through_sdk(provider.api(), str(created.id))
+    expected = sanitize_for_serialization(sdk_job("ours"))
+    assert sanitize_for_serialization(job.spec.schedule_policy) == expected["spec"]["schedule_policy"]
+    assert sanitize_for_serialization(job.endpoints.ssh) == {"key_pair_names": ["kp-debug"]}
+    assert {k: job.metadata.annotations[k] for k in ANNOTATIONS} == ANNOTATIONS
+    # The SDK's SpecResponse has no notification: the raw answer carries it as the request wrote it.
+    raw = provider.api().job(str(created.id))
+    assert raw["spec"]["notification"] == expected["spec"]["notification"]
+    # Finished-run facts the SDK documents: start time, duration and each task's exit code.
+    assert job.status.start_time == created.outs["start_time"] and job.status.duration == created.outs["duration_ms"]
+    assert [(t.task, t.exit_code) for t in job.status.task_statuses] == [("worker-0", 0)]
