@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, TypeVar
 
 import httpx
@@ -20,6 +21,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import UnexpectedAnswer
 
+# Alaya NeW's times are "YYYY-MM-DD HH:MM:SS" in Beijing time (api.md A.0).
+BEIJING = timezone(timedelta(hours=8))
 MAX_TEXT = 4096
 MAX_STRING = 65536
 FREE_TEXT_KEYS = frozenset({"reason", "message", "msg", "description", "desc", "error_msg", "error_solution"})
@@ -173,3 +176,26 @@ def body_summary(response: httpx.Response, body: Any) -> str:
             return "an HTML page"
         return f"the text {cut(response.text.strip(), 200)!r}"
     return f"the body {cut(json.dumps(body, ensure_ascii=False), 200)}"
+
+
+def utc_text(moment: datetime) -> str:
+    """A moment as RFC 3339 in UTC ("2024-05-01T02:00:00Z"): both platforms' run times read alike."""
+    return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def from_epoch_ms(value: Any) -> str | None:
+    """ModelArts' epoch milliseconds (0 or absent: not yet) as `utc_text`."""
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        return None
+    return utc_text(datetime.fromtimestamp(value / 1000, UTC))
+
+
+def from_beijing(value: Any) -> str | None:
+    """Alaya NeW's Beijing wall-clock string as `utc_text`; None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(str(value))
+    except ValueError:
+        return None
+    return utc_text(moment if moment.tzinfo else moment.replace(tzinfo=BEIJING))

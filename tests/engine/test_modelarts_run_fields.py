@@ -14,6 +14,7 @@ from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.modelarts import contract
 from support.drift import preview_ops, state_resource
 from support.pulumi_cli import Stack
+from support.runs import assert_end_is_start_plus_duration
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
@@ -53,7 +54,7 @@ def test_new_fields_round_trip_and_change_with_their_semantics(emulator: Emulato
         assert inputs[field] == FIELDS[field], field
     # Finished-run facts, known after refresh, outputs only (no drift above).
     assert outputs["phase"] == "Completed"
-    assert outputs["end_time"] == outputs["start_time"] + outputs["duration_ms"]
+    assert_end_is_start_plus_duration(outputs)
     assert outputs["task_statuses"] == [{"task": "worker-0", "exit_code": 0, "message": None}]
 
     # Fixed at create (ModelArts updates only the description): each change replaces the job.

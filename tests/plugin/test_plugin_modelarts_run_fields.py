@@ -12,6 +12,7 @@ from test_plugin_modelarts import ALGORITHM, job, live_jobs
 
 from pulumi_mltrain.modelarts import contract
 from support.pulumi_cli import Stack, change_counts
+from support.runs import assert_end_is_start_plus_duration
 
 TOPIC = "urn:smn:cn-north-4:0a1b2c3d4e5f60718293a4b5c6d7e8f9:train-alerts"
 FIELDS: dict[str, Any] = {
@@ -39,7 +40,7 @@ def test_new_fields_round_trip(emulator: Any, modelarts_plugin_stack: Callable[.
     [state] = stack.resources("mltrain:modelarts:TrainingJob")
     outputs = state["outputs"]
     assert outputs["required_affinity"] == FIELDS["required_affinity"]
-    assert outputs["end_time"] == outputs["start_time"] + outputs["duration_ms"]
+    assert_end_is_start_plus_duration(outputs)
     assert [t["exit_code"] for t in outputs["task_statuses"]] == [0]
 
     # Fixed at create: a changed key pair list replaces the job; the description alone updates it.

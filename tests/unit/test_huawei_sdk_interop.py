@@ -32,6 +32,7 @@ from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.client import ModelArtsClient
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+from support.runs import moment
 
 TOPIC = "urn:smn:cn-north-4:0a1b2c3d4e5f60718293a4b5c6d7e8f9:train-alerts"
 EVENTS = ["JobStarted", "JobFailed", "JobHanged", "JobPreempted"]
@@ -123,5 +124,6 @@ def test_a_job_made_by_the_provider_reads_back_through_the_sdk(settings: Setting
     raw = provider.api().job(str(created.id))
     assert raw["spec"]["notification"] == expected["spec"]["notification"]
     # Finished-run facts the SDK documents: start time, duration and each task's exit code.
-    assert job.status.start_time == created.outs["start_time"] and job.status.duration == created.outs["duration_ms"]
+    assert int(moment(created.outs["start_time"]).timestamp()) == job.status.start_time // 1000
+    assert job.status.duration == created.outs["duration_ms"]
     assert [(t.task, t.exit_code) for t in job.status.task_statuses] == [("worker-0", 0)]

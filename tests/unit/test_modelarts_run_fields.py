@@ -14,6 +14,7 @@ from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.errors import ApiError
 from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+from support.runs import assert_end_is_start_plus_duration, moment
 
 OWNER = {"__mltrain_stack": "st-unit", "__mltrain_urn": "urn:pulumi:test::unit::pulumi-python:dynamic/x:Y::job"}
 TOPIC = "urn:smn:cn-north-4:0a1b2c3d4e5f60718293a4b5c6d7e8f9:train-alerts"
@@ -149,12 +150,12 @@ def test_finished_run_outputs(emulator: EmulatorHandle, jobs: TrainingJobProvide
     outs = jobs.read(str(created.id), created.outs).outs
     status = stored(emulator, str(created.id))
     assert outs["phase"] == "Completed" and outs["duration_ms"] > 0
-    assert outs["start_time"] >= outs["create_time"]
-    assert outs["end_time"] == outs["start_time"] + outs["duration_ms"]
+    assert moment(outs["start_time"]).timestamp() * 1000 >= outs["create_time"] - 999
+    assert_end_is_start_plus_duration(outs)
     assert outs["task_statuses"] == [{"task": "worker-0", "exit_code": 0, "message": None},
                                      {"task": "worker-1", "exit_code": 0, "message": None}], status
     # Still running: a start, no end and no task statuses yet.
     emulator.admin.set_settings(modelarts_run_seconds=600)
     running = jobs.create(checked(jobs, props(name="later", wait_for="running")))
-    assert running.outs["start_time"] > 0
+    assert moment(running.outs["start_time"])
     assert (running.outs["end_time"], running.outs["task_statuses"]) == (None, None)

@@ -18,6 +18,7 @@ from pydantic import BeforeValidator, SerializationInfo, field_serializer, model
 
 from .. import spec as specs
 from .. import transport
+from ..answers import from_beijing
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, UnexpectedAnswer
 from ..ownership import Mark, claim
 from ..progress import Label
@@ -161,8 +162,10 @@ class TrainingJobOutputs(specs.Output):
                                             always=True)
     result_key: str | None = specs.output_field(description="Subscription result key of the create call.")
     created_time: str | None = specs.output_field(description="When the platform created the task.")
-    start_time: str | None = specs.output_field(description="When the task started running.")
-    end_time: str | None = specs.output_field(description="When the task ended.")
+    start_time: str | None = specs.output_field(
+        description="When the task started running, RFC 3339 in UTC (from the platform's Beijing time).")
+    end_time: str | None = specs.output_field(
+        description="When the task ended, RFC 3339 in UTC (from the platform's Beijing time).")
     duration_ms: int | None = specs.output_field(
         description="Running time in milliseconds: derived as end_time - start_time once both are known (Alaya "
         "NeW reports no duration).")
@@ -478,8 +481,8 @@ class TrainingJobProvider(AlayaProvider):
             "training_task_id": str(detail.get("id")),
             "status": _status(detail),
             "created_time": detail.get("createdTime"),
-            "start_time": detail.get("startTime"),
-            "end_time": detail.get("endTime") or detail.get("finishTime"),
+            "start_time": from_beijing(detail.get("startTime")),
+            "end_time": from_beijing(detail.get("endTime") or detail.get("finishTime")),
             "duration_ms": _duration_ms(detail.get("startTime"), detail.get("endTime") or detail.get("finishTime")),
             "reason": detail.get("reason") or None,
         }

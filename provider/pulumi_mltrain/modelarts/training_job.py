@@ -24,6 +24,7 @@ from typing import Any, ClassVar, Literal
 
 from .. import spec as specs
 from .. import transport
+from ..answers import from_epoch_ms
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
 from ..ownership import Mark, claim
 from ..progress import Label
@@ -216,10 +217,10 @@ class TrainingJobOutputs(specs.Output):
         "Abnormal, Terminating or Terminated.", always=True)
     secondary_phase: str | None = specs.output_field(description="ModelArts' detailed phase (informational).")
     duration_ms: int | None = specs.output_field(description="Running time in milliseconds (status.duration).")
-    start_time: int | None = specs.output_field(
-        description="When the job started running, epoch milliseconds (status.start_time; unset before).")
-    end_time: int | None = specs.output_field(
-        description="When a finished job stopped running, epoch milliseconds: derived as start_time + duration_ms "
+    start_time: str | None = specs.output_field(
+        description="When the job started running, RFC 3339 in UTC (from status.start_time; unset before).")
+    end_time: str | None = specs.output_field(
+        description="When a finished job stopped running, RFC 3339 in UTC: derived as start_time + duration_ms "
         "(ModelArts reports no end time); unset while the job has not ended.")
     task_statuses: list[TaskExit] | None = specs.output_field(
         description="Each ended task's exit code and message [{task, exit_code, message}] (status.task_statuses).")
@@ -541,14 +542,14 @@ class TrainingJobProvider(ModelArtsProvider):
         return out
 
 
-def _run_times(status: dict[str, Any], phase: str) -> dict[str, int | None]:
-    """start_time as ModelArts gives it (0 before the job starts); end_time derived from it and the
-    duration once the job has ended, since ModelArts reports no end time."""
+def _run_times(status: dict[str, Any], phase: str) -> dict[str, str | None]:
+    """start_time from ModelArts' epoch milliseconds (0 before the job starts); end_time derived from it
+    and the duration once the job has ended, since ModelArts reports no end time."""
     raw, duration = status.get("start_time"), status.get("duration")
-    start = raw if isinstance(raw, int) and not isinstance(raw, bool) and raw > 0 else None
+    start = from_epoch_ms(raw)
     end = None
-    if phase in contract.SETTLED and start is not None and isinstance(duration, int):
-        end = start + duration
+    if phase in contract.SETTLED and start is not None and isinstance(raw, int) and isinstance(duration, int):
+        end = from_epoch_ms(raw + duration)
     return {"start_time": start, "end_time": end}
 
 

@@ -660,7 +660,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter
     def end_time(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        When the task ended.
+        When the task ended, RFC 3339 in UTC (from the platform's Beijing time).
         """
         return pulumi.get(self, "end_time")
 
@@ -772,7 +772,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter
     def start_time(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        When the task started running.
+        When the task started running, RFC 3339 in UTC (from the platform's Beijing time).
         """
         return pulumi.get(self, "start_time")
 

@@ -949,9 +949,9 @@ class TrainingJob(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def end_time(self) -> pulumi.Output[Optional[_builtins.int]]:
+    def end_time(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        When a finished job stopped running, epoch milliseconds: derived as start_time + duration_ms (ModelArts reports no end time); unset while the job has not ended.
+        When a finished job stopped running, RFC 3339 in UTC: derived as start_time + duration_ms (ModelArts reports no end time); unset while the job has not ended.
         """
         return pulumi.get(self, "end_time")
 
@@ -1181,9 +1181,9 @@ class TrainingJob(pulumi.CustomResource):
 
     @_builtins.property
     @pulumi.getter
-    def start_time(self) -> pulumi.Output[Optional[_builtins.int]]:
+    def start_time(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        When the job started running, epoch milliseconds (status.start_time; unset before).
+        When the job started running, RFC 3339 in UTC (from status.start_time; unset before).
         """
         return pulumi.get(self, "start_time")
 

@@ -1,0 +1,19 @@
+"""Finished-run outputs, read as users read them: RFC 3339 times in UTC on both platforms."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+
+def moment(text: Any) -> datetime:
+    """An output time; it must be RFC 3339 in UTC ("...Z")."""
+    assert isinstance(text, str) and text.endswith("Z"), text
+    return datetime.fromisoformat(text)
+
+
+def assert_end_is_start_plus_duration(outputs: dict[str, Any]) -> None:
+    """end_time - start_time is duration_ms, to the second the times are given in."""
+    start, end = moment(outputs["start_time"]), moment(outputs["end_time"])
+    assert start.tzinfo is not None and start.utcoffset() == UTC.utcoffset(None)
+    assert abs((end - start).total_seconds() * 1000 - outputs["duration_ms"]) < 1000, outputs
