@@ -7,11 +7,14 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import yaml
 from plugin_support import PLUGIN, alaya_job, managed, output_of, tasks
 
 from pulumi_mltrain.emulator import defaults as d
 from support.pulumi_cli import BIN, Stack, change_counts
+
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 MOUNT = {"type": "mltrain:alaya:StorageMount", "name": "data", "outputs": ["mount"],
          "args": {"storage_id": d.STORAGE_CAPACITY_ID, "storage_type": "nas-capacity",
