@@ -58,7 +58,12 @@ def checked(provider: Any, props: dict[str, Any], olds: dict[str, Any] | None = 
 
 def failures(provider: Any, props: dict[str, Any]) -> list[tuple[str, str]]:
     """What `check` refuses in `props`, as (property, reason): what a preview prints."""
-    return [(f.property, f.reason) for f in provider.check({}, props).failures]
+    return failures_against(provider, {}, props)
+
+
+def failures_against(provider: Any, olds: dict[str, Any], props: dict[str, Any]) -> list[tuple[str, str]]:
+    """What `check` refuses in `props` for a resource whose stored inputs are `olds`."""
+    return [(f.property, f.reason) for f in provider.check(olds, props).failures]
 
 
 def platform_ids(emulator: Any, platform: str) -> list[str]:
