@@ -12,7 +12,8 @@ import pytest
 from support import stacks
 from support.pulumi_cli import Stack
 
-pytestmark = pytest.mark.engine
+# No `pytestmark` here: pytest ignores it in a conftest.py. Each engine test (or module) carries
+# `pytest.mark.engine`, so `-m "not engine"` selects exactly the in-process tier.
 
 
 @pytest.fixture

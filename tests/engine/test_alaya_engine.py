@@ -1,4 +1,11 @@
-"""Alaya NeW TrainingJob through the real engine: up, preview, replace, refresh, destroy, secrets."""
+"""Alaya NeW TrainingJob: up, preview, replace, refresh, destroy, secrets, bad input, adoption.
+
+The engine runs hold what the engine decides: the quickstart's lifecycle (a no-change preview that
+calls nothing, a replace, a refresh after an out-of-band delete, destroy), secrets in the state, the
+distributed example, and that a check failure fails the preview naming the field. What the provider
+decides (which fields a check refuses and why, the error a failed subscription gives, what an
+adoption compares and records) runs in-process against the emulator.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +16,12 @@ from typing import Any
 import httpx
 import pytest
 
+from pulumi_mltrain.alaya.storage_mount import StorageMountProvider
+from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.emulator import catalog, defaults
-from support.pulumi_cli import ROOT, PulumiFailed, change_counts
+from pulumi_mltrain.errors import MltrainError
+from support import inprocess
+from support.pulumi_cli import ROOT, change_counts
 from support.stacks import alaya_job_args as job_args
 
 TASK = "dynamic/alaya:TrainingJob"
@@ -24,6 +35,8 @@ def alaya(emulator: Any) -> httpx.Client:
     return httpx.Client(base_url=emulator.url, headers={"Authorization": f"Bearer {defaults.DEFAULT_ALAYA_API_KEY}"})
 
 
+@pytest.mark.engine
+@pytest.mark.slow
 def test_quickstart_lifecycle(emulator: Any, alaya_stack: Any) -> None:
     stack = alaya_stack(ROOT / "examples" / "quickstart")
 
@@ -68,6 +81,8 @@ def test_quickstart_lifecycle(emulator: Any, alaya_stack: Any) -> None:
     assert stack.resources(TASK) == []
 
 
+@pytest.mark.engine
+@pytest.mark.slow
 def test_api_key_never_in_state(emulator: Any, alaya_stack: Any) -> None:
     stack = alaya_stack(job=job_args(image_type="private"))
     stack.set_config("secretEnv", json.dumps({"WANDB_API_KEY": "wandb-secret-value-123"}), secret=True)
@@ -91,59 +106,73 @@ def test_api_key_never_in_state(emulator: Any, alaya_stack: Any) -> None:
     stack.destroy()
 
 
-def test_failed_subscription_is_a_clear_error(emulator: Any, alaya_stack: Any) -> None:
+def jobs(emulator: Any, **config: str) -> AlayaJobs:
+    return inprocess.configured(AlayaJobs(), "alaya", emulator, **config)
+
+
+def refused(provider: Any, props: dict[str, Any], name: str | None = "job") -> str:
+    """What `check` refuses, one `property: reason` a line: what a preview prints."""
+    named = {} if name is None else {"name": name}
+    return "\n".join(f"{f}: {r}" for f, r in inprocess.failures(provider, {**inprocess.OWNER, **named, **props}))
+
+
+def test_failed_subscription_is_a_clear_error(emulator: Any) -> None:
     # The catalogue read at preview still shows stock (it sold out since); the subscription then fails.
     rows = [{**r, "remainingCount": 3, "ext": {}} for r in catalog.products()]
     emulator.admin.set_faults([{"method": "GET", "path": "/v1/product/list-for-training-task", "kind": "respond",
                                 "body": {"status": 200, "message": "OK", "data": rows}}])
-    stack = alaya_stack(job=job_args(product_code=defaults.PRODUCT_SOLDOUT))
-    result = stack.up(check=False)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0
-    assert "TrainingJob 'job-" in output
-    assert "insufficient stock" in output.lower()
+    provider = jobs(emulator)
+    inputs = inprocess.checked(provider, {**inprocess.OWNER, "name": "job",
+                                          **job_args(product_code=defaults.PRODUCT_SOLDOUT)})
+    with pytest.raises(MltrainError) as failed:
+        provider.create(inputs)  # raises: the engine records nothing
+    assert str(failed.value).startswith("TrainingJob 'job': "), str(failed.value)
+    assert "insufficient stock" in str(failed.value).lower()
     assert live_tasks(emulator) == []
-    assert stack.resources(TASK) == []
 
 
-def test_preview_names_bad_fields(emulator: Any, alaya_stack: Any) -> None:
-    mount = {"storage_id": defaults.STORAGE_CAPACITY_ID, "storage_type": "nas-capacity",
-             "file_directory": "d", "mount_path": "/data"}
+MOUNT = {"storage_id": defaults.STORAGE_CAPACITY_ID, "storage_type": "nas-capacity",
+         "file_directory": "d", "mount_path": "/data"}
+
+
+@pytest.mark.engine
+@pytest.mark.slow
+def test_a_preview_names_bad_fields(emulator: Any, alaya_stack: Any) -> None:
+    """A check failure fails `pulumi preview`, naming each field (the reasons: `test_check_names_bad_fields`)."""
     stack = alaya_stack(job=job_args(worker_count=0, priority=9, product_code="PRD-NOPE",
-                                     storage_mounts=[mount, {**mount, "mount_path": "/data/"}]))
+                                     storage_mounts=[MOUNT, {**MOUNT, "mount_path": "/data/"}]))
     result = stack.preview(check=False)
     output = result.stdout + result.stderr
     assert result.returncode != 0
     assert "worker_count" in output and "priority" in output
 
-    stack.set_config("job", json.dumps(job_args(product_code="PRD-NOPE",
-                                                storage_mounts=[mount, {**mount, "mount_path": "/data/"}])))
-    result = stack.preview(check=False)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0
+
+def test_check_names_bad_fields(emulator: Any) -> None:
+    provider = jobs(emulator)
+    output = refused(provider, job_args(worker_count=0, priority=9, product_code="PRD-NOPE",
+                                        storage_mounts=[MOUNT, {**MOUNT, "mount_path": "/data/"}]))
+    assert "worker_count" in output and "priority" in output
+
+    output = refused(provider, job_args(product_code="PRD-NOPE",
+                                        storage_mounts=[MOUNT, {**MOUNT, "mount_path": "/data/"}]))
     assert "product_code" in output and "PRD-NOPE is not offered" in output
     assert "storage_mounts[1].mount_path" in output
 
 
-def test_missing_storage_fails_at_preview(emulator: Any, alaya_stack: Any) -> None:
+def test_missing_storage_fails_at_preview(emulator: Any) -> None:
     missing = "00000000-dead-beef-0000-000000000000"
-    mount = {"storage_id": missing, "storage_type": "nas-capacity", "file_directory": "d", "mount_path": "/data"}
+    mount = {**MOUNT, "storage_id": missing}
     # As a StorageMount resource ...
-    stack = alaya_stack(job=job_args(), mount=mount)
-    result = stack.preview(check=False)
-    assert result.returncode != 0
-    assert f"storage_id value {{{missing}}} has a problem" in result.stdout + result.stderr
+    output = refused(inprocess.configured(StorageMountProvider(), "alaya", emulator), mount, name=None)
+    assert output.startswith("storage_id: ") and missing in output, output
     # ... and as an inline mount of the job.
-    stack.set_config("mount", "")
-    stack.set_config("job", json.dumps(job_args(storage_mounts=[mount])))
-    result = stack.preview(check=False)
-    assert result.returncode != 0
-    assert f"storage_mounts[0].storage_id storage {missing} does not exist" in result.stdout + result.stderr
-    with pytest.raises(PulumiFailed):
-        stack.up()
+    output = refused(jobs(emulator), job_args(storage_mounts=[mount]))
+    assert f"storage_mounts[0].storage_id storage {missing} does not exist" in output, output
     assert live_tasks(emulator) == []
 
 
+@pytest.mark.engine
+@pytest.mark.slow
 def test_alaya_distributed_example(emulator: Any, alaya_stack: Any) -> None:
     stack = alaya_stack(ROOT / "examples" / "alaya-distributed")
     stack.up()
@@ -160,7 +189,7 @@ def test_alaya_distributed_example(emulator: Any, alaya_stack: Any) -> None:
     assert live_tasks(emulator) == []
 
 
-def test_adopt_an_existing_task(emulator: Any, alaya_stack: Any) -> None:
+def test_adopt_an_existing_task(emulator: Any) -> None:
     args = job_args(name="legacy-sft")
     with alaya(emulator) as api:
         body = {"name": "legacy-sft", "createType": "DIRECT", "productCode": args["product_code"],
@@ -172,23 +201,22 @@ def test_adopt_an_existing_task(emulator: Any, alaya_stack: Any) -> None:
         task_id = result["trainingTaskId"]
     creates = emulator.admin.requests()["endpoints"]["POST /v1/subscription/training/create"]
 
-    # A declaration that differs is refused with the differences, and nothing changes.
-    stack = alaya_stack(job={**args, "adopt_id": task_id, "worker_count": 8})
-    result = stack.up(check=False)
-    assert result.returncode != 0
-    assert "worker_count: declared 8, platform has 2" in result.stdout + result.stderr
-    assert stack.resources(TASK) == []
+    # A declaration that differs is refused with the differences (the create raises: nothing enters
+    # the state), and the task is unchanged.
+    with pytest.raises(MltrainError) as failed:
+        inprocess.Created(jobs(emulator), {**args, "adopt_id": task_id, "worker_count": 8}, name=None)
+    assert "worker_count: declared 8, platform has 2" in str(failed.value)
+    assert [(t["id"], t["workerCount"]) for t in live_tasks(emulator)] == [(task_id, 2)]
 
     # The matching declaration takes the task into the state without creating anything.
-    stack.set_config("job", json.dumps({**args, "adopt_id": task_id}))
-    stack.up()
-    assert stack.outputs()["training_task_id"] == task_id
+    adopted = inprocess.Created(jobs(emulator), {**args, "adopt_id": task_id}, name=None)
+    assert adopted.id == task_id
     assert emulator.admin.requests()["endpoints"]["POST /v1/subscription/training/create"] == creates
     assert [t["id"] for t in live_tasks(emulator)] == [task_id]
 
     # After adoption and after a refresh, a preview shows no changes.
-    assert set(change_counts(stack.preview_json())) == {"same"}
-    stack.refresh()
-    assert set(change_counts(stack.preview_json())) == {"same"}
-    stack.destroy()
+    assert not adopted.preview()[1].changes
+    adopted.refresh()
+    assert not adopted.preview()[1].changes
+    adopted.provider.delete(adopted.id, adopted.state)
     assert live_tasks(emulator) == []

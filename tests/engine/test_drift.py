@@ -2,6 +2,10 @@
 records the platform's values, preview plans the repair and `up` puts the declared values back.
 
 The fields come from the specs: a test fails when a spec gains a remote field that it does not patch.
+What a refresh records (`read`) and what the repair is (`check`, `diff`, `update` or delete and create)
+is the provider's own logic, so every resource's case runs in-process against the emulator. The engine
+keeps one refresh-and-repair run per platform: the Alaya NeW job, and one ModelArts stack holding a job
+(replaced) and an algorithm (updated in place).
 """
 
 from __future__ import annotations
@@ -12,19 +16,19 @@ import httpx
 import pytest
 
 from pulumi_mltrain import spec as specs
-from pulumi_mltrain.alaya.storage_mount import StorageMountSpec
+from pulumi_mltrain.alaya.storage_mount import StorageMountProvider, StorageMountSpec
+from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec as AlayaJobSpec
 from pulumi_mltrain.emulator import EmulatorHandle
 from pulumi_mltrain.emulator import defaults as d
-from pulumi_mltrain.modelarts.algorithm import AlgorithmSpec
+from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider, AlgorithmSpec
+from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from pulumi_mltrain.modelarts.training_job import TrainingJobSpec as ModelArtsJobSpec
+from support import inprocess
 from support.drift import Json, drift, preview_ops, remote_fields, spec_inputs, state_resource
-from support.pulumi_cli import PulumiFailed, Stack
-
-pytestmark = [pytest.mark.engine, pytest.mark.slow]
+from support.pulumi_cli import Stack
 
 ALAYA_JOB = "alaya:TrainingJob"
-MOUNT = "alaya:StorageMount"
 MA_JOB = "modelarts:TrainingJob"
 ALGORITHM = "modelarts:Algorithm"
 OWNER_KEY = "MLTRAIN_OWNER"
@@ -32,15 +36,23 @@ OWNER_KEY = "MLTRAIN_OWNER"
 REPLACE_OPS = {"replace", "create-replacement", "delete-replaced"}
 
 
-def _refreshed(stack: Stack, type_suffix: str, model: type[specs.Spec], before: Json, expected: Json) -> None:
-    """After `pulumi refresh`: the patched inputs hold the platform's values, every other is unchanged."""
+def _inputs(props: Json, model: type[specs.Spec]) -> Json:
+    """The props that are fields of `model` and set (no owner marks, no outputs)."""
+    return spec_inputs({"inputs": props}, model)
+
+
+def _assert_refreshed(before: Json, after: Json, expected: Json) -> None:
+    """The patched inputs hold the platform's values, every other is unchanged."""
     assert [k for k, v in expected.items() if before.get(k) == v] == [], "each patch must change its field"
-    stack.refresh()
-    after = spec_inputs(state_resource(stack, type_suffix), model)
     assert {k: after.get(k) for k in expected} == expected
     others = set(before) | set(after)
     assert {k: after.get(k) for k in others - set(expected)} == \
         {k: before.get(k) for k in others - set(expected)}, "refresh changed inputs that were not patched"
+
+
+def _refreshed(stack: Stack, type_suffix: str, model: type[specs.Spec], before: Json, expected: Json) -> None:
+    """After `pulumi refresh` (run before this): the state holds what `_assert_refreshed` asks."""
+    _assert_refreshed(before, spec_inputs(state_resource(stack, type_suffix), model), expected)
 
 
 def _assert_declared_again(model: type[specs.Spec], declared: Json, platform: Json) -> None:
@@ -49,8 +61,11 @@ def _assert_declared_again(model: type[specs.Spec], declared: Json, platform: Js
     assert specs.differing(spec, specs.from_wire(model, platform, keep=spec)) == {}
 
 
-def _no_changes_after(stack: Stack) -> None:
-    stack.preview("--expect-no-changes")
+def _no_changes_after(resource: inprocess.Created) -> None:
+    """A refresh and a preview after the repair find nothing to do."""
+    resource.refresh()
+    _, diff = resource.preview()
+    assert not diff.changes, diff
 
 
 # --- Alaya NeW TrainingJob --------------------------------------------------------------------------
@@ -83,33 +98,57 @@ ALAYA_CHANGED: Json = {
 }
 
 
-def test_alaya_training_job_drift(emulator: EmulatorHandle, alaya_stack: Callable[..., Stack]) -> None:
-    stack = alaya_stack(job=ALAYA_DECLARED)
-    stack.up()
-    state = state_resource(stack, ALAYA_JOB)
-    before = spec_inputs(state, AlayaJobSpec)
-    task_id = state["id"]
+
+def _patch_alaya_task(emulator: EmulatorHandle, task_id: str, before: Json) -> Json:
+    """Changes every remote input of the task out of band; returns the inputs a refresh should record."""
     new_values = {**ALAYA_CHANGED, "name": before["name"] + "-edited"}
     assert set(new_values) == remote_fields(AlayaJobSpec) & set(before), "patch every remote input"
-
     changes, expected = drift(AlayaJobSpec, before, new_values)
     # The owner mark (if any) stays in env: a console edit of env keeps the keys it does not touch.
     platform_env = _task(emulator, task_id)["env"]
     changes["env"] = {**{k: v for k, v in platform_env.items() if k == OWNER_KEY}, **changes["env"]}
     emulator.admin.patch("alaya", "task", task_id, changes)
+    return expected
 
+
+def _assert_alaya_repaired(emulator: EmulatorHandle, before: Json, old_id: str, new_id: str) -> None:
+    assert new_id != old_id
+    assert [t["id"] for t in emulator.admin.state()["alaya"]["tasks"] if not t["deleting"]] == [new_id]
+    task = _task(emulator, new_id)
+    assert (task["name"], task["workerCount"], task["desc"]) == (before["name"], 2, "drift test")
+    _assert_declared_again(AlayaJobSpec, before, task)
+
+
+def test_alaya_training_job_drift(emulator: EmulatorHandle) -> None:
+    job = inprocess.Created(inprocess.configured(AlayaJobs(), "alaya", emulator), ALAYA_DECLARED)
+    before, task_id = _inputs(job.inputs, AlayaJobSpec), job.id
+    expected = _patch_alaya_task(emulator, task_id, before)
+
+    _assert_refreshed(before, _inputs(job.refresh(), AlayaJobSpec), expected)
+    assert job.up().replaces, "a changed replacing input plans a replace"
+    _assert_alaya_repaired(emulator, before, task_id, job.id)
+    _no_changes_after(job)
+
+
+@pytest.mark.engine
+@pytest.mark.slow
+def test_alaya_drift_through_the_engine(emulator: EmulatorHandle, alaya_stack: Callable[..., Stack]) -> None:
+    """The engine stores what `read` reports, previews the replace `diff` asks for, and `up` repairs
+    the job; `test_alaya_training_job_drift` holds the same case in-process."""
+    stack = alaya_stack(job=ALAYA_DECLARED)
+    stack.up()
+    state = state_resource(stack, ALAYA_JOB)
+    before = spec_inputs(state, AlayaJobSpec)
+    expected = _patch_alaya_task(emulator, state["id"], before)
+
+    stack.refresh()
     _refreshed(stack, ALAYA_JOB, AlayaJobSpec, before, expected)
     preview = stack.preview_json()
     assert preview_ops(preview, ALAYA_JOB) & REPLACE_OPS, preview_ops(preview, ALAYA_JOB)
 
     stack.up()
-    new_id = state_resource(stack, ALAYA_JOB)["id"]
-    assert new_id != task_id
-    assert [t["id"] for t in emulator.admin.state()["alaya"]["tasks"] if not t["deleting"]] == [new_id]
-    task = _task(emulator, new_id)
-    assert (task["name"], task["workerCount"], task["desc"]) == (before["name"], 2, "drift test")
-    _assert_declared_again(AlayaJobSpec, before, task)
-    _no_changes_after(stack)
+    _assert_alaya_repaired(emulator, before, state["id"], state_resource(stack, ALAYA_JOB)["id"])
+    stack.preview("--expect-no-changes")
 
 
 # --- Alaya NeW StorageMount -------------------------------------------------------------------------
@@ -118,13 +157,13 @@ MOUNT_DECLARED: Json = {"storage_id": d.STORAGE_CAPACITY_ID, "storage_type": "na
                         "file_directory": "datasets", "mount_path": "/root/nas/datasets", "read_only": False}
 
 
-def test_alaya_storage_mount_drift(emulator: EmulatorHandle, alaya_stack: Callable[..., Stack]) -> None:
+
+def test_alaya_storage_mount_drift(emulator: EmulatorHandle) -> None:
     """The storage row belongs to the tenant: refresh records its type, the provider cannot change it
     back, so preview says why the mount no longer fits; once the row is right again, up repairs the state."""
-    stack = alaya_stack(job=None, mount=MOUNT_DECLARED)
-    stack.up()
-    state = state_resource(stack, MOUNT)
-    before = spec_inputs(state, StorageMountSpec)
+    mounts = inprocess.configured(StorageMountProvider(), "alaya", emulator)
+    mount = inprocess.Created(mounts, MOUNT_DECLARED, name=None)
+    before, mount_id = _inputs(mount.inputs, StorageMountSpec), mount.id
     platform_row = next(r for r in _storages(emulator) if r["storageId"] == d.STORAGE_CAPACITY_ID)
     returned = {n for n in remote_fields(StorageMountSpec) & set(before)
                 if specs.wire_path(StorageMountSpec, n) in platform_row} - {"storage_id"}  # the row's key
@@ -132,18 +171,15 @@ def test_alaya_storage_mount_drift(emulator: EmulatorHandle, alaya_stack: Callab
     changes, expected = drift(StorageMountSpec, before, {"storage_type": "nas-performance"})
     emulator.admin.patch("alaya", "storage", d.STORAGE_CAPACITY_ID, changes)
 
-    _refreshed(stack, MOUNT, StorageMountSpec, before, expected)
-    with pytest.raises(PulumiFailed) as failed:
-        stack.preview_json()
-    assert d.STORAGE_CAPACITY_ID in failed.value.output and "nas-performance" in failed.value.output
+    _assert_refreshed(before, _inputs(mount.refresh(), StorageMountSpec), expected)
+    refused = [(f.property, f.reason) for f in mounts.check(mount.inputs, mount.declared).failures]
+    assert any(f == "storage_id" and d.STORAGE_CAPACITY_ID in r and "nas-performance" in r
+               for f, r in refused), refused
 
     emulator.admin.patch("alaya", "storage", d.STORAGE_CAPACITY_ID, {"storageType": "nas-capacity"})
-    preview = stack.preview_json()
-    assert preview_ops(preview, MOUNT) & REPLACE_OPS, preview_ops(preview, MOUNT)
-    stack.up()
-    after = state_resource(stack, MOUNT)
-    assert spec_inputs(after, StorageMountSpec) == before and after["id"] == state["id"]
-    _no_changes_after(stack)
+    assert mount.up().replaces, "the recorded type differs from the declared one: preview plans a replace"
+    assert _inputs(mount.inputs, StorageMountSpec) == before and mount.id == mount_id
+    _no_changes_after(mount)
 
 
 def _storages(emulator: EmulatorHandle) -> list[Json]:
@@ -151,6 +187,7 @@ def _storages(emulator: EmulatorHandle) -> list[Json]:
                       timeout=10.0, verify=False) as http:
         rows: list[Json] = http.get("/v1" + d.ALAYA_STORAGES, params={"pageSize": 100}).json()["data"]["records"]
     return rows
+
 
 
 # --- ModelArts Algorithm ----------------------------------------------------------------------------
@@ -161,6 +198,7 @@ def _modelarts(emulator: EmulatorHandle, kind: str, object_id: str) -> Json:
             if o["metadata"]["id"] == object_id and not o.get("deleting")]
     assert len(rows) == 1, f"{kind} {object_id} is not on the platform"
     return dict(rows[0])
+
 
 
 CONSTRAINT: Json = {"type": "Integer", "editable": True, "required": False, "sensitive": False,
@@ -183,29 +221,34 @@ ALGORITHM_CHANGED: Json = {
 }
 
 
-def test_modelarts_algorithm_drift(emulator: EmulatorHandle, modelarts_stack: Callable[..., Stack]) -> None:
-    stack = modelarts_stack(jobs={}, algorithm=ALGORITHM_DECLARED)
-    stack.up()
-    state = state_resource(stack, ALGORITHM)
-    before = spec_inputs(state, AlgorithmSpec)
-    algorithm_id = state["id"]
+
+def _patch_algorithm(emulator: EmulatorHandle, algorithm_id: str, before: Json) -> Json:
     # ModelArts refuses to rename an algorithm (ModelArts.2788): the name cannot drift.
     assert set(ALGORITHM_CHANGED) == remote_fields(AlgorithmSpec) & set(before) - {"name"}
-
     changes, expected = drift(AlgorithmSpec, before, ALGORITHM_CHANGED)
     emulator.admin.patch("modelarts", "algorithm", algorithm_id, changes)
+    return expected
 
-    _refreshed(stack, ALGORITHM, AlgorithmSpec, before, expected)
-    preview = stack.preview_json()
-    assert preview_ops(preview, ALGORITHM) == {"update"}, preview_ops(preview, ALGORITHM)
 
-    stack.up()
-    assert state_resource(stack, ALGORITHM)["id"] == algorithm_id
+def _assert_algorithm_repaired(emulator: EmulatorHandle, before: Json, algorithm_id: str) -> None:
     algorithm = _modelarts(emulator, "algorithm", algorithm_id)
     assert algorithm["job_config"]["boot_file"] == "/b/code/train.py"
     assert algorithm["metadata"]["description"] == "drift test"
     _assert_declared_again(AlgorithmSpec, before, algorithm)
-    _no_changes_after(stack)
+
+
+def test_modelarts_algorithm_drift(emulator: EmulatorHandle) -> None:
+    algorithms = inprocess.configured(AlgorithmProvider(), "modelarts", emulator)
+    algorithm = inprocess.Created(algorithms, ALGORITHM_DECLARED, name="algo")
+    before, algorithm_id = _inputs(algorithm.inputs, AlgorithmSpec), algorithm.id
+    expected = _patch_algorithm(emulator, algorithm_id, before)
+
+    _assert_refreshed(before, _inputs(algorithm.refresh(), AlgorithmSpec), expected)
+    diff = algorithm.up()
+    assert diff.changes and not diff.replaces, diff.replaces
+    assert algorithm.id == algorithm_id
+    _assert_algorithm_repaired(emulator, before, algorithm_id)
+    _no_changes_after(algorithm)
 
 
 # --- ModelArts TrainingJob --------------------------------------------------------------------------
@@ -230,47 +273,79 @@ MA_JOB_CHANGED: Json = {
 }
 
 
-def test_modelarts_training_job_drift(emulator: EmulatorHandle, modelarts_stack: Callable[..., Stack]) -> None:
-    stack = modelarts_stack(jobs={"job": MA_JOB_DECLARED})
-    stack.up()
-    state = state_resource(stack, MA_JOB)
-    before = spec_inputs(state, ModelArtsJobSpec)
-    job_id = state["id"]
+
+@pytest.fixture
+def ma_jobs(emulator: EmulatorHandle) -> ModelArtsJobs:
+    emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
+    return inprocess.configured(ModelArtsJobs(), "modelarts", emulator)
+
+
+def _patch_ma_job(emulator: EmulatorHandle, job_id: str, before: Json) -> Json:
     new_values = {**MA_JOB_CHANGED, "name": before["name"] + "-edited"}
     assert set(new_values) == remote_fields(ModelArtsJobSpec) & set(before), "patch every remote input"
     # Inputs left unset stay unset although the platform fills them in (workspace "0", engine_id, ...).
     assert not {"workspace_id", "algorithm_id", "engine_id", "pool_id", "command"} & set(before)
-
     changes, expected = drift(ModelArtsJobSpec, before, new_values)
     emulator.admin.patch("modelarts", "job", job_id, changes)
+    return expected
 
-    _refreshed(stack, MA_JOB, ModelArtsJobSpec, before, expected)
-    preview = stack.preview_json()
-    assert preview_ops(preview, MA_JOB) & REPLACE_OPS, preview_ops(preview, MA_JOB)
 
-    stack.up()
-    new_id = state_resource(stack, MA_JOB)["id"]
-    assert new_id != job_id
+def _assert_ma_job_repaired(emulator: EmulatorHandle, before: Json, old_id: str, new_id: str) -> None:
+    assert new_id != old_id
     job = _modelarts(emulator, "job", new_id)
     assert (job["metadata"]["name"], job["spec"]["resource"]["node_count"]) == (before["name"], 2)
     _assert_declared_again(ModelArtsJobSpec, before, job)
-    _no_changes_after(stack)
 
 
-def test_modelarts_description_drift_updates_in_place(emulator: EmulatorHandle,
-                                                      modelarts_stack: Callable[..., Stack]) -> None:
-    stack = modelarts_stack(jobs={"job": MA_JOB_DECLARED})
-    stack.up()
-    state = state_resource(stack, MA_JOB)
-    before = spec_inputs(state, ModelArtsJobSpec)
+def test_modelarts_training_job_drift(emulator: EmulatorHandle, ma_jobs: ModelArtsJobs) -> None:
+    job = inprocess.Created(ma_jobs, MA_JOB_DECLARED)
+    before, job_id = _inputs(job.inputs, ModelArtsJobSpec), job.id
+    expected = _patch_ma_job(emulator, job_id, before)
+
+    _assert_refreshed(before, _inputs(job.refresh(), ModelArtsJobSpec), expected)
+    assert job.up().replaces, "a changed replacing input plans a replace"
+    _assert_ma_job_repaired(emulator, before, job_id, job.id)
+    _no_changes_after(job)
+
+
+def test_modelarts_description_drift_updates_in_place(emulator: EmulatorHandle, ma_jobs: ModelArtsJobs) -> None:
+    job = inprocess.Created(ma_jobs, MA_JOB_DECLARED)
+    before, job_id = _inputs(job.inputs, ModelArtsJobSpec), job.id
     changes, expected = drift(ModelArtsJobSpec, before, {"description": "edited in the console"})
-    emulator.admin.patch("modelarts", "job", state["id"], changes)
+    emulator.admin.patch("modelarts", "job", job_id, changes)
 
-    _refreshed(stack, MA_JOB, ModelArtsJobSpec, before, expected)
+    _assert_refreshed(before, _inputs(job.refresh(), ModelArtsJobSpec), expected)
+    diff = job.up()
+    assert diff.changes and not diff.replaces, diff.replaces
+    assert job.id == job_id
+    assert _modelarts(emulator, "job", job_id)["metadata"]["description"] == "drift test"
+    _no_changes_after(job)
+
+
+@pytest.mark.engine
+@pytest.mark.slow
+def test_modelarts_drift_through_the_engine(emulator: EmulatorHandle,
+                                             modelarts_stack: Callable[..., Stack]) -> None:
+    """One stack, both kinds: the engine stores what `read` reports, previews the algorithm's update
+    and the job's replace, and `up` repairs both (the algorithm keeps its ID); the in-process tests
+    above hold each case."""
+    stack = modelarts_stack(jobs={"job": MA_JOB_DECLARED}, algorithm=ALGORITHM_DECLARED)
+    stack.up()
+    algorithm_state, job_state = state_resource(stack, ALGORITHM), state_resource(stack, MA_JOB)
+    algorithm_before = spec_inputs(algorithm_state, AlgorithmSpec)
+    job_before = spec_inputs(job_state, ModelArtsJobSpec)
+    algorithm_expected = _patch_algorithm(emulator, algorithm_state["id"], algorithm_before)
+    job_expected = _patch_ma_job(emulator, job_state["id"], job_before)
+
+    stack.refresh()
+    _refreshed(stack, ALGORITHM, AlgorithmSpec, algorithm_before, algorithm_expected)
+    _refreshed(stack, MA_JOB, ModelArtsJobSpec, job_before, job_expected)
     preview = stack.preview_json()
-    assert preview_ops(preview, MA_JOB) == {"update"}, preview_ops(preview, MA_JOB)
+    assert preview_ops(preview, ALGORITHM) == {"update"}, preview_ops(preview, ALGORITHM)
+    assert preview_ops(preview, MA_JOB) & REPLACE_OPS, preview_ops(preview, MA_JOB)
 
     stack.up()
-    assert state_resource(stack, MA_JOB)["id"] == state["id"]
-    assert _modelarts(emulator, "job", state["id"])["metadata"]["description"] == "drift test"
-    _no_changes_after(stack)
+    assert state_resource(stack, ALGORITHM)["id"] == algorithm_state["id"]
+    _assert_algorithm_repaired(emulator, algorithm_before, algorithm_state["id"])
+    _assert_ma_job_repaired(emulator, job_before, job_state["id"], state_resource(stack, MA_JOB)["id"])
+    stack.preview("--expect-no-changes")

@@ -18,6 +18,8 @@ import pytest
 
 from support.pulumi_cli import ROOT, ignore_sigint
 
+pytestmark = pytest.mark.engine  # the host's process, as the engine starts it
+
 HOST = ROOT / "scripts" / "engine" / "language_host.py"
 
 

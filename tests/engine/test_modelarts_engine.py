@@ -1,4 +1,11 @@
-"""ModelArts Algorithm + TrainingJob through the real Pulumi engine, against the emulator."""
+"""ModelArts Algorithm + TrainingJob: lifecycle, wait targets, secrets, failures, tokens, bad input.
+
+The engine runs hold what the engine decides: the example's lifecycle (a no-change preview that calls
+no job API, update, replace, refresh after an out-of-band delete, destroy), wait targets and secrets in
+one stack, and the timed-out create that the next `up` adopts. What the provider decides (the error a
+failing job gives and its cleanup, a token revoked mid-run, which fields a check refuses) runs
+in-process against the emulator.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +19,13 @@ import pytest
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.emulator import EmulatorHandle
 from pulumi_mltrain.emulator import defaults as d
+from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.modelarts import iam
+from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
 from pulumi_mltrain.modelarts.client import ModelArtsClient
+from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+from support import inprocess
 from support.pulumi_cli import ROOT, Stack, change_counts
-
-pytestmark = pytest.mark.engine
 
 PROGRAM = Path(__file__).parent / "programs" / "modelarts_job"
 EXAMPLE = ROOT / "examples" / "modelarts-pytorch"
@@ -55,6 +64,8 @@ def api(emulator: EmulatorHandle) -> ModelArtsClient:
         "mltrain:huaweiDomain": emulator.iam_domain, "mltrain:huaweiPassword": emulator.iam_password}, env={}))
 
 
+@pytest.mark.engine
+@pytest.mark.slow
 def test_seed_example_lifecycle(emulator: EmulatorHandle, modelarts_stack: Callable[..., Stack]) -> None:
     stack = modelarts_stack(EXAMPLE)
 
@@ -108,6 +119,8 @@ def test_seed_example_lifecycle(emulator: EmulatorHandle, modelarts_stack: Calla
     assert stack.resources(JOB) == stack.resources(ALGORITHM) == []
 
 
+@pytest.mark.engine
+@pytest.mark.slow
 def test_wait_targets_and_secret_environment(emulator: EmulatorHandle,
                                              modelarts_stack: Callable[..., Stack]) -> None:
     stack = modelarts_stack(
@@ -127,56 +140,66 @@ def test_wait_targets_and_secret_environment(emulator: EmulatorHandle,
     assert emulator.admin.state()["modelarts"] == {"algorithms": [], "jobs": []}
 
 
-def test_a_failing_job_is_a_clear_error_and_leaves_nothing(emulator: EmulatorHandle,
-                                                          modelarts_stack: Callable[..., Stack]) -> None:
+class Providers:
+    """An algorithm and a job provider of one process (one token cache), as the engine starts them."""
+
+    def __init__(self, emulator: EmulatorHandle) -> None:
+        emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
+        self.algorithms = inprocess.configured(AlgorithmProvider(), "modelarts", emulator)
+        self.jobs = TrainingJobProvider()
+        self.jobs._settings = self.algorithms._settings
+
+    def algorithm(self) -> str:
+        return inprocess.Created(self.algorithms, ALGORITHM_ARGS, name="algo").id
+
+    def job_inputs(self, algorithm_id: str, **args: Any) -> dict[str, Any]:
+        return inprocess.checked(self.jobs, {**inprocess.OWNER, "name": "train",
+                                             **job_args(algorithm_id=algorithm_id, **args)})
+
+
+def test_a_failing_job_is_a_clear_error_and_leaves_nothing(emulator: EmulatorHandle) -> None:
     emulator.admin.set_settings(modelarts_fail_names="^doomed")
-    stack = modelarts_stack(algorithm=ALGORITHM_ARGS, jobs={"train": job_args(name="doomed-train",
-                                                                              wait_for="completed")})
-    result = stack.up(check=False)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0
-    assert "TrainingJob 'doomed-train': training job 'doomed-train' (" in output
+    providers = Providers(emulator)
+    inputs = providers.job_inputs(providers.algorithm(), name="doomed-train", wait_for="completed")
+    with pytest.raises(MltrainError) as failed:
+        providers.jobs.create(inputs)  # raises: the engine records nothing
+    output = str(failed.value)
+    assert output.startswith("TrainingJob 'doomed-train': training job 'doomed-train' ("), output
     assert "ended Failed before it was completed" in output and "exited with code 1" in output
     assert "deleted so nothing is left behind" in output
     assert jobs(emulator) == []
-    assert stack.resources(JOB) == []
 
 
-def test_token_expiry_mid_run_is_transparent(emulator: EmulatorHandle,
-                                             modelarts_stack: Callable[..., Stack]) -> None:
-    stack = modelarts_stack(algorithm=ALGORITHM_ARGS, jobs={"train": job_args(wait_for="running")})
+def test_token_expiry_mid_run_is_transparent(emulator: EmulatorHandle) -> None:
+    providers = Providers(emulator)
+    inputs = providers.job_inputs(providers.algorithm(), wait_for="running")
     emulator.admin.set_faults(["GET /v2/*/training-jobs/*:token_expiry:times=1"])
-    stack.up()
-    assert stack.outputs()["train_phase"] in ("Running", "Completed")
+    assert providers.jobs.create(inputs).outs["phase"] in ("Running", "Completed")
     assert emulator.admin.requests()["faults"]["by_kind"] == {"token_expiry": 1}
-    # One token for the provider (catalogue checks, algorithm, job), one after the revocation; the
-    # program itself needs none.
+    # One token for the provider process (catalogue checks, algorithm, job), one after the revocation.
     assert calls(emulator, TOKENS)[TOKENS] == 2
     assert len(jobs(emulator)) == 1
 
 
-def test_preview_names_fields_the_platform_would_refuse(emulator: EmulatorHandle,
-                                                         modelarts_stack: Callable[..., Stack]) -> None:
-    stack = modelarts_stack(jobs={
-        "big": job_args(code_dir="obs://b/code/", boot_file="obs://b/code/train.py",
-                        engine_name="PyTorch", engine_version="pytorch_0.0.1", node_count=9),
-    })
-    result = stack.preview(check=False)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0
+def test_preview_names_fields_the_platform_would_refuse(emulator: EmulatorHandle) -> None:
+    provider = Providers(emulator).jobs
+
+    def refused(args: dict[str, Any]) -> str:
+        return "\n".join(r for _, r in inprocess.failures(provider, {**inprocess.OWNER, "name": "job", **args}))
+
+    output = refused(job_args(code_dir="obs://b/code/", boot_file="obs://b/code/train.py",
+                              engine_name="PyTorch", engine_version="pytorch_0.0.1", node_count=9))
     assert "node_count 9 exceeds the maximum of 4 nodes for modelarts.vm.cpu.8u" in output
     assert "engine_version pytorch_0.0.1 is not a version of PyTorch" in output
 
-    stack.set_config("jobs", json.dumps({"nope": job_args(algorithm_id="00000000-0000-0000-0000-000000000000",
-                                                          flavor_id="modelarts.vm.nope")}))
-    result = stack.preview(check=False)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0
+    output = refused(job_args(algorithm_id="00000000-0000-0000-0000-000000000000", flavor_id="modelarts.vm.nope"))
     assert "flavor_id modelarts.vm.nope is not offered here" in output
     assert "algorithm_id algorithm 00000000-0000-0000-0000-000000000000 does not exist" in output
     assert jobs(emulator) == []
 
 
+@pytest.mark.engine
+@pytest.mark.slow
 def test_a_timed_out_create_keeps_the_job_and_the_next_up_adopts_it(
         emulator: EmulatorHandle, modelarts_stack: Callable[..., Stack]) -> None:
     emulator.admin.set_settings(modelarts_phase_delay=1000)

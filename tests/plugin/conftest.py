@@ -14,7 +14,8 @@ from plugin_support import RAW, declare, on_path
 from support import stacks
 from support.pulumi_cli import Stack
 
-pytestmark = pytest.mark.engine
+# No `pytestmark` here: pytest ignores it in a conftest.py. Each engine test (or module) carries
+# `pytest.mark.engine`, so `-m "not engine"` selects exactly the in-process tier.
 
 
 @pytest.fixture

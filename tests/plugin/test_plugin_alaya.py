@@ -1,5 +1,5 @@
 """The native plugin with Alaya NeW: a mount and a job that uses it through preview, up, refresh, a
-replace, import and destroy; functions as invokes; errors as the provider's message."""
+replace, import and destroy (one stack); functions as invokes; errors as the provider's message."""
 
 from __future__ import annotations
 
@@ -7,11 +7,14 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 import yaml
 from plugin_support import PLUGIN, alaya_job, managed, output_of, tasks
 
 from pulumi_mltrain.emulator import defaults as d
 from support.pulumi_cli import BIN, Stack, change_counts
+
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 MOUNT = {"type": "mltrain:alaya:StorageMount", "name": "data", "outputs": ["mount"],
          "args": {"storage_id": d.STORAGE_CAPACITY_ID, "storage_type": "nas-capacity",
@@ -62,15 +65,8 @@ def test_lifecycle_through_the_plugin(emulator: Any, alaya_plugin_stack: Callabl
     [task] = tasks(emulator)
     assert task["id"] == stack.outputs()["job_id"] != out["job_id"] and task["workerCount"] == 1
 
-    stack.destroy()
-    assert tasks(emulator) == [] and managed(stack) == []
-
-
-def test_import_reads_the_inputs_back(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:
-    """The state forgets a job and its mount; `pulumi import` brings both back with their inputs, and the
-    program that declares them previews no change."""
-    stack = alaya_plugin_stack([MOUNT, job_using_mount()])
-    stack.up()
+    # The state forgets the job and its mount; `pulumi import` brings both back with their inputs, and
+    # the program that declares them previews no change.
     ids = {r["urn"]: r["id"] for r in managed(stack, "mltrain:alaya:")}
     for urn in sorted(ids, key=lambda u: "StorageMount" in u):  # the job first: it depends on the mount
         stack.run("state", "delete", urn, "--yes")
@@ -81,12 +77,12 @@ def test_import_reads_the_inputs_back(emulator: Any, alaya_plugin_stack: Callabl
         name, object_id = by_type[token]
         stack.run("import", token, name, object_id, "--yes", "--generate-code=false", "--protect=false")
     [job] = stack.resources("mltrain:alaya:TrainingJob")
-    assert job["inputs"]["product_code"] == "PRD-TRAIN-2" and job["inputs"]["worker_count"] == 2
+    assert job["inputs"]["product_code"] == "PRD-TRAIN-2" and job["inputs"]["worker_count"] == 1
     assert job["inputs"]["__mltrain_urn"] == job["urn"], "owned by this resource"
     stack.preview("--expect-no-changes")
 
     stack.destroy()
-    assert tasks(emulator) == []
+    assert tasks(emulator) == [] and managed(stack) == []
 
 
 def test_a_failed_create_is_the_providers_message(emulator: Any,

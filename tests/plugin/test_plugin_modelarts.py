@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from plugin_support import managed, output_of
 
 from pulumi_mltrain.config import Settings
@@ -14,6 +15,8 @@ from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.modelarts import iam
 from pulumi_mltrain.modelarts.client import ModelArtsClient
 from support.pulumi_cli import Stack, change_counts
+
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 ALGORITHM = {"type": "mltrain:modelarts:Algorithm", "name": "algo", "outputs": ["algorithm_id"],
              "args": {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",

@@ -20,6 +20,8 @@ from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 import pulumi_mltrain
 from support.pulumi_cli import ROOT, ignore_sigint
 
+pytestmark = pytest.mark.engine  # the plugin's process, as the engine starts it
+
 
 @dataclass
 class Running:

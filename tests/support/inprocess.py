@@ -34,11 +34,16 @@ def modelarts_config(emulator: Any) -> dict[str, str]:
             "mltrain:huaweiPassword": emulator.iam_password}
 
 
+def fresh_process() -> None:
+    """Forget what a provider process caches (tokens, catalogues): each command starts a new one."""
+    iam.forget_tokens()
+    cache._cache.clear()
+
+
 def configured(provider: P, platform: str, emulator: Any, **config: str) -> P:
     """`provider` with the settings `stacks.alaya_stack`/`stacks.modelarts_stack` give a stack, plus
     `config`; a fresh process's view: no cached token, no cached catalogue."""
-    iam.forget_tokens()
-    cache._cache.clear()
+    fresh_process()
     platform_config = alaya_config(emulator) if platform == "alaya" else modelarts_config(emulator)
     provider._settings = Settings.load({**platform_config, **BASE_CONFIG, **config}, env={})
     return provider
@@ -53,7 +58,12 @@ def checked(provider: Any, props: dict[str, Any], olds: dict[str, Any] | None = 
 
 def failures(provider: Any, props: dict[str, Any]) -> list[tuple[str, str]]:
     """What `check` refuses in `props`, as (property, reason): what a preview prints."""
-    return [(f.property, f.reason) for f in provider.check({}, props).failures]
+    return failures_against(provider, {}, props)
+
+
+def failures_against(provider: Any, olds: dict[str, Any], props: dict[str, Any]) -> list[tuple[str, str]]:
+    """What `check` refuses in `props` for a resource whose stored inputs are `olds`."""
+    return [(f.property, f.reason) for f in provider.check(olds, props).failures]
 
 
 def platform_ids(emulator: Any, platform: str) -> list[str]:
@@ -61,3 +71,47 @@ def platform_ids(emulator: Any, platform: str) -> list[str]:
     if platform == "alaya":
         return sorted(str(t["id"]) for t in state["alaya"]["tasks"])
     return sorted(str(j["metadata"]["id"]) for j in state["modelarts"]["jobs"])
+
+
+class Created:
+    """A resource created in-process, and the state the engine would then hold for it.
+
+    `refresh`, `preview` and `up` are the provider calls those commands make, each in a fresh process
+    (nothing cached from the command before), in the engine's order:
+    check against the stored inputs, diff against the stored outputs, then update in place or
+    (delete-before-replace, as the providers ask) delete and create again.
+    """
+
+    def __init__(self, provider: MltrainProvider, props: dict[str, Any], name: str | None = "job") -> None:
+        self.provider = provider
+        self.declared = {**OWNER, **({} if name is None else {"name": name}), **props}
+        self.inputs = checked(provider, self.declared)
+        result = provider.create(self.inputs)
+        self.id, self.state = str(result.id), {**self.inputs, **dict(result.outs or {})}
+
+    def refresh(self) -> dict[str, Any]:
+        """What `pulumi refresh` stores as the inputs (the read's outputs become the state)."""
+        fresh_process()
+        read = self.provider.read(self.id, self.state)
+        assert read.id == self.id, "refresh dropped the resource"
+        self.state = dict(read.outs or {})
+        self.inputs = dict(getattr(read, "inputs", None) or self.state)
+        return self.inputs
+
+    def preview(self) -> tuple[dict[str, Any], Any]:
+        """(what check passes on for the declared inputs, the diff a preview shows)."""
+        fresh_process()
+        news = checked(self.provider, self.declared, olds=self.inputs)
+        return news, self.provider.diff(self.id, self.state, news)
+
+    def up(self) -> Any:
+        """Puts the declared inputs back, as `pulumi up` does; returns the diff it acted on."""
+        news, diff = self.preview()
+        if diff.replaces:
+            self.provider.delete(self.id, self.state)
+            result = self.provider.create(news)
+            self.id, self.state = str(result.id), {**news, **dict(result.outs or {})}
+        elif diff.changes:
+            self.state = {**news, **dict(self.provider.update(self.id, self.state, news).outs or {})}
+        self.inputs = news
+        return diff
