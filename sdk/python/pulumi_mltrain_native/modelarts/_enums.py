@@ -11,6 +11,7 @@ __all__ = [
     'ParameterConstraintType',
     'ResourceRequirementKey',
     'ResourceRequirementOperator',
+    'TrainingJobOnFailure',
     'TrainingJobReplaceRunning',
     'TrainingJobWaitFor',
 ]
@@ -41,6 +42,12 @@ class ResourceRequirementKey(_builtins.str, Enum):
 @pulumi.type_token("mltrain:modelarts:ResourceRequirementOperator")
 class ResourceRequirementOperator(_builtins.str, Enum):
     IN_ = "in"
+
+
+@pulumi.type_token("mltrain:modelarts:TrainingJobOnFailure")
+class TrainingJobOnFailure(_builtins.str, Enum):
+    DELETE = "delete"
+    KEEP = "keep"
 
 
 @pulumi.type_token("mltrain:modelarts:TrainingJobReplaceRunning")

@@ -39,6 +39,7 @@ class TrainingJobArgs:
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
+                 on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
                  outputs: pulumi.Input[Optional[Sequence[pulumi.Input['ObsChannelArgs']]]] = None,
                  parameters: pulumi.Input[Optional[Sequence[pulumi.Input['JobParameterArgs']]]] = None,
                  pool_id: pulumi.Input[Optional[_builtins.str]] = None,
@@ -70,6 +71,7 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.str] log_export_path: OBS directory the job's logs are exported to.
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
+        :param pulumi.Input['TrainingJobOnFailure'] on_failure: A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
         :param pulumi.Input[Sequence[pulumi.Input['ObsChannelArgs']]] outputs: Output data channels [{name, obs_url, local_dir?}].
         :param pulumi.Input[Sequence[pulumi.Input['JobParameterArgs']]] parameters: Hyperparameters [{name, value}]; they override the algorithm's defaults.
         :param pulumi.Input[_builtins.str] pool_id: Dedicated resource pool ID; the public pool when unset.
@@ -117,6 +119,10 @@ class TrainingJobArgs:
             node_count = 1
         if node_count is not None:
             pulumi.set(__self__, "node_count", node_count)
+        if on_failure is None:
+            on_failure = 'delete'
+        if on_failure is not None:
+            pulumi.set(__self__, "on_failure", on_failure)
         if outputs is not None:
             pulumi.set(__self__, "outputs", outputs)
         if parameters is not None:
@@ -350,6 +356,18 @@ class TrainingJobArgs:
 
     @_builtins.property
     @pulumi.getter
+    def on_failure(self) -> pulumi.Input[Optional['TrainingJobOnFailure']]:
+        """
+        A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
+        """
+        return pulumi.get(self, "on_failure")
+
+    @on_failure.setter
+    def on_failure(self, value: pulumi.Input[Optional['TrainingJobOnFailure']]):
+        pulumi.set(self, "on_failure", value)
+
+    @_builtins.property
+    @pulumi.getter
     def outputs(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['ObsChannelArgs']]]]:
         """
         Output data channels [{name, obs_url, local_dir?}].
@@ -504,6 +522,7 @@ class TrainingJob(pulumi.CustomResource):
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
+                 on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
                  outputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['ObsChannelArgs', 'ObsChannelArgsDict', 'outputs.ObsChannel']]]]] = None,
                  parameters: pulumi.Input[Optional[Sequence[pulumi.Input[Union['JobParameterArgs', 'JobParameterArgsDict', 'outputs.JobParameter']]]]] = None,
                  pool_id: pulumi.Input[Optional[_builtins.str]] = None,
@@ -540,6 +559,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] log_export_path: OBS directory the job's logs are exported to.
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
+        :param pulumi.Input['TrainingJobOnFailure'] on_failure: A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
         :param pulumi.Input[Sequence[pulumi.Input[Union['ObsChannelArgs', 'ObsChannelArgsDict', 'outputs.ObsChannel']]]] outputs: Output data channels [{name, obs_url, local_dir?}].
         :param pulumi.Input[Sequence[pulumi.Input[Union['JobParameterArgs', 'JobParameterArgsDict', 'outputs.JobParameter']]]] parameters: Hyperparameters [{name, value}]; they override the algorithm's defaults.
         :param pulumi.Input[_builtins.str] pool_id: Dedicated resource pool ID; the public pool when unset.
@@ -595,6 +615,7 @@ class TrainingJob(pulumi.CustomResource):
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
+                 on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
                  outputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['ObsChannelArgs', 'ObsChannelArgsDict', 'outputs.ObsChannel']]]]] = None,
                  parameters: pulumi.Input[Optional[Sequence[pulumi.Input[Union['JobParameterArgs', 'JobParameterArgsDict', 'outputs.JobParameter']]]]] = None,
                  pool_id: pulumi.Input[Optional[_builtins.str]] = None,
@@ -636,6 +657,9 @@ class TrainingJob(pulumi.CustomResource):
             if node_count is None:
                 node_count = 1
             __props__.__dict__["node_count"] = node_count
+            if on_failure is None:
+                on_failure = 'delete'
+            __props__.__dict__["on_failure"] = on_failure
             __props__.__dict__["outputs"] = outputs
             __props__.__dict__["parameters"] = parameters
             __props__.__dict__["pool_id"] = pool_id
@@ -712,6 +736,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["metrics_summary"] = None
         __props__.__dict__["name"] = None
         __props__.__dict__["node_count"] = None
+        __props__.__dict__["on_failure"] = None
         __props__.__dict__["outputs"] = None
         __props__.__dict__["parameters"] = None
         __props__.__dict__["phase"] = None
@@ -926,6 +951,14 @@ class TrainingJob(pulumi.CustomResource):
         Number of nodes (at most the flavor's max_num). Allowed: >= 1.
         """
         return pulumi.get(self, "node_count")
+
+    @_builtins.property
+    @pulumi.getter
+    def on_failure(self) -> pulumi.Output[Optional['TrainingJobOnFailure']]:
+        """
+        A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
+        """
+        return pulumi.get(self, "on_failure")
 
     @_builtins.property
     @pulumi.getter

@@ -1,0 +1,44 @@
+"""`on_failure="keep"` in the provider itself (the in-process tier): an Alaya task that fails during
+the create's wait is recorded with its status, reason and failure mark (the dynamic form's program
+side raises the error), is left on the platform, and the next diff replaces it."""
+
+from __future__ import annotations
+
+import pytest
+
+from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
+from pulumi_mltrain.emulator import EmulatorHandle
+from pulumi_mltrain.ownership import FAILED_KEY
+from support import inprocess
+from support.stacks import alaya_job_args
+
+pytestmark = pytest.mark.engine
+
+
+def _created(emulator: EmulatorHandle, on_failure: str) -> tuple[AlayaJobs, dict[str, object]]:
+    emulator.admin.set_settings(task_state_delay=0.1, fail_task_names="doomed")
+    provider = inprocess.configured(AlayaJobs(), "alaya", emulator)
+    props = inprocess.checked(provider, {**inprocess.OWNER, **alaya_job_args(
+        name="doomed-sft", wait_for="completed", on_failure=on_failure)})
+    return provider, props
+
+
+def test_a_kept_alaya_failure_is_recorded_and_replaced_next(emulator: EmulatorHandle) -> None:
+    provider, props = _created(emulator, "keep")
+    result = provider.create(props)
+    outs = dict(result.outs)
+    assert outs["status"] == "FAILED" and outs["reason"], outs
+    assert str(outs[FAILED_KEY]).startswith("TrainingJob 'doomed-sft': task ") and "It was kept" in str(
+        outs[FAILED_KEY]), outs
+    assert inprocess.platform_ids(emulator, "alaya") == [result.id], "the task stays on the platform"
+    diff = provider.diff(result.id, outs, props)
+    assert diff.replaces == [FAILED_KEY] and diff.delete_before_replace, diff
+    provider.delete(result.id, outs)
+    assert inprocess.platform_ids(emulator, "alaya") == []
+
+
+def test_the_default_still_rolls_back(emulator: EmulatorHandle) -> None:
+    provider, props = _created(emulator, "delete")
+    with pytest.raises(Exception, match="It was deleted so that nothing is left behind"):
+        provider.create(props)
+    assert inprocess.platform_ids(emulator, "alaya") == []
