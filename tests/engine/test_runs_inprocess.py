@@ -1,6 +1,7 @@
-"""`on_failure="keep"` in the provider itself (the in-process tier): an Alaya task that fails during
-the create's wait is recorded with its status, reason and failure mark (the dynamic form's program
-side raises the error), is left on the platform, and the next diff replaces it."""
+"""Training jobs as runs, in the provider itself (the in-process tier): with `on_failure="keep"` an
+Alaya task that fails during the create's wait is recorded with its status, reason and failure mark
+(the dynamic form's program side raises the error), is left on the platform, and the next diff
+replaces it; `mltrain:replaceRunning` is the stack-wide default of `replace_running`."""
 
 from __future__ import annotations
 
@@ -42,3 +43,18 @@ def test_the_default_still_rolls_back(emulator: EmulatorHandle) -> None:
     with pytest.raises(Exception, match="It was deleted so that nothing is left behind"):
         provider.create(props)
     assert inprocess.platform_ids(emulator, "alaya") == []
+
+
+def test_the_stack_wide_replace_running_default_refuses(emulator: EmulatorHandle) -> None:
+    """`mltrain:replaceRunning=refuse` guards a job that does not set replace_running itself."""
+    emulator.admin.set_settings(task_state_delay=0.1)
+    job = {**inprocess.OWNER, **alaya_job_args(name="live-sft", wait_for="running")}
+    provider = inprocess.configured(AlayaJobs(), "alaya", emulator, **{"mltrain:replaceRunning": "refuse"})
+    props = inprocess.checked(provider, job)
+    outs = dict(provider.create(props).outs)
+    changed = {**job, "image": "harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu"}
+    refused = [(f.property, f.reason) for f in provider.check(outs, changed).failures]
+    assert [p for p, _ in refused] == ["replace_running"] and "RUNNING" in refused[0][1], refused
+    allowed = inprocess.configured(AlayaJobs(), "alaya", emulator)
+    assert allowed.check(outs, changed).failures == [], "allow is the default without the key"
+    assert provider.check(outs, {**changed, "replace_running": "allow"}).failures == [], "a job's own value wins"
