@@ -58,3 +58,15 @@ def test_the_stack_wide_replace_running_default_refuses(emulator: EmulatorHandle
     allowed = inprocess.configured(AlayaJobs(), "alaya", emulator)
     assert allowed.check(outs, changed).failures == [], "allow is the default without the key"
     assert provider.check(outs, {**changed, "replace_running": "allow"}).failures == [], "a job's own value wins"
+
+
+def test_a_replacement_created_first_never_takes_over_the_job_it_replaces(emulator: EmulatorHandle) -> None:
+    """A replacement_trigger without delete-first: the create refuses, and the old task stays."""
+    emulator.admin.set_settings(task_state_delay=0.1)
+    provider = inprocess.configured(AlayaJobs(), "alaya", emulator)
+    job = {**inprocess.OWNER, **alaya_job_args(name="rerun-sft")}
+    first = provider.create(inprocess.checked(provider, job))
+    again = inprocess.checked(provider, job, olds=dict(first.outs))  # the resource is in the state
+    with pytest.raises(Exception, match="this replacement would take over training task"):
+        provider.create(again)
+    assert inprocess.platform_ids(emulator, "alaya") == [first.id], "the old task is intact"
