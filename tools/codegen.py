@@ -27,6 +27,7 @@ _CHANGE = {
     "replace": "Changing it replaces the resource.",
     "update": "Changing it updates the resource in place.",
     "local": "Local: changing it only changes the provider's behaviour, nothing remote.",
+    "record": "Recorded: a change is stored in the state only (the platform cannot change it); no new run.",
 }
 
 

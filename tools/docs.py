@@ -27,6 +27,7 @@ ON_CHANGE = {
     "replace": "replace",
     "update": "update in place",
     "local": "local (no platform call)",
+    "record": "recorded in the state only (no platform call, no new run)",
 }
 
 # Where each platform keeps the owner mark (see ownership.py and the contract files).

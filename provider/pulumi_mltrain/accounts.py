@@ -45,6 +45,7 @@ SETTINGS: dict[str, str] = {
     "max_retries": "maxRetries",
     "ambiguity_grace": "ambiguityGrace",
     "skip_credential_check": "skipCredentialCheck",
+    "replace_running": "replaceRunning",
 }
 CREDENTIALS = ("alaya_api_key", "password", "secret_key", "security_token")
 # What makes two accounts different, per platform (module of the resource type).
@@ -91,6 +92,7 @@ class Provider(pulumi.ProviderResource):
         max_retries: pulumi.Input[int] | None = None,
         ambiguity_grace: pulumi.Input[float] | None = None,
         skip_credential_check: pulumi.Input[bool] | None = None,
+        replace_running: pulumi.Input[str] | None = None,
     ) -> None:
         # Deliberately no super().__init__(): nothing is registered (there is no `mltrain` plugin for
         # the engine to load); this object only carries settings to the resources that name it.

@@ -11,7 +11,7 @@ import ipaddress
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
@@ -39,6 +39,7 @@ _KEYS: tuple[tuple[str, str, str, bool], ...] = (
     ("max_retries", "maxRetries", "MLTRAIN_MAX_RETRIES", False),
     ("ambiguity_grace", "ambiguityGrace", "MLTRAIN_AMBIGUITY_GRACE", False),
     ("skip_credential_check", "skipCredentialCheck", "MLTRAIN_SKIP_CREDENTIAL_CHECK", False),
+    ("replace_running", "replaceRunning", "MLTRAIN_REPLACE_RUNNING", False),
 )
 CONFIG_KEYS = {name: f"mltrain:{key}" for name, key, _, _ in _KEYS}
 ENV_VARS = {name: env for name, _, env, _ in _KEYS}
@@ -122,6 +123,9 @@ class Settings(BaseModel):
     # Previews normally fail when the platform refuses the credentials; CI previews without secrets
     # (or with read-only keys) can switch that off.
     skip_credential_check: bool = False
+    # The stack-wide default of every training job's `replace_running` (a job's own value wins), so a
+    # team can make refusing to replace a live job the rule.
+    replace_running: Literal["allow", "refuse"] | None = None
 
     @field_validator("max_retries", mode="before")
     @classmethod

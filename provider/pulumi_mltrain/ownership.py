@@ -21,6 +21,14 @@ from .errors import MltrainError
 # Internal resource inputs that carry the owner from the program to the provider.
 STACK_KEY = "__mltrain_stack"
 URN_KEY = "__mltrain_urn"
+# Marks the state of a job that failed during its create's wait and was kept (`on_failure="keep"`);
+# its value is the error. The next update replaces such a state, and the create that recorded it
+# still fails: the plugin returns a partially created resource, and the dynamic form's program side
+# raises the error once the outputs arrive (see program.MltrainResource).
+FAILED_KEY = "__mltrain_failed"
+# Set by check when the resource is already in the state: a create with it is a replacement, which
+# must never take the old object over (see MltrainProvider.refuse_take_over_in_replace).
+EXISTS_KEY = "__mltrain_exists"
 
 
 @dataclass(frozen=True)

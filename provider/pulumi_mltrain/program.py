@@ -28,7 +28,7 @@ from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
 
 from .accounts import account_props, warn_retired_settings
 from .host import readable_errors, watch_host_engine, widen
-from .ownership import STACK_KEY, URN_KEY
+from .ownership import FAILED_KEY, STACK_KEY, URN_KEY
 
 if TYPE_CHECKING:
     from .resource import MltrainProvider
@@ -124,6 +124,11 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _raise_kept(failed: str | None) -> None:
+    if failed:
+        raise pulumi.RunError(failed)
+
+
 class MltrainResource(pulumi.dynamic.Resource):
     """Program-side base: fills the deadlines from `opts.custom_timeouts` (the dynamic provider host
     never forwards them), passes the owner (stack identity and URN) and the account, and declares
@@ -147,6 +152,7 @@ class MltrainResource(pulumi.dynamic.Resource):
                  opts: pulumi.ResourceOptions | None = None) -> None:
         from .identity import stack_identity
 
+        keeps = "on_failure" in self._inputs  # a training job
         unknown = sorted(set(args) - set(self._inputs))
         if unknown:
             raise TypeError(f"{self._kind} '{resource_name}': unknown argument(s) {', '.join(unknown)}; "
@@ -159,6 +165,10 @@ class MltrainResource(pulumi.dynamic.Resource):
                 for op in ("create", "update", "delete")
                 if (seconds := parse_duration(getattr(custom, op, None)))
             }
+        if keeps:
+            # A job's name is its own: a replacement created first (a replacement_trigger, `--replace`)
+            # would meet the old job, so the old one is always deleted first.
+            opts = pulumi.ResourceOptions.merge(pulumi.ResourceOptions(delete_before_replace=True), opts)
         type_ = f"pulumi-python:{self._resource_type_name}"
         platform = self._resource_type_name.split("/")[-1].split(":")[0]
         opts, account = account_props(resource_name, opts, platform)
@@ -170,6 +180,8 @@ class MltrainResource(pulumi.dynamic.Resource):
                           else f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{type_}::{resource_name}")
         for attr in self._declared():
             props.setdefault(attr, None)  # filled by the provider: readable on the resource
+        if keeps:
+            props[FAILED_KEY] = None  # set by a create whose failed job was kept (on_failure="keep")
         # What `pulumi.dynamic.Resource.__init__` does, with the pickled provider made once per class:
         # it is the same class reference for every resource (no captured secret), and dill costs
         # about a millisecond per resource.
@@ -179,6 +191,10 @@ class MltrainResource(pulumi.dynamic.Resource):
             # The ID is known in the preview of an in-place update (unlike other outputs), so jobs that
             # use it are not previewed as replaced when only, say, an algorithm's description changes.
             setattr(self, attr, self.id)
+        if keeps:
+            # A dynamic create cannot be both recorded and failed: the kept job's create succeeds with
+            # this mark, and the program fails here, so `pulumi up` still reports the error.
+            getattr(self, FAILED_KEY).apply(_raise_kept)
 
     @classmethod
     def _pickled_provider(cls) -> str:

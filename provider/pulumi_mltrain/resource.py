@@ -24,6 +24,7 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from pulumi.dynamic import (
@@ -43,7 +44,7 @@ from . import transport
 from .accounts import ACCOUNT_KEY, explicit_settings
 from .config import CONFIG_KEYS, Settings
 from .errors import ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout, for_resource
-from .ownership import STACK_KEY, URN_KEY, Mark, resource_of
+from .ownership import EXISTS_KEY, FAILED_KEY, STACK_KEY, URN_KEY, Mark, resource_of
 from .progress import Label
 from .waiter import Backoff, wait_for
 
@@ -82,7 +83,17 @@ _LOCK = threading.Lock()
 _CLIENTS: dict[tuple[str, str], Any] = {}
 # The settings of the resource a call is about, when it names an explicit provider (one per RPC thread).
 _ACCOUNT: contextvars.ContextVar[Settings | None] = contextvars.ContextVar("mltrain_account", default=None)
+# Whether the create being served replaces a resource of the state (its inputs carry EXISTS_KEY).
+_REPLACING: contextvars.ContextVar[bool] = contextvars.ContextVar("mltrain_replacing", default=False)
 _INTERNAL = "__mltrain_"
+
+
+class KeptFailure(RemoteFailure):
+    """A job of this resource's own that ended before its `wait_for`, kept by `on_failure="keep"`."""
+
+    def __init__(self, message: str, object_id: str, outs: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.object_id, self.outs = object_id, outs
 
 
 class MltrainProvider(ResourceProvider):
@@ -277,6 +288,7 @@ class MltrainProvider(ResourceProvider):
                 lambda r: self._state_of(r) in reached or self._state_of(r) in never,
                 timeout=remaining(deadline), what=what, state_of=self._state_of, backoff=self.wait_backoff,
                 label=Label.of(self.kind, spec, owner, object_id=object_id),
+                notes=self._notes(spec, object_id),
             ).value
         except WaitTimeout as err:
             kept = self._kept(spec, object_id) if ours else (
@@ -292,8 +304,27 @@ class MltrainProvider(ResourceProvider):
         if state in reached:
             return self._recorded(spec, final)
         why, tail = self._ended(spec, object_id, final)
+        if ours and getattr(spec, "on_failure", "delete") == "keep":
+            raise KeptFailure(
+                f"{what} ended {state} before it was {spec.wait_for}: {why}. It was kept (on_failure=\"keep\") "
+                f"and is recorded with its status and reason: the next `pulumi up` replaces it and `pulumi "
+                f"destroy` deletes it{tail}", object_id, self._recorded(spec, final))
         raise RemoteFailure(f"{what} ended {state} before it was {spec.wait_for}: {why}. "
                             f"{self._undo(spec, object_id, ours)}{tail}")
+
+    def refuse_take_over_in_replace(self, object_id: str) -> None:
+        """A replacement created before its old object is deleted would find that object by its owner
+        mark and take it over, and the delete that follows would remove it: refuse (nothing changes)."""
+        if _REPLACING.get():
+            raise MltrainError(
+                f"this replacement would take over {self.noun} {object_id}, the one it replaces, which is then "
+                "deleted: the engine creates the replacement first (a replacement_trigger or `--replace` does "
+                "that unless told otherwise). Add delete_before_replace=True to this resource's options (the "
+                "dynamic resources of pulumi_mltrain set it for training jobs)")
+
+    def _notes(self, spec: Any, object_id: str) -> Callable[[dict[str, Any]], str | None] | None:
+        """What the wait for `object_id` says between its state lines (see `waiter.wait_for`'s notes)."""
+        return None
 
     def _undo(self, spec: Any, object_id: str, ours: bool) -> str:
         if ours:
@@ -312,6 +343,9 @@ class MltrainProvider(ResourceProvider):
             _ACCOUNT.reset(token)
 
     def _check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+        default = self.settings.replace_running
+        if default and "replace_running" in self.spec_type.model_fields and news.get("replace_running") is None:
+            news = {**news, "replace_running": default}  # the stack-wide default (mltrain:replaceRunning)
         news, name_pending = self._with_name(olds, news)
         spec, failures = specs.validate(self.spec_type, news)
         if spec is not None:
@@ -320,6 +354,8 @@ class MltrainProvider(ResourceProvider):
             if not unchanged:
                 failures = failures + self._check_remote(spec) + self._replace_guard(olds, spec)
         inputs = {k: v for k, v in news.items() if k.startswith("__")}
+        if olds:
+            inputs[EXISTS_KEY] = True  # a create with these inputs can only be a replacement
         if spec is not None:
             inputs.update(spec.props())
             if not failures:  # outputs derived from inputs that fail a check would fail in turn
@@ -370,9 +406,12 @@ class MltrainProvider(ResourceProvider):
             if old is None or old == new:
                 continue  # state from before the key existed: nothing to compare
             changed.append(key)
-            if key == ACCOUNT_KEY:
+            if key in (ACCOUNT_KEY, FAILED_KEY):
                 replaces.append(key)  # another account, region or endpoint: delete there, create here
-        return DiffResult(changes=bool(changed), replaces=replaces, delete_before_replace=bool(replaces))
+        # Always delete first, also when the engine forces a replace that this diff did not ask for
+        # (`replacement_trigger`, `pulumi up --replace`): a new object of the same name created first
+        # would find the old one by its owner mark and take it over, and the delete would then remove it.
+        return DiffResult(changes=bool(changed), replaces=replaces, delete_before_replace=True)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
         token = self._in_account(props)
@@ -394,6 +433,7 @@ class MltrainProvider(ResourceProvider):
         spec = self._parse(props)
         owner = Mark.from_props(props)
         deadline = self._deadline(spec, "create")
+        replacing = _REPLACING.set(bool(props.get(EXISTS_KEY)) and not resume)
         try:
             with transport.operation_deadline(deadline, f"creating {self.kind} '{self._label(spec)}'"):
                 if resume:
@@ -402,8 +442,13 @@ class MltrainProvider(ResourceProvider):
                     object_id, outs = spec.adopt_id, self._adopt(spec.adopt_id, spec, owner, deadline)
                 else:
                     object_id, outs = self._create(spec, owner, deadline)
+        except KeptFailure as err:
+            failed = str(for_resource(self.kind, self._label(spec), err))
+            return CreateResult(err.object_id, {**self._outs(spec, err.outs, props), FAILED_KEY: failed})
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
+        finally:
+            _REPLACING.reset(replacing)
         return CreateResult(object_id, self._outs(spec, outs, props))
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:

@@ -1,7 +1,9 @@
 """One declaration per field: a resource's pydantic spec drives check, diff, schema.json and docs.
 
 A field says, once, what a change to it means (`on_change`): `replace` the remote object, `update`
-it in place, or `local` (provider behaviour only, such as timeouts: no remote effect). Its wire
+it in place, `local` (provider behaviour only, such as timeouts: no remote effect), or `record` (sent
+at create, but the platform has no call to change it: a change is stored in the state only, so a
+cosmetic edit never starts a new run; the platform keeps its first value, which is not drift). Its wire
 name (the API's camelCase) is its pydantic alias. A dotted wire name (`metadata.name`,
 `spec.resource.flavor_id`) places the value in a nested API body: `Spec.wire()` builds the nesting
 and `from_wire` reads it back, in nested models too, so there is no second mapping to keep in step.
@@ -21,7 +23,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
-OnChange = Literal["replace", "update", "local"]
+OnChange = Literal["replace", "update", "local", "record"]
 _META = "x-mltrain"
 
 
@@ -498,7 +500,7 @@ def differing(declared: Spec, remote: Spec | None) -> dict[str, str]:
         return {"(resource)": "the platform object could not be read as this resource's inputs"}
     out: dict[str, str] = {}
     for name, m in field_metas(type(declared)):
-        if m.on_change == "local":
+        if m.on_change in ("local", "record"):
             continue
         mine, theirs = _canon(getattr(declared, name)), _canon(getattr(remote, name))
         if not _covers(mine, theirs, m.keyed_by):

@@ -68,6 +68,7 @@ def wait_for(
     every: float = HEARTBEAT,
     sink: Sink | None = None,
     hint: Callable[[T], float | None] | None = None,
+    notes: Callable[[T], str | None] | None = None,
 ) -> Waited[T]:
     """Call `fetch` until `done(value)`; raise WaitTimeout naming `what` and the last state.
 
@@ -76,6 +77,8 @@ def wait_for(
     when given, else `what`; a state that lasts is repeated at least every `every` seconds, with the
     time waited, so a silent log never means a stuck provider. `hint(value)` (or a transient error's
     Retry-After) is the platform's own advice on when to look again and replaces the computed pause.
+    `notes(value)` is asked after each poll that does not end the wait: a text it returns (such as a
+    job's newest log lines; it bounds itself) is said as a line of its own.
     """
     start = clock()
     deadline = start + timeout
@@ -115,6 +118,9 @@ def wait_for(
                 said_at = now
             failing = None
             last_state = state
+            note = notes(value) if notes is not None and not finished else None
+            if note:
+                say.line(note, clock() - start)
             if finished:
                 return Waited(value, polls, clock() - start)
             advice = hint(value) if hint is not None else None

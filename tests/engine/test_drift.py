@@ -89,8 +89,7 @@ ALAYA_DECLARED: Json = {
 ALAYA_CHANGED: Json = {
     "product_code": d.PRODUCT_TRAIN_1, "worker_count": 3,
     "image": "harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu", "create_type": "COPY",
-    "description": "edited in the console", "priority": 1, "training_type": "HPC", "image_type": "application",
-    "training_framework": "deepspeed",
+    "priority": 1, "training_type": "HPC", "image_type": "application", "training_framework": "deepspeed",
     "storage_mounts": [{"storage_id": d.STORAGE_PERFORMANCE_ID, "storage_type": "nas-performance",
                         "file_directory": "ckpt", "mount_path": "/root/ckpt/", "read_only": False}],
     "env": {"EPOCHS": "9"}, "enable_auto_retry": False, "max_retry_count": 5, "enable_timeout_cancel": False,

@@ -40,8 +40,9 @@ def spec_inputs(resource: Json, model: type[specs.Spec]) -> Json:
 
 
 def remote_fields(model: type[specs.Spec]) -> set[str]:
-    """Fields with a remote meaning: everything but the `local` ones (adopt_id, timeouts, wait_for)."""
-    return {name for name, m in specs.field_metas(model) if m.on_change != "local"}
+    """Fields compared with the platform: everything but the `local` ones (adopt_id, timeouts, wait_for)
+    and the `record` ones (stored in the state only: the platform keeps the value it was created with)."""
+    return {name for name, m in specs.field_metas(model) if m.on_change not in ("local", "record")}
 
 
 def drift(model: type[specs.Spec], declared: Json, new_values: Json) -> tuple[Json, Json]:

@@ -90,6 +90,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "start_command",
         "replace_running",
         "wait_for",
+        "on_failure",
     )
     _outputs = (
         "training_task_id",
@@ -114,6 +115,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "enable_timeout_cancel": False,
         "replace_running": "allow",
         "wait_for": "created",
+        "on_failure": "delete",
     }
 
     if TYPE_CHECKING:
@@ -138,6 +140,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         start_command: pulumi.Output[str | None]
         replace_running: pulumi.Output[Literal["allow", "refuse"]]
         wait_for: pulumi.Output[Literal["created", "running", "completed"]]
+        on_failure: pulumi.Output[Literal["delete", "keep"]]
         training_task_id: pulumi.Output[str]
         status: pulumi.Output[str]
         result_key: pulumi.Output[str | None]
@@ -175,6 +178,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         start_command: pulumi.Input[str] | None = None,
         replace_running: pulumi.Input[Literal["allow", "refuse"]] | None = None,
         wait_for: pulumi.Input[Literal["created", "running", "completed"]] | None = None,
+        on_failure: pulumi.Input[Literal["delete", "keep"]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """Declare a alaya.TrainingJob.
@@ -197,7 +201,9 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
                 Changing it replaces the resource.
             create_type: How the task is created; DIRECT for a normal create. Allowed: 'DIRECT', 'COPY',
                 'TEMPLATE'. Default: 'DIRECT'. Changing it replaces the resource.
-            description: Task description. Changing it replaces the resource.
+            description: Task description. Alaya NeW has no update call: a change is recorded in the state
+                and the task keeps the description it was created with (no new run). Recorded: a change is
+                stored in the state only (the platform cannot change it); no new run.
             priority: 1 (highest) to 3 (lowest, the default). Default: 3. Changing it replaces the resource.
             training_type: PRE_TRAINING or HPC (any case). Allowed: 'PRE_TRAINING', 'HPC'. Changing it
                 replaces the resource.
@@ -227,6 +233,11 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
                 that fails or stops first is an error and is deleted. Allowed: 'created', 'running',
                 'completed'. Default: 'created'. Local: changing it only changes the provider's behaviour,
                 nothing remote.
+            on_failure: A task that fails or stops during the create's wait: delete (the default) rolls it
+                back; keep leaves it on the platform and in the state with its status and reason, so it can
+                be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it. Allowed:
+                'delete', 'keep'. Default: 'delete'. Local: changing it only changes the provider's
+                behaviour, nothing remote.
             opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.
         """
         super().__init__(resource_name, {
@@ -251,6 +262,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
             "start_command": start_command,
             "replace_running": replace_running,
             "wait_for": wait_for,
+            "on_failure": on_failure,
         }, opts)
 
 

@@ -2,8 +2,9 @@
 
 Create is asynchronous: the POST answers a resultKey, the subscription result later yields the
 real task ID, and only then is the ID recorded. Nothing can be changed in place (the API has no
-update call), so every change of a remote field replaces the task; fields marked `local` change
-only the provider's behaviour.
+update call), so every change of a field that shapes the training replaces the task (a new run);
+`description` is only recorded (`record`), and fields marked `local` change only the provider's
+behaviour.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import re
 import sys
 import time
+from collections.abc import Callable
 from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -63,8 +65,10 @@ class TrainingJobSpec(ManagedSpec):
         description="Container image, e.g. harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu.", min_length=1)
     create_type: Literal["DIRECT", "COPY", "TEMPLATE"] = specs.spec_field(
         "DIRECT", description="How the task is created; DIRECT for a normal create.", wire="createType")
-    description: str | None = specs.spec_field(None, description="Task description.", wire="desc",
-                                                max_length=contract.DESC_MAX)
+    description: str | None = specs.spec_field(
+        None, description="Task description. Alaya NeW has no update call: a change is recorded in the state "
+        "and the task keeps the description it was created with (no new run).", wire="desc",
+        max_length=contract.DESC_MAX, on_change="record")
     priority: int = specs.spec_field(3, description="1 (highest) to 3 (lowest, the default).",
                                      ge=contract.PRIORITY[0], le=contract.PRIORITY[1])
     training_type: Annotated[Literal["PRE_TRAINING", "HPC"], BeforeValidator(_upper)] | None = specs.spec_field(
@@ -105,6 +109,10 @@ class TrainingJobSpec(ManagedSpec):
         "the end of the training (completed: raise customTimeouts.create to match the training time). A task "
         "that fails or stops first is an error and is deleted.",
         on_change="local")
+    on_failure: Literal["delete", "keep"] = specs.spec_field(
+        "delete", description="A task that fails or stops during the create's wait: delete (the default) rolls it "
+        "back; keep leaves it on the platform and in the state with its status and reason, so it can be "
+        "inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.", on_change="local")
 
     @model_validator(mode="before")
     @classmethod
@@ -356,6 +364,7 @@ class TrainingJobProvider(AlayaProvider):
             claim(self.noun, str(details[0].get("id")), spec.name, _mark(details[0]), owner)
             raise AssertionError("unreachable")
         task_id = str(mine.get("id"))
+        self.refuse_take_over_in_replace(task_id)
         self._require_match(spec, task_id, _unmarked(mine))
         print(f"[mltrain] task {spec.name!r} ({task_id}) from an interrupted run found ({_status(mine)}): "
               "taking it over", file=sys.stderr)
@@ -384,6 +393,18 @@ class TrainingJobProvider(AlayaProvider):
     def _ended(self, spec: Any, object_id: str, remote: dict[str, Any]) -> tuple[str, str]:
         return str(remote.get("reason") or "no reason"), ""
 
+    def _notes(self, spec: Any, object_id: str) -> Callable[[dict[str, Any]], str | None]:
+        """Said once per wait: Alaya NeW documents no log API, so no log lines can follow."""
+        said: list[bool] = []
+
+        def note(task: dict[str, Any]) -> str | None:
+            if said or _status(task) not in contract.LIVE:
+                return None
+            said.append(True)
+            return "no log lines: Alaya NeW documents no log API (follow the task in its console)"
+
+        return note
+
     def _kept(self, spec: Any, object_id: str) -> str:
         return (f"Task {object_id} was NOT deleted and is not lost: it carries this resource's owner mark, so "
                 f"the next `pulumi up` finds it, takes it over and waits for it again without creating another "
@@ -399,6 +420,17 @@ class TrainingJobProvider(AlayaProvider):
             return (f"Deleting it failed too ({err}); delete task {task_id} in Alaya NeW, or run `pulumi up` "
                     "again, which finds it by its owner mark and adopts it")
         return "It was deleted so that nothing is left behind"
+
+    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None,
+                deadline: float) -> dict[str, Any]:
+        """Only `record` and `local` fields reach an update (the rest replace): nothing to send, but
+        say so, since the platform keeps its first value."""
+        recorded = [n for n, m in specs.field_metas(type(new)) if n in changed and m.on_change == "record"]
+        if recorded:
+            print(f"[mltrain] {self.kind} {new.name!r}: {', '.join(recorded)} recorded in the state only: Alaya NeW "
+                  f"has no update call, so task {object_id} keeps the value it was created with (no new run; "
+                  "to run it again, use the replacement_trigger resource option)", file=sys.stderr)
+        return {}
 
     # ----- adopt / read / delete -----------------------------------------------------------------
     def _adopt(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:

@@ -470,6 +470,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "tags",
         "replace_running",
         "wait_for",
+        "on_failure",
     )
     _outputs = (
         "job_id",
@@ -495,6 +496,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "node_count": 1,
         "replace_running": "allow",
         "wait_for": "accepted",
+        "on_failure": "delete",
     }
 
     if TYPE_CHECKING:
@@ -532,6 +534,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         tags: pulumi.Output[dict[str, str] | None]
         replace_running: pulumi.Output[Literal["allow", "refuse"]]
         wait_for: pulumi.Output[Literal["accepted", "running", "completed"]]
+        on_failure: pulumi.Output[Literal["delete", "keep"]]
         job_id: pulumi.Output[str]
         phase: pulumi.Output[str]
         secondary_phase: pulumi.Output[str | None]
@@ -585,6 +588,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
         replace_running: pulumi.Input[Literal["allow", "refuse"]] | None = None,
         wait_for: pulumi.Input[Literal["accepted", "running", "completed"]] | None = None,
+        on_failure: pulumi.Input[Literal["delete", "keep"]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """Declare a modelarts.TrainingJob.
@@ -667,6 +671,11 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 completed (training finished; raise customTimeouts.create to match the training time).
                 Allowed: 'accepted', 'running', 'completed'. Default: 'accepted'. Local: changing it only
                 changes the provider's behaviour, nothing remote.
+            on_failure: A job that fails or is stopped during the create's wait: delete (the default)
+                terminates and deletes it; keep leaves it on the platform and in the state with its status
+                and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails;
+                the next `pulumi up` replaces it. Allowed: 'delete', 'keep'. Default: 'delete'. Local:
+                changing it only changes the provider's behaviour, nothing remote.
             opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.
         """
         super().__init__(resource_name, {
@@ -704,4 +713,5 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
             "tags": tags,
             "replace_running": replace_running,
             "wait_for": wait_for,
+            "on_failure": on_failure,
         }, opts)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 import sys
+import time
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 from .. import spec as specs
@@ -60,6 +62,9 @@ from .models import (
 WaitFor = Literal["accepted", "running", "completed"]
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_ENVIRONMENTS = contract.MAX_ENVIRONMENTS
+# Log lines in the progress of a wait: at most LOG_LINES new lines (each cut to LOG_WIDTH characters)
+# of the job's first task, looked up at most every LOG_EVERY seconds per wait.
+LOG_LINES, LOG_WIDTH, LOG_EVERY = 3, 200, 10.0
 _INLINE = ("code_dir", "boot_file", "command", "engine_id", "engine_name", "engine_version", "image_url")
 
 
@@ -167,6 +172,11 @@ class TrainingJobSpec(ManagedSpec):
         "accepted", description="What create waits for: accepted (past Creating, the default: seconds), running, "
         "or completed (training finished; raise customTimeouts.create to match the training time).",
         on_change="local")
+    on_failure: Literal["delete", "keep"] = specs.spec_field(
+        "delete", description="A job that fails or is stopped during the create's wait: delete (the default) "
+        "terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, "
+        "so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` "
+        "replaces it.", on_change="local")
 
     def as_declared(self) -> TrainingJobSpec:
         """ModelArts reports the code and engine of a job's algorithm in the job (the algorithm brings
@@ -338,6 +348,7 @@ class TrainingJobProvider(ModelArtsProvider):
         if mark != owner:
             mark = mark_in(api.job_tags(job_id)) or mark  # an adoption's mark, given after the create
         claim("training job", job_id, spec.name, mark, owner)
+        self.refuse_take_over_in_replace(job_id)
         self._reconcile(job_id, job, spec, how="already exists")
         print(f"[mltrain] job {spec.name!r} already exists as {job_id} ({_phase(job)}): adopting it",
               file=sys.stderr)
@@ -379,6 +390,29 @@ class TrainingJobProvider(ModelArtsProvider):
         logs = f"; logs were exported to obs:/{spec.log_export_path}" if spec.log_export_path else ""
         tasks = [str(t) for t in (remote.get("status") or {}).get("tasks") or []]
         return (_reason(remote) or "no reason given") + logs, failure_tail(self.api(), object_id, tasks)
+
+    def _notes(self, spec: Any, object_id: str) -> Callable[[dict[str, Any]], str | None]:
+        """The newest log lines of the job's first task while it runs: at most LOG_LINES lines not said
+        before, looked up at most every LOG_EVERY seconds (one log call), so a long wait shows the
+        training's progress, not just its phase. A log that cannot be read is skipped."""
+        said: list[str] = []
+        next_look = [0.0]
+
+        def note(job: dict[str, Any]) -> str | None:
+            tasks = [str(t) for t in (job.get("status") or {}).get("tasks") or []]
+            if _phase(job) != contract.RUNNING or not tasks or time.monotonic() < next_look[0]:
+                return None
+            next_look[0] = time.monotonic() + LOG_EVERY
+            try:
+                text = self.api().log_preview(object_id, tasks[0]) or ""
+            except MltrainError:
+                return None
+            lines = [line.strip()[:LOG_WIDTH] for line in text.splitlines() if line.strip()][-LOG_LINES:]
+            new = [line for line in lines if line not in said]
+            said[:] = lines
+            return f"log of {tasks[0]}: " + " | ".join(new) if new else None
+
+        return note
 
     def _kept(self, spec: Any, object_id: str) -> str:
         return (f"Job {object_id} was NOT deleted and is not lost: it carries this resource's owner mark, so the "

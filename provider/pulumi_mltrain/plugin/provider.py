@@ -30,7 +30,7 @@ from .. import spec as specs
 from ..accounts import ACCOUNT_KEY
 from ..config import Settings
 from ..errors import MltrainError
-from ..ownership import STACK_KEY, URN_KEY, Mark
+from ..ownership import FAILED_KEY, STACK_KEY, URN_KEY, Mark
 from ..program import load
 from ..resource import _ACCOUNT, MltrainProvider
 from . import sdk
@@ -139,7 +139,7 @@ class MltrainPlugin(p.Provider):
             replaces = [k for k in replaces if k not in covered]
         detailed = {k: p.PropertyDiff(_kind(k in replaces, k in olds, k in news), True) for k in changed}
         return p.DiffResponse(changes=bool(changed) if imported else bool(result.changes), replaces=replaces,
-                              delete_before_replace=bool(replaces) and bool(result.delete_before_replace),
+                              delete_before_replace=bool(result.delete_before_replace),
                               diffs=changed, detailed_diff=detailed)
 
     async def create(self, request: p.CreateRequest) -> p.CreateResponse:
@@ -162,6 +162,10 @@ class MltrainPlugin(p.Provider):
                 "created: `pulumi destroy` removes it, and the next `pulumi up` takes it over",
                 survivor, sdk.wrap(state, keys), sdk.wrap(state, keys)) from None
         outs = _restore_timeouts(dict(result.outs or {}), given)
+        failed = outs.get(FAILED_KEY)
+        if failed:
+            # A job kept by on_failure="keep": recorded (ID, status, reason) and still a failed create.
+            raise sdk.PartialCreate(str(failed), str(result.id), sdk.wrap(outs, keys), sdk.wrap(outs, keys))
         return p.CreateResponse(resource_id=result.id, properties=sdk.wrap(outs, keys))
 
     async def read(self, request: p.ReadRequest) -> p.ReadResponse:

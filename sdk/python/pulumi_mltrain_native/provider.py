@@ -36,6 +36,7 @@ class ProviderArgs:
                  insecure_skip_tls_verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
                  modelarts_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 replace_running: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.float]] = None,
                  skip_credential_check: pulumi.Input[Optional[_builtins.bool]] = None,
                  stack_identity: pulumi.Input[Optional[_builtins.str]] = None):
@@ -59,6 +60,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.bool] insecure_skip_tls_verify: Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
         :param pulumi.Input[_builtins.int] max_retries: Environment fallback: MLTRAIN_MAX_RETRIES.
         :param pulumi.Input[_builtins.str] modelarts_endpoint: Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+        :param pulumi.Input[_builtins.str] replace_running: Environment fallback: MLTRAIN_REPLACE_RUNNING.
         :param pulumi.Input[_builtins.float] request_timeout: Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
         :param pulumi.Input[_builtins.bool] skip_credential_check: Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
         :param pulumi.Input[_builtins.str] stack_identity: Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
@@ -97,6 +99,8 @@ class ProviderArgs:
             pulumi.set(__self__, "max_retries", max_retries)
         if modelarts_endpoint is not None:
             pulumi.set(__self__, "modelarts_endpoint", modelarts_endpoint)
+        if replace_running is not None:
+            pulumi.set(__self__, "replace_running", replace_running)
         if request_timeout is not None:
             pulumi.set(__self__, "request_timeout", request_timeout)
         if skip_credential_check is not None:
@@ -309,6 +313,18 @@ class ProviderArgs:
         pulumi.set(self, "modelarts_endpoint", value)
 
     @_builtins.property
+    @pulumi.getter(name="replaceRunning")
+    def replace_running(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_REPLACE_RUNNING.
+        """
+        return pulumi.get(self, "replace_running")
+
+    @replace_running.setter
+    def replace_running(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "replace_running", value)
+
+    @_builtins.property
     @pulumi.getter(name="requestTimeout")
     def request_timeout(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
@@ -368,6 +384,7 @@ class Provider(pulumi.ProviderResource):
                  insecure_skip_tls_verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
                  modelarts_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 replace_running: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.float]] = None,
                  skip_credential_check: pulumi.Input[Optional[_builtins.bool]] = None,
                  stack_identity: pulumi.Input[Optional[_builtins.str]] = None,
@@ -394,6 +411,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.bool] insecure_skip_tls_verify: Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
         :param pulumi.Input[_builtins.int] max_retries: Environment fallback: MLTRAIN_MAX_RETRIES.
         :param pulumi.Input[_builtins.str] modelarts_endpoint: Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+        :param pulumi.Input[_builtins.str] replace_running: Environment fallback: MLTRAIN_REPLACE_RUNNING.
         :param pulumi.Input[_builtins.float] request_timeout: Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
         :param pulumi.Input[_builtins.bool] skip_credential_check: Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
         :param pulumi.Input[_builtins.str] stack_identity: Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
@@ -439,6 +457,7 @@ class Provider(pulumi.ProviderResource):
                  insecure_skip_tls_verify: pulumi.Input[Optional[_builtins.bool]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
                  modelarts_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
+                 replace_running: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.float]] = None,
                  skip_credential_check: pulumi.Input[Optional[_builtins.bool]] = None,
                  stack_identity: pulumi.Input[Optional[_builtins.str]] = None,
@@ -468,6 +487,7 @@ class Provider(pulumi.ProviderResource):
             __props__.__dict__["insecure_skip_tls_verify"] = pulumi.Output.from_input(insecure_skip_tls_verify).apply(pulumi.runtime.to_json) if insecure_skip_tls_verify is not None else None
             __props__.__dict__["max_retries"] = pulumi.Output.from_input(max_retries).apply(pulumi.runtime.to_json) if max_retries is not None else None
             __props__.__dict__["modelarts_endpoint"] = modelarts_endpoint
+            __props__.__dict__["replace_running"] = replace_running
             __props__.__dict__["request_timeout"] = pulumi.Output.from_input(request_timeout).apply(pulumi.runtime.to_json) if request_timeout is not None else None
             __props__.__dict__["skip_credential_check"] = pulumi.Output.from_input(skip_credential_check).apply(pulumi.runtime.to_json) if skip_credential_check is not None else None
             __props__.__dict__["stack_identity"] = stack_identity
@@ -582,6 +602,14 @@ class Provider(pulumi.ProviderResource):
         Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
         """
         return pulumi.get(self, "modelarts_endpoint")
+
+    @_builtins.property
+    @pulumi.getter(name="replaceRunning")
+    def replace_running(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Environment fallback: MLTRAIN_REPLACE_RUNNING.
+        """
+        return pulumi.get(self, "replace_running")
 
     @_builtins.property
     @pulumi.getter(name="stackIdentity")

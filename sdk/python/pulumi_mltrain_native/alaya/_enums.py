@@ -11,6 +11,7 @@ __all__ = [
     'StorageMountStorageType',
     'TrainingJobCreateType',
     'TrainingJobImageType',
+    'TrainingJobOnFailure',
     'TrainingJobReplaceRunning',
     'TrainingJobTrainingFramework',
     'TrainingJobTrainingType',
@@ -42,6 +43,12 @@ class TrainingJobImageType(_builtins.str, Enum):
     GENERAL = "general"
     APPLICATION = "application"
     PRIVATE = "private"
+
+
+@pulumi.type_token("mltrain:alaya:TrainingJobOnFailure")
+class TrainingJobOnFailure(_builtins.str, Enum):
+    DELETE = "delete"
+    KEEP = "keep"
 
 
 @pulumi.type_token("mltrain:alaya:TrainingJobReplaceRunning")

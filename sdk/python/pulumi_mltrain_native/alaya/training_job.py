@@ -34,6 +34,7 @@ class TrainingJobArgs:
                  image_type: pulumi.Input[Optional['TrainingJobImageType']] = None,
                  max_retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
+                 on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
                  priority: pulumi.Input[Optional[_builtins.int]] = None,
                  replace_running: pulumi.Input[Optional['TrainingJobReplaceRunning']] = None,
                  start_command: pulumi.Input[Optional[_builtins.str]] = None,
@@ -51,13 +52,14 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.int] worker_count: Number of nodes; 1 for a single machine. Allowed: >= 1, <= 512.
         :param pulumi.Input[_builtins.str] adopt_id: ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
         :param pulumi.Input['TrainingJobCreateType'] create_type: How the task is created; DIRECT for a normal create.
-        :param pulumi.Input[_builtins.str] description: Task description. Allowed: at most 1024 characters.
+        :param pulumi.Input[_builtins.str] description: Task description. Alaya NeW has no update call: a change is recorded in the state and the task keeps the description it was created with (no new run). Allowed: at most 1024 characters.
         :param pulumi.Input[_builtins.bool] enable_auto_retry: Retry a failed task automatically; implied by max_retry_count.
         :param pulumi.Input[_builtins.bool] enable_timeout_cancel: Cancel the task after timeout_hours; implied by timeout_hours.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables; wrap values in pulumi.Output.secret() to keep them encrypted in the state.
         :param pulumi.Input['TrainingJobImageType'] image_type: general, application or private; must match the image.
         :param pulumi.Input[_builtins.int] max_retry_count: Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
         :param pulumi.Input[_builtins.str] name: Task name; when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: at least 1 character(s), at most 64 characters.
+        :param pulumi.Input['TrainingJobOnFailure'] on_failure: A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
         :param pulumi.Input[_builtins.int] priority: 1 (highest) to 3 (lowest, the default). Allowed: >= 1, <= 3.
         :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
         :param pulumi.Input[_builtins.str] start_command: Entry command; may be a multi-line shell script.
@@ -91,6 +93,10 @@ class TrainingJobArgs:
             pulumi.set(__self__, "max_retry_count", max_retry_count)
         if name is not None:
             pulumi.set(__self__, "name", name)
+        if on_failure is None:
+            on_failure = 'delete'
+        if on_failure is not None:
+            pulumi.set(__self__, "on_failure", on_failure)
         if priority is None:
             priority = 3
         if priority is not None:
@@ -180,7 +186,7 @@ class TrainingJobArgs:
     @pulumi.getter
     def description(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Task description. Allowed: at most 1024 characters.
+        Task description. Alaya NeW has no update call: a change is recorded in the state and the task keeps the description it was created with (no new run). Allowed: at most 1024 characters.
         """
         return pulumi.get(self, "description")
 
@@ -259,6 +265,18 @@ class TrainingJobArgs:
     @name.setter
     def name(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def on_failure(self) -> pulumi.Input[Optional['TrainingJobOnFailure']]:
+        """
+        A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
+        """
+        return pulumi.get(self, "on_failure")
+
+    @on_failure.setter
+    def on_failure(self, value: pulumi.Input[Optional['TrainingJobOnFailure']]):
+        pulumi.set(self, "on_failure", value)
 
     @_builtins.property
     @pulumi.getter
@@ -385,6 +403,7 @@ class TrainingJob(pulumi.CustomResource):
                  image_type: pulumi.Input[Optional['TrainingJobImageType']] = None,
                  max_retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
+                 on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
                  priority: pulumi.Input[Optional[_builtins.int]] = None,
                  product_code: pulumi.Input[Optional[_builtins.str]] = None,
                  replace_running: pulumi.Input[Optional['TrainingJobReplaceRunning']] = None,
@@ -406,7 +425,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] adopt_id: ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
         :param pulumi.Input['TrainingJobCreateType'] create_type: How the task is created; DIRECT for a normal create.
-        :param pulumi.Input[_builtins.str] description: Task description. Allowed: at most 1024 characters.
+        :param pulumi.Input[_builtins.str] description: Task description. Alaya NeW has no update call: a change is recorded in the state and the task keeps the description it was created with (no new run). Allowed: at most 1024 characters.
         :param pulumi.Input[_builtins.bool] enable_auto_retry: Retry a failed task automatically; implied by max_retry_count.
         :param pulumi.Input[_builtins.bool] enable_timeout_cancel: Cancel the task after timeout_hours; implied by timeout_hours.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables; wrap values in pulumi.Output.secret() to keep them encrypted in the state.
@@ -414,6 +433,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input['TrainingJobImageType'] image_type: general, application or private; must match the image.
         :param pulumi.Input[_builtins.int] max_retry_count: Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
         :param pulumi.Input[_builtins.str] name: Task name; when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: at least 1 character(s), at most 64 characters.
+        :param pulumi.Input['TrainingJobOnFailure'] on_failure: A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
         :param pulumi.Input[_builtins.int] priority: 1 (highest) to 3 (lowest, the default). Allowed: >= 1, <= 3.
         :param pulumi.Input[_builtins.str] product_code: Resource configuration (node spec) from the product list, e.g. PRD-TRAIN-1. Allowed: at least 1 character(s).
         :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
@@ -462,6 +482,7 @@ class TrainingJob(pulumi.CustomResource):
                  image_type: pulumi.Input[Optional['TrainingJobImageType']] = None,
                  max_retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
+                 on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
                  priority: pulumi.Input[Optional[_builtins.int]] = None,
                  product_code: pulumi.Input[Optional[_builtins.str]] = None,
                  replace_running: pulumi.Input[Optional['TrainingJobReplaceRunning']] = None,
@@ -496,6 +517,9 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["image_type"] = image_type
             __props__.__dict__["max_retry_count"] = max_retry_count
             __props__.__dict__["name"] = name
+            if on_failure is None:
+                on_failure = 'delete'
+            __props__.__dict__["on_failure"] = on_failure
             if priority is None:
                 priority = 3
             __props__.__dict__["priority"] = priority
@@ -528,7 +552,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["start_time"] = None
             __props__.__dict__["status"] = None
             __props__.__dict__["training_task_id"] = None
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["create_type", "description", "enable_auto_retry", "enable_timeout_cancel", "env.*", "image", "image_type", "max_retry_count", "name", "priority", "product_code", "start_command", "storage_mounts[*]", "timeout_hours", "training_framework", "training_type", "worker_count"])
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["create_type", "enable_auto_retry", "enable_timeout_cancel", "env.*", "image", "image_type", "max_retry_count", "name", "priority", "product_code", "start_command", "storage_mounts[*]", "timeout_hours", "training_framework", "training_type", "worker_count"])
         opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(TrainingJob, __self__).__init__(
             'mltrain:alaya:TrainingJob',
@@ -568,6 +592,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["image_type"] = None
         __props__.__dict__["max_retry_count"] = None
         __props__.__dict__["name"] = None
+        __props__.__dict__["on_failure"] = None
         __props__.__dict__["priority"] = None
         __props__.__dict__["product_code"] = None
         __props__.__dict__["reason"] = None
@@ -628,7 +653,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter
     def description(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Task description. Allowed: at most 1024 characters.
+        Task description. Alaya NeW has no update call: a change is recorded in the state and the task keeps the description it was created with (no new run). Allowed: at most 1024 characters.
         """
         return pulumi.get(self, "description")
 
@@ -719,6 +744,14 @@ class TrainingJob(pulumi.CustomResource):
         Task name; when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: at least 1 character(s), at most 64 characters.
         """
         return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def on_failure(self) -> pulumi.Output[Optional['TrainingJobOnFailure']]:
+        """
+        A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
+        """
+        return pulumi.get(self, "on_failure")
 
     @_builtins.property
     @pulumi.getter

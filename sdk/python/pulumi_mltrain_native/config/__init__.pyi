@@ -99,6 +99,11 @@ modelartsEndpoint: Optional[str]
 Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
 """
 
+replaceRunning: Optional[str]
+"""
+Environment fallback: MLTRAIN_REPLACE_RUNNING.
+"""
+
 requestTimeout: Optional[float]
 """
 Environment fallback: MLTRAIN_REQUEST_TIMEOUT.

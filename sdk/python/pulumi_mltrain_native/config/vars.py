@@ -140,6 +140,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get('modelartsEndpoint')
 
     @_builtins.property
+    def replace_running(self) -> Optional[str]:
+        """
+        Environment fallback: MLTRAIN_REPLACE_RUNNING.
+        """
+        return __config__.get('replaceRunning')
+
+    @_builtins.property
     def request_timeout(self) -> Optional[float]:
         """
         Environment fallback: MLTRAIN_REQUEST_TIMEOUT.

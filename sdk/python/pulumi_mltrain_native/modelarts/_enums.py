@@ -14,6 +14,7 @@ __all__ = [
     'RequiredAffinityJobLevel',
     'ResourceRequirementKey',
     'ResourceRequirementOperator',
+    'TrainingJobOnFailure',
     'TrainingJobReplaceRunning',
     'TrainingJobWaitFor',
 ]
@@ -63,6 +64,12 @@ class ResourceRequirementKey(_builtins.str, Enum):
 @pulumi.type_token("mltrain:modelarts:ResourceRequirementOperator")
 class ResourceRequirementOperator(_builtins.str, Enum):
     IN_ = "in"
+
+
+@pulumi.type_token("mltrain:modelarts:TrainingJobOnFailure")
+class TrainingJobOnFailure(_builtins.str, Enum):
+    DELETE = "delete"
+    KEEP = "keep"
 
 
 @pulumi.type_token("mltrain:modelarts:TrainingJobReplaceRunning")

@@ -41,6 +41,7 @@ class TrainingJobArgs:
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  notification: pulumi.Input[Optional['NotificationArgs']] = None,
+                 on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
                  outputs: pulumi.Input[Optional[Sequence[pulumi.Input['ObsChannelArgs']]]] = None,
                  parameters: pulumi.Input[Optional[Sequence[pulumi.Input['JobParameterArgs']]]] = None,
                  pool_id: pulumi.Input[Optional[_builtins.str]] = None,
@@ -78,6 +79,7 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
         :param pulumi.Input['NotificationArgs'] notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
+        :param pulumi.Input['TrainingJobOnFailure'] on_failure: A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
         :param pulumi.Input[Sequence[pulumi.Input['ObsChannelArgs']]] outputs: Output data channels [{name, obs_url, local_dir?}].
         :param pulumi.Input[Sequence[pulumi.Input['JobParameterArgs']]] parameters: Hyperparameters [{name, value}]; they override the algorithm's defaults.
         :param pulumi.Input[_builtins.str] pool_id: Dedicated resource pool ID; the public pool when unset.
@@ -133,6 +135,10 @@ class TrainingJobArgs:
             pulumi.set(__self__, "node_count", node_count)
         if notification is not None:
             pulumi.set(__self__, "notification", notification)
+        if on_failure is None:
+            on_failure = 'delete'
+        if on_failure is not None:
+            pulumi.set(__self__, "on_failure", on_failure)
         if outputs is not None:
             pulumi.set(__self__, "outputs", outputs)
         if parameters is not None:
@@ -398,6 +404,18 @@ class TrainingJobArgs:
 
     @_builtins.property
     @pulumi.getter
+    def on_failure(self) -> pulumi.Input[Optional['TrainingJobOnFailure']]:
+        """
+        A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
+        """
+        return pulumi.get(self, "on_failure")
+
+    @on_failure.setter
+    def on_failure(self, value: pulumi.Input[Optional['TrainingJobOnFailure']]):
+        pulumi.set(self, "on_failure", value)
+
+    @_builtins.property
+    @pulumi.getter
     def outputs(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['ObsChannelArgs']]]]:
         """
         Output data channels [{name, obs_url, local_dir?}].
@@ -602,6 +620,7 @@ class TrainingJob(pulumi.CustomResource):
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  notification: pulumi.Input[Optional[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']]] = None,
+                 on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
                  outputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['ObsChannelArgs', 'ObsChannelArgsDict', 'outputs.ObsChannel']]]]] = None,
                  parameters: pulumi.Input[Optional[Sequence[pulumi.Input[Union['JobParameterArgs', 'JobParameterArgsDict', 'outputs.JobParameter']]]]] = None,
                  pool_id: pulumi.Input[Optional[_builtins.str]] = None,
@@ -644,6 +663,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
         :param pulumi.Input[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']] notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
+        :param pulumi.Input['TrainingJobOnFailure'] on_failure: A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
         :param pulumi.Input[Sequence[pulumi.Input[Union['ObsChannelArgs', 'ObsChannelArgsDict', 'outputs.ObsChannel']]]] outputs: Output data channels [{name, obs_url, local_dir?}].
         :param pulumi.Input[Sequence[pulumi.Input[Union['JobParameterArgs', 'JobParameterArgsDict', 'outputs.JobParameter']]]] parameters: Hyperparameters [{name, value}]; they override the algorithm's defaults.
         :param pulumi.Input[_builtins.str] pool_id: Dedicated resource pool ID; the public pool when unset.
@@ -705,6 +725,7 @@ class TrainingJob(pulumi.CustomResource):
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  notification: pulumi.Input[Optional[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']]] = None,
+                 on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
                  outputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['ObsChannelArgs', 'ObsChannelArgsDict', 'outputs.ObsChannel']]]]] = None,
                  parameters: pulumi.Input[Optional[Sequence[pulumi.Input[Union['JobParameterArgs', 'JobParameterArgsDict', 'outputs.JobParameter']]]]] = None,
                  pool_id: pulumi.Input[Optional[_builtins.str]] = None,
@@ -752,6 +773,9 @@ class TrainingJob(pulumi.CustomResource):
                 node_count = 1
             __props__.__dict__["node_count"] = node_count
             __props__.__dict__["notification"] = notification
+            if on_failure is None:
+                on_failure = 'delete'
+            __props__.__dict__["on_failure"] = on_failure
             __props__.__dict__["outputs"] = outputs
             __props__.__dict__["parameters"] = parameters
             __props__.__dict__["pool_id"] = pool_id
@@ -838,6 +862,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["name"] = None
         __props__.__dict__["node_count"] = None
         __props__.__dict__["notification"] = None
+        __props__.__dict__["on_failure"] = None
         __props__.__dict__["outputs"] = None
         __props__.__dict__["parameters"] = None
         __props__.__dict__["phase"] = None
@@ -1082,6 +1107,14 @@ class TrainingJob(pulumi.CustomResource):
         SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
         """
         return pulumi.get(self, "notification")
+
+    @_builtins.property
+    @pulumi.getter
+    def on_failure(self) -> pulumi.Output[Optional['TrainingJobOnFailure']]:
+        """
+        A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
+        """
+        return pulumi.get(self, "on_failure")
 
     @_builtins.property
     @pulumi.getter

@@ -2,6 +2,8 @@
 `dyn-<name>` and as the plugin's `mltrain:<platform>:TrainingJob` named `plug-<name>`, in one stack.
 
 `platform` is alaya or modelarts; `createTimeout` (e.g. "4s") is every resource's customTimeouts create.
+`triggers` (JSON: name -> value) is each job's `replacement_trigger` resource option.
+`logsOf` (JSON list of ModelArts job IDs) logs each job's log lines through `get_training_job_logs`.
 """
 
 import json
@@ -17,6 +19,18 @@ create = config.get("createTimeout")
 opts = pulumi.ResourceOptions(custom_timeouts=pulumi.CustomTimeouts(create=create) if create else None)
 dynamic = {"alaya": alaya.TrainingJob, "modelarts": modelarts.TrainingJob}[platform]
 
+triggers = json.loads(config.get("triggers") or "{}")
+
 for name, args in jobs.items():
-    dynamic(f"dyn-{name}", opts=opts, **args)
-    pulumi.CustomResource(f"mltrain:{platform}:TrainingJob", f"plug-{name}", dict(args), opts)
+    trigger = pulumi.ResourceOptions(replacement_trigger=triggers[name]) if name in triggers else None
+    dynamic(f"dyn-{name}", opts=pulumi.ResourceOptions.merge(opts, trigger), **args)
+    # The plugin's jobs are told to delete first, as the dynamic ones always are.
+    plugin_opts = pulumi.ResourceOptions(replacement_trigger=triggers[name], delete_before_replace=True) \
+        if name in triggers else None
+    pulumi.CustomResource(f"mltrain:{platform}:TrainingJob", f"plug-{name}", dict(args),
+                          pulumi.ResourceOptions.merge(opts, plugin_opts))
+
+for job_id in json.loads(config.get("logsOf") or "[]"):
+    for task in modelarts.get_training_job_logs(job_id, 20)["tasks"]:
+        for line in task["lines"]:
+            pulumi.log.info(f"log of {job_id} {task['task']}: {line}")
