@@ -156,6 +156,16 @@ def host_problem(module: types.ModuleType) -> str | None:
     return None
 
 
+def leaves_errors_to_grpc(module: types.ModuleType) -> bool:
+    """Whether the host is an older one (before `_abort_with_traceback`, e.g. pulumi 3.231) whose calls let
+    gRPC answer a failure with the error's text alone: nothing to change there, nothing to warn about."""
+    servicer = getattr(module, "DynamicResourceProviderServicer", None)
+    if servicer is None or hasattr(module, "_abort_with_traceback"):
+        return False
+    codes = [getattr(getattr(servicer, name, None), "__code__", None) for name in HOST_METHODS]
+    return all(code is not None and "traceback" not in code.co_names for code in codes)
+
+
 def readable_errors(module: types.ModuleType | None = None) -> bool:
     """In the SDK's host (or `module`, a copy of it), answer our errors with their message alone:
     people read the last line, not twenty lines of our frames. Whether it is in place; when the
@@ -164,6 +174,8 @@ def readable_errors(module: types.ModuleType | None = None) -> bool:
         if not in_host():
             return False
         module = sys.modules["__main__"]
+    if leaves_errors_to_grpc(module):
+        return False
     problem = host_problem(module)
     if problem is not None:
         with _lock:
