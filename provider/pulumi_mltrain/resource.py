@@ -46,6 +46,7 @@ from .config import CONFIG_KEYS, Settings
 from .errors import ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout, for_resource
 from .ownership import EXISTS_KEY, FAILED_KEY, STACK_KEY, URN_KEY, Mark, resource_of
 from .progress import Label
+from .runs import replaced_by
 from .waiter import Backoff, wait_for
 
 
@@ -196,7 +197,7 @@ class MltrainProvider(ResourceProvider):
         if state is None:
             return []
         return [("replace_running", f"refuses to replace job {olds.get('name')!r}: it is {state}, and "
-                 f"changing {', '.join(replaces)} replaces it (delete, then create). Revert those fields, stop "
+                 f"{replaced_by(replaces, 'it')} (delete, then create). Revert those fields, stop "
                  "the job first, or set replace_running=\"allow\"")]
 
     def _derived(self, spec: Any) -> dict[str, Any]:
@@ -207,6 +208,14 @@ class MltrainProvider(ResourceProvider):
         """`_derived` in `check`; `olds` are given when the inputs did not change (a no-change preview
         makes no API call, so values read from a catalogue are taken from them)."""
         return self._derived(spec)
+
+    def _run_at_check(self, spec: Any, olds: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Any]:
+        """Outputs that say what a change starts (a training job's `run_reason`, see runs.py)."""
+        return {}
+
+    def _run_recorded(self, spec: Any, props: dict[str, Any], replacing: bool) -> dict[str, Any]:
+        """Those outputs as a create records them and a read keeps them."""
+        return {}
 
     def _require_match(self, spec: Any, object_id: str, remote: dict[str, Any]) -> None:
         """Refuse to take a platform object that differs from the declaration, listing why."""
@@ -361,6 +370,7 @@ class MltrainProvider(ResourceProvider):
             if not failures:  # outputs derived from inputs that fail a check would fail in turn
                 try:
                     inputs.update(self._derived_at_check(spec, olds if unchanged else None))
+                    inputs.update(self._run_at_check(spec, olds, inputs))
                 except ValidationError as err:
                     failures = specs.failures_of(self.spec_type, err)
         else:
@@ -433,7 +443,8 @@ class MltrainProvider(ResourceProvider):
         spec = self._parse(props)
         owner = Mark.from_props(props)
         deadline = self._deadline(spec, "create")
-        replacing = _REPLACING.set(bool(props.get(EXISTS_KEY)) and not resume)
+        new_run = bool(props.get(EXISTS_KEY)) and not resume
+        replacing = _REPLACING.set(new_run)
         try:
             with transport.operation_deadline(deadline, f"creating {self.kind} '{self._label(spec)}'"):
                 if resume:
@@ -444,12 +455,13 @@ class MltrainProvider(ResourceProvider):
                     object_id, outs = self._create(spec, owner, deadline)
         except KeptFailure as err:
             failed = str(for_resource(self.kind, self._label(spec), err))
-            return CreateResult(err.object_id, {**self._outs(spec, err.outs, props), FAILED_KEY: failed})
+            return CreateResult(err.object_id, {**self._outs(spec, err.outs, props),
+                                                **self._run_recorded(spec, props, new_run), FAILED_KEY: failed})
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
         finally:
             _REPLACING.reset(replacing)
-        return CreateResult(object_id, self._outs(spec, outs, props))
+        return CreateResult(object_id, {**self._outs(spec, outs, props), **self._run_recorded(spec, props, new_run)})
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
         token = self._in_account(props)
@@ -482,6 +494,7 @@ class MltrainProvider(ResourceProvider):
         outs, remote = found
         inputs = {**specs.user_props(props, self.spec_type), **self._drift(spec, remote)}
         owner = {k: v for k, v in props.items() if k.startswith(_INTERNAL)}
+        owner.update(self._run_recorded(spec, props, False))
         return ReadResult(id_, {**inputs, **owner, **self._only_outputs(outs)}, {**inputs, **owner})
 
     def _drift(self, spec: Any, remote: dict[str, Any] | None) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from pulumi_mltrain import runs
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.emulator import EmulatorHandle
 from pulumi_mltrain.ownership import FAILED_KEY
@@ -70,3 +71,39 @@ def test_a_replacement_created_first_never_takes_over_the_job_it_replaces(emulat
     with pytest.raises(Exception, match="this replacement would take over training task"):
         provider.create(again)
     assert inprocess.platform_ids(emulator, "alaya") == [first.id], "the old task is intact"
+
+
+def test_run_reason_says_why_each_run_exists(emulator: EmulatorHandle) -> None:
+    """`run_reason`: the first run, a change that keeps the run (and a refresh) keeps its reason, a
+    change that replaces names its fields with GPUs and cost, a replace of unchanged inputs (a
+    replacement_trigger) is recorded as such; never part of a diff."""
+    emulator.admin.set_settings(task_state_delay=0.1)
+    job = inprocess.Created(inprocess.configured(AlayaJobs(), "alaya", emulator), alaya_job_args())
+    costs = f" ({job.state['gpu_count']} GPUs, {job.state['cost_per_hour']:g}/h)"
+    assert job.state["gpu_count"] == 8 and job.state["cost_per_hour"], job.state
+    assert job.inputs["run_reason"] == job.state["run_reason"] == "first run" + costs, job.state
+
+    job.declared["description"] = "recorded, no new run"
+    news, diff = job.preview()
+    assert news["run_reason"] == "first run" + costs and diff.changes and not diff.replaces, (news, diff)
+    job.up()
+    assert job.state["run_reason"] == "first run" + costs
+    assert job.refresh()["run_reason"] == job.state["run_reason"] == "first run" + costs
+    news, diff = job.preview()
+    assert not diff.changes and news["run_reason"] == "first run" + costs, diff
+
+    first = job.id
+    job.declared.update(image="harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu", start_command="python3 t.py")
+    news, diff = job.preview()
+    said = "new run: changing image, start_command replaces the training task" + costs
+    assert news["run_reason"] == said and diff.replaces == ["image", "start_command"], (news, diff)
+    job.up()
+    assert job.id != first and job.state["run_reason"] == said, job.state
+    news, diff = job.preview()
+    assert not diff.changes and news["run_reason"] == said, "the new run keeps its reason"
+
+    # A replace the inputs do not show (a replacement_trigger): the engine deletes and creates.
+    job.provider.delete(job.id, job.state)
+    outs = dict(job.provider.create(news).outs)
+    assert outs["run_reason"] == runs.FORCED + costs, outs
+    job.provider.delete(str(outs["training_task_id"]), {**news, **outs})

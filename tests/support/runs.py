@@ -17,3 +17,15 @@ def assert_end_is_start_plus_duration(outputs: dict[str, Any]) -> None:
     start, end = moment(outputs["start_time"]), moment(outputs["end_time"])
     assert start.tzinfo is not None and start.utcoffset() == UTC.utcoffset(None)
     assert abs((end - start).total_seconds() * 1000 - outputs["duration_ms"]) < 1000, outputs
+
+
+def new_run_reasons(preview: dict[str, Any]) -> dict[str, str]:
+    """resource name -> the `run_reason` that `pulumi preview --json` shows for each job it replaces."""
+    return {s["urn"].rsplit("::", 1)[1]: s["newState"]["inputs"].get("run_reason") for s in preview["steps"]
+            if s["op"] in ("replace", "create-replacement")}
+
+
+def step_reasons(preview: dict[str, Any], op: str) -> dict[str, str]:
+    """resource name -> the `run_reason` the preview shows for each job of step `op` (e.g. update)."""
+    return {s["urn"].rsplit("::", 1)[1]: s["newState"]["inputs"].get("run_reason") for s in preview["steps"]
+            if s["op"] == op and s["urn"].split("::")[-2].endswith("TrainingJob")}

@@ -59,7 +59,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
     """An Alaya NeW distributed training task.
 
     Outputs (besides every input): training_task_id, status, result_key, created_time, start_time, end_time,
-        duration_ms, reason, gpus_per_node, gpu_count, cost_per_hour.
+        duration_ms, reason, gpus_per_node, gpu_count, cost_per_hour, run_reason.
 
     Every input reads as an Output: the value given, the default the provider filled in, or None for an
         optional input left out (the provider never fills those in).
@@ -104,6 +104,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "gpus_per_node",
         "gpu_count",
         "cost_per_hour",
+        "run_reason",
     )
     _id_fields = ("training_task_id",)
     _defaults = {
@@ -152,6 +153,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         gpus_per_node: pulumi.Output[int | None]
         gpu_count: pulumi.Output[int | None]
         cost_per_hour: pulumi.Output[float | None]
+        run_reason: pulumi.Output[str | None]
 
     def __init__(
         self,

@@ -18,13 +18,14 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, SerializationInfo, field_serializer, model_validator
 
+from .. import runs, transport
 from .. import spec as specs
-from .. import transport
 from ..answers import from_beijing
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, UnexpectedAnswer
 from ..ownership import Mark, claim
 from ..progress import Label
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
+from ..runs import RunReason
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
 from .base import AlayaProvider
@@ -185,12 +186,13 @@ class TrainingJobOutputs(specs.Output):
     cost_per_hour: float | None = specs.output_field(
         description="Estimated cost per hour: the product's price x worker_count, in the platform's currency "
         "(unset when the product's priceUnit is not per hour); known at preview.")
+    run_reason: str | None = specs.output_field(description=runs.DESCRIPTION)
 
 
 COST_OUTPUTS = ("gpus_per_node", "gpu_count", "cost_per_hour")
 
 
-class TrainingJobProvider(AlayaProvider):
+class TrainingJobProvider(RunReason, AlayaProvider):
     kind: ClassVar[str] = "TrainingJob"
     noun: ClassVar[str] = "training task"
     spec_type: ClassVar[type[ManagedSpec]] = TrainingJobSpec

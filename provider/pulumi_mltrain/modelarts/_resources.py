@@ -426,7 +426,8 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
     """A Huawei Cloud ModelArts v2 training job.
 
     Outputs (besides every input): job_id, phase, secondary_phase, duration_ms, start_time, end_time,
-        task_statuses, tasks, metrics_summary, create_time, reason, gpus_per_node, gpu_count, billing_code.
+        task_statuses, tasks, metrics_summary, create_time, reason, gpus_per_node, gpu_count, billing_code,
+        run_reason.
 
     Every input reads as an Output: the value given, the default the provider filled in, or None for an
         optional input left out (the provider never fills those in).
@@ -487,6 +488,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "gpus_per_node",
         "gpu_count",
         "billing_code",
+        "run_reason",
     )
     _id_fields = ("job_id",)
     _defaults = {
@@ -549,6 +551,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         gpus_per_node: pulumi.Output[int | None]
         gpu_count: pulumi.Output[int | None]
         billing_code: pulumi.Output[str | None]
+        run_reason: pulumi.Output[str | None]
 
     def __init__(
         self,

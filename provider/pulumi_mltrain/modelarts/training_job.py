@@ -24,13 +24,14 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
+from .. import runs, transport
 from .. import spec as specs
-from .. import transport
 from ..answers import from_epoch_ms
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
 from ..ownership import Mark, claim
 from ..progress import Label
 from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
+from ..runs import RunReason
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
 from .base import ModelArtsProvider, mark_in, owner_tags
@@ -246,6 +247,7 @@ class TrainingJobOutputs(specs.Output):
         description="GPUs of the whole job (gpus_per_node x node_count); known at preview.")
     billing_code: str | None = specs.output_field(
         description="The flavor's billing code (the flavor list has no prices); known at preview.")
+    run_reason: str | None = specs.output_field(description=runs.DESCRIPTION)
 
 
 COST_OUTPUTS = ("gpus_per_node", "gpu_count", "billing_code")
@@ -253,7 +255,7 @@ COST_OUTPUTS = ("gpus_per_node", "gpu_count", "billing_code")
 
 
 
-class TrainingJobProvider(ModelArtsProvider):
+class TrainingJobProvider(RunReason, ModelArtsProvider):
     kind: ClassVar[str] = "TrainingJob"
     noun: ClassVar[str] = "training job"
     spec_type: ClassVar[type[ManagedSpec]] = TrainingJobSpec

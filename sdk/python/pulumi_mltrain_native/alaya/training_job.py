@@ -549,6 +549,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["gpus_per_node"] = None
             __props__.__dict__["reason"] = None
             __props__.__dict__["result_key"] = None
+            __props__.__dict__["run_reason"] = None
             __props__.__dict__["start_time"] = None
             __props__.__dict__["status"] = None
             __props__.__dict__["training_task_id"] = None
@@ -598,6 +599,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["reason"] = None
         __props__.__dict__["replace_running"] = None
         __props__.__dict__["result_key"] = None
+        __props__.__dict__["run_reason"] = None
         __props__.__dict__["start_command"] = None
         __props__.__dict__["start_time"] = None
         __props__.__dict__["status"] = None
@@ -792,6 +794,14 @@ class TrainingJob(pulumi.CustomResource):
         Subscription result key of the create call.
         """
         return pulumi.get(self, "result_key")
+
+    @_builtins.property
+    @pulumi.getter
+    def run_reason(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
+        """
+        return pulumi.get(self, "run_reason")
 
     @_builtins.property
     @pulumi.getter

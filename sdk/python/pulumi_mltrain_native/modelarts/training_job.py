@@ -805,6 +805,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["metrics_summary"] = None
             __props__.__dict__["phase"] = None
             __props__.__dict__["reason"] = None
+            __props__.__dict__["run_reason"] = None
             __props__.__dict__["secondary_phase"] = None
             __props__.__dict__["start_time"] = None
             __props__.__dict__["task_statuses"] = None
@@ -873,6 +874,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["replace_running"] = None
         __props__.__dict__["required_affinity"] = None
         __props__.__dict__["retry_count"] = None
+        __props__.__dict__["run_reason"] = None
         __props__.__dict__["secondary_phase"] = None
         __props__.__dict__["ssh_key_pair_names"] = None
         __props__.__dict__["start_time"] = None
@@ -1195,6 +1197,14 @@ class TrainingJob(pulumi.CustomResource):
         Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Allowed: >= 1, <= 128.
         """
         return pulumi.get(self, "retry_count")
+
+    @_builtins.property
+    @pulumi.getter
+    def run_reason(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
+        """
+        return pulumi.get(self, "run_reason")
 
     @_builtins.property
     @pulumi.getter

@@ -1,0 +1,104 @@
+"""Why a training job's current run exists: its `run_reason` output.
+
+A training job is a run: a change of a field that shapes the training replaces the job, which starts
+a new run. `check` words why (its result is what a preview shows, with the GPUs and cost that the
+catalogue gives), the create records it, and updates and refreshes keep it, so the state says why
+the run it holds was started:
+
+- `first run (16 GPUs, 160/h)`: the job's first create;
+- `new run: changing image, start_command replaces the training task (16 GPUs, 160/h)`: a replace
+  that the inputs ask for, named by its fields (the wording of `replace_running="refuse"` too);
+- `new run: replaces the previous run of unchanged inputs (...)`: a replace the inputs do not show (a
+  replacement_trigger, `--replace`, a failed job kept by `on_failure="keep"`);
+- `adopted: ...`: a job taken over with `adopt_id`, not started here.
+
+How `check` knows: the engine checks a resource against its stored inputs, asks `diff`, and when it
+replaces the resource it checks the inputs once more without the stored ones (for their defaults),
+and creates with what that second check returns. The first check, in the same provider process,
+leaves the reason a replace would have, keyed by the URN and the checked inputs; the second one
+takes it. A targeted
+replace (`pulumi up --replace`) skips the second check: its create takes the reason instead.
+
+It is no input: a diff never compares it (no false change, no drift), and a change that keeps the run
+(a recorded description, an update in place) keeps its reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+from . import spec as specs
+from .ownership import URN_KEY
+
+RUN_REASON = "run_reason"
+FIRST = "first run"
+FORCED = ("new run: replaces the previous run of unchanged inputs (a replacement_trigger, `pulumi up --replace` "
+          "or a failed run kept by on_failure=\"keep\")")
+DESCRIPTION = (
+    "Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a "
+    "replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue "
+    "gives them. A preview shows the run a change would start. Never drift.")
+
+# (URN, declared inputs) -> the reason a replace of the resource would have, left by its check against
+# the stored inputs for the check or the create of the replacement that follows in this provider process.
+_IF_REPLACED: dict[tuple[str, str], str] = {}
+
+
+def _key(urn: Any, spec: Any) -> tuple[str, str] | None:
+    """The resource and its checked inputs (the second check chooses the same name from the URN)."""
+    if not isinstance(urn, str) or not urn:
+        return None
+    return urn, json.dumps(spec.props(), sort_keys=True, default=str)
+
+
+def replaced_by(fields: Iterable[str], what: str) -> str:
+    """The one wording of a replace: `changing image, start_command replaces <what>`."""
+    return f"changing {', '.join(fields)} replaces {what}"
+
+
+def costs(values: Mapping[str, Any]) -> str:
+    """` (16 GPUs, 160/h)` from the derived outputs, or "" when the catalogue said nothing."""
+    parts = []
+    gpus, cost = values.get("gpu_count"), values.get("cost_per_hour")
+    if isinstance(gpus, int | float) and not isinstance(gpus, bool):  # the engine's numbers are floats
+        parts.append(f"{gpus:g} GPU" + ("" if gpus == 1 else "s"))
+    if isinstance(cost, int | float) and not isinstance(cost, bool):
+        parts.append(f"{cost:g}/h")
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+class RunReason:
+    """Mixed into the training-job providers: the `run_reason` hooks of `MltrainProvider`."""
+
+    noun: ClassVar[str]
+    spec_type: ClassVar[type[specs.Spec]]
+
+    def _run_at_check(self, spec: Any, olds: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Any]:
+        """The reason a preview shows, from the checked `inputs` (with their derived outputs)."""
+        key = _key(inputs.get(URN_KEY), spec)
+        if not olds:
+            replacing = _IF_REPLACED.pop(key, None) if key else None
+            if replacing is not None:
+                return {RUN_REASON: replacing}
+            adopted = getattr(spec, "adopt_id", None)
+            text = f"adopted: {self.noun} {adopted}, not started by this stack" if adopted else FIRST
+            return {RUN_REASON: text + costs(inputs)}
+        replaces = specs.diff(self.spec_type, olds, spec.props())[1]
+        fresh = f"new run: {replaced_by(replaces, f'the {self.noun}')}" if replaces else FORCED
+        if key:
+            _IF_REPLACED[key] = fresh + costs(inputs)
+        if replaces:
+            return {RUN_REASON: fresh + costs(inputs)}
+        kept = olds.get(RUN_REASON)
+        return {RUN_REASON: kept} if isinstance(kept, str) else {}
+
+    def _run_recorded(self, spec: Any, props: dict[str, Any], replacing: bool) -> dict[str, Any]:
+        """The reason recorded by a create (`replacing`: of a resource the state holds, checked against
+        it: a targeted replace) or kept by a read."""
+        reason = props.get(RUN_REASON)
+        key = _key(props.get(URN_KEY), spec) if replacing else None
+        if key:
+            reason = _IF_REPLACED.pop(key, reason)
+        return {RUN_REASON: reason} if isinstance(reason, str) else {}
