@@ -97,6 +97,8 @@ def test_violating_program_fails_naming_policy_resource_and_value(emulator: Any,
         "auto-retry-bounded": [("advisory", job)],
         "description-present": [("advisory", job), ("advisory", ma_job)],
         "modelarts-log-export": [("advisory", ma_job)],
+        "modelarts-failure-notification": [("mandatory", "modelarts:TrainingJob loud")],
+        "modelarts-preemptible-retry": [("mandatory", "modelarts:TrainingJob spot")],
         "gpu-hours-budget": [("mandatory", "pulumi:pulumi:Stack mltrain-policy-violating-test")],
     }, output
     for text in [
@@ -117,6 +119,11 @@ def test_violating_program_fails_naming_policy_resource_and_value(emulator: Any,
         "alaya:TrainingJob 'rogue': PRD-TRAIN-1 8 GPU/node (catalogue) x 64 nodes x no timeout = unbounded GPU-h",
         "modelarts:TrainingJob 'mass': modelarts.vm.gpu.8v100 8 GPU/node (catalogue) x 2 nodes x no timeout "
         "= unbounded GPU-h",
+        "modelarts:TrainingJob 'loud': uses 24 GPUs (more than 16, notifyAboveGpus) without a notification; set "
+        "notification={topic_urn, events: [JobFailed]} so that a failure is heard of after `pulumi up` has exited",
+        "modelarts:TrainingJob 'spot': is preemptible with retry_count = ",
+        ": a preempted run would end for good; set retry_count to at least 1 (minRetryCount) or "
+        "unconditional_retry=True",
     ]:
         assert text in output, text
 
@@ -173,12 +180,14 @@ def test_config_tightens_thresholds_and_stack_policy_fails_preview(emulator: Any
 def test_config_loosens_levels_and_thresholds(emulator: Any, tmp_path: Path) -> None:
     result = preview(make_stack(emulator, tmp_path, "violating"), tmp_path, {
         "allowed-image-registries": {"allowedRegistries": ["harbor.zetyun.cn", "docker.io/library",
-                                                           "docker.io/someone"]},
+                                                           "docker.io/someone", "swr.cn-north-4.myhuaweicloud.com"]},
         "max-nodes-per-job": {"maxNodes": 64},
         "read-only-dataset-mounts": {"writableMountPaths": ["/data", "/root/nas/datasets"]},
         "no-plaintext-secrets": {"enforcementLevel": "advisory", "allowedPlaintextKeys": ["DB_PASSWORD"]},
         "training-job-timeout": "disabled",
         "gpu-hours-budget": "advisory",
+        "modelarts-failure-notification": {"notifyAboveGpus": 24},
+        "modelarts-preemptible-retry": {"enforcementLevel": "advisory", "minRetryCount": 3},
     })
     output = result.stdout + result.stderr
     assert result.returncode == 0, output
@@ -188,8 +197,12 @@ def test_config_loosens_levels_and_thresholds(emulator: Any, tmp_path: Path) -> 
         "auto-retry-bounded": [("advisory", "alaya:TrainingJob rogue")],
         "description-present": [("advisory", "alaya:TrainingJob rogue"), ("advisory", "modelarts:TrainingJob mass")],
         "modelarts-log-export": [("advisory", "modelarts:TrainingJob mass")],
+        "modelarts-preemptible-retry": [("advisory", "modelarts:TrainingJob spot"),
+                                        ("advisory", "modelarts:TrainingJob spot-retried")],
         "gpu-hours-budget": [("advisory", "pulumi:pulumi:Stack mltrain-policy-violating-test")],
     }, output
+    assert "modelarts:TrainingJob 'spot-retried': is preemptible with retry_count = 2: a preempted run would " \
+        "end for good; set retry_count to at least 3 (minRetryCount)" in output, output
 
 
 # ----- every form: dynamic resources, the plugin through the generated SDK, Pulumi YAML --------------
