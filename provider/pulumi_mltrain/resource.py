@@ -494,8 +494,8 @@ class MltrainProvider(ResourceProvider):
         outs, remote = found
         inputs = {**specs.user_props(props, self.spec_type), **self._drift(spec, remote)}
         owner = {k: v for k, v in props.items() if k.startswith(_INTERNAL)}
-        owner.update(self._run_recorded(spec, props, False))
-        return ReadResult(id_, {**inputs, **owner, **self._only_outputs(outs)}, {**inputs, **owner})
+        kept = self._run_recorded(spec, props, False)
+        return ReadResult(id_, {**inputs, **owner, **kept, **self._only_outputs(outs)}, {**inputs, **owner})
 
     def _drift(self, spec: Any, remote: dict[str, Any] | None) -> dict[str, Any]:
         """Declared inputs the platform now holds differently, as the platform holds them.
