@@ -14,7 +14,7 @@ from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.modelarts import contract
 from support.drift import preview_ops, state_resource
 from support.pulumi_cli import Stack
-from support.runs import assert_end_is_start_plus_duration
+from support.runs import assert_end_is_start_plus_duration, new_run_reasons, step_reasons
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
@@ -56,22 +56,28 @@ def test_new_fields_round_trip_and_change_with_their_semantics(emulator: Emulato
     assert outputs["phase"] == "Completed"
     assert_end_is_start_plus_duration(outputs)
     assert outputs["task_statuses"] == [{"task": "worker-0", "exit_code": 0, "message": None}]
+    assert outputs["run_reason"] == "first run (0 GPUs)", "kept by the refresh"
 
     # Fixed at create (ModelArts updates only the description): each change replaces the job.
     stack.set_config("jobs", json.dumps({"job": {**FIELDS, "hang_retry": False,
                                                  "notification": {"topic_urn": TOPIC, "events": ["JobFailed"]}}}))
-    assert preview_ops(stack.preview_json(), MA_JOB) & REPLACE_OPS
+    preview = stack.preview_json()
+    assert preview_ops(preview, MA_JOB) & REPLACE_OPS
+    said = "new run: changing notification, hang_retry replaces the training job (0 GPUs)"
+    assert new_run_reasons(preview) == {"job": said}, preview["steps"]
     stack.up()
     new_id = state_resource(stack, MA_JOB)["id"]
-    assert new_id != job_id
+    assert new_id != job_id and state_resource(stack, MA_JOB)["outputs"]["run_reason"] == said
     [job] = [j for j in emulator.admin.state()["modelarts"]["jobs"] if not j.get("deleting")]
     assert job["metadata"]["id"] == new_id and job["spec"]["notification"]["events"] == ["JobFailed"]
     assert job["metadata"]["annotations"][contract.HANG_RETRY_ANNOTATION] == "false"
     # The description alone still changes in place, beside the new fields.
     stack.set_config("jobs", json.dumps({"job": {**FIELDS, "hang_retry": False, "description": "nightly",
                                                  "notification": {"topic_urn": TOPIC, "events": ["JobFailed"]}}}))
-    assert preview_ops(stack.preview_json(), MA_JOB) == {"update"}
+    preview = stack.preview_json()
+    assert preview_ops(preview, MA_JOB) == {"update"} and step_reasons(preview, "update") == {"job": said}
     stack.up()
     assert state_resource(stack, MA_JOB)["id"] == new_id
+    assert state_resource(stack, MA_JOB)["outputs"]["run_reason"] == said, "an update keeps the run"
     stack.destroy()
     assert [j for j in emulator.admin.state()["modelarts"]["jobs"] if not j.get("deleting")] == []

@@ -12,7 +12,7 @@ from test_plugin_modelarts import ALGORITHM, job, live_jobs
 
 from pulumi_mltrain.modelarts import contract
 from support.pulumi_cli import Stack, change_counts
-from support.runs import assert_end_is_start_plus_duration
+from support.runs import assert_end_is_start_plus_duration, new_run_reasons
 
 TOPIC = "urn:smn:cn-north-4:0a1b2c3d4e5f60718293a4b5c6d7e8f9:train-alerts"
 FIELDS: dict[str, Any] = {
@@ -42,12 +42,16 @@ def test_new_fields_round_trip(emulator: Any, modelarts_plugin_stack: Callable[.
     assert outputs["required_affinity"] == FIELDS["required_affinity"]
     assert_end_is_start_plus_duration(outputs)
     assert [t["exit_code"] for t in outputs["task_statuses"]] == [0]
+    assert outputs["run_reason"] == "first run (0 GPUs)", "kept by the refresh"
 
     # Fixed at create: a changed key pair list replaces the job; the description alone updates it.
     stack.set_config("resources", json.dumps([ALGORITHM, job(**{**FIELDS, "ssh_key_pair_names": ["kp-a"]})]))
-    assert change_counts(stack.preview_json()).get("replace") == 1
+    preview = stack.preview_json()
+    said = "new run: changing ssh_key_pair_names replaces the training job (0 GPUs)"
+    assert change_counts(preview).get("replace") == 1 and new_run_reasons(preview) == {"job": said}
     stack.up()
     [replaced] = live_jobs(emulator)
+    assert stack.resources("mltrain:modelarts:TrainingJob")[0]["outputs"]["run_reason"] == said
     assert replaced["metadata"]["id"] != remote["metadata"]["id"]
     assert replaced["endpoints"] == {"ssh": {"key_pair_names": ["kp-a"]}}
     stack.set_config("resources", json.dumps([ALGORITHM, job(**{**FIELDS, "ssh_key_pair_names": ["kp-a"],
