@@ -41,7 +41,7 @@ DESCRIPTION = (
     "replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue "
     "gives them. A preview shows the run a change would start. Never drift.")
 
-# (URN, declared inputs) -> the reason a replace of the resource would have, left by its check against
+# (URN, checked inputs) -> the reason a replace of the resource would have, left by its check against
 # the stored inputs for the check or the create of the replacement that follows in this provider process.
 _IF_REPLACED: dict[tuple[str, str], str] = {}
 
