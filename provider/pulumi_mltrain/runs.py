@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from . import spec as specs
+from .errors import MltrainError
 from .ownership import URN_KEY
 
 RUN_REASON = "run_reason"
@@ -93,6 +94,13 @@ class RunReason:
             return {RUN_REASON: fresh + costs(inputs)}
         kept = olds.get(RUN_REASON)
         return {RUN_REASON: kept} if isinstance(kept, str) else {}
+
+    def _refuse_stopped_run(self, spec: Any) -> None:
+        """`stopped=True` stops a job that exists; a create starts a run (its first, or a new one)."""
+        if getattr(spec, "stopped", False):
+            raise MltrainError(
+                f"stopped=True stops a {self.noun} that exists, and this create would start a run (the first, or "
+                "one that replaces the job): set stopped=False for it")
 
     def _run_recorded(self, spec: Any, props: dict[str, Any], replacing: bool) -> dict[str, Any]:
         """The reason recorded by a create (`replacing`: of a resource the state holds, checked against

@@ -10,6 +10,8 @@ import pytest
 from pulumi_mltrain import runs
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.emulator import EmulatorHandle
+from pulumi_mltrain.emulator import defaults as d
+from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from pulumi_mltrain.ownership import FAILED_KEY
 from support import inprocess
 from support.stacks import alaya_job_args
@@ -107,3 +109,44 @@ def test_run_reason_says_why_each_run_exists(emulator: EmulatorHandle) -> None:
     outs = dict(job.provider.create(news).outs)
     assert outs["run_reason"] == runs.FORCED + costs, outs
     job.provider.delete(str(outs["training_task_id"]), {**news, **outs})
+
+
+def _writes(emulator: EmulatorHandle) -> dict[str, int]:
+    """The platform calls that change something (IAM token requests aside), by endpoint."""
+    return {k: int(v) for k, v in emulator.admin.requests()["endpoints"].items()
+            if not k.startswith("GET ") and "/auth/tokens" not in k}
+
+
+MA_JOB = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+          "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1]}
+
+
+@pytest.mark.parametrize("platform", ["alaya", "modelarts"])
+def test_stopped_stops_a_running_job_in_place(emulator: EmulatorHandle, platform: str) -> None:
+    """`stopped=True`: an update that stops the live job and keeps its ID and record; back to false
+    records only (nothing is started); a create with stopped=True is refused before any call."""
+    emulator.admin.set_settings(task_state_delay=0.1, modelarts_phase_delay=0.1, modelarts_run_seconds=600)
+    provider, args, ended = ((AlayaJobs(), alaya_job_args(wait_for="running"), "STOPPED") if platform == "alaya"
+                             else (ModelArtsJobs(), {**MA_JOB, "wait_for": "running"}, "Terminated"))
+    status = "status" if platform == "alaya" else "phase"
+    job = inprocess.Created(inprocess.configured(provider, platform, emulator), args)
+    first = job.id
+    assert job.state[status] in ("RUNNING", "Running"), job.state
+
+    job.declared["stopped"] = True
+    diff = job.up()
+    assert diff.changes and not diff.replaces, diff
+    assert job.id == first and job.state[status] == ended and job.state["stopped"] is True, job.state
+    assert inprocess.platform_ids(emulator, platform) == [first], "stopped in place, not deleted"
+    _, diff = job.preview()
+    assert not diff.changes, diff
+
+    calls = _writes(emulator)
+    job.declared["stopped"] = False
+    job.up()
+    assert job.id == first and job.state[status] == ended, job.state
+    assert _writes(emulator) == calls, "a stopped job is not started again (no write call)"
+
+    with pytest.raises(Exception, match=r"stopped=True stops a training (task|job) that exists"):
+        provider.create(inprocess.checked(provider, {**inprocess.OWNER, "name": "never", **args, "stopped": True}))
+    assert inprocess.platform_ids(emulator, platform) == [first], "nothing created"

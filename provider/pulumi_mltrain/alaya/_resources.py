@@ -90,6 +90,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "start_command",
         "replace_running",
         "wait_for",
+        "stopped",
         "on_failure",
     )
     _outputs = (
@@ -116,6 +117,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "enable_timeout_cancel": False,
         "replace_running": "allow",
         "wait_for": "created",
+        "stopped": False,
         "on_failure": "delete",
     }
 
@@ -141,6 +143,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         start_command: pulumi.Output[str | None]
         replace_running: pulumi.Output[Literal["allow", "refuse"]]
         wait_for: pulumi.Output[Literal["created", "running", "completed"]]
+        stopped: pulumi.Output[bool]
         on_failure: pulumi.Output[Literal["delete", "keep"]]
         training_task_id: pulumi.Output[str]
         status: pulumi.Output[str]
@@ -180,6 +183,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         start_command: pulumi.Input[str] | None = None,
         replace_running: pulumi.Input[Literal["allow", "refuse"]] | None = None,
         wait_for: pulumi.Input[Literal["created", "running", "completed"]] | None = None,
+        stopped: pulumi.Input[bool] | None = None,
         on_failure: pulumi.Input[Literal["delete", "keep"]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
@@ -235,6 +239,11 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
                 that fails or stops first is an error and is deleted. Allowed: 'created', 'running',
                 'completed'. Default: 'created'. Local: changing it only changes the provider's behaviour,
                 nothing remote.
+            stopped: true stops the task in place (Alaya NeW's stop call) and waits until it has stopped,
+                keeping its ID and record; a task that has ended is left as it is. A stopped task is not
+                started again: false only records it (to run the job again, change its replacement_trigger).
+                A create (a first or new run) needs false. Default: False. Local: changing it only changes
+                the provider's behaviour, nothing remote.
             on_failure: A task that fails or stops during the create's wait: delete (the default) rolls it
                 back; keep leaves it on the platform and in the state with its status and reason, so it can
                 be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it. Allowed:
@@ -264,6 +273,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
             "start_command": start_command,
             "replace_running": replace_running,
             "wait_for": wait_for,
+            "stopped": stopped,
             "on_failure": on_failure,
         }, opts)
 

@@ -110,6 +110,11 @@ class TrainingJobSpec(ManagedSpec):
         "the end of the training (completed: raise customTimeouts.create to match the training time). A task "
         "that fails or stops first is an error and is deleted.",
         on_change="local")
+    stopped: bool = specs.spec_field(
+        False, description="true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, "
+        "keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: "
+        "false only records it (to run the job again, change its replacement_trigger). A create (a first or new "
+        "run) needs false.", on_change="local")
     on_failure: Literal["delete", "keep"] = specs.spec_field(
         "delete", description="A task that fails or stops during the create's wait: delete (the default) rolls it "
         "back; keep leaves it on the platform and in the state with its status and reason, so it can be "
@@ -241,6 +246,7 @@ class TrainingJobProvider(RunReason, AlayaProvider):
         return body
 
     def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
+        self._refuse_stopped_run(spec)
         existing = self._existing(spec, owner)
         if existing is not None:
             return existing, self._record_after_wait(spec, existing, deadline, owner, ours=True)
@@ -427,6 +433,14 @@ class TrainingJobProvider(RunReason, AlayaProvider):
                 deadline: float) -> dict[str, Any]:
         """Only `record` and `local` fields reach an update (the rest replace): nothing to send, but
         say so, since the platform keeps its first value."""
+        if "stopped" in changed and new.stopped:
+            label = Label.of(self.kind, new, owner, object_id=object_id, doing="stopping")
+            _unless_refused(lambda: self.api().stop_task(object_id))
+            self._settle(object_id, deadline, label)
+            return self._outputs(self.api().task(object_id))
+        if "stopped" in changed:
+            print(f"[mltrain] {self.kind} {new.name!r}: stopped=false recorded; task {object_id} is not started "
+                  "again (to run the job again, change its replacement_trigger)", file=sys.stderr)
         recorded = [n for n, m in specs.field_metas(type(new)) if n in changed and m.on_change == "record"]
         if recorded:
             print(f"[mltrain] {self.kind} {new.name!r}: {', '.join(recorded)} recorded in the state only: Alaya NeW "

@@ -471,6 +471,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "tags",
         "replace_running",
         "wait_for",
+        "stopped",
         "on_failure",
     )
     _outputs = (
@@ -498,6 +499,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "node_count": 1,
         "replace_running": "allow",
         "wait_for": "accepted",
+        "stopped": False,
         "on_failure": "delete",
     }
 
@@ -536,6 +538,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         tags: pulumi.Output[dict[str, str] | None]
         replace_running: pulumi.Output[Literal["allow", "refuse"]]
         wait_for: pulumi.Output[Literal["accepted", "running", "completed"]]
+        stopped: pulumi.Output[bool]
         on_failure: pulumi.Output[Literal["delete", "keep"]]
         job_id: pulumi.Output[str]
         phase: pulumi.Output[str]
@@ -591,6 +594,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
         replace_running: pulumi.Input[Literal["allow", "refuse"]] | None = None,
         wait_for: pulumi.Input[Literal["accepted", "running", "completed"]] | None = None,
+        stopped: pulumi.Input[bool] | None = None,
         on_failure: pulumi.Input[Literal["delete", "keep"]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
@@ -674,6 +678,11 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 completed (training finished; raise customTimeouts.create to match the training time).
                 Allowed: 'accepted', 'running', 'completed'. Default: 'accepted'. Local: changing it only
                 changes the provider's behaviour, nothing remote.
+            stopped: true stops the job in place (ModelArts' terminate action) and waits until it has
+                stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped
+                job is not started again: false only records it (to run the job again, change its
+                replacement_trigger). A create (a first or new run) needs false. Default: False. Local:
+                changing it only changes the provider's behaviour, nothing remote.
             on_failure: A job that fails or is stopped during the create's wait: delete (the default)
                 terminates and deletes it; keep leaves it on the platform and in the state with its status
                 and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails;
@@ -716,5 +725,6 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
             "tags": tags,
             "replace_running": replace_running,
             "wait_for": wait_for,
+            "stopped": stopped,
             "on_failure": on_failure,
         }, opts)

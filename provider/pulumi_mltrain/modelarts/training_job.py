@@ -173,6 +173,11 @@ class TrainingJobSpec(ManagedSpec):
         "accepted", description="What create waits for: accepted (past Creating, the default: seconds), running, "
         "or completed (training finished; raise customTimeouts.create to match the training time).",
         on_change="local")
+    stopped: bool = specs.spec_field(
+        False, description="true stops the job in place (ModelArts' terminate action) and waits until it has "
+        "stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not "
+        "started again: false only records it (to run the job again, change its replacement_trigger). A create "
+        "(a first or new run) needs false.", on_change="local")
     on_failure: Literal["delete", "keep"] = specs.spec_field(
         "delete", description="A job that fails or is stopped during the create's wait: delete (the default) "
         "terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, "
@@ -297,6 +302,7 @@ class TrainingJobProvider(RunReason, ModelArtsProvider):
 
     # ----- create --------------------------------------------------------------------------------
     def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
+        self._refuse_stopped_run(spec)
         job = self._existing(spec, owner)
         if job is None:
             job = self._submit(spec, owner, deadline)
@@ -466,6 +472,14 @@ class TrainingJobProvider(RunReason, ModelArtsProvider):
             self.api().update_job_description(object_id, new.description or "")
         if "tags" in changed:
             self._tag(object_id, new.tags, getattr(old, "tags", None))
+        if "stopped" in changed and new.stopped:
+            stopping = self._terminate(object_id)
+            if stopping is not None:
+                self._settle_stop(object_id, deadline, Label.of(self.kind, new, owner, object_id=object_id,
+                                                                doing="stopping"), look_first=not stopping)
+        elif "stopped" in changed:
+            print(f"[mltrain] {self.kind} {new.name!r}: stopped=false recorded; job {object_id} is not started "
+                  "again (to run the job again, change its replacement_trigger)", file=sys.stderr)
         return self._outputs(self.api().job(object_id))
 
     def _tag(self, job_id: str, tags: dict[str, str] | None, previous: dict[str, str] | None) -> None:

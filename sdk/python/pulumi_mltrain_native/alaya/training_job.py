@@ -38,6 +38,7 @@ class TrainingJobArgs:
                  priority: pulumi.Input[Optional[_builtins.int]] = None,
                  replace_running: pulumi.Input[Optional['TrainingJobReplaceRunning']] = None,
                  start_command: pulumi.Input[Optional[_builtins.str]] = None,
+                 stopped: pulumi.Input[Optional[_builtins.bool]] = None,
                  storage_mounts: pulumi.Input[Optional[Sequence[pulumi.Input['NasMountArgs']]]] = None,
                  timeout_hours: pulumi.Input[Optional[_builtins.int]] = None,
                  timeouts: pulumi.Input[Optional['TimeoutsArgs']] = None,
@@ -63,6 +64,7 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.int] priority: 1 (highest) to 3 (lowest, the default). Allowed: >= 1, <= 3.
         :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
         :param pulumi.Input[_builtins.str] start_command: Entry command; may be a multi-line shell script.
+        :param pulumi.Input[_builtins.bool] stopped: true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
         :param pulumi.Input[Sequence[pulumi.Input['NasMountArgs']]] storage_mounts: NAS directories to mount (e.g. StorageMount.mount outputs).
         :param pulumi.Input[_builtins.int] timeout_hours: Hours before the task is cancelled when enable_timeout_cancel is on. Allowed: >= 1, <= 2160.
         :param pulumi.Input['TimeoutsArgs'] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
@@ -107,6 +109,10 @@ class TrainingJobArgs:
             pulumi.set(__self__, "replace_running", replace_running)
         if start_command is not None:
             pulumi.set(__self__, "start_command", start_command)
+        if stopped is None:
+            stopped = False
+        if stopped is not None:
+            pulumi.set(__self__, "stopped", stopped)
         if storage_mounts is not None:
             pulumi.set(__self__, "storage_mounts", storage_mounts)
         if timeout_hours is not None:
@@ -316,6 +322,18 @@ class TrainingJobArgs:
 
     @_builtins.property
     @pulumi.getter
+    def stopped(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        """
+        return pulumi.get(self, "stopped")
+
+    @stopped.setter
+    def stopped(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "stopped", value)
+
+    @_builtins.property
+    @pulumi.getter
     def storage_mounts(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['NasMountArgs']]]]:
         """
         NAS directories to mount (e.g. StorageMount.mount outputs).
@@ -408,6 +426,7 @@ class TrainingJob(pulumi.CustomResource):
                  product_code: pulumi.Input[Optional[_builtins.str]] = None,
                  replace_running: pulumi.Input[Optional['TrainingJobReplaceRunning']] = None,
                  start_command: pulumi.Input[Optional[_builtins.str]] = None,
+                 stopped: pulumi.Input[Optional[_builtins.bool]] = None,
                  storage_mounts: pulumi.Input[Optional[Sequence[pulumi.Input[Union['NasMountArgs', 'NasMountArgsDict', 'outputs.NasMount']]]]] = None,
                  timeout_hours: pulumi.Input[Optional[_builtins.int]] = None,
                  timeouts: pulumi.Input[Optional[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']]] = None,
@@ -438,6 +457,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] product_code: Resource configuration (node spec) from the product list, e.g. PRD-TRAIN-1. Allowed: at least 1 character(s).
         :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
         :param pulumi.Input[_builtins.str] start_command: Entry command; may be a multi-line shell script.
+        :param pulumi.Input[_builtins.bool] stopped: true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
         :param pulumi.Input[Sequence[pulumi.Input[Union['NasMountArgs', 'NasMountArgsDict', 'outputs.NasMount']]]] storage_mounts: NAS directories to mount (e.g. StorageMount.mount outputs).
         :param pulumi.Input[_builtins.int] timeout_hours: Hours before the task is cancelled when enable_timeout_cancel is on. Allowed: >= 1, <= 2160.
         :param pulumi.Input[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
@@ -487,6 +507,7 @@ class TrainingJob(pulumi.CustomResource):
                  product_code: pulumi.Input[Optional[_builtins.str]] = None,
                  replace_running: pulumi.Input[Optional['TrainingJobReplaceRunning']] = None,
                  start_command: pulumi.Input[Optional[_builtins.str]] = None,
+                 stopped: pulumi.Input[Optional[_builtins.bool]] = None,
                  storage_mounts: pulumi.Input[Optional[Sequence[pulumi.Input[Union['NasMountArgs', 'NasMountArgsDict', 'outputs.NasMount']]]]] = None,
                  timeout_hours: pulumi.Input[Optional[_builtins.int]] = None,
                  timeouts: pulumi.Input[Optional[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']]] = None,
@@ -530,6 +551,9 @@ class TrainingJob(pulumi.CustomResource):
                 replace_running = 'allow'
             __props__.__dict__["replace_running"] = replace_running
             __props__.__dict__["start_command"] = start_command
+            if stopped is None:
+                stopped = False
+            __props__.__dict__["stopped"] = stopped
             __props__.__dict__["storage_mounts"] = storage_mounts
             __props__.__dict__["timeout_hours"] = timeout_hours
             __props__.__dict__["timeouts"] = timeouts
@@ -603,6 +627,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["start_command"] = None
         __props__.__dict__["start_time"] = None
         __props__.__dict__["status"] = None
+        __props__.__dict__["stopped"] = None
         __props__.__dict__["storage_mounts"] = None
         __props__.__dict__["timeout_hours"] = None
         __props__.__dict__["timeouts"] = None
@@ -826,6 +851,14 @@ class TrainingJob(pulumi.CustomResource):
         Task status at the last create/refresh.
         """
         return pulumi.get(self, "status")
+
+    @_builtins.property
+    @pulumi.getter
+    def stopped(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        """
+        return pulumi.get(self, "stopped")
 
     @_builtins.property
     @pulumi.getter

@@ -51,6 +51,7 @@ class TrainingJobArgs:
                  required_affinity: pulumi.Input[Optional['RequiredAffinityArgs']] = None,
                  retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  ssh_key_pair_names: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 stopped: pulumi.Input[Optional[_builtins.bool]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional['TimeoutsArgs']] = None,
                  unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -89,6 +90,7 @@ class TrainingJobArgs:
         :param pulumi.Input['RequiredAffinityArgs'] required_affinity: Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
         :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Allowed: >= 1, <= 128.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
+        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
         :param pulumi.Input['TimeoutsArgs'] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
         :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises.
@@ -159,6 +161,10 @@ class TrainingJobArgs:
             pulumi.set(__self__, "retry_count", retry_count)
         if ssh_key_pair_names is not None:
             pulumi.set(__self__, "ssh_key_pair_names", ssh_key_pair_names)
+        if stopped is None:
+            stopped = False
+        if stopped is not None:
+            pulumi.set(__self__, "stopped", stopped)
         if tags is not None:
             pulumi.set(__self__, "tags", tags)
         if timeouts is not None:
@@ -524,6 +530,18 @@ class TrainingJobArgs:
 
     @_builtins.property
     @pulumi.getter
+    def stopped(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        """
+        return pulumi.get(self, "stopped")
+
+    @stopped.setter
+    def stopped(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "stopped", value)
+
+    @_builtins.property
+    @pulumi.getter
     def tags(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
         User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
@@ -630,6 +648,7 @@ class TrainingJob(pulumi.CustomResource):
                  required_affinity: pulumi.Input[Optional[Union['RequiredAffinityArgs', 'RequiredAffinityArgsDict', 'outputs.RequiredAffinity']]] = None,
                  retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  ssh_key_pair_names: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 stopped: pulumi.Input[Optional[_builtins.bool]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']]] = None,
                  unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -673,6 +692,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[Union['RequiredAffinityArgs', 'RequiredAffinityArgsDict', 'outputs.RequiredAffinity']] required_affinity: Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
         :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Allowed: >= 1, <= 128.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
+        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
         :param pulumi.Input[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
         :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises.
@@ -735,6 +755,7 @@ class TrainingJob(pulumi.CustomResource):
                  required_affinity: pulumi.Input[Optional[Union['RequiredAffinityArgs', 'RequiredAffinityArgsDict', 'outputs.RequiredAffinity']]] = None,
                  retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  ssh_key_pair_names: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 stopped: pulumi.Input[Optional[_builtins.bool]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']]] = None,
                  unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -787,6 +808,9 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["required_affinity"] = required_affinity
             __props__.__dict__["retry_count"] = retry_count
             __props__.__dict__["ssh_key_pair_names"] = ssh_key_pair_names
+            if stopped is None:
+                stopped = False
+            __props__.__dict__["stopped"] = stopped
             __props__.__dict__["tags"] = tags
             __props__.__dict__["timeouts"] = timeouts
             __props__.__dict__["unconditional_retry"] = unconditional_retry
@@ -878,6 +902,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["secondary_phase"] = None
         __props__.__dict__["ssh_key_pair_names"] = None
         __props__.__dict__["start_time"] = None
+        __props__.__dict__["stopped"] = None
         __props__.__dict__["tags"] = None
         __props__.__dict__["task_statuses"] = None
         __props__.__dict__["tasks"] = None
@@ -1229,6 +1254,14 @@ class TrainingJob(pulumi.CustomResource):
         When the job started running, RFC 3339 in UTC (from status.start_time; unset before).
         """
         return pulumi.get(self, "start_time")
+
+    @_builtins.property
+    @pulumi.getter
+    def stopped(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        """
+        return pulumi.get(self, "stopped")
 
     @_builtins.property
     @pulumi.getter
