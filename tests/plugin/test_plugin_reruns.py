@@ -89,5 +89,12 @@ def test_alaya_reruns_are_explicit(emulator: Any, tmp_path: Path) -> None:
     refreshed = stack.preview_json("--refresh")
     assert all(s["op"] in ("same", "refresh") for s in refreshed["steps"]
                if s["urn"].endswith(("-a", "-b"))), "no drift after a refresh"
+
+    # stopped=True on finished tasks: an update in place that leaves them as they are (nothing to stop).
+    stack.set_config("jobs", json.dumps({k: {**job, "description": "second", "stopped": True} for k in ("a", "b")}))
+    stack.up()
+    held = by_name(stack)
+    assert creates(emulator) == made and {n: r["id"] for n, r in held.items()} == second
+    assert all(r["outputs"]["stopped"] is True and r["outputs"]["status"] == "SUCCEEDED" for r in held.values()), held
     stack.destroy()
     assert live_jobs(emulator, "alaya") == {}
