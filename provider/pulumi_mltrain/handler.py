@@ -1,10 +1,12 @@
-"""The generic dynamic provider: everything that is the same for every resource (program side: program.py).
+"""The resource logic, the same for every resource and for both faces (the dynamic provider in
+`resource.py`, the native plugin in `plugin/provider.py`): a `Handler` with typed operations.
 
-A concrete resource declares its `Spec` (inputs), its `Output` model and the platform calls
-(`_create`, `_read`, `_update`, `_delete`). This module turns them into Pulumi's check/diff/
-create/read/update/delete, prefixes every error with the resource it concerns, merges inputs into
-outputs (the default `update()` would drop them), and captures `custom_timeouts`, which the Python
-dynamic provider host never forwards to `create()`.
+A concrete resource subclasses `Handler`: it declares its `Spec` (inputs), its `Output` model and the
+platform calls (`_create`, `_read`, `_update`, `_delete`, ...). The handler turns them into check, diff,
+create (and resume), read, update, delete, import and the look for a failed create's object, returning
+the small result types below. It prefixes every error with the resource it concerns, merges inputs
+into outputs, and takes the deadline of each operation from the `timeouts` input, else the timeout
+the engine gives (`timeout=`), else its defaults. It imports nothing of `pulumi.dynamic`.
 
 It also holds the guarantees every resource shares in accounts that several stacks use:
 - ownership: creates carry an owner mark (`ownership.py`) and idempotent look-ups adopt only marked objects;
@@ -12,8 +14,8 @@ It also holds the guarantees every resource shares in accounts that several stac
 - truth: "not found" drops a resource only after a second look (a listing) agrees, and refresh reads back
   every declared input through the spec's wire mapping, so drift on any field shows in the next preview.
 
-The provider object is pickled into every resource's state: it holds no client, lock or secret.
-Clients are built lazily inside the provider process after `configure()`.
+A handler holds no client, lock or secret of its own: clients are built lazily inside the provider
+process after `configure()`, and shared by the handlers of a process.
 """
 
 from __future__ import annotations
@@ -24,19 +26,11 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from pulumi.dynamic import (
-    CheckFailure,
-    CheckResult,
-    ConfigureRequest,
-    CreateResult,
-    DiffResult,
-    ReadResult,
-    ResourceProvider,
-    UpdateResult,
-)
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from . import spec as specs
@@ -44,7 +38,7 @@ from . import transport
 from .accounts import ACCOUNT_KEY, explicit_settings
 from .config import CONFIG_KEYS, Settings
 from .errors import ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout, for_resource
-from .ownership import EXISTS_KEY, FAILED_KEY, STACK_KEY, URN_KEY, Mark, resource_of
+from .ownership import EXISTS_KEY, FAILED_KEY, INTERNAL_PREFIX, STACK_KEY, URN_KEY, Mark, internal, resource_of
 from .progress import Label
 from .waiter import Backoff, wait_for
 
@@ -85,7 +79,11 @@ _CLIENTS: dict[tuple[str, str], Any] = {}
 _ACCOUNT: contextvars.ContextVar[Settings | None] = contextvars.ContextVar("mltrain_account", default=None)
 # Whether the create being served replaces a resource of the state (its inputs carry EXISTS_KEY).
 _REPLACING: contextvars.ContextVar[bool] = contextvars.ContextVar("mltrain_replacing", default=False)
-_INTERNAL = "__mltrain_"
+# Whether outputs derived from the inputs are computed (off while an import reads an object whose
+# inputs are not known yet).
+_DERIVED: contextvars.ContextVar[bool] = contextvars.ContextVar("mltrain_derived", default=True)
+# How long the look for a failed create's object may take (see `Handler.survivor`).
+SURVIVOR_SECONDS = 30.0
 
 
 class KeptFailure(RemoteFailure):
@@ -96,10 +94,70 @@ class KeptFailure(RemoteFailure):
         self.object_id, self.outs = object_id, outs
 
 
-class MltrainProvider(ResourceProvider):
-    """Generic provider: subclasses set the class attributes and implement the platform calls."""
+@dataclass(frozen=True)
+class Failure:
+    """An input the check refuses: the field (empty for the whole resource) and a message naming both."""
 
-    serialize_as_secret_always = False  # the pickled provider is a class path: nothing secret in it
+    property: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The inputs to store (defaults and the chosen name filled in, derived outputs added) and the failures."""
+
+    inputs: dict[str, Any]
+    failures: tuple[Failure, ...] = ()
+
+
+@dataclass(frozen=True)
+class Diff:
+    """What a change of inputs does: the changed keys, those that replace the object, and the order of
+    a replace (always delete first, see `Handler.diff`)."""
+
+    changed: tuple[str, ...]
+    replaces: tuple[str, ...]
+    delete_before_replace: bool = True
+
+    @property
+    def changes(self) -> bool:
+        return bool(self.changed)
+
+
+@dataclass(frozen=True)
+class Created:
+    """A recorded object: its ID and outputs. `failed` is set for a job kept by `on_failure="keep"`:
+    recorded, and still a failed create (the outputs carry it under FAILED_KEY)."""
+
+    id: str
+    outputs: dict[str, Any]
+
+    @property
+    def failed(self) -> str | None:
+        text = self.outputs.get(FAILED_KEY)
+        return str(text) if text else None
+
+
+@dataclass(frozen=True)
+class Updated:
+    """The outputs to store after an update in place."""
+
+    outputs: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Read:
+    """What a refresh (or an import) stores: the outputs, and the inputs, with any drift read back from
+    the platform (for an import: the declaration of the object as the platform holds it)."""
+
+    id: str
+    outputs: dict[str, Any]
+    inputs: dict[str, Any]
+
+
+class Handler:
+    """The resource logic: subclasses set the class attributes and implement the platform calls."""
+
     kind: ClassVar[str] = "Resource"
     noun: ClassVar[str] = "object"
     spec_type: ClassVar[type[ManagedSpec]] = ManagedSpec
@@ -107,10 +165,14 @@ class MltrainProvider(ResourceProvider):
     default_timeouts: ClassVar[dict[str, float]] = {"create": 1200.0, "update": 600.0, "delete": 1200.0}
     # The config keys whose credentials `_check_remote` exercises (named when the platform refuses them).
     credential_keys: ClassVar[tuple[str, ...]] = ()
+    # Types whose ID is made of inputs (no remote object of its own): the fields, in the ID's order
+    # (`import_object` splits an import ID on ":" into them).
+    import_id_fields: ClassVar[tuple[str, ...]] = ()
 
     # ----- configuration and clients -------------------------------------------------------------
-    def configure(self, req: ConfigureRequest) -> None:
-        self._settings = Settings.load({key: req.config.get(key) for key in CONFIG_KEYS.values()})
+    def configure(self, settings: Settings) -> None:
+        """The settings of the stack's (or plugin's) provider configuration."""
+        self._settings = settings
 
     @property
     def settings(self) -> Settings:
@@ -122,10 +184,15 @@ class MltrainProvider(ResourceProvider):
             found = self._settings = Settings.load()
         return found
 
-    def _in_account(self, props: dict[str, Any]) -> contextvars.Token[Settings | None]:
-        """Use the explicit provider a resource names (else the stack config) for this call."""
-        values = explicit_settings(props)
-        return _ACCOUNT.set(Settings.load(values) if values is not None else None)
+    @contextmanager
+    def account(self, props: Mapping[str, Any]) -> Iterator[Settings]:
+        """Within the block, use the explicit provider a resource's inputs name (else the configured one)."""
+        values = explicit_settings(dict(props))
+        token = _ACCOUNT.set(Settings.load(values) if values is not None else None)
+        try:
+            yield self.settings
+        finally:
+            _ACCOUNT.reset(token)
 
     def client(self, name: str, build: Any) -> Any:
         """One client per platform and settings in this provider process, shared by its threads."""
@@ -180,13 +247,13 @@ class MltrainProvider(ResourceProvider):
         """The object's state if it is live (a replace would stop it), else None; see `_replace_guard`."""
         return None
 
-    def _replace_guard(self, olds: dict[str, Any], spec: Any) -> list[tuple[str, str]]:
+    def _replace_guard(self, olds: dict[str, Any], spec: Any, replaces: list[str]) -> list[tuple[str, str]]:
         """`replace_running="refuse"`: a preview that would delete a live object to recreate it fails.
 
-        check() is where a preview can fail cleanly; it gets the old inputs, so the state is looked up."""
+        check() is where a preview can fail cleanly; it gets the old inputs (`replaces`: the fields whose
+        change replaces the object), so the state is looked up."""
         if not olds or getattr(spec, "replace_running", "allow") != "refuse":
             return []
-        replaces = specs.diff(self.spec_type, olds, spec.props())[1]
         if not replaces:
             return []
         try:
@@ -202,6 +269,14 @@ class MltrainProvider(ResourceProvider):
     def _derived(self, spec: Any) -> dict[str, Any]:
         """Outputs that follow from the inputs alone: returned by `check`, so previews know them."""
         return {}
+
+    def derived(self, spec: Any) -> dict[str, Any]:
+        """`_derived`, unless switched off (an import reads the object before its inputs are known)."""
+        return self._derived(spec) if _DERIVED.get() else {}
+
+    def _existing(self, spec: Any, owner: Mark | None) -> str | dict[str, Any] | None:
+        """This resource's own object by its name and owner mark (its ID, or the object), else None."""
+        return None
 
     def _derived_at_check(self, spec: Any, olds: dict[str, Any] | None) -> dict[str, Any]:
         """`_derived` in `check`; `olds` are given when the inputs did not change (a no-change preview
@@ -332,17 +407,16 @@ class MltrainProvider(ResourceProvider):
         return (f"It was adopted, not created by this resource, so it was not deleted and nothing was "
                 f"recorded; delete {self.noun} {object_id} yourself or adopt another")
 
-    # ----- Pulumi interface ----------------------------------------------------------------------
-    def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        token = self._in_account(news)
+    # ----- operations ----------------------------------------------------------------------------
+    def check(self, olds: dict[str, Any], news: dict[str, Any]) -> Checked:
+        """Validate `news` (the resource's stored inputs are `olds`, empty for a new one)."""
         try:
-            return self._check(olds, news)
+            with self.account(news):
+                return self._check(olds, news)
         except MltrainError as err:  # the platform, not the inputs (those are failures): name the resource
             raise for_resource(self.kind, self._label_of({**olds, **news}), err) from None
-        finally:
-            _ACCOUNT.reset(token)
 
-    def _check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
+    def _check(self, olds: dict[str, Any], news: dict[str, Any]) -> Checked:
         default = self.settings.replace_running
         if default and "replace_running" in self.spec_type.model_fields and news.get("replace_running") is None:
             news = {**news, "replace_running": default}  # the stack-wide default (mltrain:replaceRunning)
@@ -350,9 +424,10 @@ class MltrainProvider(ResourceProvider):
         spec, failures = specs.validate(self.spec_type, news)
         if spec is not None:
             # Catalogue checks only for new or changed inputs: a no-change preview makes no API call.
-            unchanged = bool(olds) and not specs.diff(self.spec_type, olds, spec.props())[0]
+            changed, replaces = specs.diff(self.spec_type, olds, spec.props()) if olds else ([], [])
+            unchanged = bool(olds) and not changed
             if not unchanged:
-                failures = failures + self._check_remote(spec) + self._replace_guard(olds, spec)
+                failures = failures + self._check_remote(spec) + self._replace_guard(olds, spec, replaces)
         inputs = {k: v for k, v in news.items() if k.startswith("__")}
         if olds:
             inputs[EXISTS_KEY] = True  # a create with these inputs can only be a replacement
@@ -370,8 +445,8 @@ class MltrainProvider(ResourceProvider):
 
             inputs["name"] = Unknown()  # type: ignore[no-untyped-call]  # chosen once the identity exists
         label = self.kind
-        return CheckResult(inputs, [CheckFailure(f, f"{label}: {f} {r}" if f else f"{label}: {r}")
-                                    for f, r in failures])
+        return Checked(inputs, tuple(Failure(f, f"{label}: {f} {r}" if f else f"{label}: {r}")
+                                     for f, r in failures))
 
     def _with_name(self, olds: dict[str, Any], news: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         """Autonaming: a name the user did not set is chosen once and then kept (renames, aliases, refresh).
@@ -392,16 +467,14 @@ class MltrainProvider(ResourceProvider):
         news["name"] = physical_name(resource, f"{stack}/{urn}" if known else "pending")
         return news, not known
 
-    def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
+    def diff(self, olds: dict[str, Any], news: dict[str, Any]) -> Diff:
+        """What changes from the stored state `olds` to the checked inputs `news`."""
         try:
-            return self._diff(olds, news)
+            changed, replaces = specs.diff(self.spec_type, olds, news)
         except MltrainError as err:
             raise for_resource(self.kind, self._label_of(news), err) from None
-
-    def _diff(self, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        changed, replaces = specs.diff(self.spec_type, olds, news)
-        internal = {k for k in (*olds, *news) if k.startswith(_INTERNAL) and k not in (STACK_KEY, URN_KEY)}
-        for key in sorted(internal):
+        keys = {k for k in (*olds, *news) if k.startswith(INTERNAL_PREFIX) and k not in (STACK_KEY, URN_KEY)}
+        for key in sorted(keys):
             old, new = olds.get(key), news.get(key)
             if old is None or old == new:
                 continue  # state from before the key existed: nothing to compare
@@ -411,28 +484,24 @@ class MltrainProvider(ResourceProvider):
         # Always delete first, also when the engine forces a replace that this diff did not ask for
         # (`replacement_trigger`, `pulumi up --replace`): a new object of the same name created first
         # would find the old one by its owner mark and take it over, and the delete would then remove it.
-        return DiffResult(changes=bool(changed), replaces=replaces, delete_before_replace=True)
+        return Diff(tuple(changed), tuple(replaces), delete_before_replace=True)
 
-    def create(self, props: dict[str, Any]) -> CreateResult:
-        token = self._in_account(props)
-        try:
-            return self._create_rpc(props)
-        finally:
-            _ACCOUNT.reset(token)
+    def create(self, props: dict[str, Any], *, timeout: float | None = None) -> Created:
+        """Create (or take over by `adopt_id`) the object of the checked inputs `props`, waited for.
+        `timeout` is the engine's create timeout in seconds, used when the inputs set none."""
+        with self.account(props):
+            return self._create_op(props, timeout)
 
-    def resume(self, object_id: str, props: dict[str, Any]) -> CreateResult:
+    def resume(self, object_id: str, props: dict[str, Any], *, timeout: float | None = None) -> Created:
         """Finish the create of this resource's own `object_id` (the plugin's partially created
         resource): taken over, waited for and rolled back on failure like a fresh create."""
-        token = self._in_account(props)
-        try:
-            return self._create_rpc(props, resume=object_id)
-        finally:
-            _ACCOUNT.reset(token)
+        with self.account(props):
+            return self._create_op(props, timeout, resume=object_id)
 
-    def _create_rpc(self, props: dict[str, Any], resume: str | None = None) -> CreateResult:
+    def _create_op(self, props: dict[str, Any], timeout: float | None, resume: str | None = None) -> Created:
         spec = self._parse(props)
         owner = Mark.from_props(props)
-        deadline = self._deadline(spec, "create")
+        deadline = self._deadline(spec, "create", timeout)
         replacing = _REPLACING.set(bool(props.get(EXISTS_KEY)) and not resume)
         try:
             with transport.operation_deadline(deadline, f"creating {self.kind} '{self._label(spec)}'"):
@@ -444,19 +513,12 @@ class MltrainProvider(ResourceProvider):
                     object_id, outs = self._create(spec, owner, deadline)
         except KeptFailure as err:
             failed = str(for_resource(self.kind, self._label(spec), err))
-            return CreateResult(err.object_id, {**self._outs(spec, err.outs, props), FAILED_KEY: failed})
+            return Created(err.object_id, {**self._outs(spec, err.outs, props), FAILED_KEY: failed})
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
         finally:
             _REPLACING.reset(replacing)
-        return CreateResult(object_id, self._outs(spec, outs, props))
-
-    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
-        token = self._in_account(props)
-        try:
-            return self._read_rpc(id_, props)
-        finally:
-            _ACCOUNT.reset(token)
+        return Created(object_id, self._outs(spec, outs, props))
 
     def _resumed(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
         try:
@@ -467,22 +529,75 @@ class MltrainProvider(ResourceProvider):
                 "drops it from the state once a listing agrees, and the next `pulumi up` then creates it anew"
             ) from None
 
-    def _read_rpc(self, id_: str, props: dict[str, Any]) -> ReadResult:
+    def survivor(self, props: dict[str, Any]) -> str | None:
+        """After a failed create of the checked inputs `props`: the ID of this resource's own object if
+        one exists (it carries this resource's mark, found the way a retried create finds it), else None."""
+        spec, _ = specs.validate(self.spec_type, specs.user_props(props, self.spec_type))
+        if spec is None or not getattr(spec, "name", None):
+            return None
+        try:
+            with self.account(props), transport.operation_deadline(time.monotonic() + SURVIVOR_SECONDS,
+                                                                  "looking for the object"):
+                found = self._existing(spec, Mark.from_props(props))
+                if found is None:
+                    return None
+                object_id = str(found if isinstance(found, str) else (found.get("metadata") or {}).get("id") or "")
+                return object_id if object_id and self._read(object_id, spec) is not None else None
+        except Exception:  # not found, not ours, unreachable: nothing to record
+            return None
+
+    def read(self, object_id: str, props: dict[str, Any]) -> Read | None:
+        """The object as the platform holds it now (refresh), or None once it is gone (a listing agrees)."""
+        with self.account(props):
+            return self._read_op(object_id, props)
+
+    def _read_op(self, object_id: str, props: dict[str, Any]) -> Read | None:
         spec = self._parse(props, strict=False)
         try:
             try:
-                found = self._read(id_, spec)
+                found = self._read(object_id, spec)
             except NotFound as err:
-                self._confirm_gone(id_, spec, str(err))
+                self._confirm_gone(object_id, spec, str(err))
                 found = None
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
         if found is None:
-            return ReadResult(None, {})  # gone: the engine drops it from the state
+            return None  # gone: the engine drops it from the state
         outs, remote = found
-        inputs = {**specs.user_props(props, self.spec_type), **self._drift(spec, remote)}
-        owner = {k: v for k, v in props.items() if k.startswith(_INTERNAL)}
-        return ReadResult(id_, {**inputs, **owner, **self._only_outputs(outs)}, {**inputs, **owner})
+        inputs = {**specs.user_props(props, self.spec_type), **self._drift(spec, remote), **internal(props)}
+        return Read(object_id, {**inputs, **self._only_outputs(outs)}, inputs)
+
+    def import_object(self, object_id: str, owner: dict[str, Any]) -> Read:
+        """`pulumi import`: the object's inputs as the platform holds them (the spec's own read-back),
+        then taken over as `adopt_id` takes an object (marked as this resource's where the platform
+        allows it). `owner` holds the internal inputs (owner mark, account); the result's inputs are
+        the declaration of the object with them."""
+        seed: dict[str, Any] = dict.fromkeys(self.spec_type.model_fields)
+        fields = self.import_id_fields
+        if fields:
+            parts = object_id.split(":", len(fields) - 1)
+            if len(parts) != len(fields):
+                raise MltrainError(f"{self.kind}: an import ID is {':'.join(f'<{f}>' for f in fields)}")
+            seed.update(zip(fields, parts, strict=True))
+        blank = self.spec_type.model_construct(**seed)
+        with self.account(owner):
+            derived = _DERIVED.set(False)  # computed from the read-back inputs afterwards, in `_outs`
+            try:
+                found = self._read(object_id, blank)
+            finally:
+                _DERIVED.reset(derived)
+            if found is None or found[1] is None:
+                raise MltrainError(f"{self.kind} {object_id}: the platform has no object to import "
+                                   "under this ID (or it is being deleted)")
+            spec = specs.from_wire(self.spec_type, found[1], blank)
+            if spec is None:
+                raise MltrainError(f"{self.kind} {object_id}: the platform's copy does not read back "
+                                   "as valid inputs, so it cannot be imported")
+            inputs = {**spec.as_declared().props(), **owner}
+            deadline = self._deadline(spec, "create")
+            with transport.operation_deadline(deadline, f"importing {self.kind} {object_id}"):
+                outs = self._adopt(object_id, spec, Mark.from_props(owner), deadline)
+        return Read(object_id, self._outs(spec, {**found[0], **outs}, inputs), inputs)
 
     def _drift(self, spec: Any, remote: dict[str, Any] | None) -> dict[str, Any]:
         """Declared inputs the platform now holds differently, as the platform holds them.
@@ -508,45 +623,44 @@ class MltrainProvider(ResourceProvider):
                 "nothing was removed from the state or reported deleted. Check the endpoint settings and "
                 "run the command again")
 
-    def update(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
-        token = self._in_account(news)
-        try:
-            return self._update_rpc(id_, olds, news)
-        finally:
-            _ACCOUNT.reset(token)
+    def update(self, object_id: str, olds: dict[str, Any], news: dict[str, Any], *,
+               timeout: float | None = None) -> Updated:
+        """Change the object in place from the stored state `olds` to the checked inputs `news`.
+        `timeout` is the engine's update timeout, used when the inputs set none."""
+        with self.account(news):
+            return self._update_op(object_id, olds, news, timeout)
 
-    def _update_rpc(self, id_: str, olds: dict[str, Any], news: dict[str, Any]) -> UpdateResult:
+    def _update_op(self, object_id: str, olds: dict[str, Any], news: dict[str, Any],
+                   timeout: float | None) -> Updated:
         old, new = self._parse(olds, strict=False), self._parse(news)
         changed, _ = specs.diff(self.spec_type, olds, news)
-        deadline = self._deadline(new, "update")
+        deadline = self._deadline(new, "update", timeout)
         try:
             with transport.operation_deadline(deadline, f"updating {self.kind} '{self._label(new)}'"):
-                outs = self._update(id_, old, new, changed, Mark.from_props(news) or Mark.from_props(olds),
+                outs = self._update(object_id, old, new, changed, Mark.from_props(news) or Mark.from_props(olds),
                                     deadline)
         except Exception as err:
             raise for_resource(self.kind, self._label(new), err) from None
         previous = self._only_outputs(olds)
-        return UpdateResult(self._outs(new, {**previous, **outs}, news))
+        return Updated(self._outs(new, {**previous, **outs}, news))
 
-    def delete(self, id_: str, props: dict[str, Any]) -> None:
-        token = self._in_account(props)
-        try:
-            self._delete_rpc(id_, props)
-        finally:
-            _ACCOUNT.reset(token)
+    def delete(self, object_id: str, props: dict[str, Any], *, timeout: float | None = None) -> None:
+        """Remove the object (and wait until it is gone). `timeout` is the engine's delete timeout."""
+        with self.account(props):
+            self._delete_op(object_id, props, timeout)
 
-    def _delete_rpc(self, id_: str, props: dict[str, Any]) -> None:
+    def _delete_op(self, object_id: str, props: dict[str, Any], timeout: float | None) -> None:
         spec = self._parse(props, strict=False)
-        deadline = self._deadline(spec, "delete")
+        deadline = self._deadline(spec, "delete", timeout)
         try:
             try:
                 with transport.operation_deadline(deadline, f"deleting {self.kind} '{self._label(spec)}'"):
-                    confirmed = self._delete(id_, spec, deadline)
+                    confirmed = self._delete(object_id, spec, deadline)
             except NotFound as err:
-                self._confirm_gone(id_, spec, str(err))
+                self._confirm_gone(object_id, spec, str(err))
                 return
             if not confirmed:
-                self._confirm_gone(id_, spec, "not found before the platform accepted its delete")
+                self._confirm_gone(object_id, spec, "not found before the platform accepted its delete")
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
 
@@ -568,18 +682,18 @@ class MltrainProvider(ResourceProvider):
         """`_label` of inputs that may not be valid (the fields it reads, unchecked)."""
         return self._label(self.spec_type.model_construct(**specs.user_props(props, self.spec_type)))
 
-    def _deadline(self, spec: Any, op: str) -> float:
+    def _deadline(self, spec: Any, op: str, timeout: float | None = None) -> float:
+        """When `op` must be done: the `timeouts` input, else the engine's `timeout`, else the default."""
         chosen = getattr(spec.timeouts, op, None) if spec.timeouts else None
-        seconds = float(chosen or self.default_timeouts[op])
+        engine = timeout if timeout is not None and timeout > 0 else None
+        seconds = float(chosen or engine or self.default_timeouts[op])
         return time.monotonic() + seconds
 
     def _only_outputs(self, values: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in values.items() if k in self.output_type.model_fields}
 
     def _outs(self, spec: Any, outs: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
-        owner = {k: v for k, v in props.items() if k.startswith(_INTERNAL)}
-        return {**spec.props(), **self._derived(spec), **owner, **self._only_outputs(outs)}
-
+        return {**spec.props(), **self._derived(spec), **internal(props), **self._only_outputs(outs)}
 
 def remaining(deadline: float) -> float:
     return max(0.0, deadline - time.monotonic())
