@@ -40,6 +40,7 @@ from .config import CONFIG_KEYS, Settings
 from .errors import ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout, for_resource
 from .ownership import EXISTS_KEY, FAILED_KEY, INTERNAL_PREFIX, STACK_KEY, URN_KEY, Mark, internal, resource_of
 from .progress import Label
+from .transport import remaining
 from .waiter import Backoff, wait_for
 
 
@@ -694,10 +695,6 @@ class Handler:
 
     def _outs(self, spec: Any, outs: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
         return {**spec.props(), **self._derived(spec), **internal(props), **self._only_outputs(outs)}
-
-def remaining(deadline: float) -> float:
-    return max(0.0, deadline - time.monotonic())
-
 
 def physical_name(resource_name: str, seed: str, max_len: int = 64) -> str:
     """The resource name and a suffix that is unique to this stack (identity) and resource (URN)."""

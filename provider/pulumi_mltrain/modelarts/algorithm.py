@@ -13,10 +13,11 @@ from typing import Any, ClassVar
 
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
-from ..handler import CREATE_ATTEMPTS, ManagedSpec, remaining
+from ..handler import CREATE_ATTEMPTS, ManagedSpec
 from ..ownership import Mark, claim
 from ..progress import Label
 from ..resource import MltrainProvider
+from ..transport import remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
 from .base import ModelArtsHandler, mark_in, owner_tags

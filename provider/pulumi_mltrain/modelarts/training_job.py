@@ -28,10 +28,11 @@ from .. import spec as specs
 from .. import transport
 from ..answers import from_epoch_ms
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
-from ..handler import CREATE_ATTEMPTS, ManagedSpec, remaining
+from ..handler import CREATE_ATTEMPTS, ManagedSpec
 from ..ownership import Mark, claim
 from ..progress import Label
 from ..resource import MltrainProvider
+from ..transport import remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
 from .base import ModelArtsHandler, mark_in, owner_tags
