@@ -571,8 +571,8 @@ class Handler:
     def import_object(self, object_id: str, owner: dict[str, Any]) -> Read:
         """`pulumi import`: the object's inputs as the platform holds them (the spec's own read-back),
         then taken over as `adopt_id` takes an object (marked as this resource's where the platform
-        allows it). `owner` holds the internal inputs (owner mark, account); the result's inputs are
-        the declaration of the object with them."""
+        allows it). `owner` holds the internal inputs (owner mark, account, ...); the result's inputs
+        are the declaration of the object with them, and its outputs carry them too."""
         seed: dict[str, Any] = dict.fromkeys(self.spec_type.model_fields)
         fields = self.import_id_fields
         if fields:

@@ -158,13 +158,13 @@ class MltrainPlugin(p.Provider):
         props, secret = sdk.plain(request.properties)
         inputs, in_secret = sdk.plain(request.inputs)
         if not props and not inputs:
-            owner = self._owner_inputs(request.type, request.urn)
+            # The imported state is marked as such (in its outputs and inputs): see `diff`.
+            owner = {**self._owner_inputs(request.type, request.urn), IMPORTED_KEY: True}
             imported = await sdk.run_sync(handler.import_object, request.resource_id, owner)
             secret_keys = _secret_fields(handler)
-            read_inputs = {**imported.inputs, IMPORTED_KEY: True}
             return p.ReadResponse(resource_id=request.resource_id,
                                   properties=sdk.wrap(_secret_values(handler, imported.outputs), secret_keys),
-                                  inputs=sdk.wrap(_secret_values(handler, read_inputs), secret_keys))
+                                  inputs=sdk.wrap(_secret_values(handler, imported.inputs), secret_keys))
         result = await sdk.run_sync(handler.read, request.resource_id, {**inputs, **props})
         if result is None:
             return p.ReadResponse(resource_id="", properties={}, inputs={})
