@@ -372,7 +372,7 @@ class TrainingJobHandler(AlayaHandler):
               "taking it over", file=sys.stderr)
         return task_id
 
-    # ----- record after wait (see Handler._record_after_wait) -----------------------------
+    # ----- record after wait (see Handler._record_after_wait) -------------------------------------
     def _goal(self, spec: Any) -> tuple[frozenset[str], frozenset[str]] | None:
         target = contract.REACHED.get(spec.wait_for)
         return None if target is None else (target, contract.NEVER)

@@ -370,7 +370,7 @@ class TrainingJobHandler(ModelArtsHandler):
         if fixable:
             self.api().update_job_description(job_id, spec.description or "")
 
-    # ----- record after wait (see Handler._record_after_wait) -----------------------------
+    # ----- record after wait (see Handler._record_after_wait) -------------------------------------
     def _goal(self, spec: Any) -> tuple[frozenset[str], frozenset[str]] | None:
         return contract.REACHED[spec.wait_for], contract.FAILURES
 
