@@ -24,7 +24,6 @@ import contextvars
 import hashlib
 import re
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -33,8 +32,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from . import cache, transport
 from . import spec as specs
-from . import transport
 from .accounts import ACCOUNT_KEY, explicit_settings
 from .config import CONFIG_KEYS, Settings
 from .errors import ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout, for_resource
@@ -74,8 +73,6 @@ class ManagedSpec(specs.Spec):
 # How many times a create may be sent when its answers are lost and the object never shows up.
 CREATE_ATTEMPTS = 3
 
-_LOCK = threading.Lock()
-_CLIENTS: dict[tuple[str, str], Any] = {}
 # The settings of the resource a call is about, when it names an explicit provider (one per RPC thread).
 _ACCOUNT: contextvars.ContextVar[Settings | None] = contextvars.ContextVar("mltrain_account", default=None)
 # Whether the create being served replaces a resource of the state (its inputs carry EXISTS_KEY).
@@ -196,16 +193,12 @@ class Handler:
             _ACCOUNT.reset(token)
 
     def client(self, name: str, build: Any) -> Any:
-        """One client per platform and settings in this provider process, shared by its threads."""
+        """One client per platform and settings in this process, shared by its threads (`cache.py`)."""
         settings = self.settings
         last = getattr(self, "_last_fingerprint", None)  # (settings, fingerprint): one tuple, thread-safe
         if last is None or last[0] is not settings:
             last = self._last_fingerprint = (settings, settings.fingerprint())
-        key = (name, last[1])
-        with _LOCK:
-            if key not in _CLIENTS:
-                _CLIENTS[key] = build(self.settings)
-            return _CLIENTS[key]
+        return cache.client(name, last[1], lambda: build(settings))
 
     # ----- platform calls (subclasses) -----------------------------------------------------------
     def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
