@@ -161,7 +161,7 @@ def _attr_type(tt: _Types, info: FieldInfo, is_input: bool, name: str, present: 
 
 
 def _resource(decl: Resource, tt: _Types) -> list[str]:
-    provider = decl.provider()
+    provider = decl.handler()
     spec, outs = provider.spec_type, provider.output_type
     ids = outs.id_fields()
     lazy = f"_{decl.name}Provider"

@@ -1,28 +1,48 @@
-"""A short-lived cache of catalogue calls (products, storages, flavors, engines).
+"""What a process keeps between calls: one client per platform and settings, and catalogue answers.
 
-`check` consults the catalogues for every new or changed resource of a preview; one call per
-catalogue and minute is enough, and the provider process's threads share the answers.
+Both faces use it: the provider (its `check` consults the catalogues for every new or changed
+resource of a preview) and the look-up functions in a Pulumi program. Catalogues (products,
+storages, flavors, engines) change rarely, so one call per catalogue and minute is enough, and the
+threads of a process share the answers. Jobs, logs and events are never cached.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 TTL = 60.0
-_cache: dict[tuple[int, str], tuple[float, Any]] = {}
+_clients: dict[tuple[str, str], Any] = {}
+_answers: dict[tuple[int, str, tuple[Any, ...]], tuple[float, Any]] = {}
 _lock = threading.Lock()
 
 
-def cached(api: Any, what: str, ttl: float = TTL) -> Any:
-    """`getattr(api, what)()`, answered from the cache while younger than `ttl` seconds."""
-    key = (id(api), what)
+def client(family: str, fingerprint: str, build: Callable[[], Any]) -> Any:
+    """The `family` client of the settings whose `Settings.fingerprint()` is `fingerprint`, built once."""
+    key = (family, fingerprint)
     with _lock:
-        hit = _cache.get(key)
+        found = _clients.get(key)
+        if found is None:
+            found = _clients[key] = build()
+        return found
+
+
+def cached(api: Any, what: str, *args: Any, ttl: float = TTL) -> Any:
+    """`getattr(api, what)(*args)`, answered from the cache while younger than `ttl` seconds."""
+    key = (id(api), what, args)
+    with _lock:
+        hit = _answers.get(key)
         if hit and time.monotonic() - hit[0] < ttl:
             return hit[1]
-    value = getattr(api, what)()
+    value = getattr(api, what)(*args)
     with _lock:
-        _cache[key] = (time.monotonic(), value)
+        _answers[key] = (time.monotonic(), value)
     return value
+
+
+def forget() -> None:
+    """Drop every catalogue answer (a new process's view); clients stay, they hold no answers."""
+    with _lock:
+        _answers.clear()

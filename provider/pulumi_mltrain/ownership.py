@@ -18,6 +18,9 @@ from typing import Any
 
 from .errors import MltrainError
 
+# The prefix of every internal resource input and state key (never an input of the user's): owner
+# marks, account identity and settings, and the marks of states (failed, partial, imported).
+INTERNAL_PREFIX = "__mltrain_"
 # Internal resource inputs that carry the owner from the program to the provider.
 STACK_KEY = "__mltrain_stack"
 URN_KEY = "__mltrain_urn"
@@ -27,7 +30,7 @@ URN_KEY = "__mltrain_urn"
 # raises the error once the outputs arrive (see program.MltrainResource).
 FAILED_KEY = "__mltrain_failed"
 # Set by check when the resource is already in the state: a create with it is a replacement, which
-# must never take the old object over (see MltrainProvider.refuse_take_over_in_replace).
+# must never take the old object over (see Handler.refuse_take_over_in_replace).
 EXISTS_KEY = "__mltrain_exists"
 
 
@@ -56,6 +59,11 @@ class Mark:
 
     def describe(self) -> str:
         return f"resource {self.urn} of stack identity {self.stack}"
+
+
+def internal(props: Mapping[str, Any]) -> dict[str, Any]:
+    """The internal keys of inputs or a state (INTERNAL_PREFIX)."""
+    return {k: v for k, v in props.items() if k.startswith(INTERNAL_PREFIX)}
 
 
 def resource_of(urn: str) -> str:

@@ -92,8 +92,8 @@ class LazyProvider(ResourceProvider):
 class ProviderRef:
     """`Resource._provider_type`: the real provider class, imported only when asked for (schema, tests)."""
 
-    def __get__(self, obj: object, owner: type[MltrainResource]) -> type[MltrainProvider]:
-        provider: type[MltrainProvider] = load(owner._lazy_provider.target)
+    def __get__(self, obj: object, owner: type[MltrainResource]) -> type[MltrainProvider[Any]]:
+        provider: type[MltrainProvider[Any]] = load(owner._lazy_provider.target)
         return provider
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from .handler import Handler
     from .resource import MltrainProvider
 
 PACKAGE = "mltrain"
@@ -30,7 +31,7 @@ class Resource:
 
     family: str
     name: str
-    target: str  # "module:Class" of its MltrainProvider
+    target: str  # "module:Class" of its dynamic provider (resource.MltrainProvider), named by states
     summary: str
 
     @property
@@ -52,11 +53,15 @@ class Resource:
         """The native plugin's (and schema.json's) type token, `mltrain:alaya:TrainingJob`."""
         return f"{PACKAGE}:{self.kind}"
 
-    def provider(self) -> type[MltrainProvider]:
+    def provider(self) -> type[MltrainProvider[Any]]:
         from .program import load
 
-        found: type[MltrainProvider] = load(self.target)
+        found: type[MltrainProvider[Any]] = load(self.target)
         return found
+
+    def handler(self) -> type[Handler]:
+        """The class of its resource logic (spec, outputs, platform calls), which both faces serve."""
+        return self.provider().handler_type
 
 
 # The families: the type token's module, the program-side package (`pulumi_mltrain.<family>`, whose

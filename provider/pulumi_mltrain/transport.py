@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC
-from typing import Any
+from typing import Any, overload
 
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
@@ -89,8 +89,15 @@ def operation_deadline(deadline: float, what: str = "the operation", *, override
         _DEADLINE.reset(token)
 
 
-def remaining() -> float | None:
-    """Seconds left before the current operation deadline, or None when there is none."""
+@overload
+def remaining(deadline: float) -> float: ...
+@overload
+def remaining(deadline: None = None) -> float | None: ...
+def remaining(deadline: float | None = None) -> float | None:
+    """Seconds left before `deadline` (``time.monotonic()`` seconds; never below 0), or without it
+    before the current operation deadline (None when there is none)."""
+    if deadline is not None:
+        return max(0.0, deadline - time.monotonic())
     current = _DEADLINE.get()
     return None if current is None else current.at - time.monotonic()
 

@@ -147,7 +147,7 @@ class Providers:
         emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
         self.algorithms = inprocess.configured(AlgorithmProvider(), "modelarts", emulator)
         self.jobs = TrainingJobProvider()
-        self.jobs._settings = self.algorithms._settings
+        self.jobs.handler.configure(self.algorithms.handler.settings)
 
     def algorithm(self) -> str:
         return inprocess.Created(self.algorithms, ALGORITHM_ARGS, name="algo").id

@@ -55,7 +55,7 @@ def jobs(emulator: EmulatorHandle) -> TrainingJobProvider:
 class Created:
     """A resource created in-process: its ID and the state the engine would hold (inputs and outputs)."""
 
-    def __init__(self, provider: MltrainProvider, props: dict[str, Any], name: str = "job") -> None:
+    def __init__(self, provider: MltrainProvider[Any], props: dict[str, Any], name: str = "job") -> None:
         self.provider = provider
         self.inputs = inprocess.checked(provider, {**inprocess.OWNER, "name": name, **props})
         result = provider.create(self.inputs)

@@ -106,7 +106,7 @@ def make_stack(platform: str, emulator: Any, home: Path, job: dict[str, Any]) ->
     return stacks.modelarts_stack(emulator, home, jobs={"job": {**MODELARTS_JOB, **job}})
 
 
-def make_provider(platform: str, emulator: Any) -> MltrainProvider:
+def make_provider(platform: str, emulator: Any) -> MltrainProvider[Any]:
     """The provider as `make_stack`'s stack would run it, in this process."""
     if platform == "alaya":
         return inprocess.configured(AlayaJobs(), "alaya", emulator)

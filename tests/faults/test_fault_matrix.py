@@ -118,7 +118,7 @@ def _prepare(case: Case, emulator: Any) -> None:
         emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
 
 
-def make_provider(case: Case, emulator: Any) -> MltrainProvider:
+def make_provider(case: Case, emulator: Any) -> MltrainProvider[Any]:
     """The provider as the engine's provider process holds it, configured like `make_stack`'s stack."""
     _prepare(case, emulator)
     provider: MltrainProvider
@@ -132,7 +132,7 @@ def make_provider(case: Case, emulator: Any) -> MltrainProvider:
                   "mltrain:huaweiProjectName": emulator.project_name, "mltrain:huaweiProjectId": emulator.project_id,
                   "mltrain:huaweiUser": emulator.iam_user, "mltrain:huaweiDomain": emulator.iam_domain,
                   "mltrain:huaweiPassword": emulator.iam_password}
-    provider._settings = Settings.load({**config, **BASE_CONFIG, **case.config}, env={})
+    provider.handler.configure(Settings.load({**config, **BASE_CONFIG, **case.config}, env={}))
     return provider
 
 

@@ -15,7 +15,7 @@ from pulumi_mltrain.config import Settings
 from pulumi_mltrain.modelarts import iam
 from pulumi_mltrain.resource import MltrainProvider
 
-P = TypeVar("P", bound=MltrainProvider)
+P = TypeVar("P", bound=MltrainProvider[Any])
 
 # The settings every stack of tests/support/stacks.py sets.
 BASE_CONFIG = {"mltrain:requestTimeout": "5", "mltrain:maxRetries": "3", "mltrain:ambiguityGrace": "5"}
@@ -37,7 +37,7 @@ def modelarts_config(emulator: Any) -> dict[str, str]:
 def fresh_process() -> None:
     """Forget what a provider process caches (tokens, catalogues): each command starts a new one."""
     iam.forget_tokens()
-    cache._cache.clear()
+    cache.forget()
 
 
 def configured(provider: P, platform: str, emulator: Any, **config: str) -> P:
@@ -45,7 +45,7 @@ def configured(provider: P, platform: str, emulator: Any, **config: str) -> P:
     `config`; a fresh process's view: no cached token, no cached catalogue."""
     fresh_process()
     platform_config = alaya_config(emulator) if platform == "alaya" else modelarts_config(emulator)
-    provider._settings = Settings.load({**platform_config, **BASE_CONFIG, **config}, env={})
+    provider.handler.configure(Settings.load({**platform_config, **BASE_CONFIG, **config}, env={}))
     return provider
 
 
@@ -82,7 +82,7 @@ class Created:
     (delete-before-replace, as the providers ask) delete and create again.
     """
 
-    def __init__(self, provider: MltrainProvider, props: dict[str, Any], name: str | None = "job") -> None:
+    def __init__(self, provider: MltrainProvider[Any], props: dict[str, Any], name: str | None = "job") -> None:
         self.provider = provider
         self.declared = {**OWNER, **({} if name is None else {"name": name}), **props}
         self.inputs = checked(provider, self.declared)

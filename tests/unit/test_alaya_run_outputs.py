@@ -15,8 +15,8 @@ OWNER = {"__mltrain_stack": "st-unit", "__mltrain_urn": "urn:pulumi:test::unit::
 def test_duration_is_end_minus_start_once_the_task_has_ended(emulator: EmulatorHandle) -> None:
     emulator.admin.set_settings(subscription_delay=0.1, task_state_delay=1.0, fail_task_names="^short")
     provider = TrainingJobProvider()
-    provider._settings = Settings.load({"mltrain:alayaEndpoint": emulator.url,
-                                        "mltrain:alayaApiKey": emulator.alaya_api_key}, env={})
+    provider.handler.configure(Settings.load({"mltrain:alayaEndpoint": emulator.url,
+                                              "mltrain:alayaApiKey": emulator.alaya_api_key}, env={}))
     checked = provider.check({}, {**OWNER, **alaya_job_args(name="short-run", wait_for="running")})
     assert checked.failures == []
     created = provider.create(dict(checked.inputs))

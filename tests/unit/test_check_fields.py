@@ -64,7 +64,7 @@ def nested(kind: str, name: str) -> type[BaseModel] | None:
             return annotation
         return next((m for m in map(find, getattr(annotation, "__args__", ()) or ()) if m is not None), None)
 
-    return find(PROVIDERS[kind].spec_type.model_fields[name].annotation)
+    return find(PROVIDERS[kind].handler_type.spec_type.model_fields[name].annotation)
 
 
 def bad_values(kind: str, name: str) -> st.SearchStrategy[Any]:
@@ -99,8 +99,8 @@ def plugin_loop() -> Iterator[asyncio.AbstractEventLoop]:
 
 
 def dynamic_check(kind: str, emulator: EmulatorHandle) -> Check:
-    provider: MltrainProvider = PROVIDERS[kind]()
-    provider._settings = Settings.load(credentials(emulator), env={})
+    provider: MltrainProvider[Any] = PROVIDERS[kind]()
+    provider.handler.configure(Settings.load(credentials(emulator), env={}))
 
     def check(props: dict[str, Any]) -> list[tuple[str, str]]:
         result = provider.check({}, {**props, "__provider": "blob"})
@@ -133,8 +133,8 @@ def checks(request: pytest.FixtureRequest, emulator: EmulatorHandle,
 
 def assert_names_fields(kind: str, failures: list[tuple[str, str]], given: Any = None) -> None:
     """Every failure names an input of the resource, in its property and (after the resource) its reason."""
-    fields = {*PROVIDERS[kind].spec_type.model_fields, UNKNOWN_KEY}
-    label = PROVIDERS[kind].kind
+    fields = {*PROVIDERS[kind].handler_type.spec_type.model_fields, UNKNOWN_KEY}
+    label = PROVIDERS[kind].handler_type.kind
     for prop, reason in failures:
         root = prop.split(".")[0].split("[")[0]
         assert root in fields, (given, prop, reason)
@@ -165,7 +165,7 @@ def fuzz(kind: str, name: str, check: Check) -> None:
 @pytest.mark.parametrize("kind", VALID)
 def test_bad_values_of_every_field_are_failures_naming_it(kind: str, checks: Callable[[str], Check]) -> None:
     check = checks(kind)
-    for name in PROVIDERS[kind].spec_type.model_fields:
+    for name in PROVIDERS[kind].handler_type.spec_type.model_fields:
         for value in FIXED:
             assert_names_fields(kind, check({**VALID[kind], name: value}), (name, value))
         fuzz(kind, name, check)

@@ -62,9 +62,9 @@ def server() -> Iterator[Counting]:
 
 
 def provider(cls: type[Any], server: Counting, key: str = "key-1") -> Any:
-    instance = cls()
-    instance._settings = Settings.load({"mltrain:alayaEndpoint": f"http://127.0.0.1:{server.server_address[1]}",
-                                        "mltrain:alayaApiKey": key}, env={})
+    instance = cls().handler
+    instance.configure(Settings.load({"mltrain:alayaEndpoint": f"http://127.0.0.1:{server.server_address[1]}",
+                                      "mltrain:alayaApiKey": key}, env={}))
     return instance
 
 

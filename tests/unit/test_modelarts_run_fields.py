@@ -38,12 +38,12 @@ def quick(emulator: EmulatorHandle) -> Iterator[None]:
 @pytest.fixture
 def jobs(emulator: EmulatorHandle) -> TrainingJobProvider:
     provider = TrainingJobProvider()
-    provider._settings = Settings.load({
+    provider.handler.configure(Settings.load({
         "mltrain:huaweiIamEndpoint": emulator.url, "mltrain:modelartsEndpoint": emulator.url,
         "mltrain:huaweiProjectName": emulator.project_name, "mltrain:huaweiUser": emulator.iam_user,
         "mltrain:huaweiDomain": emulator.iam_domain, "mltrain:huaweiPassword": emulator.iam_password,
         "mltrain:maxRetries": "2",
-    }, env={})
+    }, env={}))
     return provider
 
 
@@ -121,7 +121,7 @@ def test_created_as_huawei_writes_it_read_back_without_drift(emulator: EmulatorH
 
 def test_the_emulator_checks_shapes_as_the_platform_would(jobs: TrainingJobProvider) -> None:
     declared = {k: v for k, v in props(**NEW_FIELDS).items() if k not in OWNER}
-    body = jobs.spec_type.model_validate(declared).wire()
+    body = jobs.handler.spec_type.model_validate(declared).wire()
     cases = {
         "spec.notification.events": lambda b: b["spec"]["notification"].update(events=["JobExploded"]),
         "spec.notification.topic_urn": lambda b: b["spec"]["notification"].update(topic_urn="nope"),
@@ -141,7 +141,7 @@ def test_the_emulator_checks_shapes_as_the_platform_would(jobs: TrainingJobProvi
                "metadata": {**body["metadata"], "annotations": dict(body["metadata"]["annotations"])}}
         spoil(bad)
         with pytest.raises(ApiError) as err:
-            jobs.api().create_job(bad)
+            jobs.handler.api().create_job(bad)
         assert err.value.http_status == 400 and words in str(err.value), (words, str(err.value))
 
 

@@ -52,12 +52,12 @@ def test_signatures_are_explicit_and_name_is_optional() -> None:
 
 def test_field_table_matches_the_specs() -> None:
     for decl in registry.RESOURCES:
-        provider = decl.provider()
+        handler = decl.handler()
         cls = getattr({"alaya": alaya, "modelarts": modelarts}[decl.family], decl.name)
-        assert cls._inputs == tuple(provider.spec_type.model_fields)
-        assert cls._outputs == tuple(provider.output_type.model_fields)
-        assert cls._id_fields == tuple(provider.output_type.id_fields())
-        assert cls._provider_type is provider
+        assert cls._inputs == tuple(handler.spec_type.model_fields)
+        assert cls._outputs == tuple(handler.output_type.model_fields)
+        assert cls._id_fields == tuple(handler.output_type.id_fields())
+        assert cls._provider_type is decl.provider()
         assert cls._resource_type_name == f"dynamic/{decl.family}:{decl.name}"  # URNs
 
 

@@ -1,16 +1,16 @@
-"""What every Alaya NeW resource provider shares: its client and the credential probe at preview."""
+"""What every Alaya NeW resource handler shares: its client and the credential probe at preview."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
 from ..errors import MltrainError
-from ..resource import MltrainProvider
+from ..handler import Handler
 from .catalog import products
 from .client import AlayaClient
 
 
-class AlayaProvider(MltrainProvider):
+class AlayaHandler(Handler):
     credential_keys: ClassVar[tuple[str, ...]] = ("mltrain:alayaApiKey",)
 
     def api(self) -> AlayaClient:

@@ -12,8 +12,8 @@ from typing import Any, TypedDict
 
 import pulumi
 
+from ..calls import program_call
 from ..lookup import output_form
-from ..modelarts.catalog import program_call
 
 
 class TaskInfo(TypedDict):
@@ -42,21 +42,21 @@ class TaskList(TypedDict):
 def get_products() -> list[dict[str, Any]]:
     """The products Alaya NeW offers for training (`GET /v1/product/list-for-training-task`), as the
     API lists them: productCode, name, gpuName, gpuCount, cpuCores, memoryGB, price, aidcId."""
-    rows: list[dict[str, Any]] = program_call("alaya", "products")
+    rows: list[dict[str, Any]] = program_call("alaya", "products", catalogue=True)
     return rows
 
 
 def get_storages() -> list[dict[str, Any]]:
     """The tenant's NAS storages (`GET /v1/nasStorage/instance/tenant/page`, every page):
     storageId (for StorageMount.storage_id), storageType, name, status, capacityGB."""
-    rows: list[dict[str, Any]] = program_call("alaya", "storages")
+    rows: list[dict[str, Any]] = program_call("alaya", "storages", catalogue=True)
     return rows
 
 
 def get_training_job(task_id: str) -> TaskInfo:
     """One Alaya NeW training task by ID (`GET /v1/training/instance/{id}/detail`). Environment
     values and image-pull credentials are not returned."""
-    t = program_call("alaya", "task", task_id, cache=False)
+    t = program_call("alaya", "task", task_id)
     return TaskInfo(task_id=str(t.get("id")), name=t.get("name"), status=str(t.get("status")),
                     reason=t.get("reason"), product_code=t.get("productCode"), worker_count=t.get("workerCount"),
                     image=t.get("image"), created_time=t.get("createdTime"), start_time=t.get("startTime"),
@@ -72,7 +72,7 @@ def get_training_job_output(task_id: pulumi.Input[str]) -> pulumi.Output[TaskInf
 def list_training_jobs(name_prefix: str = "", status: str | None = None) -> TaskList:
     """Alaya NeW training tasks whose name starts with `name_prefix`, optionally only those in
     `status` (any case, e.g. RUNNING), newest first (`GET /v1/training/instance/list`)."""
-    rows = program_call("alaya", "list_tasks", name_prefix, status, cache=False)
+    rows = program_call("alaya", "list_tasks", name_prefix, status)
     return TaskList(jobs=[TaskSummary(task_id=str(r.get("id")), name=r.get("name"), status=r.get("status"))
                           for r in rows])
 

@@ -13,9 +13,10 @@ from typing import Any, ClassVar, Literal
 
 from .. import spec as specs
 from ..errors import MltrainError
+from ..handler import ManagedSpec
 from ..ownership import Mark
-from ..resource import ManagedSpec
-from .base import AlayaProvider
+from ..resource import MltrainProvider
+from .base import AlayaHandler
 from .catalog import storage_problem, storages
 from .models import NasMount
 
@@ -50,10 +51,11 @@ class StorageMountOutputs(specs.Output):
     capacity_gb: float | None = specs.output_field(description="The storage's capacity in GB.")
 
 
-class StorageMountProvider(AlayaProvider):
+class StorageMountHandler(AlayaHandler):
     kind: ClassVar[str] = "StorageMount"
     spec_type: ClassVar[type[ManagedSpec]] = StorageMountSpec
     output_type: ClassVar[type[specs.Output]] = StorageMountOutputs
+    import_id_fields: ClassVar[tuple[str, ...]] = ("storage_id", "file_directory", "mount_path")
 
     def _label(self, spec: Any) -> str:
         return f"{getattr(spec, 'storage_id', '')}:{getattr(spec, 'mount_path', '')}"
@@ -81,7 +83,7 @@ class StorageMountProvider(AlayaProvider):
 
     def _outputs(self, spec: Any, row: dict[str, Any]) -> dict[str, Any]:
         return {
-            **self._derived(spec),
+            **self.derived(spec),
             "storage_name": row.get("name"),
             "storage_status": row.get("status"),
             "capacity_gb": row.get("capacityGB"),
@@ -106,3 +108,9 @@ class StorageMountProvider(AlayaProvider):
     def _delete(self, object_id: str, spec: Any, deadline: float) -> bool:
         """Nothing remote: the storage belongs to the tenant, the mount to the tasks."""
         return True
+
+
+class StorageMountProvider(MltrainProvider[StorageMountHandler]):
+    """The dynamic provider (the registry's target, named by existing states)."""
+
+    handler_type = StorageMountHandler

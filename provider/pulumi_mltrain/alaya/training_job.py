@@ -22,13 +22,15 @@ from .. import runs, transport
 from .. import spec as specs
 from ..answers import from_beijing
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, UnexpectedAnswer
+from ..handler import CREATE_ATTEMPTS, ManagedSpec
 from ..ownership import Mark, claim
 from ..progress import Label
-from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
+from ..resource import MltrainProvider
 from ..runs import RunReason
+from ..transport import remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
-from .base import AlayaProvider
+from .base import AlayaHandler
 from .catalog import catalog_failures, job_costs, products
 from .client import scrub
 from .models import NasMount
@@ -197,7 +199,7 @@ class TrainingJobOutputs(specs.Output):
 COST_OUTPUTS = ("gpus_per_node", "gpu_count", "cost_per_hour")
 
 
-class TrainingJobProvider(RunReason, AlayaProvider):
+class TrainingJobHandler(RunReason, AlayaHandler):
     kind: ClassVar[str] = "TrainingJob"
     noun: ClassVar[str] = "training task"
     spec_type: ClassVar[type[ManagedSpec]] = TrainingJobSpec
@@ -378,7 +380,7 @@ class TrainingJobProvider(RunReason, AlayaProvider):
               "taking it over", file=sys.stderr)
         return task_id
 
-    # ----- record after wait (see MltrainProvider._record_after_wait) -----------------------------
+    # ----- record after wait (see Handler._record_after_wait) -------------------------------------
     def _goal(self, spec: Any) -> tuple[frozenset[str], frozenset[str]] | None:
         target = contract.REACHED.get(spec.wait_for)
         return None if target is None else (target, contract.NEVER)
@@ -465,7 +467,7 @@ class TrainingJobProvider(RunReason, AlayaProvider):
         detail = self.api().task(object_id)
         if _status(detail) == contract.DELETING:
             return None
-        return {**self._derived(spec), **self._outputs(detail)}, _unmarked(detail)
+        return {**self.derived(spec), **self._outputs(detail)}, _unmarked(detail)
 
     def _listed(self, object_id: str, spec: Any) -> bool:
         name = getattr(spec, "name", None)
@@ -577,3 +579,9 @@ def _unmarked(detail: dict[str, Any]) -> dict[str, Any]:
 
 def _status(detail: dict[str, Any]) -> str:
     return str(detail.get("status") or "UNKNOWN").upper()
+
+
+class TrainingJobProvider(MltrainProvider[TrainingJobHandler]):
+    """The dynamic provider (the registry's target, named by existing states)."""
+
+    handler_type = TrainingJobHandler

@@ -13,12 +13,14 @@ from typing import Any, ClassVar
 
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
+from ..handler import CREATE_ATTEMPTS, ManagedSpec
 from ..ownership import Mark, claim
 from ..progress import Label
-from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
+from ..resource import MltrainProvider
+from ..transport import remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
-from .base import ModelArtsProvider, mark_in, owner_tags
+from .base import ModelArtsHandler, mark_in, owner_tags
 from .catalog import catalog_failures
 from .client import ModelArtsClient
 from .models import (
@@ -151,7 +153,7 @@ class AlgorithmOutputs(specs.Output):
 
 
 
-class AlgorithmProvider(ModelArtsProvider):
+class AlgorithmHandler(ModelArtsHandler):
     kind: ClassVar[str] = "Algorithm"
     noun: ClassVar[str] = "algorithm"
     spec_type: ClassVar[type[ManagedSpec]] = AlgorithmSpec
@@ -274,3 +276,9 @@ class AlgorithmProvider(ModelArtsProvider):
 
 def _mark(algorithm: dict[str, Any]) -> Mark | None:
     return mark_in((algorithm.get("metadata") or {}).get("tags"))
+
+
+class AlgorithmProvider(MltrainProvider[AlgorithmHandler]):
+    """The dynamic provider (the registry's target, named by existing states)."""
+
+    handler_type = AlgorithmHandler

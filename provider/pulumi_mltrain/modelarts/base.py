@@ -1,4 +1,4 @@
-"""What every ModelArts resource provider shares: its client and the checks at preview."""
+"""What every ModelArts resource handler shares: its client and the checks at preview."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import sys
 from typing import Any, ClassVar
 
 from ..errors import MltrainError
+from ..handler import Handler
 from ..ownership import Mark
-from ..resource import MltrainProvider
 from . import contract
 from .catalog import configured, flavors
 from .client import ModelArtsClient
 
 
-class ModelArtsProvider(MltrainProvider):
+class ModelArtsHandler(Handler):
     credential_keys: ClassVar[tuple[str, ...]] = (
         "mltrain:huaweiAccessKey", "mltrain:huaweiSecretKey", "mltrain:huaweiSecurityToken",
         "mltrain:huaweiUser", "mltrain:huaweiPassword", "mltrain:huaweiDomain")

@@ -4,25 +4,22 @@ offered to Pulumi programs as `get_flavors()` / `get_engines()`.
 In the provider, `check` uses them so that an unknown flavor, too many nodes or an unknown engine
 is a preview error naming the field, instead of a 400 at `pulumi up`. The public functions run at
 program time (during `pulumi preview` too): they read the same `mltrain:*` stack config (or the
-MLTRAIN_* environment) as the provider, call the API once per process and return plain dicts.
+MLTRAIN_* environment) as the provider, share its catalogue cache (`cache.py`) and return plain dicts.
 """
 
 from __future__ import annotations
 
-import copy
-import hashlib
 import sys
-import threading
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pulumi import RunError
-from pydantic import BaseModel, ConfigDict, SecretStr
+from pydantic import BaseModel, ConfigDict
 
 from .. import spec as specs
 from ..answers import json_type
 from ..cache import cached
-from ..config import CONFIG_KEYS, Settings
+from ..calls import program_call
+from ..config import Settings
 from ..errors import MltrainError, NotFound, UnexpectedAnswer
 from . import contract
 
@@ -162,63 +159,8 @@ def metrics_summary(samples: Sequence[dict[str, Any]] | None) -> dict[str, float
 
 
 # ----- program-time functions --------------------------------------------------------------------
-_program: dict[str, Any] = {}
-_program_lock = threading.Lock()
-
-
-def program_settings() -> Settings:
-    """The `mltrain:*` stack config of the running Pulumi program, then the MLTRAIN_* environment."""
-    import pulumi
-
-    config = pulumi.Config("mltrain")
-    values = {full: config.get(full.split(":", 1)[1]) for full in CONFIG_KEYS.values()}
-    return Settings.load(values)
-
-
-def _client(family: str, settings: Settings) -> Any:
-    if family == "alaya":
-        from ..alaya.client import AlayaClient
-
-        return AlayaClient(settings)
-    from .client import ModelArtsClient
-
-    return ModelArtsClient(settings)
-
-
-class ProgramError(MltrainError, RunError):
-    """An error of a program-time function: a `pulumi.RunError`, which the language host prints as
-    its message alone (any other exception is printed after the program's traceback)."""
-
-
-def program_call(family: str, what: str, *args: Any, cache: bool = True) -> Any:
-    """`what(*args)` on the `family` ("modelarts" or "alaya") client of the running program's
-    settings: one client per settings, and (with `cache`) one call per process for catalogues,
-    which stay the same for a program run. Callers get a copy they may change; our errors come as
-    ProgramError (bugs keep their traceback)."""
-    try:
-        return _call(family, what, *args, cache=cache)
-    except MltrainError as err:
-        raise ProgramError(str(err)) from None
-
-
-def _call(family: str, what: str, *args: Any, cache: bool) -> Any:
-    settings = program_settings()
-    secrets = "|".join(v.get_secret_value() for v in settings.__dict__.values() if isinstance(v, SecretStr))
-    key = f"{family}|{settings.model_dump_json()}|{hashlib.sha256(secrets.encode()).hexdigest()}"
-    with _program_lock:
-        client = _program.get(key)
-        if client is None:
-            client = _program[key] = _client(family, settings)
-        results = _program.setdefault(f"{key}|results", {})
-        if not cache:
-            return copy.deepcopy(getattr(client, what)(*args))
-        if (what, args) not in results:
-            results[(what, args)] = getattr(client, what)(*args)
-        return copy.deepcopy(results[(what, args)])
-
-
 def _program_call(what: str, *args: Any) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = program_call("modelarts", what, *args)
+    rows: list[dict[str, Any]] = program_call("modelarts", what, *args, catalogue=True)
     return rows
 
 

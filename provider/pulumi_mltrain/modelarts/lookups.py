@@ -12,10 +12,10 @@ from typing import Any, TypedDict
 
 import pulumi
 
+from ..calls import program_call
 from ..errors import MltrainError
 from ..lookup import output_form, tail
 from . import contract
-from .catalog import program_call
 
 
 class TrainingJobInfo(TypedDict):
@@ -90,7 +90,7 @@ def job_info(job: dict[str, Any]) -> TrainingJobInfo:
 def get_training_job(job_id: str) -> TrainingJobInfo:
     """One ModelArts training job by ID (`GET /v2/{project_id}/training-jobs/{id}`): name, phase,
     tasks, flavor, node count, algorithm. Environment values are not returned (they may be secrets)."""
-    return job_info(program_call("modelarts", "job", job_id, cache=False))
+    return job_info(program_call("modelarts", "job", job_id))
 
 
 def get_training_job_output(job_id: pulumi.Input[str]) -> pulumi.Output[TrainingJobInfo]:
@@ -101,7 +101,7 @@ def get_training_job_output(job_id: pulumi.Input[str]) -> pulumi.Output[Training
 
 def get_algorithm(algorithm_id: str) -> AlgorithmInfo:
     """One ModelArts algorithm by ID (`GET /v2/{project_id}/algorithms/{id}`)."""
-    algo = program_call("modelarts", "algorithm", algorithm_id, cache=False)
+    algo = program_call("modelarts", "algorithm", algorithm_id)
     meta, config = _dict(algo.get("metadata")), _dict(algo.get("job_config"))
     return AlgorithmInfo(
         algorithm_id=str(meta.get("id")), name=meta.get("name"), description=meta.get("description"),
@@ -119,7 +119,7 @@ def get_algorithm_output(algorithm_id: pulumi.Input[str]) -> pulumi.Output[Algor
 def list_training_jobs(name_prefix: str = "", phase: str | None = None) -> TrainingJobList:
     """ModelArts training jobs whose name starts with `name_prefix`, optionally only those in
     `phase` (e.g. Running), newest first (`POST /v2/{project_id}/training-job-searches`)."""
-    rows = program_call("modelarts", "search_jobs", name_prefix, phase, cache=False)
+    rows = program_call("modelarts", "search_jobs", name_prefix, phase)
     return TrainingJobList(jobs=[
         JobSummary(job_id=str(_dict(r.get("metadata")).get("id")), name=_dict(r.get("metadata")).get("name"),
                    phase=_dict(r.get("status")).get("phase"),
@@ -151,11 +151,11 @@ def get_training_job_logs(job_id: str, lines: int = 100) -> TrainingJobLogs:
     `lines` bounds each task's lines (newest kept). Tasks whose logs are not ready yet have no
     lines. Nothing here is kept in the state unless the program exports it.
     """
-    job = job_info(program_call("modelarts", "job", job_id, cache=False))
-    logs = [TaskLog(task=t, lines=tail((program_call("modelarts", "log_preview", job_id, t, cache=False)
+    job = job_info(program_call("modelarts", "job", job_id))
+    logs = [TaskLog(task=t, lines=tail((program_call("modelarts", "log_preview", job_id, t)
                                         or "").splitlines(), lines, 1 << 20))
             for t in job["tasks"]]
-    rows = program_call("modelarts", "events", job_id, contract.EVENTS_LIMIT, cache=False)
+    rows = program_call("modelarts", "events", job_id, contract.EVENTS_LIMIT)
     return TrainingJobLogs(job_id=job_id, phase=job["phase"], tasks=logs, events=[
         JobEvent(time=e.get("time"), level=e.get("level"), source=e.get("source"), message=e.get("message"))
         for e in rows])

@@ -28,13 +28,15 @@ from .. import runs, transport
 from .. import spec as specs
 from ..answers import from_epoch_ms
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
+from ..handler import CREATE_ATTEMPTS, ManagedSpec
 from ..ownership import Mark, claim
 from ..progress import Label
-from ..resource import CREATE_ATTEMPTS, ManagedSpec, remaining
+from ..resource import MltrainProvider
 from ..runs import RunReason
+from ..transport import remaining
 from ..waiter import Backoff, look_for, wait_for
 from . import contract
-from .base import ModelArtsProvider, mark_in, owner_tags
+from .base import ModelArtsHandler, mark_in, owner_tags
 from .catalog import catalog_failures, configured, flavors, job_costs, metrics_summary
 from .client import ModelArtsClient
 from .lookups import failure_tail
@@ -260,7 +262,7 @@ COST_OUTPUTS = ("gpus_per_node", "gpu_count", "billing_code")
 
 
 
-class TrainingJobProvider(RunReason, ModelArtsProvider):
+class TrainingJobHandler(RunReason, ModelArtsHandler):
     kind: ClassVar[str] = "TrainingJob"
     noun: ClassVar[str] = "training job"
     spec_type: ClassVar[type[ManagedSpec]] = TrainingJobSpec
@@ -376,7 +378,7 @@ class TrainingJobProvider(RunReason, ModelArtsProvider):
         if fixable:
             self.api().update_job_description(job_id, spec.description or "")
 
-    # ----- record after wait (see MltrainProvider._record_after_wait) -----------------------------
+    # ----- record after wait (see Handler._record_after_wait) -------------------------------------
     def _goal(self, spec: Any) -> tuple[frozenset[str], frozenset[str]] | None:
         return contract.REACHED[spec.wait_for], contract.FAILURES
 
@@ -458,7 +460,7 @@ class TrainingJobProvider(RunReason, ModelArtsProvider):
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         job = self.api().job(object_id)
-        return {**self._derived(spec), **self._outputs(job)}, {**job, "tags": self.api().job_tags(object_id)}
+        return {**self.derived(spec), **self._outputs(job)}, {**job, "tags": self.api().job_tags(object_id)}
 
     def _listed(self, object_id: str, spec: Any) -> bool:
         name = getattr(spec, "name", None)
@@ -631,3 +633,9 @@ def _reason(job: dict[str, Any]) -> str:
     if not reason and secondary and secondary != status.get("phase"):
         reason = f"secondary phase {secondary}"
     return str(reason)
+
+
+class TrainingJobProvider(MltrainProvider[TrainingJobHandler]):
+    """The dynamic provider (the registry's target, named by existing states)."""
+
+    handler_type = TrainingJobHandler

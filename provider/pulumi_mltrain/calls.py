@@ -1,0 +1,54 @@
+"""Calls of the look-up functions, made in the Pulumi program's process.
+
+Both platforms' functions (`alaya.get_products`, `modelarts.get_training_job_logs`, ...) run with the
+running stack's `mltrain:*` config (then the MLTRAIN_* environment), through the provider's own
+clients and catalogue cache (`cache.py`), and report our errors as `ProgramError`.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from pulumi import RunError
+
+from . import cache
+from .config import CONFIG_KEYS, Settings
+from .errors import MltrainError
+
+
+class ProgramError(MltrainError, RunError):
+    """An error of a program-time function: a `pulumi.RunError`, which the language host prints as
+    its message alone (any other exception is printed after the program's traceback)."""
+
+
+def program_settings() -> Settings:
+    """The `mltrain:*` stack config of the running Pulumi program, then the MLTRAIN_* environment."""
+    import pulumi
+
+    config = pulumi.Config("mltrain")
+    values = {full: config.get(full.split(":", 1)[1]) for full in CONFIG_KEYS.values()}
+    return Settings.load(values)
+
+
+def _build(family: str, settings: Settings) -> Any:
+    if family == "alaya":
+        from .alaya.client import AlayaClient
+
+        return AlayaClient(settings)
+    from .modelarts.client import ModelArtsClient
+
+    return ModelArtsClient(settings)
+
+
+def program_call(family: str, what: str, *args: Any, catalogue: bool = False) -> Any:
+    """`what(*args)` on the `family` ("modelarts" or "alaya") client of the running program's
+    settings; a `catalogue` answer may come from the cache. Callers get a copy they may change; our
+    errors come as ProgramError (bugs keep their traceback)."""
+    settings = program_settings()
+    try:
+        api = cache.client(family, settings.fingerprint(), lambda: _build(family, settings))
+        value = cache.cached(api, what, *args) if catalogue else getattr(api, what)(*args)
+    except MltrainError as err:
+        raise ProgramError(str(err)) from None
+    return copy.deepcopy(value) if catalogue else value

@@ -1,0 +1,709 @@
+"""The resource logic, the same for every resource and for both faces (the dynamic provider in
+`resource.py`, the native plugin in `plugin/provider.py`): a `Handler` with typed operations.
+
+A concrete resource subclasses `Handler`: it declares its `Spec` (inputs), its `Output` model and the
+platform calls (`_create`, `_read`, `_update`, `_delete`, ...). The handler turns them into check, diff,
+create (and resume), read, update, delete, import and the look for a failed create's object, returning
+the small result types below. It prefixes every error with the resource it concerns, merges inputs
+into outputs, and takes the deadline of each operation from the `timeouts` input, else the timeout
+the engine gives (`timeout=`), else its defaults. It imports nothing of `pulumi.dynamic`.
+
+It also holds the guarantees every resource shares in accounts that several stacks use:
+- ownership: creates carry an owner mark (`ownership.py`) and idempotent look-ups adopt only marked objects;
+- names: a name the user did not set is chosen once, in `check`, and kept through aliases and refreshes;
+- truth: "not found" drops a resource only after a second look (a listing) agrees, and refresh reads back
+  every declared input through the spec's wire mapping, so drift on any field shows in the next preview.
+
+A handler holds no client, lock or secret of its own: clients are built lazily inside the provider
+process after `configure()`, and shared by the handlers of a process.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import re
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from . import cache, transport
+from . import spec as specs
+from .accounts import ACCOUNT_KEY, explicit_settings
+from .config import CONFIG_KEYS, Settings
+from .errors import ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout, for_resource
+from .ownership import EXISTS_KEY, FAILED_KEY, INTERNAL_PREFIX, STACK_KEY, URN_KEY, Mark, internal, resource_of
+from .progress import Label
+from .runs import replaced_by
+from .transport import remaining
+from .waiter import Backoff, wait_for
+
+
+class Timeouts(BaseModel):
+    """Deadlines in seconds; filled from `opts.custom_timeouts` when not given."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    create: float | None = Field(None, gt=0, allow_inf_nan=False,
+                                 description="Seconds create may take, waits included.")
+    update: float | None = Field(None, gt=0, allow_inf_nan=False, description="Seconds update may take.")
+    delete: float | None = Field(None, gt=0, allow_inf_nan=False,
+                                 description="Seconds delete may take, waits included.")
+
+
+class ManagedSpec(specs.Spec):
+    """Fields every resource has: adoption of an existing object, and deadlines."""
+
+    adopt_id: str | None = specs.spec_field(
+        None,
+        description="ID of an existing platform object to take under management instead of creating one. "
+        "The object must match the declared inputs; differences are reported and nothing is changed.",
+        on_change="local",
+    )
+    timeouts: Timeouts | None = specs.spec_field(
+        None, description="Deadlines for create/update/delete in seconds (or use customTimeouts).",
+        on_change="local",
+    )
+
+
+# How many times a create may be sent when its answers are lost and the object never shows up.
+CREATE_ATTEMPTS = 3
+
+# The settings of the resource a call is about, when it names an explicit provider (one per RPC thread).
+_ACCOUNT: contextvars.ContextVar[Settings | None] = contextvars.ContextVar("mltrain_account", default=None)
+# Whether the create being served replaces a resource of the state (its inputs carry EXISTS_KEY).
+_REPLACING: contextvars.ContextVar[bool] = contextvars.ContextVar("mltrain_replacing", default=False)
+# Whether outputs derived from the inputs are computed (off while an import reads an object whose
+# inputs are not known yet).
+_DERIVED: contextvars.ContextVar[bool] = contextvars.ContextVar("mltrain_derived", default=True)
+# How long the look for a failed create's object may take (see `Handler.survivor`).
+SURVIVOR_SECONDS = 30.0
+
+
+class KeptFailure(RemoteFailure):
+    """A job of this resource's own that ended before its `wait_for`, kept by `on_failure="keep"`."""
+
+    def __init__(self, message: str, object_id: str, outs: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.object_id, self.outs = object_id, outs
+
+
+@dataclass(frozen=True)
+class Failure:
+    """An input the check refuses: the field (empty for the whole resource) and a message naming both."""
+
+    property: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Checked:
+    """The inputs to store (defaults and the chosen name filled in, derived outputs added) and the failures."""
+
+    inputs: dict[str, Any]
+    failures: tuple[Failure, ...] = ()
+
+
+@dataclass(frozen=True)
+class Diff:
+    """What a change of inputs does: the changed keys, those that replace the object, and the order of
+    a replace (always delete first, see `Handler.diff`)."""
+
+    changed: tuple[str, ...]
+    replaces: tuple[str, ...]
+    delete_before_replace: bool = True
+
+    @property
+    def changes(self) -> bool:
+        return bool(self.changed)
+
+
+@dataclass(frozen=True)
+class Created:
+    """A recorded object: its ID and outputs. `failed` is set for a job kept by `on_failure="keep"`:
+    recorded, and still a failed create (the outputs carry it under FAILED_KEY)."""
+
+    id: str
+    outputs: dict[str, Any]
+
+    @property
+    def failed(self) -> str | None:
+        text = self.outputs.get(FAILED_KEY)
+        return str(text) if text else None
+
+
+@dataclass(frozen=True)
+class Updated:
+    """The outputs to store after an update in place."""
+
+    outputs: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Read:
+    """What a refresh (or an import) stores: the outputs, and the inputs, with any drift read back from
+    the platform (for an import: the declaration of the object as the platform holds it)."""
+
+    id: str
+    outputs: dict[str, Any]
+    inputs: dict[str, Any]
+
+
+class Handler:
+    """The resource logic: subclasses set the class attributes and implement the platform calls."""
+
+    kind: ClassVar[str] = "Resource"
+    noun: ClassVar[str] = "object"
+    spec_type: ClassVar[type[ManagedSpec]] = ManagedSpec
+    output_type: ClassVar[type[specs.Output]] = specs.Output
+    default_timeouts: ClassVar[dict[str, float]] = {"create": 1200.0, "update": 600.0, "delete": 1200.0}
+    # The config keys whose credentials `_check_remote` exercises (named when the platform refuses them).
+    credential_keys: ClassVar[tuple[str, ...]] = ()
+    # Types whose ID is made of inputs (no remote object of its own): the fields, in the ID's order
+    # (`import_object` splits an import ID on ":" into them).
+    import_id_fields: ClassVar[tuple[str, ...]] = ()
+
+    # ----- configuration and clients -------------------------------------------------------------
+    def configure(self, settings: Settings) -> None:
+        """The settings of the stack's (or plugin's) provider configuration."""
+        self._settings = settings
+
+    @property
+    def settings(self) -> Settings:
+        explicit = _ACCOUNT.get()
+        if explicit is not None:
+            return explicit
+        found = getattr(self, "_settings", None)
+        if found is None:
+            found = self._settings = Settings.load()
+        return found
+
+    @contextmanager
+    def account(self, props: Mapping[str, Any]) -> Iterator[Settings]:
+        """Within the block, use the explicit provider a resource's inputs name (else the configured one)."""
+        values = explicit_settings(dict(props))
+        token = _ACCOUNT.set(Settings.load(values) if values is not None else None)
+        try:
+            yield self.settings
+        finally:
+            _ACCOUNT.reset(token)
+
+    def client(self, name: str, build: Any) -> Any:
+        """One client per platform and settings in this process, shared by its threads (`cache.py`)."""
+        settings = self.settings
+        last = getattr(self, "_last_fingerprint", None)  # (settings, fingerprint): one tuple, thread-safe
+        if last is None or last[0] is not settings:
+            last = self._last_fingerprint = (settings, settings.fingerprint())
+        return cache.client(name, last[1], lambda: build(settings))
+
+    # ----- platform calls (subclasses) -----------------------------------------------------------
+    def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
+        raise NotImplementedError
+
+    def _adopt(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
+        """Take an existing object under management (`adopt_id`, `pulumi import`): it is not this
+        resource's own, so a wait that fails leaves it where it is (see `_record_after_wait`)."""
+        raise MltrainError(f"{self.kind} cannot adopt existing objects")
+
+    def _take_over(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
+        """Finish the create of this resource's own object, whose ID the state already holds (the
+        plugin's partially created resource); by default as `_adopt` takes an object."""
+        return self._adopt(object_id, spec, owner, deadline)
+
+    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+        """(outputs, the platform object in wire shape for drift detection, or None when it has none),
+        or None when the platform reports the object on its way out. Raises NotFound when it says so."""
+        raise NotImplementedError
+
+    def _listed(self, object_id: str, spec: Any) -> bool:
+        """The second look before "gone" is believed: whether a listing still shows the object."""
+        return False
+
+    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None,
+                deadline: float) -> dict[str, Any]:
+        return {}
+
+    def _delete(self, object_id: str, spec: Any, deadline: float) -> bool:
+        """Remove the object; True when the platform accepted the delete and then stopped knowing the
+        object (that answer needs no second look), False when it was not found before its delete was
+        accepted (a listing is asked to agree first, as on read). Raises NotFound like False."""
+        raise NotImplementedError
+
+    def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
+        """Checks against the platform's catalogues, run at preview when credentials exist."""
+        return []
+
+    def _last_state(self, olds: dict[str, Any]) -> str | None:
+        """The object's state if it is live (a replace would stop it), else None; see `_replace_guard`."""
+        return None
+
+    def _replace_guard(self, olds: dict[str, Any], spec: Any, replaces: list[str]) -> list[tuple[str, str]]:
+        """`replace_running="refuse"`: a preview that would delete a live object to recreate it fails.
+
+        check() is where a preview can fail cleanly; it gets the old inputs (`replaces`: the fields whose
+        change replaces the object), so the state is looked up."""
+        if not olds or getattr(spec, "replace_running", "allow") != "refuse":
+            return []
+        if not replaces:
+            return []
+        try:
+            state = self._last_state(olds)
+        except MltrainError as err:
+            state = f"unknown ({err})"
+        if state is None:
+            return []
+        return [("replace_running", f"refuses to replace job {olds.get('name')!r}: it is {state}, and "
+                 f"{replaced_by(replaces, 'it')} (delete, then create). Revert those fields, stop "
+                 "the job first, or set replace_running=\"allow\"")]
+
+    def _derived(self, spec: Any) -> dict[str, Any]:
+        """Outputs that follow from the inputs alone: returned by `check`, so previews know them."""
+        return {}
+
+    def derived(self, spec: Any) -> dict[str, Any]:
+        """`_derived`, unless switched off (an import reads the object before its inputs are known)."""
+        return self._derived(spec) if _DERIVED.get() else {}
+
+    def _existing(self, spec: Any, owner: Mark | None) -> str | dict[str, Any] | None:
+        """This resource's own object by its name and owner mark (its ID, or the object), else None."""
+        return None
+
+    def _derived_at_check(self, spec: Any, olds: dict[str, Any] | None) -> dict[str, Any]:
+        """`_derived` in `check`; `olds` are given when the inputs did not change (a no-change preview
+        makes no API call, so values read from a catalogue are taken from them)."""
+        return self._derived(spec)
+
+    def _run_at_check(self, spec: Any, olds: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Any]:
+        """Outputs that say what a change starts (a training job's `run_reason`, see runs.py)."""
+        return {}
+
+    def _run_recorded(self, spec: Any, props: dict[str, Any], replacing: bool) -> dict[str, Any]:
+        """Those outputs as a create records them and a read keeps them."""
+        return {}
+
+    def _require_match(self, spec: Any, object_id: str, remote: dict[str, Any]) -> None:
+        """Refuse to take a platform object that differs from the declaration, listing why."""
+        diffs = specs.differences(spec, specs.from_wire(type(spec), remote, spec))
+        if diffs:
+            raise MltrainError(f"cannot adopt {self.noun} {object_id}: it differs from the declared inputs: "
+                               + "; ".join(diffs))
+
+    def _refused_credentials(self, err: MltrainError) -> list[tuple[str, str]] | None:
+        """A 401/403 while checking at preview is a failure naming the key to fix (not a skipped check)."""
+        if isinstance(err, ApiError) and err.http_status in (401, 403) and not self.settings.skip_credential_check:
+            keys = " / ".join(f"`{k}`" for k in self.credential_keys) or "the mltrain credentials"
+            return [("", f"{err}. Fix {keys} (`pulumi config set --secret ...`); to preview without "
+                         f"credentials, set `{CONFIG_KEYS['skip_credential_check']}` to true")]
+        return None
+
+    # ----- record after wait: the one rule of every path that records an object ------------------
+    # How the wait polls; the platform's own states and reads come from the hooks below.
+    wait_backoff: ClassVar[Backoff] = Backoff()
+
+    def _goal(self, spec: Any) -> tuple[frozenset[str], frozenset[str]] | None:
+        """(states that reach `spec.wait_for`, states from which it never will), or None: no wait."""
+        return None
+
+    def _fetch(self, object_id: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _state_of(self, remote: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def _what(self, spec: Any, object_id: str) -> str:
+        return f"{self.noun} {object_id}"
+
+    def _recorded(self, spec: Any, remote: dict[str, Any]) -> dict[str, Any]:
+        """The outputs recorded for the object as `remote` shows it."""
+        raise NotImplementedError
+
+    def _unread(self, object_id: str) -> dict[str, Any]:
+        """The outputs of an object that needs no wait and whose read failed: the ID is what matters."""
+        return {}
+
+    def _ended(self, spec: Any, object_id: str, remote: dict[str, Any]) -> tuple[str, str]:
+        """(why the object ended before its target, details to add after what became of it)."""
+        return "no reason given", ""
+
+    def _roll_back(self, spec: Any, object_id: str) -> str:
+        """Delete this resource's own object whose create fails; say what became of it."""
+        raise NotImplementedError
+
+    def _kept(self, spec: Any, object_id: str) -> str:
+        """What a wait that ran out of time left behind, and how the next `pulumi up` continues."""
+        raise NotImplementedError
+
+    def _record_after_wait(self, spec: Any, object_id: str, deadline: float, owner: Mark | None, *,
+                           ours: bool) -> dict[str, Any]:
+        """The outputs to record for `object_id` once it has reached `spec.wait_for` within `deadline`.
+
+        Every path that records an object ends here: a fresh create, the take-over of this resource's
+        own object from an interrupted or timed-out run, `adopt_id`, `pulumi import` and the plugin's
+        partially created resource. An object that ends first (fails, stops, is deleted) or cannot be
+        read is an error; when it is `ours` (this resource created it) it is rolled back, so that the
+        platform and the state agree, and an adopted one is left as it is (it is not ours to delete).
+        A wait that runs out of time says so and leaves the object for the next `pulumi up`, which
+        waits again.
+        """
+        goal = self._goal(spec)
+        if goal is None:
+            try:
+                return self._recorded(spec, self._fetch(object_id))
+            except MltrainError:
+                if not ours:
+                    raise
+                return self._unread(object_id)
+        reached, never = goal
+        what = self._what(spec, object_id)
+        try:
+            final = wait_for(
+                lambda: self._fetch(object_id),
+                lambda r: self._state_of(r) in reached or self._state_of(r) in never,
+                timeout=remaining(deadline), what=what, state_of=self._state_of, backoff=self.wait_backoff,
+                label=Label.of(self.kind, spec, owner, object_id=object_id),
+                notes=self._notes(spec, object_id),
+            ).value
+        except WaitTimeout as err:
+            kept = self._kept(spec, object_id) if ours else (
+                f"{self.noun.capitalize()} {object_id} was adopted, not created here: it was left as it is and "
+                f"nothing was recorded; the next `pulumi up` waits for it again")
+            raise WaitTimeout(f"{err}. {kept}") from None
+        except NotFound:
+            raise RemoteFailure(f"{what} disappeared while waiting for it to be {spec.wait_for}"
+                                + (f". {self._roll_back(spec, object_id)}" if ours else "")) from None
+        except MltrainError as err:
+            raise RemoteFailure(f"waiting for {what} failed: {err}. {self._undo(spec, object_id, ours)}") from None
+        state = self._state_of(final)
+        if state in reached:
+            return self._recorded(spec, final)
+        why, tail = self._ended(spec, object_id, final)
+        if ours and getattr(spec, "on_failure", "delete") == "keep":
+            raise KeptFailure(
+                f"{what} ended {state} before it was {spec.wait_for}: {why}. It was kept (on_failure=\"keep\") "
+                f"and is recorded with its status and reason: the next `pulumi up` replaces it and `pulumi "
+                f"destroy` deletes it{tail}", object_id, self._recorded(spec, final))
+        raise RemoteFailure(f"{what} ended {state} before it was {spec.wait_for}: {why}. "
+                            f"{self._undo(spec, object_id, ours)}{tail}")
+
+    def refuse_take_over_in_replace(self, object_id: str) -> None:
+        """A replacement created before its old object is deleted would find that object by its owner
+        mark and take it over, and the delete that follows would remove it: refuse (nothing changes)."""
+        if _REPLACING.get():
+            raise MltrainError(
+                f"this replacement would take over {self.noun} {object_id}, the one it replaces, which is then "
+                "deleted: the engine creates the replacement first (a replacement_trigger or `--replace` does "
+                "that unless told otherwise). Add delete_before_replace=True to this resource's options (the "
+                "dynamic resources of pulumi_mltrain set it for training jobs)")
+
+    def _notes(self, spec: Any, object_id: str) -> Callable[[dict[str, Any]], str | None] | None:
+        """What the wait for `object_id` says between its state lines (see `waiter.wait_for`'s notes)."""
+        return None
+
+    def _undo(self, spec: Any, object_id: str, ours: bool) -> str:
+        if ours:
+            return self._roll_back(spec, object_id)
+        return (f"It was adopted, not created by this resource, so it was not deleted and nothing was "
+                f"recorded; delete {self.noun} {object_id} yourself or adopt another")
+
+    # ----- operations ----------------------------------------------------------------------------
+    def check(self, olds: dict[str, Any], news: dict[str, Any]) -> Checked:
+        """Validate `news` (the resource's stored inputs are `olds`, empty for a new one)."""
+        try:
+            with self.account(news):
+                return self._check(olds, news)
+        except MltrainError as err:  # the platform, not the inputs (those are failures): name the resource
+            raise for_resource(self.kind, self._label_of({**olds, **news}), err) from None
+
+    def _check(self, olds: dict[str, Any], news: dict[str, Any]) -> Checked:
+        default = self.settings.replace_running
+        if default and "replace_running" in self.spec_type.model_fields and news.get("replace_running") is None:
+            news = {**news, "replace_running": default}  # the stack-wide default (mltrain:replaceRunning)
+        news, name_pending = self._with_name(olds, news)
+        spec, failures = specs.validate(self.spec_type, news)
+        if spec is not None:
+            # Catalogue checks only for new or changed inputs: a no-change preview makes no API call.
+            changed, replaces = specs.diff(self.spec_type, olds, spec.props()) if olds else ([], [])
+            unchanged = bool(olds) and not changed
+            if not unchanged:
+                failures = failures + self._check_remote(spec) + self._replace_guard(olds, spec, replaces)
+        inputs = {k: v for k, v in news.items() if k.startswith("__")}
+        if olds:
+            inputs[EXISTS_KEY] = True  # a create with these inputs can only be a replacement
+        if spec is not None:
+            inputs.update(spec.props())
+            if not failures:  # outputs derived from inputs that fail a check would fail in turn
+                try:
+                    inputs.update(self._derived_at_check(spec, olds if unchanged else None))
+                    inputs.update(self._run_at_check(spec, olds, inputs))
+                except ValidationError as err:
+                    failures = specs.failures_of(self.spec_type, err)
+        else:
+            inputs.update(specs.user_props(news, self.spec_type))
+        if name_pending:
+            from pulumi.output import Unknown
+
+            inputs["name"] = Unknown()  # type: ignore[no-untyped-call]  # chosen once the identity exists
+        label = self.kind
+        return Checked(inputs, tuple(Failure(f, f"{label}: {f} {r}" if f else f"{label}: {r}")
+                                     for f, r in failures))
+
+    def _with_name(self, olds: dict[str, Any], news: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        """Autonaming: a name the user did not set is chosen once and then kept (renames, aliases, refresh).
+
+        Returns the inputs with the name, and whether the name is still to be chosen: in the first
+        preview of a stack its identity does not exist yet, so the checks run on a stand-in name.
+        """
+        if "name" not in self.spec_type.model_fields or news.get("name") is not None:
+            return news, False
+        news = dict(news)
+        previous = olds.get("name")
+        if isinstance(previous, str) and previous:
+            news["name"] = previous
+            return news, False
+        stack, urn = news.get(STACK_KEY), news.get(URN_KEY)
+        known = isinstance(stack, str) and bool(stack)
+        resource = resource_of(urn) if isinstance(urn, str) and urn else self.kind
+        news["name"] = physical_name(resource, f"{stack}/{urn}" if known else "pending")
+        return news, not known
+
+    def diff(self, olds: dict[str, Any], news: dict[str, Any]) -> Diff:
+        """What changes from the stored state `olds` to the checked inputs `news`."""
+        try:
+            changed, replaces = specs.diff(self.spec_type, olds, news)
+        except MltrainError as err:
+            raise for_resource(self.kind, self._label_of(news), err) from None
+        keys = {k for k in (*olds, *news) if k.startswith(INTERNAL_PREFIX) and k not in (STACK_KEY, URN_KEY)}
+        for key in sorted(keys):
+            old, new = olds.get(key), news.get(key)
+            if old is None or old == new:
+                continue  # state from before the key existed: nothing to compare
+            changed.append(key)
+            if key in (ACCOUNT_KEY, FAILED_KEY):
+                replaces.append(key)  # another account, region or endpoint: delete there, create here
+        # Always delete first, also when the engine forces a replace that this diff did not ask for
+        # (`replacement_trigger`, `pulumi up --replace`): a new object of the same name created first
+        # would find the old one by its owner mark and take it over, and the delete would then remove it.
+        return Diff(tuple(changed), tuple(replaces), delete_before_replace=True)
+
+    def create(self, props: dict[str, Any], *, timeout: float | None = None) -> Created:
+        """Create (or take over by `adopt_id`) the object of the checked inputs `props`, waited for.
+        `timeout` is the engine's create timeout in seconds, used when the inputs set none."""
+        with self.account(props):
+            return self._create_op(props, timeout)
+
+    def resume(self, object_id: str, props: dict[str, Any], *, timeout: float | None = None) -> Created:
+        """Finish the create of this resource's own `object_id` (the plugin's partially created
+        resource): taken over, waited for and rolled back on failure like a fresh create."""
+        with self.account(props):
+            return self._create_op(props, timeout, resume=object_id)
+
+    def _create_op(self, props: dict[str, Any], timeout: float | None, resume: str | None = None) -> Created:
+        spec = self._parse(props)
+        owner = Mark.from_props(props)
+        deadline = self._deadline(spec, "create", timeout)
+        new_run = bool(props.get(EXISTS_KEY)) and not resume
+        replacing = _REPLACING.set(new_run)
+        try:
+            with transport.operation_deadline(deadline, f"creating {self.kind} '{self._label(spec)}'"):
+                if resume:
+                    object_id, outs = resume, self._resumed(resume, spec, owner, deadline)
+                elif spec.adopt_id:
+                    object_id, outs = spec.adopt_id, self._adopt(spec.adopt_id, spec, owner, deadline)
+                else:
+                    object_id, outs = self._create(spec, owner, deadline)
+        except KeptFailure as err:
+            failed = str(for_resource(self.kind, self._label(spec), err))
+            return Created(err.object_id, {**self._outs(spec, err.outs, props),
+                                           **self._run_recorded(spec, props, new_run), FAILED_KEY: failed})
+        except Exception as err:
+            raise for_resource(self.kind, self._label(spec), err) from None
+        finally:
+            _REPLACING.reset(replacing)
+        return Created(object_id, {**self._outs(spec, outs, props), **self._run_recorded(spec, props, new_run)})
+
+    def _resumed(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
+        try:
+            return self._take_over(object_id, spec, owner, deadline)
+        except NotFound as err:
+            raise MltrainError(
+                f"{self.noun} {object_id}, recorded as partially created, is not found ({err}): `pulumi refresh` "
+                "drops it from the state once a listing agrees, and the next `pulumi up` then creates it anew"
+            ) from None
+
+    def survivor(self, props: dict[str, Any]) -> str | None:
+        """After a failed create of the checked inputs `props`: the ID of this resource's own object if
+        one exists (it carries this resource's mark, found the way a retried create finds it), else None."""
+        spec, _ = specs.validate(self.spec_type, specs.user_props(props, self.spec_type))
+        if spec is None or not getattr(spec, "name", None):
+            return None
+        try:
+            with self.account(props), transport.operation_deadline(time.monotonic() + SURVIVOR_SECONDS,
+                                                                  "looking for the object"):
+                found = self._existing(spec, Mark.from_props(props))
+                if found is None:
+                    return None
+                object_id = str(found if isinstance(found, str) else (found.get("metadata") or {}).get("id") or "")
+                return object_id if object_id and self._read(object_id, spec) is not None else None
+        except Exception:  # not found, not ours, unreachable: nothing to record
+            return None
+
+    def read(self, object_id: str, props: dict[str, Any]) -> Read | None:
+        """The object as the platform holds it now (refresh), or None once it is gone (a listing agrees)."""
+        with self.account(props):
+            return self._read_op(object_id, props)
+
+    def _read_op(self, object_id: str, props: dict[str, Any]) -> Read | None:
+        spec = self._parse(props, strict=False)
+        try:
+            try:
+                found = self._read(object_id, spec)
+            except NotFound as err:
+                self._confirm_gone(object_id, spec, str(err))
+                found = None
+        except Exception as err:
+            raise for_resource(self.kind, self._label(spec), err) from None
+        if found is None:
+            return None  # gone: the engine drops it from the state
+        outs, remote = found
+        inputs = {**specs.user_props(props, self.spec_type), **self._drift(spec, remote), **internal(props)}
+        kept = self._run_recorded(spec, props, False)
+        return Read(object_id, {**inputs, **kept, **self._only_outputs(outs)}, inputs)
+
+    def import_object(self, object_id: str, owner: dict[str, Any]) -> Read:
+        """`pulumi import`: the object's inputs as the platform holds them (the spec's own read-back),
+        then taken over as `adopt_id` takes an object (marked as this resource's where the platform
+        allows it). `owner` holds the internal inputs (owner mark, account, ...); the result's inputs
+        are the declaration of the object with them, and its outputs carry them too."""
+        seed: dict[str, Any] = dict.fromkeys(self.spec_type.model_fields)
+        fields = self.import_id_fields
+        if fields:
+            parts = object_id.split(":", len(fields) - 1)
+            if len(parts) != len(fields):
+                raise MltrainError(f"{self.kind}: an import ID is {':'.join(f'<{f}>' for f in fields)}")
+            seed.update(zip(fields, parts, strict=True))
+        blank = self.spec_type.model_construct(**seed)
+        with self.account(owner):
+            derived = _DERIVED.set(False)  # computed from the read-back inputs afterwards, in `_outs`
+            try:
+                found = self._read(object_id, blank)
+            finally:
+                _DERIVED.reset(derived)
+            if found is None or found[1] is None:
+                raise MltrainError(f"{self.kind} {object_id}: the platform has no object to import "
+                                   "under this ID (or it is being deleted)")
+            spec = specs.from_wire(self.spec_type, found[1], blank)
+            if spec is None:
+                raise MltrainError(f"{self.kind} {object_id}: the platform's copy does not read back "
+                                   "as valid inputs, so it cannot be imported")
+            inputs = {**spec.as_declared().props(), **owner}
+            deadline = self._deadline(spec, "create")
+            with transport.operation_deadline(deadline, f"importing {self.kind} {object_id}"):
+                outs = self._adopt(object_id, spec, Mark.from_props(owner), deadline)
+        return Read(object_id, self._outs(spec, {**found[0], **outs}, inputs), inputs)
+
+    def _drift(self, spec: Any, remote: dict[str, Any] | None) -> dict[str, Any]:
+        """Declared inputs the platform now holds differently, as the platform holds them.
+
+        Read through the spec's own wire mapping; what the declaration leaves to the platform (unset
+        optionals, keys the platform completes) is not drift (see `spec.differing`).
+        """
+        if remote is None or not isinstance(spec, specs.Spec):
+            return {}
+        theirs = specs.from_wire(self.spec_type, remote, spec)
+        if theirs is None:
+            print(f"[mltrain] {self.kind} {self._label(spec)!r}: the platform's copy does not read back as "
+                  "valid inputs; drift is not reported this time", file=sys.stderr)
+            return {}
+        values = theirs.props()
+        return {name: values.get(name) for name in specs.differing(spec, theirs) if name in values}
+
+    def _confirm_gone(self, object_id: str, spec: Any, said: str) -> None:
+        """Believe "not found" only when a listing agrees; otherwise keep everything and say why."""
+        if self._listed(object_id, spec):
+            raise MltrainError(
+                f"the platform answered 'not found' for {self.noun} {object_id} ({said}), yet still lists it; "
+                "nothing was removed from the state or reported deleted. Check the endpoint settings and "
+                "run the command again")
+
+    def update(self, object_id: str, olds: dict[str, Any], news: dict[str, Any], *,
+               timeout: float | None = None) -> Updated:
+        """Change the object in place from the stored state `olds` to the checked inputs `news`.
+        `timeout` is the engine's update timeout, used when the inputs set none."""
+        with self.account(news):
+            return self._update_op(object_id, olds, news, timeout)
+
+    def _update_op(self, object_id: str, olds: dict[str, Any], news: dict[str, Any],
+                   timeout: float | None) -> Updated:
+        old, new = self._parse(olds, strict=False), self._parse(news)
+        changed, _ = specs.diff(self.spec_type, olds, news)
+        deadline = self._deadline(new, "update", timeout)
+        try:
+            with transport.operation_deadline(deadline, f"updating {self.kind} '{self._label(new)}'"):
+                outs = self._update(object_id, old, new, changed, Mark.from_props(news) or Mark.from_props(olds),
+                                    deadline)
+        except Exception as err:
+            raise for_resource(self.kind, self._label(new), err) from None
+        previous = self._only_outputs(olds)
+        return Updated(self._outs(new, {**previous, **outs}, news))
+
+    def delete(self, object_id: str, props: dict[str, Any], *, timeout: float | None = None) -> None:
+        """Remove the object (and wait until it is gone). `timeout` is the engine's delete timeout."""
+        with self.account(props):
+            self._delete_op(object_id, props, timeout)
+
+    def _delete_op(self, object_id: str, props: dict[str, Any], timeout: float | None) -> None:
+        spec = self._parse(props, strict=False)
+        deadline = self._deadline(spec, "delete", timeout)
+        try:
+            try:
+                with transport.operation_deadline(deadline, f"deleting {self.kind} '{self._label(spec)}'"):
+                    confirmed = self._delete(object_id, spec, deadline)
+            except NotFound as err:
+                self._confirm_gone(object_id, spec, str(err))
+                return
+            if not confirmed:
+                self._confirm_gone(object_id, spec, "not found before the platform accepted its delete")
+        except Exception as err:
+            raise for_resource(self.kind, self._label(spec), err) from None
+
+    # ----- helpers -------------------------------------------------------------------------------
+    def _parse(self, props: dict[str, Any], strict: bool = True) -> Any:
+        data = specs.user_props(props, self.spec_type)
+        spec, failures = specs.validate(self.spec_type, data)
+        if spec is None and not strict:
+            spec = self.spec_type.model_construct(**data)
+        if spec is None:
+            reasons = "; ".join(f"{f} {r}" for f, r in failures)
+            raise MltrainError(f"{self.kind}: invalid inputs: {reasons}")
+        return spec
+
+    def _label(self, spec: Any) -> str:
+        return str(getattr(spec, "name", "") or "")
+
+    def _label_of(self, props: dict[str, Any]) -> str:
+        """`_label` of inputs that may not be valid (the fields it reads, unchecked)."""
+        return self._label(self.spec_type.model_construct(**specs.user_props(props, self.spec_type)))
+
+    def _deadline(self, spec: Any, op: str, timeout: float | None = None) -> float:
+        """When `op` must be done: the `timeouts` input, else the engine's `timeout`, else the default."""
+        chosen = getattr(spec.timeouts, op, None) if spec.timeouts else None
+        engine = timeout if timeout is not None and timeout > 0 else None
+        seconds = float(chosen or engine or self.default_timeouts[op])
+        return time.monotonic() + seconds
+
+    def _only_outputs(self, values: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in values.items() if k in self.output_type.model_fields}
+
+    def _outs(self, spec: Any, outs: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
+        return {**spec.props(), **self._derived(spec), **internal(props), **self._only_outputs(outs)}
+
+def physical_name(resource_name: str, seed: str, max_len: int = 64) -> str:
+    """The resource name and a suffix that is unique to this stack (identity) and resource (URN)."""
+    suffix = hashlib.sha256(seed.encode()).hexdigest()[:8]
+    base = re.sub(r"[^A-Za-z0-9_-]+", "-", resource_name).strip("-")[: max_len - 9] or "job"
+    return f"{base}-{suffix}"

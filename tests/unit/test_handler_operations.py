@@ -1,0 +1,154 @@
+"""The handler's own operations that only the plugin face reaches through the engine (import of an
+existing object, the look for a failed create's object, the engine's timeout, the account context),
+in process against the emulator over loopback HTTP."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from pulumi_mltrain.accounts import SETTINGS_KEY
+from pulumi_mltrain.alaya.storage_mount import StorageMountHandler
+from pulumi_mltrain.alaya.training_job import TrainingJobHandler as AlayaJobs
+from pulumi_mltrain.config import Settings
+from pulumi_mltrain.emulator import EmulatorHandle
+from pulumi_mltrain.emulator import defaults as d
+from pulumi_mltrain.errors import MltrainError
+from pulumi_mltrain.handler import Handler
+from pulumi_mltrain.modelarts import iam
+from pulumi_mltrain.modelarts.algorithm import AlgorithmHandler
+from pulumi_mltrain.modelarts.training_job import TrainingJobHandler as ModelArtsJobs
+from support import inprocess
+from support.stacks import alaya_job_args
+
+OWNER = {"__mltrain_stack": "st-handler", "__mltrain_urn": "urn:pulumi:test::handler::mltrain:x:Y::job"}
+# The owner a `pulumi import` under another resource name gives.
+IMPORTER = {"__mltrain_stack": "st-handler", "__mltrain_urn": "urn:pulumi:test::handler::mltrain:x:Y::imported"}
+MOUNT = {"storage_id": d.STORAGE_CAPACITY_ID, "storage_type": "nas-capacity", "file_directory": "datasets",
+         "mount_path": "/root/nas/datasets"}
+ALGORITHM = {"name": "algo", "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+             "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1],
+             "inputs": [{"name": "data_url"}], "outputs": [{"name": "train_url"}]}
+
+
+@pytest.fixture(autouse=True)
+def quick(emulator: EmulatorHandle) -> Iterator[None]:
+    iam.forget_tokens()
+    emulator.admin.set_settings(subscription_delay=0.1, task_state_delay=0.2, modelarts_phase_delay=0.1,
+                                modelarts_run_seconds=30, delete_delay=0.1)
+    yield
+    iam.forget_tokens()
+
+
+def configured(cls: type[Handler], platform: str, emulator: EmulatorHandle) -> Any:
+    """A handler as a fresh provider process holds it, with the settings of the test stacks."""
+    inprocess.fresh_process()
+    config = inprocess.alaya_config(emulator) if platform == "alaya" else inprocess.modelarts_config(emulator)
+    handler = cls()
+    handler.configure(Settings.load({**config, **inprocess.BASE_CONFIG}, env={}))
+    return handler
+
+
+def created(handler: Handler, props: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """(ID, checked inputs) of an object the handler creates for `props` under OWNER."""
+    checked = handler.check({}, {**OWNER, **props})
+    assert checked.failures == (), checked.failures
+    result = handler.create(checked.inputs)
+    assert result.failed is None
+    return result.id, checked.inputs
+
+
+def test_import_of_an_alaya_task_reads_its_inputs_back(emulator: EmulatorHandle) -> None:
+    jobs = configured(AlayaJobs, "alaya", emulator)
+    task_id, inputs = created(jobs, alaya_job_args(name="imp-task", wait_for="created"))
+    imported = configured(AlayaJobs, "alaya", emulator).import_object(task_id, IMPORTER)
+    assert imported.id == task_id
+    declared = {k: imported.inputs.get(k) for k in ("name", "product_code", "worker_count", "image",
+                                                    "start_command", "timeout_hours")}
+    assert declared == {k: inputs[k] for k in declared}
+    assert {k: imported.inputs[k] for k in IMPORTER} == IMPORTER, "the importer's owner inputs"
+    assert {k: imported.outputs[k] for k in IMPORTER} == IMPORTER, "kept in the state too"
+    assert imported.outputs["name"] == "imp-task" and imported.outputs.get("status")
+    assert task_id in inprocess.platform_ids(emulator, "alaya"), "an import never deletes the object"
+
+
+def test_import_of_a_storage_mount_splits_its_id(emulator: EmulatorHandle) -> None:
+    mounts = configured(StorageMountHandler, "alaya", emulator)
+    mount_id = f"{d.STORAGE_CAPACITY_ID}:datasets:/root/nas/datasets"
+    imported = mounts.import_object(mount_id, IMPORTER)
+    assert imported.id == mount_id
+    assert {k: imported.inputs[k] for k in MOUNT} == MOUNT
+    # Derived outputs are off while the object is read, then computed from the read-back inputs.
+    assert imported.outputs["mount"]["mount_path"] == "/root/nas/datasets"
+    assert imported.outputs["storage_status"]
+    with pytest.raises(MltrainError, match=r"StorageMount: an import ID is "
+                                           r"<storage_id>:<file_directory>:<mount_path>"):
+        mounts.import_object("no-colons", IMPORTER)
+
+
+def test_import_of_a_modelarts_algorithm_and_job(emulator: EmulatorHandle) -> None:
+    algorithms = configured(AlgorithmHandler, "modelarts", emulator)
+    algorithm_id, algorithm_inputs = created(algorithms, ALGORITHM)
+    imported = configured(AlgorithmHandler, "modelarts", emulator).import_object(algorithm_id, IMPORTER)
+    assert imported.id == imported.outputs["algorithm_id"] == algorithm_id
+    assert {k: imported.inputs[k] for k in ("name", "code_dir", "boot_file")} == \
+        {k: algorithm_inputs[k] for k in ("name", "code_dir", "boot_file")}
+
+    jobs = configured(ModelArtsJobs, "modelarts", emulator)
+    job_id, _ = created(jobs, {"name": "imp-job", "algorithm_id": algorithm_id, "flavor_id": d.FLAVOR_CPU_8U,
+                               "inputs": [{"name": "data_url", "obs_url": "obs://b/data/"}],
+                               "wait_for": "accepted"})
+    imported = configured(ModelArtsJobs, "modelarts", emulator).import_object(job_id, IMPORTER)
+    assert imported.id == job_id
+    assert (imported.inputs["name"], imported.inputs["algorithm_id"]) == ("imp-job", algorithm_id)
+    assert job_id in inprocess.platform_ids(emulator, "modelarts"), "an import never deletes the job"
+
+
+def test_import_of_an_unknown_id_records_nothing(emulator: EmulatorHandle) -> None:
+    jobs = configured(AlayaJobs, "alaya", emulator)
+    before = inprocess.platform_ids(emulator, "alaya")
+    with pytest.raises(MltrainError):
+        jobs.import_object("tt-does-not-exist", IMPORTER)
+    assert inprocess.platform_ids(emulator, "alaya") == before
+
+
+def test_the_survivor_is_this_resources_own_object_only(emulator: EmulatorHandle) -> None:
+    jobs = configured(AlayaJobs, "alaya", emulator)
+    task_id, inputs = created(jobs, alaya_job_args(name="survivor", wait_for="created"))
+    assert jobs.survivor(inputs) == task_id
+    assert jobs.survivor({**inputs, **IMPORTER}) is None, "another resource's task is not ours to record"
+    assert jobs.survivor({**inputs, "name": "never-made"}) is None
+
+    algorithms = configured(AlgorithmHandler, "modelarts", emulator)
+    algorithm_id, algorithm_inputs = created(algorithms, ALGORITHM)
+    assert algorithms.survivor(algorithm_inputs) == algorithm_id  # found as an object, not an ID
+    assert StorageMountHandler().survivor({**OWNER, **MOUNT}) is None, "no remote object of its own"
+
+
+def test_the_engine_timeout_is_the_deadline_unless_the_inputs_set_one(emulator: EmulatorHandle) -> None:
+    emulator.admin.set_settings(task_state_delay=60)
+    jobs = configured(AlayaJobs, "alaya", emulator)
+    checked = jobs.check({}, {**OWNER, **alaya_job_args(name="slow", wait_for="running")})
+    started = time.monotonic()
+    with pytest.raises(MltrainError, match=r"^TrainingJob 'slow': "):
+        jobs.create(checked.inputs, timeout=2)
+    assert time.monotonic() - started < 15, "the engine's 2 s, not the default 20 min"
+
+    given = jobs.check({}, {**OWNER, **alaya_job_args(name="slow-2", wait_for="running", timeouts={"create": 2})})
+    started = time.monotonic()
+    with pytest.raises(MltrainError, match=r"^TrainingJob 'slow-2': "):
+        jobs.create(given.inputs, timeout=3600)
+    assert time.monotonic() - started < 15, "the `timeouts` input wins over the engine's timeout"
+
+
+def test_the_account_of_an_explicit_provider_holds_within_the_block(emulator: EmulatorHandle) -> None:
+    jobs = configured(AlayaJobs, "alaya", emulator)
+    explicit = {SETTINGS_KEY: {"alaya_endpoint": "http://127.0.0.1:9", "alaya_api_key": "other"}}
+    with jobs.account(explicit) as settings:
+        assert settings.alaya_endpoint == jobs.settings.alaya_endpoint == "http://127.0.0.1:9"
+    assert jobs.settings.alaya_endpoint == emulator.url
+    with jobs.account({}) as settings:
+        assert settings.alaya_endpoint == emulator.url
