@@ -95,6 +95,15 @@ class RunReason:
         kept = olds.get(RUN_REASON)
         return {RUN_REASON: kept} if isinstance(kept, str) else {}
 
+    def _replace_guard(self, olds: dict[str, Any], spec: Any, replaces: list[str]) -> list[tuple[str, str]]:
+        """The handler's refusals, and at preview the create that `_refuse_stopped_run` refuses at `up`."""
+        failures: list[tuple[str, str]] = super()._replace_guard(olds, spec, replaces)  # type: ignore[misc]
+        starts = not olds or bool(replaces)
+        if starts and getattr(spec, "stopped", False) and not getattr(spec, "adopt_id", None):
+            failures.append(("stopped", f"is true, and this would create a {self.noun} (its first run, or one "
+                             "that replaces the job): stopped=True stops one that exists; set stopped=False"))
+        return failures
+
     def _refuse_stopped_run(self, spec: Any) -> None:
         """`stopped=True` stops a job that exists; a create starts a run (its first, or a new one)."""
         if getattr(spec, "stopped", False):

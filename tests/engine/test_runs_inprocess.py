@@ -124,7 +124,8 @@ MA_JOB = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file"
 @pytest.mark.parametrize("platform", ["alaya", "modelarts"])
 def test_stopped_stops_a_running_job_in_place(emulator: EmulatorHandle, platform: str) -> None:
     """`stopped=True`: an update that stops the live job and keeps its ID and record; back to false
-    records only (nothing is started); a create with stopped=True is refused before any call."""
+    records only (nothing is started); a create with stopped=True fails its preview, and is refused
+    before any call at `up`."""
     emulator.admin.set_settings(task_state_delay=0.1, modelarts_phase_delay=0.1, modelarts_run_seconds=600)
     provider, args, ended = ((AlayaJobs(), alaya_job_args(wait_for="running"), "STOPPED") if platform == "alaya"
                              else (ModelArtsJobs(), {**MA_JOB, "wait_for": "running"}, "Terminated"))
@@ -147,6 +148,11 @@ def test_stopped_stops_a_running_job_in_place(emulator: EmulatorHandle, platform
     assert job.id == first and job.state[status] == ended, job.state
     assert _writes(emulator) == calls, "a stopped job is not started again (no write call)"
 
+    refused = provider.check({}, {**inprocess.OWNER, "name": "never", **args, "stopped": True})
+    assert [(f.property, f.reason.split(": ", 1)[1]) for f in refused.failures] == [
+        ("stopped", f"stopped is true, and this would create a {provider.handler.noun} (its first run, or one that "
+                    "replaces the job): stopped=True stops one that exists; set stopped=False")], refused.failures
     with pytest.raises(Exception, match=r"stopped=True stops a training (task|job) that exists"):
-        provider.create(inprocess.checked(provider, {**inprocess.OWNER, "name": "never", **args, "stopped": True}))
+        # Inputs that bypassed the preview (checked without the flag, then given it): still no call.
+        provider.create({**inprocess.checked(provider, {**inprocess.OWNER, "name": "never", **args}), "stopped": True})
     assert inprocess.platform_ids(emulator, platform) == [first], "nothing created"
