@@ -260,11 +260,15 @@ def load() -> str:
 
 
 def _language_host() -> str:
+    """Which Python language host the engine runs: the official one (a Go binary, linked from
+    ../shared/engine/official by the bootstrap) or the repository's script."""
     host = BIN / "pulumi-language-python"
     try:
-        text = host.read_text(errors="replace")
+        head = host.read_bytes()[:4096]
     except OSError:
         return "unknown"
-    if "language_host.py" in text:
-        return "scripts/engine/language_host.py (the repository's Python language host)"
-    return f"{host.resolve()}"
+    if head.startswith(b"\x7fELF"):
+        return f"official (the Pulumi Python language host, {host.resolve()})"
+    if b"language_host.py" in head:
+        return "scripts/engine/language_host.py (the repository's Python language host, not the official one)"
+    return f"unknown ({host.resolve()})"
