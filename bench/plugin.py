@@ -10,7 +10,7 @@ import math
 from contextlib import ExitStack
 
 from harness import BASELINE, OURS, PLUGIN, Emulator, bench_stack, median
-from report import NOT_MEASURED, Row, ratio, secs, verdict
+from report import Row, ratio, secs, verdict
 from scenarios import (
     OVERHEAD_KEYS,
     WAIT_TARGET,
@@ -92,7 +92,7 @@ def _waits(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
         if parallel is None and not plan.plugin_default_parallel:
             rows.append(Row(scenario, str(n), "not run", secs(delay), "—", "—",
                             f"not run by `--quick` (one real wait run: --parallel {n}); the full run has it; "
-                            f"{engine_floor}", target=target, verdict=NOT_MEASURED))
+                            f"{engine_floor}", target=target, verdict="—"))
             continue
         dyn_wall = facts.get(f"parallel_wall_{effective}")
         measured_here: WaitRun | None = None

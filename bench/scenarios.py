@@ -35,7 +35,7 @@ class Plan:
     emulator_rounds: int = 100
     emulator_state_file: bool = True
     plugin_ns: tuple[int, ...] = (50, 200)  # scenario 10's overhead N (in scenario 1's rotation when it runs)
-    plugin_default_parallel: bool = True  # scenario 10 also waits at the default --parallel
+    plugin_default_parallel: bool = True  # scenarios 3 and 10 also wait at the default --parallel
     sweep_ns: tuple[int, int] = (200, 1000)  # scenario 12: the growth from the first N to the second
     limits_n: int = 50  # scenario 13: `up` under 30 % 429s
     limits_rate: float = 0.30
@@ -46,7 +46,7 @@ class Plan:
         if quick:
             return cls(quick=True, overhead_ns=(1, 10), repeats=1, repeats_large=1, preview_n=20, waits=(0.3, 2.0),
                        fault_n=10, emulator_rounds=40, emulator_state_file=False, plugin_ns=(10,),
-                       plugin_default_parallel=False, sweep_ns=(50, 300))
+                       plugin_default_parallel=False, sweep_ns=(20, 100))
         return cls(quick=False)
 
 
@@ -94,11 +94,12 @@ OWNER_PREFIX = "__mltrain_"  # the ownership marks (stack, URN) the provider kee
 def state_split(entry: dict[str, Any]) -> dict[str, int]:
     """Where the bytes of one resource's compact state entry go: the pickled provider, the ownership
     marks, the declared inputs (with filled defaults), the outputs that repeat an input, the outputs of
-    the platform's own, and the engine's envelope (URN, type, ID, parent, provider reference, property
-    dependencies, timestamps). What is left is JSON punctuation (braces of the nested objects)."""
+    the platform's own, and each key of the engine's envelope (URN, type, ID, parent, dependencies, provider
+    reference, property dependencies, timestamps, the program's stack trace). What is left is JSON
+    punctuation (the braces of the entry and of its inputs and outputs)."""
     parts = dict.fromkeys(("inputs: pickled provider", "inputs: ownership marks", "inputs: declared",
                            "outputs: pickled provider", "outputs: ownership marks",
-                           "outputs: repeating an input", "outputs: platform's own", "engine envelope"), 0)
+                           "outputs: repeating an input", "outputs: platform's own"), 0)
     inputs, outputs = entry.get("inputs") or {}, entry.get("outputs") or {}
     for side, values in (("inputs", inputs), ("outputs", outputs)):
         for key, value in values.items():
@@ -113,7 +114,7 @@ def state_split(entry: dict[str, Any]) -> dict[str, int]:
             parts[f"{side}: {part}"] += _member(key, value)
     for key, value in entry.items():
         if key not in ("inputs", "outputs"):
-            parts["engine envelope"] += _member(key, value)
+            parts[f"engine: {key}"] = parts.get(f"engine: {key}", 0) + _member(key, value)
     parts["JSON punctuation"] = _compact(entry) - sum(parts.values())
     return parts
 
@@ -288,7 +289,8 @@ def memory_and_state(facts: Facts) -> list[Row]:
 
 
 def split_text(ours: dict[str, float], base: dict[str, float]) -> str:
-    return ", ".join(f"{part} {ours.get(part, 0):.0f} / {base.get(part, 0):.0f}" for part in ours
+    parts = list(ours) + [p for p in base if p not in ours]
+    return ", ".join(f"{part} {ours.get(part, 0):.0f} / {base.get(part, 0):.0f}" for part in parts
                      if ours.get(part, 0) or base.get(part, 0))
 
 
@@ -399,6 +401,12 @@ def parallelism(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
         effective = parallel or default_parallel()
         waves = math.ceil(n / effective)
         label = f"--parallel {parallel}" if parallel else f"default --parallel ({effective})"
+        if parallel is None and not plan.plugin_default_parallel:
+            rows.append(Row(f"3 {n} creates that each wait {delay:g} s, {label}", str(n), "not run", secs(delay),
+                            "—", "—", f"not run by `--quick` (information only; the full run has it); the "
+                            f"engine's own floor at --parallel {effective}: {waves} x D",
+                            target=wait_target(delay, None)))
+            continue
         run = wait_run(emu, OURS, n, delay, parallel)
         facts[f"parallel_{effective}"] = (run.wall / delay, waves, run.processes)
         facts[f"parallel_wall_{effective}"] = run.wall
