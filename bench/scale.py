@@ -15,6 +15,10 @@ from scenarios import Facts, Plan
 COMMANDS = ("up", "preview", "refresh", "destroy")
 RSS_TARGET_MB = 150.0  # issue 25 item 3: the provider's peak RSS at N = 1000
 KINDS = ("engine", "provider", "program")
+# One command at N = 1000: the no-op's `destroy` took 270 s and our `up` more than 600 s (the harness's
+# default timeout) on this machine under load; with the file backend the engine rewrites the whole
+# checkpoint after each step, so a command's time grows with N squared.
+TIMEOUT = 3600.0
 
 
 @dataclass
@@ -45,6 +49,7 @@ def sweep(emu: Emulator, program: str, n: int) -> Sweep:
     emu.reset()
     out = Sweep(n)
     with bench_stack(program, emu, count=n) as st:
+        st.stack.timeout = TIMEOUT
         for command in COMMANDS:
             before = emu.calls()
             with ProcessSampler(st.tmp) as procs:
