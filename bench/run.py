@@ -67,6 +67,17 @@ def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
         out.append(f"At N = {max(plan.overhead_ns)} the engine process itself used {ours['engine_cpu']:.2f} s of CPU "
                    f"against the no-op's {base['engine_cpu']:.2f} s: with the file backend it writes the whole "
                    f"checkpoint after each step, a cost that grows with N times the state per resource{sizes}.")
+    ours_probe, base_probe = probe.get(harness.OURS), probe.get(harness.BASELINE)
+    if ours_probe and base_probe and ours_probe.get("split") and base_probe.get("split"):
+        o_split, b_split = ours_probe["split"], base_probe["split"]
+        engine_o = sum(v for k, v in o_split.items() if k.startswith("engine: "))
+        engine_b = sum(v for k, v in b_split.items() if k.startswith("engine: "))
+        mine = {k: v - b_split.get(k, 0) for k, v in o_split.items() if not k.startswith("engine: ")}
+        out.append(f"State per resource: {ours_probe['entry'] - base_probe['entry']:+.0f} B over the no-op's; the "
+                   f"engine's own keys {engine_o:.0f} / {engine_b:.0f} B (of them `stackTrace`, the program's stack "
+                   f"at registration as the Python SDK records it, {o_split.get('engine: stackTrace', 0):.0f} / "
+                   f"{b_split.get('engine: stackTrace', 0):.0f} B); ours beyond the no-op's: "
+                   + ", ".join(f"{k} {v:+.0f}" for k, v in mine.items() if v) + " B.")
     split = facts.get("engine_split")
     if split is not None:
         n, found = split
