@@ -297,6 +297,7 @@ def test_429_retry_after_range_is_drawn_and_logged(emulator: EmulatorHandle, ala
     assert [entry["retry_after"] for entry in log] == sent
     first = log[0]
     assert (first["call"], first["status"], first["query"]) == (f"POST {CREATE}", 429, "")
+    assert first["path"].endswith(CREATE)
     assert '"ranged"' in first["body"]  # the unread body's head says whose call it was
     assert all(a["at"] <= b["at"] for a, b in itertools.pairwise(log))
     with pytest.raises(ValueError, match="retry_after_max"):

@@ -69,8 +69,8 @@ class FaultMiddleware:
                 retry = {} if seconds is None else {"Retry-After": str(seconds)}
                 self.world.requests.log_answer(
                     at=self.world.now(), call=self.world.routes.key(scope["method"], scope["path"]),
-                    query=scope.get("query_string", b"").decode("latin-1"), body=await _body_head(receive),
-                    status=rule.status, retry_after=seconds)
+                    path=scope["path"], query=scope.get("query_string", b"").decode("latin-1"),
+                    body=await _body_head(receive), status=rule.status, retry_after=seconds)
                 response = JSONResponse(platform_error(platform, rule.status), rule.status, retry)
                 await response(scope, receive, send)
             case "business_500":

@@ -53,7 +53,7 @@ class RequestLog:
         self.fault_endpoints[key] += 1
 
     def log_answer(self, **entry: Any) -> None:
-        """One ``status`` fault answer (clock time, call, query, body head, status, Retry-After), in order."""
+        """One ``status`` fault answer (clock time, call, path, query, body head, status, Retry-After), in order."""
         if len(self.answers) < self.ANSWERS_KEPT:
             self.answers.append(entry)
 
