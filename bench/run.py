@@ -165,8 +165,10 @@ class Beside:
     def join(self) -> list[report.Row]:
         self.thread.join()
         print(f"bench: scenario {self.key} done in {self.seconds:.0f} s", file=sys.stderr, flush=True)
-        if self.error is not None:
-            raise self.error
+        if self.error is not None:  # the other scenarios' rows are kept; this one says why it has none
+            return [report.Row(f"{self.key} (failed)", "—", report.NOT_MEASURED, "—", "—", "—",
+                               f"{type(self.error).__name__}: {str(self.error)[:300]}", target="—",
+                               verdict=report.NOT_MEASURED)]
         return self.rows
 
 
