@@ -109,7 +109,7 @@ def _waits(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
             f"provider calls run on a pool of 256 threads, `MLTRAIN_PROVIDER_THREADS`), peak RSS "
             f"{run.peak_mb:.0f} MB; slowest create as the engine reports it "
             f"{run.slowest if run.slowest is not None else '?'} s; dynamic resources at the same --parallel: "
-            f"{dyn_wall:.2f} s = {dyn_wall / delay:.2f} x D ({source})" + wait_miss(run.wall, delay, parallel),
+            f"{dyn_wall:.2f} s = {dyn_wall / delay:.2f} x D ({source})" + wait_miss(run.wall, delay, parallel, floor),
             target=target, verdict=verdict(run.wall <= WAIT_TARGET * delay) if parallel else "—",
         ))
         if measured_here is not None:

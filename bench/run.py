@@ -91,9 +91,9 @@ def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
         value, waves, procs = default
         out.append(f"Parallel waits at the default --parallel ({scenarios.default_parallel()}): wall / D = "
                    f"{value:.2f} over {procs} provider process(es); the engine alone needs {waves} wave(s) of "
-                   f"D at that --parallel, so ≤ 2 x D needs --parallel ≥ {plan.parallel_n // 2} here, or "
-                   f"PULUMI_PARALLEL ≥ {plan.parallel_n // 2} in the environment, which the engine takes as its "
-                   "default (Pulumi.yaml has no such option).")
+                   f"D at that --parallel, so ≤ {scenarios.WAIT_TARGET:g} x D (issue 25 item 1b) needs one wave: "
+                   f"--parallel ≥ {plan.parallel_n} here, or PULUMI_PARALLEL ≥ {plan.parallel_n} in the "
+                   "environment, which the engine takes as its default (Pulumi.yaml has no such option).")
     for n in plan.plugin_ns:
         found = facts.get(f"plugin_overhead_{n}")
         if found is not None:
