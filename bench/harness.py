@@ -68,8 +68,10 @@ class Emulator:
         return int(self.admin.requests().get("endpoints", {}).get(key, 0))
 
     def cpu(self) -> float:
-        """CPU seconds the emulator's server thread has used so far."""
-        return thread_cpu("mltrain-emulator")
+        """CPU seconds this emulator's server thread has used so far (scenario 2 runs another beside it)."""
+        thread = getattr(self.server, "_thread", None)
+        native_id = getattr(thread, "native_id", None)
+        return task_cpu(native_id) if native_id is not None else thread_cpu("mltrain-emulator")
 
     def world(self) -> Any:
         """The emulator's world, read-only, for the exact clock times scenario 3 needs."""
@@ -205,6 +207,15 @@ def _pids() -> list[int]:
         return []
 
 
+def task_cpu(native_id: int) -> float:
+    """CPU seconds one thread of this process has used so far."""
+    try:
+        fields = Path(f"/proc/self/task/{native_id}/stat").read_text().rsplit(")", 1)[-1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
 def thread_cpu(name: str) -> float:
     """CPU seconds a thread of this process has used so far (the emulator's: "mltrain-emulator")."""
     for thread in threading.enumerate():
@@ -260,11 +271,15 @@ def load() -> str:
 
 
 def _language_host() -> str:
+    """Which Python language host the engine runs: the official one (a Go binary, linked from
+    ../shared/engine/official by the bootstrap) or the repository's script."""
     host = BIN / "pulumi-language-python"
     try:
-        text = host.read_text(errors="replace")
+        head = host.read_bytes()[:4096]
     except OSError:
         return "unknown"
-    if "language_host.py" in text:
-        return "scripts/engine/language_host.py (the repository's Python language host)"
-    return f"{host.resolve()}"
+    if head.startswith(b"\x7fELF"):
+        return f"official (the Pulumi Python language host, {host.resolve()})"
+    if b"language_host.py" in head:
+        return "scripts/engine/language_host.py (the repository's Python language host, not the official one)"
+    return f"unknown ({host.resolve()})"

@@ -35,7 +35,7 @@ JOB_INPUTS: dict[str, Any] = {
 
 
 def lag_target(delay: float) -> float:
-    """Issue 13: lag ≤ max(0.5 s, 10 % of D)."""
+    """Issue 25 item 6 (kept): lag ≤ max(0.5 s, 10 % of D)."""
     return max(0.5, 0.1 * delay)
 
 
@@ -138,7 +138,7 @@ CPU_RUNS = 3  # the median of 50 jobs moves by up to 2 ms from run to run on thi
 
 
 def provider_cpu(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
-    label, target = "4 provider CPU per job (create + delete)", "≤ 3.5 ms"
+    label, target = "4 provider CPU per job (create + delete)", "— (issue 25 sets none: information)"
     medians: list[float] = []
     calls: dict[str, Any] = {}
     for _ in range(CPU_RUNS):
@@ -155,7 +155,7 @@ def provider_cpu(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
                 f"`bench/cpu_per_job.py --jobs {plan.cpu_jobs}`, {CPU_RUNS} runs ({runs} ms), the lowest: each "
                 "the median job's process CPU of TrainingJobProvider.create + delete in-process, the emulator "
                 "in another process",
-                target=target, verdict=verdict(value <= 3.5))]
+                target=target)]
 
 
 # ----- 6: import time per process and program CPU ------------------------------------------------------
@@ -214,7 +214,7 @@ def import_time(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
         else:
             rows.append(Row("6 import time per process", side, secs(cost), "import pulumi: 0 s", "—", "0",
                             notes + "; paid on a provider process's first call (the pickled provider is a "
-                            "class reference)", target="— (issue 13 gives no number)"))
+                            "class reference)", target="— (no number)"))
     found, why = _script("program_cpu.py")
     label = "6 program CPU per job"
     if found is None or "program_ms_per_job" not in found:
@@ -223,7 +223,7 @@ def import_time(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
         rows.append(Row(label, str(found.get("jobs", "—")), f"{float(found['program_ms_per_job']):.2f} ms", "—",
                         "—", "0", f"`bench/program_cpu.py`: declaring TrainingJobs under the SDK's mocks (no "
                         f"engine); {found.get('outputs_per_job', '?')} SDK Outputs per job",
-                        target="— (issue 13 gives no number)"))
+                        target="— (no number)"))
     return rows
 
 

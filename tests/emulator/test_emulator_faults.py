@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable
 from typing import Any
@@ -280,3 +281,24 @@ def test_compact_syntax_of_the_new_kinds() -> None:
     for bad in ("/v1/x:slow_drip=0", "/v1/x:status=503:for_seconds=0", "/v1/x:respond=42"):
         with pytest.raises(ValueError):
             parse_fault_spec(bad)
+
+
+def test_429_retry_after_range_is_drawn_and_logged(emulator: EmulatorHandle, alaya: httpx.Client,
+                                                   alaya_body: Body) -> None:
+    emulator.admin.set_faults([{"method": "POST", "path": CREATE, "kind": "status", "status": 429,
+                                "retry_after": 1, "retry_after_max": 3, "times": 40}])
+    sent = []
+    for _ in range(40):
+        response = alaya.post("/subscription/training/create", json=alaya_body(name="ranged"))
+        assert response.status_code == 429
+        sent.append(int(response.headers["Retry-After"]))
+    assert set(sent) == {1, 2, 3}  # whole seconds, every value of the range (seeded draws)
+    log = emulator.admin.requests()["fault_answers"]
+    assert [entry["retry_after"] for entry in log] == sent
+    first = log[0]
+    assert (first["call"], first["status"], first["query"]) == (f"POST {CREATE}", 429, "")
+    assert first["path"].endswith(CREATE)
+    assert '"ranged"' in first["body"]  # the unread body's head says whose call it was
+    assert all(a["at"] <= b["at"] for a, b in itertools.pairwise(log))
+    with pytest.raises(ValueError, match="retry_after_max"):
+        FaultRule(path="/v1/*", kind="status", status=429, retry_after=3, retry_after_max=2)

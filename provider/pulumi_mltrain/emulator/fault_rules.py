@@ -7,6 +7,7 @@ rules without the ASGI machinery. The RNG is seeded, so a probabilistic run is r
 from __future__ import annotations
 
 import json
+import math
 import random
 import time
 from dataclasses import dataclass, field
@@ -56,6 +57,9 @@ class FaultRule(BaseModel):
     after: int = Field(default=0, ge=0)  # let the first K matching calls through
     status: int | None = Field(default=None, ge=100, le=599)  # kinds "status" (400-599) and "respond" (200)
     retry_after: float | None = Field(default=None, ge=0)  # Retry-After header (always sent on 429, default 1)
+    # With ``retry_after``: each answer's Retry-After is drawn (seeded) from whole seconds in
+    # [retry_after, retry_after_max], e.g. 1-3 s.
+    retry_after_max: float | None = Field(default=None, ge=0)
     seconds: float = Field(default=0.0, ge=0)  # "latency", "slow_after_commit"; "slow_drip": stop after (0 = never)
     rate: float = Field(default=2.0, gt=0)  # kind "slow_drip": bytes per second
     body: Any = None  # kind "respond": any JSON value but null, sent as application/json
@@ -70,6 +74,8 @@ class FaultRule(BaseModel):
             raise ValueError("kind 'status' needs a 'status' (400-599)")
         if self.body is not None and self.text is not None:
             raise ValueError("kind 'respond' takes either 'body' (JSON) or 'text', not both")
+        if self.retry_after_max is not None and self.retry_after_max < (self.retry_after or 0):
+            raise ValueError("'retry_after_max' must not be below 'retry_after'")
         return self
 
     def matches(self, method: str, path: str, platform: Platform) -> bool:
@@ -160,6 +166,15 @@ class FaultBook:
             armed.applied += 1
             return rule
         return None
+
+    def retry_after(self, rule: FaultRule) -> int | None:
+        """The whole seconds of Retry-After for one answer of ``rule`` (None: no header)."""
+        if rule.status != 429 and rule.retry_after is None:
+            return None
+        low = math.ceil(1 if rule.retry_after is None else rule.retry_after)
+        if rule.retry_after_max is None:
+            return low
+        return self._rng.randint(low, max(low, math.floor(rule.retry_after_max)))
 
     def describe(self) -> list[dict[str, Any]]:
         return [

@@ -65,9 +65,12 @@ class FaultMiddleware:
         match rule.kind:
             case "status":
                 assert rule.status is not None
-                retry = {}
-                if rule.status == 429 or rule.retry_after is not None:
-                    retry["Retry-After"] = str(math.ceil(1 if rule.retry_after is None else rule.retry_after))
+                seconds = self.world.faults.retry_after(rule)
+                retry = {} if seconds is None else {"Retry-After": str(seconds)}
+                self.world.requests.log_answer(
+                    at=self.world.now(), call=self.world.routes.key(scope["method"], scope["path"]),
+                    path=scope["path"], query=scope.get("query_string", b"").decode("latin-1"),
+                    body=await _body_head(receive), status=rule.status, retry_after=seconds)
                 response = JSONResponse(platform_error(platform, rule.status), rule.status, retry)
                 await response(scope, receive, send)
             case "business_500":
@@ -126,6 +129,19 @@ class FaultMiddleware:
         start = next(m for m in messages if m["type"] == "http.response.start")
         body = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
         return start, body
+
+
+async def _body_head(receive: Receive, limit: int = 512) -> str:
+    """The start of a request body the handler will never read (a ``status`` answer), for the log."""
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    return b"".join(chunks)[:limit].decode("utf-8", "replace")
 
 
 def _answer(rule: FaultRule) -> Response:

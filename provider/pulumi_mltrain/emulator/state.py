@@ -37,10 +37,13 @@ def token_digest(token: str) -> str:
 class RequestLog:
     """Calls per route template, and faults applied, for ``GET /_admin/requests``."""
 
+    ANSWERS_KEPT = 10_000
+
     def __init__(self) -> None:
         self.endpoints: Counter[str] = Counter()
         self.fault_kinds: Counter[str] = Counter()
         self.fault_endpoints: Counter[str] = Counter()
+        self.answers: list[Json] = []  # the status faults answered, oldest first (the first ANSWERS_KEPT)
 
     def count(self, key: str) -> None:
         self.endpoints[key] += 1
@@ -49,9 +52,15 @@ class RequestLog:
         self.fault_kinds[kind] += 1
         self.fault_endpoints[key] += 1
 
+    def log_answer(self, **entry: Any) -> None:
+        """One ``status`` fault answer (clock time, call, path, query, body head, status, Retry-After), in order."""
+        if len(self.answers) < self.ANSWERS_KEPT:
+            self.answers.append(entry)
+
     def describe(self) -> Json:
         return {
             "total": self.endpoints.total(),
+            "fault_answers": list(self.answers),
             "endpoints": dict(sorted(self.endpoints.items())),
             "faults": {"total": self.fault_kinds.total(), "by_kind": dict(sorted(self.fault_kinds.items())),
                        "by_endpoint": dict(sorted(self.fault_endpoints.items()))},
