@@ -32,6 +32,7 @@ from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.client import ModelArtsClient
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+from support import inprocess
 from support.runs import moment
 
 TOPIC = "urn:smn:cn-north-4:0a1b2c3d4e5f60718293a4b5c6d7e8f9:train-alerts"
@@ -50,11 +51,7 @@ def quick(emulator: EmulatorHandle) -> Iterator[None]:
 
 @pytest.fixture
 def settings(emulator: EmulatorHandle) -> Settings:
-    return Settings.load({
-        "mltrain:huaweiIamEndpoint": emulator.url, "mltrain:modelartsEndpoint": emulator.url,
-        "mltrain:huaweiProjectName": emulator.project_name, "mltrain:huaweiUser": emulator.iam_user,
-        "mltrain:huaweiDomain": emulator.iam_domain, "mltrain:huaweiPassword": emulator.iam_password,
-    }, env={})
+    return inprocess.settings("modelarts", emulator)
 
 
 def sdk_job(name: str) -> Job:
@@ -100,9 +97,8 @@ def test_a_create_built_from_the_sdk_models_is_accepted(settings: Settings) -> N
     assert {k: job.metadata.annotations[k] for k in ANNOTATIONS} == ANNOTATIONS
 
 
-def test_a_job_made_by_the_provider_reads_back_through_the_sdk(settings: Settings) -> None:
-    provider = TrainingJobProvider()
-    provider._settings = settings
+def test_a_job_made_by_the_provider_reads_back_through_the_sdk(emulator: EmulatorHandle) -> None:
+    provider = inprocess.configured(TrainingJobProvider(), "modelarts", emulator)
     checked = provider.check({}, {
         "__mltrain_stack": "st-sdk", "__mltrain_urn": "urn:pulumi:test::sdk::pulumi-python:dynamic/x:Y::job",
         "name": "ours", "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",

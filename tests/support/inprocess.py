@@ -40,12 +40,17 @@ def fresh_process() -> None:
     cache._cache.clear()
 
 
-def configured(provider: P, platform: str, emulator: Any, **config: str) -> P:
-    """`provider` with the settings `stacks.alaya_stack`/`stacks.modelarts_stack` give a stack, plus
-    `config`; a fresh process's view: no cached token, no cached catalogue."""
-    fresh_process()
+def settings(platform: str, emulator: Any, **config: str) -> Settings:
+    """The settings `stacks.alaya_stack`/`stacks.modelarts_stack` give a stack of `platform`, plus `config`."""
     platform_config = alaya_config(emulator) if platform == "alaya" else modelarts_config(emulator)
-    provider._settings = Settings.load({**platform_config, **BASE_CONFIG, **config}, env={})
+    return Settings.load({**platform_config, **BASE_CONFIG, **config}, env={})
+
+
+def configured(provider: P, platform: str, emulator: Any, **config: str) -> P:
+    """`provider` with `settings(platform, emulator, **config)`; a fresh process's view: no cached
+    token, no cached catalogue."""
+    fresh_process()
+    provider._settings = settings(platform, emulator, **config)
     return provider
 
 

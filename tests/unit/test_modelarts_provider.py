@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from pulumi_mltrain.config import Settings
 from pulumi_mltrain.emulator import EmulatorHandle
 from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.modelarts import iam
 from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+from support import inprocess
 
 
 @pytest.fixture(autouse=True)
@@ -25,27 +25,13 @@ def quick(emulator: EmulatorHandle) -> Iterator[None]:
 
 
 @pytest.fixture
-def settings(emulator: EmulatorHandle) -> Settings:
-    return Settings.load({
-        "mltrain:huaweiIamEndpoint": emulator.url, "mltrain:modelartsEndpoint": emulator.url,
-        "mltrain:huaweiProjectName": emulator.project_name, "mltrain:huaweiUser": emulator.iam_user,
-        "mltrain:huaweiDomain": emulator.iam_domain, "mltrain:huaweiPassword": emulator.iam_password,
-        "mltrain:maxRetries": "2",
-    }, env={})
+def jobs(emulator: EmulatorHandle) -> TrainingJobProvider:
+    return inprocess.configured(TrainingJobProvider(), "modelarts", emulator, **{"mltrain:maxRetries": "2"})
 
 
 @pytest.fixture
-def jobs(settings: Settings) -> TrainingJobProvider:
-    provider = TrainingJobProvider()
-    provider._settings = settings
-    return provider
-
-
-@pytest.fixture
-def algorithms(settings: Settings) -> AlgorithmProvider:
-    provider = AlgorithmProvider()
-    provider._settings = settings
-    return provider
+def algorithms(emulator: EmulatorHandle) -> AlgorithmProvider:
+    return inprocess.configured(AlgorithmProvider(), "modelarts", emulator, **{"mltrain:maxRetries": "2"})
 
 
 OWNER = {"__mltrain_stack": "st-unit", "__mltrain_urn": "urn:pulumi:test::unit::pulumi-python:dynamic/x:Y::job"}

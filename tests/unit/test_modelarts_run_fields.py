@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from pulumi_mltrain.config import Settings
 from pulumi_mltrain.emulator import EmulatorHandle
 from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.errors import ApiError
 from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+from support import inprocess
 from support.runs import assert_end_is_start_plus_duration, moment
 
 OWNER = {"__mltrain_stack": "st-unit", "__mltrain_urn": "urn:pulumi:test::unit::pulumi-python:dynamic/x:Y::job"}
@@ -37,14 +37,7 @@ def quick(emulator: EmulatorHandle) -> Iterator[None]:
 
 @pytest.fixture
 def jobs(emulator: EmulatorHandle) -> TrainingJobProvider:
-    provider = TrainingJobProvider()
-    provider._settings = Settings.load({
-        "mltrain:huaweiIamEndpoint": emulator.url, "mltrain:modelartsEndpoint": emulator.url,
-        "mltrain:huaweiProjectName": emulator.project_name, "mltrain:huaweiUser": emulator.iam_user,
-        "mltrain:huaweiDomain": emulator.iam_domain, "mltrain:huaweiPassword": emulator.iam_password,
-        "mltrain:maxRetries": "2",
-    }, env={})
-    return provider
+    return inprocess.configured(TrainingJobProvider(), "modelarts", emulator, **{"mltrain:maxRetries": "2"})
 
 
 def props(**changes: Any) -> dict[str, Any]:
