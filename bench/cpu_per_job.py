@@ -58,7 +58,7 @@ def emulator() -> Iterator[str]:
 
 def provider(url: str, key: str) -> TrainingJobProvider:
     jobs = TrainingJobProvider()
-    jobs._settings = Settings.load({"mltrain:alayaEndpoint": url, "mltrain:alayaApiKey": key}, env={})
+    jobs.handler.configure(Settings.load({"mltrain:alayaEndpoint": url, "mltrain:alayaApiKey": key}, env={}))
     return jobs
 
 

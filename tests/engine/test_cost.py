@@ -23,16 +23,17 @@ MODELARTS = {"gpus_per_node": 8, "gpu_count": 16, "billing_code": "modelarts.vm.
 
 
 def cost_stack(emulator: EmulatorHandle, tmp_path: Path, *, credentials: bool = True) -> Stack:
-    """The cost program wired to both platforms; without credentials, a preview makes no API call."""
-    stack = stacks.alaya_stack(emulator, tmp_path, PROGRAM)
-    for key, value in {"huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
-                       "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
-                       "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items():
-        stack.set_config(f"mltrain:{key}", value)
+    """The cost program wired to both platforms (one `config set-all`); without credentials, a preview
+    makes no API call."""
+    huawei = {f"mltrain:{key}": value for key, value in {
+        "huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
+        "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
+        "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items()}
     if credentials:
-        stack.set_config("mltrain:huaweiPassword", emulator.iam_password, secret=True)
-    else:
-        stack.run("config", "rm", "mltrain:alayaApiKey", "--stack", stack.name)
+        return stacks.alaya_stack(emulator, tmp_path, PROGRAM, {"mltrain:huaweiPassword": emulator.iam_password},
+                                  **huawei)
+    stack = Stack.from_project(PROGRAM, tmp_path)
+    stack.set_config_all({"mltrain:alayaEndpoint": emulator.url, **huawei})
     return stack
 
 

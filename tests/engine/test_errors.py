@@ -43,13 +43,12 @@ def failed(stack: Stack, *command: str) -> str:
 
 
 def both_platforms(emulator: EmulatorHandle, home: Path) -> Stack:
-    stack = stacks.alaya_stack(emulator, home, project=PROGRAM, job=stacks.alaya_job_args(), algorithm=ALGORITHM)
-    stack.set_config("mltrain:huaweiPassword", emulator.iam_password, secret=True)
-    for key, value in {"huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
-                       "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
-                       "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items():
-        stack.set_config(f"mltrain:{key}", value)
-    return stack
+    huawei = {f"mltrain:{key}": value for key, value in {
+        "huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
+        "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
+        "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items()}
+    return stacks.alaya_stack(emulator, home, PROGRAM, {"mltrain:huaweiPassword": emulator.iam_password},
+                              job=stacks.alaya_job_args(), algorithm=ALGORITHM, **huawei)
 
 
 def forbid(emulator: EmulatorHandle, *rules: tuple[str, str]) -> None:

@@ -3,7 +3,7 @@
 Two stacks that declare the same explicit name never share (or delete) one object; two state
 backends with the same project, stack and resource names get different default names; and a
 rename with an alias keeps the object and its name. Each for Alaya and ModelArts jobs and for
-ModelArts algorithms.
+ModelArts algorithms: the three kinds are three resources of one stack, so one `up` serves all.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -22,6 +23,7 @@ from support.pulumi_cli import Stack
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
+PROGRAM = stacks.PROGRAMS / "ownership"
 CHANGING_OPS = {"create", "delete", "replace", "create-replacement", "delete-replaced"}
 MA_RUNNING = ("Creating", "Pending", "Running")
 ALAYA_RUNNING = (d.TASK_QUEUED, d.TASK_STARTING, d.TASK_RUNNING)
@@ -41,33 +43,15 @@ class Live:
 
 
 @dataclass(frozen=True)
-class Case:
+class Kind:
     kind: str  # alaya-job | modelarts-job | algorithm
     type_suffix: str
 
-    def stack(self, emulator: EmulatorHandle, home: Path, *, stack_name: str = "test", name: str | None = None,
-              resource: str = "job") -> Stack:
+    def args(self, name: str | None) -> Json:
         named = {"name": name} if name else {}
         if self.kind == "alaya-job":
-            return stacks.alaya_stack(emulator, home, stack_name=stack_name,
-                                      job=stacks.alaya_job_args(**named), resourceName=resource)
-        if self.kind == "modelarts-job":
-            return stacks.modelarts_stack(emulator, home, stack_name=stack_name,
-                                          jobs={resource: {**MA_JOB_ARGS, **named}})
-        return stacks.modelarts_stack(emulator, home, stack_name=stack_name, jobs={},
-                                      algorithm={**ALGORITHM_ARGS, **named}, algorithmResourceName=resource)
-
-    def rename(self, stack: Stack, resource: str, alias: str) -> None:
-        """Rename the resource in the program, with `aliases=[pulumi.Alias(name=alias)]`."""
-        if self.kind == "alaya-job":
-            stack.set_config("resourceName", resource)
-            stack.set_config("aliasOf", alias)
-        elif self.kind == "modelarts-job":
-            stack.set_config("jobs", json.dumps({resource: MA_JOB_ARGS}))
-            stack.set_config("aliasOf", json.dumps({resource: alias}))
-        else:
-            stack.set_config("algorithmResourceName", resource)
-            stack.set_config("aliasOf", json.dumps({resource: alias}))
+            return stacks.alaya_job_args(**named)
+        return {**(MA_JOB_ARGS if self.kind == "modelarts-job" else ALGORITHM_ARGS), **named}
 
     def objects(self, emulator: EmulatorHandle) -> list[Live]:
         """The objects of this kind on the platform, leaving out those being deleted."""
@@ -81,75 +65,101 @@ class Case:
         return [Live(a["metadata"]["id"], a["metadata"]["name"], True) for a in state["modelarts"]["algorithms"]]
 
 
-CASES = [Case("alaya-job", "alaya:TrainingJob"), Case("modelarts-job", "modelarts:TrainingJob"),
-         Case("algorithm", "modelarts:Algorithm")]
+KINDS = [Kind("alaya-job", "alaya:TrainingJob"), Kind("modelarts-job", "modelarts:TrainingJob"),
+         Kind("algorithm", "modelarts:Algorithm")]
 
 
-@pytest.fixture(params=CASES, ids=[c.kind for c in CASES])
-def case(request: pytest.FixtureRequest, emulator: EmulatorHandle) -> Case:
+def objects(name: str | None = None, *, renamed: bool = False) -> dict[str, Json]:
+    """The program's `objects`: one resource of each kind (named after its kind), all with the explicit
+    physical `name` if given; `renamed` renames each resource to `<kind>-renamed`, aliased to its old name."""
+    return {(f"{k.kind}-renamed" if renamed else k.kind): {"kind": k.kind, "args": k.args(name),
+                                                           **({"aliasOf": k.kind} if renamed else {})}
+            for k in KINDS}
+
+
+def ownership_stack(emulator: EmulatorHandle, home: Path, declared: dict[str, Json], *,
+                    stack_name: str = "test") -> Stack:
+    """A stack of the ownership program wired to both platforms of the emulator."""
+    return stacks.modelarts_stack(emulator, home, PROGRAM, {"mltrain:alayaApiKey": emulator.alaya_api_key},
+                                  stack_name=stack_name, objects=declared, **{"mltrain:alayaEndpoint": emulator.url})
+
+
+@pytest.fixture(autouse=True)
+def running(emulator: EmulatorHandle) -> None:
     # Jobs keep running through the test, so "left running" can be checked; phases move fast.
     emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=3600, delete_delay=0.2)
-    found: Case = request.param
-    return found
 
 
-def _ids(objects: list[Live]) -> list[str]:
-    return sorted(o.id for o in objects)
+def _ids(found: list[Live]) -> list[str]:
+    return sorted(o.id for o in found)
 
 
-def test_explicit_name_shared_by_two_stacks_of_one_backend(case: Case, emulator: EmulatorHandle,
-                                                           tmp_path: Path) -> None:
-    dev = case.stack(emulator, tmp_path, stack_name="dev", name="shared-name")
+def _output(result: Any) -> str:
+    return str(result.stdout + result.stderr)
+
+
+def test_explicit_name_shared_by_two_stacks_of_one_backend(emulator: EmulatorHandle, tmp_path: Path) -> None:
+    dev = ownership_stack(emulator, tmp_path, objects("shared-name"), stack_name="dev")
     prod = stacks.sibling_stack(dev, "prod")
     dev.up()
-    [mine] = case.objects(emulator)
-    dev_urn = state_resource(dev, case.type_suffix)["urn"]
-    assert state_resource(dev, case.type_suffix)["id"] == mine.id and mine.name == "shared-name"
+    mine: dict[str, Live] = {}
+    for k in KINDS:
+        [mine[k.kind]] = k.objects(emulator)
+        assert state_resource(dev, k.type_suffix)["id"] == mine[k.kind].id and mine[k.kind].name == "shared-name"
+    dev_urns = {k.kind: state_resource(dev, k.type_suffix)["urn"] for k in KINDS}
 
-    failed = prod.up(check=False)
-    output = failed.stdout + failed.stderr
-    assert failed.returncode != 0, "prod must not take over dev's object"
-    assert "adopt_id" in output and mine.id in output, output[-3000:]
-    assert dev_urn in output, "the error names the object's owner (its mark: dev's resource)"
-    assert _ids(case.objects(emulator)) == [mine.id], "exactly one object: prod made none"
-    assert prod.resources(case.type_suffix) == [], "prod recorded nothing of dev's"
+    # Every resource's create is tried (--continue-on-error), so each kind's refusal is seen.
+    failed = prod.up("--continue-on-error", check=False)
+    output = _output(failed)
+    assert failed.returncode != 0, "prod must not take over dev's objects"
+    assert "adopt_id" in output, output[-3000:]
+    for k in KINDS:
+        assert mine[k.kind].id in output, (k.kind, output[-3000:])
+        assert dev_urns[k.kind] in output, f"the error names the {k.kind}'s owner (its mark: dev's resource)"
+        assert _ids(k.objects(emulator)) == [mine[k.kind].id], f"exactly one {k.kind}: prod made none"
+        assert prod.resources(k.type_suffix) == [], f"prod recorded no {k.kind} of dev's"
 
     prod.destroy()
-    [still] = case.objects(emulator)
-    assert (still.id, still.running) == (mine.id, True), "prod's destroy left dev's object alone"
+    for k in KINDS:
+        [still] = k.objects(emulator)
+        assert (still.id, still.running) == (mine[k.kind].id, True), f"prod's destroy left dev's {k.kind} alone"
     dev.destroy()
-    assert case.objects(emulator) == []
+    assert [k.objects(emulator) for k in KINDS] == [[], [], []]
 
 
-def test_default_names_differ_between_backends(case: Case, emulator: EmulatorHandle, tmp_path: Path) -> None:
-    first = case.stack(emulator, tmp_path / "first")
-    second = case.stack(emulator, tmp_path / "second")  # same project, stack and resource names
+def test_default_names_differ_between_backends(emulator: EmulatorHandle, tmp_path: Path) -> None:
+    first = ownership_stack(emulator, tmp_path / "first", objects())
+    second = ownership_stack(emulator, tmp_path / "second", objects())  # same project, stack and resource names
     first.up()
     second.up()
-    ids = [state_resource(s, case.type_suffix)["id"] for s in (first, second)]
-    live = case.objects(emulator)
-    assert _ids(live) == sorted(ids) and len(set(ids)) == 2
-    assert len({o.name for o in live}) == 2, "each backend's stack has its own default name"
+    ids = {k.kind: [state_resource(s, k.type_suffix)["id"] for s in (first, second)] for k in KINDS}
+    for k in KINDS:
+        live = k.objects(emulator)
+        assert _ids(live) == sorted(ids[k.kind]) and len(set(ids[k.kind])) == 2, k.kind
+        assert len({o.name for o in live}) == 2, f"each backend's stack has its own default {k.kind} name"
 
     first.destroy()
-    assert [(o.id, o.running) for o in case.objects(emulator)] == [(ids[1], True)]
+    for k in KINDS:
+        assert [(o.id, o.running) for o in k.objects(emulator)] == [(ids[k.kind][1], True)], k.kind
     second.destroy()
-    assert case.objects(emulator) == []
+    assert [k.objects(emulator) for k in KINDS] == [[], [], []]
 
 
-def test_alias_rename_keeps_the_object_and_its_default_name(case: Case, emulator: EmulatorHandle,
-                                                            tmp_path: Path) -> None:
-    stack = case.stack(emulator, tmp_path, resource="job")
+def test_alias_rename_keeps_the_object_and_its_default_name(emulator: EmulatorHandle, tmp_path: Path) -> None:
+    stack = ownership_stack(emulator, tmp_path, objects())
     stack.up()
-    before = state_resource(stack, case.type_suffix)
-    [live] = case.objects(emulator)
+    before = {k.kind: state_resource(stack, k.type_suffix) for k in KINDS}
+    live = {k.kind: k.objects(emulator) for k in KINDS}
 
-    case.rename(stack, "renamed", alias="job")
+    stack.set_config("objects", json.dumps(objects(renamed=True)))
     preview = stack.preview_json()
-    assert not preview_ops(preview, case.type_suffix) & CHANGING_OPS, preview_ops(preview, case.type_suffix)
+    for k in KINDS:
+        assert not preview_ops(preview, k.type_suffix) & CHANGING_OPS, (k.kind, preview_ops(preview, k.type_suffix))
     stack.up()
-    after = state_resource(stack, case.type_suffix)
-    assert after["urn"].endswith("::renamed") and after["id"] == before["id"]
-    assert after["inputs"]["name"] == before["inputs"]["name"] == live.name
-    assert [(o.id, o.name) for o in case.objects(emulator)] == [(live.id, live.name)]
+    for k in KINDS:
+        after = state_resource(stack, k.type_suffix)
+        [was] = live[k.kind]
+        assert after["urn"].endswith(f"::{k.kind}-renamed") and after["id"] == before[k.kind]["id"]
+        assert after["inputs"]["name"] == before[k.kind]["inputs"]["name"] == was.name
+        assert [(o.id, o.name) for o in k.objects(emulator)] == [(was.id, was.name)], k.kind
     stack.preview("--expect-no-changes")

@@ -32,6 +32,7 @@ from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.client import ModelArtsClient
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+from support import inprocess
 from support.runs import moment
 
 TOPIC = "urn:smn:cn-north-4:0a1b2c3d4e5f60718293a4b5c6d7e8f9:train-alerts"
@@ -50,11 +51,7 @@ def quick(emulator: EmulatorHandle) -> Iterator[None]:
 
 @pytest.fixture
 def settings(emulator: EmulatorHandle) -> Settings:
-    return Settings.load({
-        "mltrain:huaweiIamEndpoint": emulator.url, "mltrain:modelartsEndpoint": emulator.url,
-        "mltrain:huaweiProjectName": emulator.project_name, "mltrain:huaweiUser": emulator.iam_user,
-        "mltrain:huaweiDomain": emulator.iam_domain, "mltrain:huaweiPassword": emulator.iam_password,
-    }, env={})
+    return inprocess.settings("modelarts", emulator)
 
 
 def sdk_job(name: str) -> Job:
@@ -100,9 +97,8 @@ def test_a_create_built_from_the_sdk_models_is_accepted(settings: Settings) -> N
     assert {k: job.metadata.annotations[k] for k in ANNOTATIONS} == ANNOTATIONS
 
 
-def test_a_job_made_by_the_provider_reads_back_through_the_sdk(settings: Settings) -> None:
-    provider = TrainingJobProvider()
-    provider.handler.configure(settings)
+def test_a_job_made_by_the_provider_reads_back_through_the_sdk(emulator: EmulatorHandle) -> None:
+    provider = inprocess.configured(TrainingJobProvider(), "modelarts", emulator)
     checked = provider.check({}, {
         "__mltrain_stack": "st-sdk", "__mltrain_urn": "urn:pulumi:test::sdk::pulumi-python:dynamic/x:Y::job",
         "name": "ours", "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
@@ -115,13 +111,13 @@ def test_a_job_made_by_the_provider_reads_back_through_the_sdk(settings: Setting
     })
     assert checked.failures == []
     created = provider.create(dict(checked.inputs))
-    job = read_through_sdk(provider.handler.api(), str(created.id))
+    job = read_through_sdk(provider.api(), str(created.id))
     expected = sanitize_for_serialization(sdk_job("ours"))
     assert sanitize_for_serialization(job.spec.schedule_policy) == expected["spec"]["schedule_policy"]
     assert sanitize_for_serialization(job.endpoints.ssh) == {"key_pair_names": ["kp-debug"]}
     assert {k: job.metadata.annotations[k] for k in ANNOTATIONS} == ANNOTATIONS
     # The SDK's SpecResponse has no notification: the raw answer carries it as the request wrote it.
-    raw = provider.handler.api().job(str(created.id))
+    raw = provider.api().job(str(created.id))
     assert raw["spec"]["notification"] == expected["spec"]["notification"]
     # Finished-run facts the SDK documents: start time, duration and each task's exit code.
     assert int(moment(created.outs["start_time"]).timestamp()) == job.status.start_time // 1000

@@ -69,9 +69,8 @@ def test_generated_sdk_program_up_preview_destroy(emulator: Any, tmp_path: Path)
     """An explicit pulumi_mltrain_native.Provider (typed, secret key), an alaya.TrainingJob and the
     get_products function on it."""
     stack = on_path(Stack.from_project(PROGRAM, tmp_path))
-    stack.set_config("alayaEndpoint", emulator.url)
-    stack.set_config("alayaApiKey", emulator.alaya_api_key, secret=True)
-    stack.set_config("job", json.dumps(alaya_job_args()))
+    stack.set_config_all({"alayaEndpoint": emulator.url, "job": json.dumps(alaya_job_args())},
+                         {"alayaApiKey": emulator.alaya_api_key})
 
     stack.up()
     outputs = stack.outputs()

@@ -43,12 +43,12 @@ def test_imported_code_runs_and_previews_no_change(emulator: Any, tmp_path: Path
     """Objects of all four types exist on the platform and the state forgets them; one `pulumi import
     --file` takes them back and writes their code, which becomes the program: no change to preview."""
     emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
-    stack = on_path(stacks.alaya_stack(emulator, tmp_path, RAW))
-    for key, value in {"huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
-                       "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
-                       "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items():
-        stack.set_config(f"mltrain:{key}", value)
-    stack.set_config("mltrain:huaweiPassword", emulator.iam_password, secret=True)
+    huawei = {f"mltrain:{key}": value for key, value in {
+        "huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
+        "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
+        "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items()}
+    stack = on_path(stacks.alaya_stack(emulator, tmp_path, RAW, {"mltrain:huaweiPassword": emulator.iam_password},
+                                       **huawei))
     # Both jobs have environment values: the Alaya job's a secret one, the ModelArts job's a plain one.
     declare(stack, [MOUNT, job_using_mount(), ALGORITHM, job(environments={"HF_TOKEN": "hf-value-456"})])
     stack.up()

@@ -1,6 +1,6 @@
-"""The fault matrix's ownership and not-found cases through the plugin: a name held by another stack's
-job is refused naming adopt_id; a gateway 404 on read is an error that drops nothing; the platform's
-own not-found code drops the job from the state."""
+"""The fault matrix's ownership and not-found cases through the plugin, one job: a name held by another
+stack's job is refused naming adopt_id; a gateway 404 on read is an error that drops nothing; the
+platform's own not-found code drops the job from the state."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ GATEWAY_404 = {"error_code": "APIG.0101", "error_msg": "The API does not exist o
 JOB = "mltrain:alaya:TrainingJob"
 
 
-def test_a_name_held_by_another_stack_is_refused(emulator: Any, alaya_plugin_stack: Callable[..., Stack],
-                                                 tmp_path: Path) -> None:
+def test_a_name_held_by_another_stack_is_refused_and_only_the_platforms_code_drops_it(
+        emulator: Any, alaya_plugin_stack: Callable[..., Stack], tmp_path: Path) -> None:
     job = alaya_job("trainer")
     job["args"]["name"] = "shared-name"
     mine = alaya_plugin_stack([job])
@@ -47,32 +47,27 @@ def test_a_name_held_by_another_stack_is_refused(emulator: Any, alaya_plugin_sta
     declare(elsewhere, [job])
     elsewhere.set_config("mltrain:stackIdentity", "team-b/test")
     refused(elsewhere)
-
-    for stack in (elsewhere, other, mine):
+    for stack in (elsewhere, other):
         stack.destroy()
-    assert tasks(emulator) == []
+    assert [t["id"] for t in tasks(emulator)] == [theirs["id"]], "their destroys leave my job alone"
 
-
-def test_not_found_only_on_the_platforms_code(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:
-    stack = alaya_plugin_stack([alaya_job()])
-    stack.up()
-    [task] = tasks(emulator)
-
+    # A gateway 404 on a refresh of my job is an error that drops nothing.
     emulator.admin.set_faults([{"path": "/v1/*", "kind": "respond", "status": 404, "body": GATEWAY_404}])
-    result = stack.refresh(check=False)
+    result = mine.refresh(check=False)
     output = output_of(result)
     assert result.returncode != 0 and "check `mltrain:alayaEndpoint`" in output, output[-3000:]
-    assert [r["id"] for r in stack.resources(JOB)] == [task["id"]], "a gateway 404 drops nothing"
+    assert [r["id"] for r in mine.resources(JOB)] == [theirs["id"]], "a gateway 404 drops nothing"
     emulator.admin.clear_faults()
 
     # Deleted in the platform: its own not-found answer drops the job from the state.
     client = AlayaClient(Settings.load({"mltrain:alayaEndpoint": emulator.url,
                                         "mltrain:alayaApiKey": emulator.alaya_api_key}, env={}))
-    client.stop_task(task["id"])
+    client.stop_task(theirs["id"])
     emulator.admin.advance(5)
-    client.delete_task(task["id"])
+    client.delete_task(theirs["id"])
     emulator.admin.advance(5)
-    stack.refresh()
-    assert stack.resources(JOB) == []
-    declare(stack, [])
-    stack.destroy()
+    mine.refresh()
+    assert mine.resources(JOB) == []
+    declare(mine, [])
+    mine.destroy()
+    assert tasks(emulator) == []

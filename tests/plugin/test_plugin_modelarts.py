@@ -1,5 +1,6 @@
-"""The native plugin with ModelArts: an algorithm and a job that runs it through preview, up, refresh,
-an in-place update, import (under a new resource name, which re-marks the job) and destroy."""
+"""The native plugin with ModelArts, one stack: an algorithm and a job that runs it through preview, up,
+refresh, an in-place update (first past its customTimeouts deadline), import (under a new resource name,
+which re-marks the job), a failing job's rollback and destroy."""
 
 from __future__ import annotations
 
@@ -43,8 +44,10 @@ def live_jobs(emulator: Any) -> list[dict[str, Any]]:
     return [j for j in emulator.admin.state()["modelarts"]["jobs"] if not j.get("deleting")]
 
 
-def test_lifecycle_and_import(emulator: Any, modelarts_plugin_stack: Callable[..., Stack]) -> None:
-    stack = modelarts_plugin_stack([ALGORITHM, job()],
+def test_lifecycle_update_deadline_import_and_rollback(emulator: Any,
+                                                      modelarts_plugin_stack: Callable[..., Stack]) -> None:
+    timed = {"customTimeouts": {"update": "3s"}}
+    stack = modelarts_plugin_stack([ALGORITHM, {**job(), **timed}],
                                    invokes={"flavors": ["mltrain:modelarts:getFlavors", {"flavor_type": "CPU"}]})
     assert change_counts(stack.preview_json()).get("create") == 3
     stack.up()
@@ -56,11 +59,26 @@ def test_lifecycle_and_import(emulator: Any, modelarts_plugin_stack: Callable[..
     stack.preview("--expect-no-changes")
     stack.refresh("--expect-no-changes")
 
-    # A description is updated in place: the same job, no replace.
-    stack.set_config("resources", json.dumps([ALGORITHM, job(description="second run")]))
+    # A description is updated in place: the same job, no replace. A 3 s customTimeouts update whose
+    # answer the platform holds back for 10 s (after applying it) fails at the forwarded deadline, not
+    # the 10-minute default; the job is kept, and the next up, with the platform answering again,
+    # converges on the declared description without a replace.
+    stack.set_config("resources", json.dumps([ALGORITHM, {**job(description="second run"), **timed}]))
     assert change_counts(stack.preview_json()).get("update") == 1
+    emulator.admin.set_faults([{"method": "PUT", "path": "/v2/*/training-jobs/*", "kind": "slow_after_commit",
+                                "seconds": 10}])
+    result = stack.up(check=False)
+    output = output_of(result)
+    assert result.returncode != 0
+    assert "no answer within the 3s deadline of updating TrainingJob" in output, output[-3000:]
+    assert "raise its timeout (customTimeouts)" in output
+    assert "Traceback" not in output
+    assert emulator.admin.requests()["faults"]["by_kind"].get("slow_after_commit", 0) >= 1
+    emulator.admin.clear_faults()
     stack.up()
-    assert [j["metadata"]["id"] for j in live_jobs(emulator)] == [out["job_id"]]
+    [after] = live_jobs(emulator)
+    assert after["metadata"]["id"] == out["job_id"], "updated in place, never replaced"
+    assert after["metadata"]["description"] == "second run"
     stack.preview("--expect-no-changes")
 
     # Forgotten by the state, imported under a new resource name: the job now carries that name's mark.
@@ -74,18 +92,13 @@ def test_lifecycle_and_import(emulator: Any, modelarts_plugin_stack: Callable[..
     assert imported["inputs"]["flavor_id"] == d.FLAVOR_CPU_8U and imported["inputs"]["description"] == "second run"
     tags = {t["key"]: t["value"] for t in api(emulator).job_tags(out["job_id"])}
     assert tags["mltrain-owner-urn"] == imported["urn"], "adopted: the mark names the importing resource"
-    stack.set_config("resources", json.dumps([ALGORITHM, job("trainer", description="second run")]))
+    trainer = job("trainer", description="second run")
+    stack.set_config("resources", json.dumps([ALGORITHM, trainer]))
     stack.preview("--expect-no-changes")
 
-    stack.destroy()
-    assert live_jobs(emulator) == [] and emulator.admin.state()["modelarts"]["algorithms"] == []
-
-
-def test_a_failed_job_is_rolled_back_not_recorded(emulator: Any,
-                                                  modelarts_plugin_stack: Callable[..., Stack]) -> None:
-    """A job that fails before it completes is deleted by the create (rollback): an error, nothing recorded."""
+    # A job that fails before it completes is deleted by the create (rollback): an error, nothing recorded.
     emulator.admin.set_settings(modelarts_fail_names="^doomed")
-    stack = modelarts_plugin_stack([ALGORITHM, job("doomed", wait_for="completed")])
+    stack.set_config("resources", json.dumps([ALGORITHM, trainer, job("doomed", wait_for="completed")]))
     result = stack.up(check=False)
     output = result.stdout + result.stderr
     assert result.returncode != 0 and "TrainingJob 'doomed-" in output, output[-3000:]
@@ -93,36 +106,9 @@ def test_a_failed_job_is_rolled_back_not_recorded(emulator: Any,
     assert "partially created" not in output, output[-3000:]
     # The job's own log lines (a Python traceback of the training script) are quoted; no provider frames.
     assert "pulumi_mltrain/" not in output and "provider/experimental" not in output, output[-3000:]
-    assert stack.resources("mltrain:modelarts:TrainingJob") == []
+    assert [r["urn"] for r in stack.resources("mltrain:modelarts:TrainingJob")] == [imported["urn"]]
     emulator.admin.advance(5)
-    assert live_jobs(emulator) == []
+    assert [j["metadata"]["id"] for j in live_jobs(emulator)] == [out["job_id"]]
+
     stack.destroy()
-
-
-def test_custom_timeout_is_the_update_deadline(emulator: Any, modelarts_plugin_stack: Callable[..., Stack]) -> None:
-    """A 3 s customTimeouts update whose answer the platform holds back for 10 s (after applying it)
-    fails at the forwarded deadline, not the 10-minute default; the job is kept, and the next up,
-    with the platform answering again, converges on the declared description without a replace."""
-    timed = {**job(description="second run"), "customTimeouts": {"update": "3s"}}
-    stack = modelarts_plugin_stack([ALGORITHM, {**job(), "customTimeouts": {"update": "3s"}}])
-    stack.up()
-    [before] = live_jobs(emulator)
-    stack.set_config("resources", json.dumps([ALGORITHM, timed]))
-    emulator.admin.set_faults([{"method": "PUT", "path": "/v2/*/training-jobs/*", "kind": "slow_after_commit",
-                                "seconds": 10}])
-    result = stack.up(check=False)
-    output = output_of(result)
-    assert result.returncode != 0
-    assert "no answer within the 3s deadline of updating TrainingJob" in output, output[-3000:]
-    assert "raise its timeout (customTimeouts)" in output
-    assert "Traceback" not in output
-    assert emulator.admin.requests()["faults"]["by_kind"].get("slow_after_commit", 0) >= 1
-
-    emulator.admin.clear_faults()
-    stack.up()
-    [after] = live_jobs(emulator)
-    assert after["metadata"]["id"] == before["metadata"]["id"], "updated in place, never replaced"
-    assert after["metadata"]["description"] == "second run"
-    stack.preview("--expect-no-changes")
-    stack.destroy()
-    assert live_jobs(emulator) == []
+    assert live_jobs(emulator) == [] and emulator.admin.state()["modelarts"]["algorithms"] == []

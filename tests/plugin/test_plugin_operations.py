@@ -14,69 +14,63 @@ from plugin_support import RAW, alaya_job, declare, managed, on_path, output_of,
 
 from pulumi_mltrain.emulator import EmulatorServer
 from pulumi_mltrain.emulator import defaults as d
-from support.pulumi_cli import Stack
+from support.pulumi_cli import Stack, change_counts
 from support.stacks import alaya_task_ids
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 
-def test_custom_timeout_is_the_create_deadline(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:
+def test_custom_timeouts_are_the_create_and_delete_deadlines(emulator: Any,
+                                                             alaya_plugin_stack: Callable[..., Stack]) -> None:
     """A 4 s customTimeouts create cannot see the task run (it needs 60 s): the create fails within the
     forwarded deadline (not the 20-minute default) and keeps the task, recorded in the state as
-    partially created; the next up takes it over, and destroy removes it."""
+    partially created. A destroy of a second such resource removes its task; the next up takes the
+    first one over. A 3 s customTimeouts delete cannot see that task gone (the platform keeps it
+    DELETING for 60 s): destroy fails within the forwarded deadline and keeps the job in the state
+    (nothing is dropped while the platform still shows it); the next destroy, once the platform is
+    done, removes it."""
     emulator.admin.set_settings(task_state_delay=60)
-    job = {**alaya_job(wait_for="running"), "customTimeouts": {"create": "4s"}}
-    stack = alaya_plugin_stack([job])
+    job = {**alaya_job(wait_for="running"), "customTimeouts": {"create": "4s", "delete": "3s"}}
+    abandoned = {**alaya_job("abandoned", wait_for="running"), "customTimeouts": {"create": "3s"}}
+    stack = alaya_plugin_stack([job, abandoned])
     result = stack.up(check=False)
     output = output_of(result)
     assert result.returncode != 0
     assert "raise the timeout with customTimeouts" in output and "was NOT deleted" in output, output[-3000:]
     assert "recorded in the state as partially created" in output
     assert "Traceback" not in output
-    [task] = tasks(emulator)
-    [partial] = stack.resources("mltrain:alaya:TrainingJob")
-    assert partial["id"] == task["id"] and partial.get("initErrors"), partial
+    partial = {r["urn"].rsplit("::", 1)[-1]: r for r in stack.resources("mltrain:alaya:TrainingJob")}
+    assert sorted(t["id"] for t in tasks(emulator)) == sorted(r["id"] for r in partial.values())
+    assert all(r.get("initErrors") for r in partial.values()), partial
 
+    # A partially created resource is destroyed like any other: its task goes, the state forgets it.
+    stack.destroy("--target", partial["abandoned"]["urn"])
+    assert [t["id"] for t in tasks(emulator)] == [partial["job"]["id"]]
+    assert [r["id"] for r in stack.resources("mltrain:alaya:TrainingJob")] == [partial["job"]["id"]]
+
+    declare(stack, [job])
     emulator.admin.set_settings(task_state_delay=0.2)
     emulator.admin.advance(60)
     stack.up()
-    assert [t["id"] for t in tasks(emulator)] == [task["id"]] == [stack.outputs()["job_id"]], "taken over, no orphan"
+    task_id = partial["job"]["id"]
+    assert [t["id"] for t in tasks(emulator)] == [task_id] == [stack.outputs()["job_id"]], "taken over, no orphan"
     [done] = stack.resources("mltrain:alaya:TrainingJob")
     assert not done.get("initErrors") and "__mltrain_partial" not in done["outputs"], done
     assert done["outputs"].get("adopt_id") is None, "the take-over is not written into the inputs"
     stack.preview("--expect-no-changes")
-    stack.destroy()
-    assert tasks(emulator) == []
 
-
-def test_custom_timeout_is_the_delete_deadline(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:
-    """A 3 s customTimeouts delete cannot see the task gone (the platform keeps it DELETING for 60 s):
-    destroy fails within the forwarded deadline and keeps the job in the state (nothing is dropped
-    while the platform still shows it); the next destroy, once the platform is done, removes it."""
     emulator.admin.set_settings(delete_delay=60)
-    stack = alaya_plugin_stack([{**alaya_job(), "customTimeouts": {"delete": "3s"}}])
-    stack.up()
-    [task] = tasks(emulator)
     result = stack.destroy(check=False)
     output = output_of(result)
     assert result.returncode != 0
     assert "raise the timeout with customTimeouts" in output and "Traceback" not in output, output[-3000:]
     assert "after 3s" in output, "the forwarded 3 s, not the 20-minute default"
     [kept] = stack.resources("mltrain:alaya:TrainingJob")
-    assert kept["id"] == task["id"], "the job stays in the state while the platform still has it"
+    assert kept["id"] == task_id, "the job stays in the state while the platform still has it"
 
     emulator.admin.advance(61)
     stack.destroy()
     assert emulator.admin.state()["alaya"]["tasks"] == [] and stack.resources("mltrain:alaya:TrainingJob") == []
-
-
-def test_destroy_after_a_partial_create(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:
-    emulator.admin.set_settings(task_state_delay=60)
-    stack = alaya_plugin_stack([{**alaya_job(wait_for="running"), "customTimeouts": {"create": "3s"}}])
-    assert stack.up(check=False).returncode != 0
-    assert len(tasks(emulator)) == 1
-    stack.destroy()
-    assert tasks(emulator) == [] and stack.resources("mltrain:alaya:TrainingJob") == []
 
 
 def test_twenty_waiting_creates_run_at_once(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:
@@ -114,15 +108,15 @@ def test_two_explicit_providers_and_a_move(emulator: Any, second_account: Emulat
     out = stack.outputs()
     assert alaya_task_ids(emulator.url) == [out["a_id"]] and alaya_task_ids(second_account.url) == [out["b_id"]]
     assert d.DEFAULT_ALAYA_API_KEY not in json.dumps(stack.export()), "provider credentials stay secret"
-    stack.preview("--expect-no-changes")
 
-    # `a` moves to the second account: a replace (the account identity in its state changed).
+    # `a` moves to the second account: a replace (the account identity in its state changed); nothing
+    # else changes (the providers and `b` are as the up left them).
     jobs["a"] = "two"
     stack.set_config("resources", json.dumps(declared()))
     preview = stack.preview_json()
     ops = {s["urn"].rsplit("::", 1)[-1]: s["op"] for s in preview["steps"]}
     assert ops.get("a") in ("replace", "delete-replaced", "create-replacement"), ops
-    assert ops.get("b", "same") == "same", ops
+    assert change_counts(preview) == {"replace": 1, "same": 4}, preview["changeSummary"]  # stack, one, two, b
     stack.up()
     moved = stack.outputs()["a_id"]
     assert alaya_task_ids(emulator.url) == [], "the old account keeps nothing"

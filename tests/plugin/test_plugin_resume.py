@@ -4,13 +4,14 @@ back, as in a fresh create. Each stack holds the dynamic (`dyn-*`) and the plugi
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_support import declare, on_path, output_of
+from plugin_support import on_path, output_of
 
 from pulumi_mltrain.emulator import defaults as d
 from support import stacks
@@ -25,10 +26,8 @@ NAMES = ("dyn-ok", "dyn-bad", "plug-ok", "plug-bad")
 
 def both_forms(stack: Stack, platform: str, jobs: dict[str, Any], create_timeout: str | None = None) -> Stack:
     on_path(stack)
-    stack.set_config("platform", platform)
-    declare(stack, [], jobs=jobs)
-    if create_timeout:
-        stack.set_config("createTimeout", create_timeout)
+    stack.set_config_all({"resources": "[]", "jobs": json.dumps(jobs), "platform": platform,
+                          **({"createTimeout": create_timeout} if create_timeout else {})})
     return stack
 
 

@@ -38,8 +38,7 @@ def live_tasks(emulator: Any) -> list[dict[str, Any]]:
 
 def test_yaml_program_up_preview_replace_destroy(emulator: Any, tmp_path: Path) -> None:
     stack = yaml_stack(tmp_path)
-    stack.set_config("alayaEndpoint", emulator.url)
-    stack.set_config("alayaApiKey", emulator.alaya_api_key, secret=True)
+    stack.set_config_all({"alayaEndpoint": emulator.url}, {"alayaApiKey": emulator.alaya_api_key})
 
     stack.up()
     outputs = stack.outputs()
@@ -70,8 +69,7 @@ def test_yaml_program_is_typed_by_the_plugin_schema(emulator: Any, tmp_path: Pat
     stack = yaml_stack(tmp_path)
     program = stack.workdir / "Pulumi.yaml"
     program.write_text(program.read_text().replace("worker_count: 2", "worker_cnt: 2"))
-    stack.set_config("alayaEndpoint", emulator.url)
-    stack.set_config("alayaApiKey", emulator.alaya_api_key, secret=True)
+    stack.set_config_all({"alayaEndpoint": emulator.url}, {"alayaApiKey": emulator.alaya_api_key})
 
     result = stack.preview(check=False)
     output = result.stdout + result.stderr

@@ -28,22 +28,20 @@ HF_TOKEN = "hf_SECRETsecretSECRET0123456789abcdefXYZ"
 
 def make_stack(emulator: Any, tmp_path: Path, program: str) -> Stack:
     stack = Stack.from_project(PROGRAMS / program, tmp_path)
-    configure(stack, emulator)
-    if program == "compliant":
-        stack.set_config("hfToken", HF_TOKEN, secret=True)
+    configure(stack, emulator, secrets={"hfToken": HF_TOKEN} if program == "compliant" else None)
     return stack
 
 
-def configure(stack: Stack, emulator: Any) -> None:
-    """The `mltrain:` settings of the default provider (dynamic or plugin) for the emulator."""
-    stack.set_config("mltrain:alayaEndpoint", emulator.url)
-    stack.set_config("mltrain:alayaApiKey", defaults.DEFAULT_ALAYA_API_KEY, secret=True)
-    stack.set_config("mltrain:requestTimeout", "5")
-    for key, value in {"huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
-                       "huaweiProjectName": defaults.DEFAULT_PROJECT_NAME, "huaweiUser": defaults.DEFAULT_IAM_USER,
-                       "huaweiDomain": defaults.DEFAULT_IAM_DOMAIN}.items():
-        stack.set_config(f"mltrain:{key}", value)
-    stack.set_config("mltrain:huaweiPassword", defaults.DEFAULT_IAM_PASSWORD, secret=True)
+def configure(stack: Stack, emulator: Any, plain: dict[str, str] | None = None,
+              secrets: dict[str, str] | None = None) -> None:
+    """The `mltrain:` settings of the default provider (dynamic or plugin) for the emulator, and the
+    program's own `plain` and `secrets` keys: one `config set-all`."""
+    settings = {"alayaEndpoint": emulator.url, "requestTimeout": "5", "huaweiIamEndpoint": emulator.url,
+                "modelartsEndpoint": emulator.url, "huaweiProjectName": defaults.DEFAULT_PROJECT_NAME,
+                "huaweiUser": defaults.DEFAULT_IAM_USER, "huaweiDomain": defaults.DEFAULT_IAM_DOMAIN}
+    credentials = {"alayaApiKey": defaults.DEFAULT_ALAYA_API_KEY, "huaweiPassword": defaults.DEFAULT_IAM_PASSWORD}
+    stack.set_config_all({**{f"mltrain:{k}": v for k, v in settings.items()}, **(plain or {})},
+                         {**{f"mltrain:{k}": v for k, v in credentials.items()}, **(secrets or {})})
 
 
 def preview(stack: Stack, tmp_path: Path, config: dict[str, Any] | None = None) -> subprocess.CompletedProcess[str]:
@@ -220,10 +218,9 @@ def forms_stack(emulator: Any, home: Path, form: str) -> Stack:
         stack.run("stack", "init", stack.name)
     else:
         stack = Stack.from_project(PROGRAMS / "forms", home)
-        stack.set_config("form", form)
     # The engine finds pulumi-resource-mltrain on PATH, as an installed wheel's console script.
     stack.env_extra["PATH"] = os.pathsep.join([str(BIN), str(VENV / "bin"), os.environ.get("PATH", "")])
-    configure(stack, emulator)
+    configure(stack, emulator, {} if form == "yaml" else {"form": form})
     return stack
 
 

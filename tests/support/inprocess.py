@@ -15,7 +15,7 @@ from pulumi_mltrain.config import Settings
 from pulumi_mltrain.modelarts import iam
 from pulumi_mltrain.resource import MltrainProvider
 
-P = TypeVar("P", bound=MltrainProvider[Any])
+P = TypeVar("P", bound=MltrainProvider)
 
 # The settings every stack of tests/support/stacks.py sets.
 BASE_CONFIG = {"mltrain:requestTimeout": "5", "mltrain:maxRetries": "3", "mltrain:ambiguityGrace": "5"}
@@ -37,15 +37,20 @@ def modelarts_config(emulator: Any) -> dict[str, str]:
 def fresh_process() -> None:
     """Forget what a provider process caches (tokens, catalogues): each command starts a new one."""
     iam.forget_tokens()
-    cache.forget()
+    cache._cache.clear()
+
+
+def settings(platform: str, emulator: Any, **config: str) -> Settings:
+    """The settings `stacks.alaya_stack`/`stacks.modelarts_stack` give a stack of `platform`, plus `config`."""
+    platform_config = alaya_config(emulator) if platform == "alaya" else modelarts_config(emulator)
+    return Settings.load({**platform_config, **BASE_CONFIG, **config}, env={})
 
 
 def configured(provider: P, platform: str, emulator: Any, **config: str) -> P:
-    """`provider` with the settings `stacks.alaya_stack`/`stacks.modelarts_stack` give a stack, plus
-    `config`; a fresh process's view: no cached token, no cached catalogue."""
+    """`provider` with `settings(platform, emulator, **config)`; a fresh process's view: no cached
+    token, no cached catalogue."""
     fresh_process()
-    platform_config = alaya_config(emulator) if platform == "alaya" else modelarts_config(emulator)
-    provider.handler.configure(Settings.load({**platform_config, **BASE_CONFIG, **config}, env={}))
+    provider.handler.configure(settings(platform, emulator, **config))
     return provider
 
 
@@ -82,7 +87,7 @@ class Created:
     (delete-before-replace, as the providers ask) delete and create again.
     """
 
-    def __init__(self, provider: MltrainProvider[Any], props: dict[str, Any], name: str | None = "job") -> None:
+    def __init__(self, provider: MltrainProvider, props: dict[str, Any], name: str | None = "job") -> None:
         self.provider = provider
         self.declared = {**OWNER, **({} if name is None else {"name": name}), **props}
         self.inputs = checked(provider, self.declared)

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from pulumi_mltrain.config import Settings
 from pulumi_mltrain.emulator import EmulatorHandle
 from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.modelarts import iam
 from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+from support import inprocess
 
 
 @pytest.fixture(autouse=True)
@@ -25,27 +25,13 @@ def quick(emulator: EmulatorHandle) -> Iterator[None]:
 
 
 @pytest.fixture
-def settings(emulator: EmulatorHandle) -> Settings:
-    return Settings.load({
-        "mltrain:huaweiIamEndpoint": emulator.url, "mltrain:modelartsEndpoint": emulator.url,
-        "mltrain:huaweiProjectName": emulator.project_name, "mltrain:huaweiUser": emulator.iam_user,
-        "mltrain:huaweiDomain": emulator.iam_domain, "mltrain:huaweiPassword": emulator.iam_password,
-        "mltrain:maxRetries": "2",
-    }, env={})
+def jobs(emulator: EmulatorHandle) -> TrainingJobProvider:
+    return inprocess.configured(TrainingJobProvider(), "modelarts", emulator, **{"mltrain:maxRetries": "2"})
 
 
 @pytest.fixture
-def jobs(settings: Settings) -> TrainingJobProvider:
-    provider = TrainingJobProvider()
-    provider.handler.configure(settings)
-    return provider
-
-
-@pytest.fixture
-def algorithms(settings: Settings) -> AlgorithmProvider:
-    provider = AlgorithmProvider()
-    provider.handler.configure(settings)
-    return provider
+def algorithms(emulator: EmulatorHandle) -> AlgorithmProvider:
+    return inprocess.configured(AlgorithmProvider(), "modelarts", emulator, **{"mltrain:maxRetries": "2"})
 
 
 OWNER = {"__mltrain_stack": "st-unit", "__mltrain_urn": "urn:pulumi:test::unit::pulumi-python:dynamic/x:Y::job"}
@@ -160,7 +146,7 @@ def test_adoption_marks_the_job_as_ours(emulator: EmulatorHandle, jobs: Training
         jobs.create(checked(jobs, job_props()))  # by name: not ours
     adopted = jobs.create(checked(jobs, job_props(adopt_id=first.id)))
     assert adopted.id == first.id
-    tags = {t["key"]: t["value"] for t in jobs.handler.api().job_tags(first.id)}
+    tags = {t["key"]: t["value"] for t in jobs.api().job_tags(first.id)}
     assert tags == {"mltrain-owner-stack": "st-unit", "mltrain-owner-urn": OWNER["__mltrain_urn"]}
     again = jobs.create(checked(jobs, job_props()))  # an interrupted run's look-up now finds it as ours
     assert again.id == first.id and len(live(emulator)) == 1
@@ -181,7 +167,7 @@ def test_adoption_waits_and_leaves_a_failed_job(emulator: EmulatorHandle, jobs: 
     text = str(caught.value)
     assert "ended Failed before it was completed" in text and "so it was not deleted" in text, text
     assert sorted(j["metadata"]["id"] for j in live(emulator)) == sorted([good.id, doomed.id])
-    assert not any(t["key"].startswith("mltrain-owner") for t in jobs.handler.api().job_tags(doomed.id))
+    assert not any(t["key"].startswith("mltrain-owner") for t in jobs.api().job_tags(doomed.id))
 
 
 def test_adoption_fixes_only_the_description(emulator: EmulatorHandle, jobs: TrainingJobProvider,
@@ -195,7 +181,7 @@ def test_adoption_fixes_only_the_description(emulator: EmulatorHandle, jobs: Tra
 def test_refresh_reports_description_drift_and_deletion(emulator: EmulatorHandle, jobs: TrainingJobProvider,
                                                         job_props: Callable[..., dict[str, Any]]) -> None:
     created = jobs.create(checked(jobs, job_props(description="mine")))
-    jobs.handler.api().update_job_description(created.id, "changed in the console")
+    jobs.api().update_job_description(created.id, "changed in the console")
     read = jobs.read(created.id, created.outs)
     assert read.inputs["description"] == "changed in the console"
     assert read.outs["description"] == "changed in the console"

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from pulumi_mltrain.config import Settings
 from pulumi_mltrain.emulator import EmulatorHandle
 from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.errors import ApiError
 from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+from support import inprocess
 from support.runs import assert_end_is_start_plus_duration, moment
 
 OWNER = {"__mltrain_stack": "st-unit", "__mltrain_urn": "urn:pulumi:test::unit::pulumi-python:dynamic/x:Y::job"}
@@ -37,14 +37,7 @@ def quick(emulator: EmulatorHandle) -> Iterator[None]:
 
 @pytest.fixture
 def jobs(emulator: EmulatorHandle) -> TrainingJobProvider:
-    provider = TrainingJobProvider()
-    provider.handler.configure(Settings.load({
-        "mltrain:huaweiIamEndpoint": emulator.url, "mltrain:modelartsEndpoint": emulator.url,
-        "mltrain:huaweiProjectName": emulator.project_name, "mltrain:huaweiUser": emulator.iam_user,
-        "mltrain:huaweiDomain": emulator.iam_domain, "mltrain:huaweiPassword": emulator.iam_password,
-        "mltrain:maxRetries": "2",
-    }, env={}))
-    return provider
+    return inprocess.configured(TrainingJobProvider(), "modelarts", emulator, **{"mltrain:maxRetries": "2"})
 
 
 def props(**changes: Any) -> dict[str, Any]:
@@ -121,7 +114,7 @@ def test_created_as_huawei_writes_it_read_back_without_drift(emulator: EmulatorH
 
 def test_the_emulator_checks_shapes_as_the_platform_would(jobs: TrainingJobProvider) -> None:
     declared = {k: v for k, v in props(**NEW_FIELDS).items() if k not in OWNER}
-    body = jobs.handler.spec_type.model_validate(declared).wire()
+    body = jobs.spec_type.model_validate(declared).wire()
     cases = {
         "spec.notification.events": lambda b: b["spec"]["notification"].update(events=["JobExploded"]),
         "spec.notification.topic_urn": lambda b: b["spec"]["notification"].update(topic_urn="nope"),
@@ -141,7 +134,7 @@ def test_the_emulator_checks_shapes_as_the_platform_would(jobs: TrainingJobProvi
                "metadata": {**body["metadata"], "annotations": dict(body["metadata"]["annotations"])}}
         spoil(bad)
         with pytest.raises(ApiError) as err:
-            jobs.handler.api().create_job(bad)
+            jobs.api().create_job(bad)
         assert err.value.http_status == 400 and words in str(err.value), (words, str(err.value))
 
 
