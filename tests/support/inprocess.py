@@ -37,7 +37,7 @@ def modelarts_config(emulator: Any) -> dict[str, str]:
 def fresh_process() -> None:
     """Forget what a provider process caches (tokens, catalogues): each command starts a new one."""
     iam.forget_tokens()
-    cache._cache.clear()
+    cache.forget()
 
 
 def settings(platform: str, emulator: Any, **config: str) -> Settings:

@@ -114,7 +114,7 @@ def test_created_as_huawei_writes_it_read_back_without_drift(emulator: EmulatorH
 
 def test_the_emulator_checks_shapes_as_the_platform_would(jobs: TrainingJobProvider) -> None:
     declared = {k: v for k, v in props(**NEW_FIELDS).items() if k not in OWNER}
-    body = jobs.spec_type.model_validate(declared).wire()
+    body = jobs.handler.spec_type.model_validate(declared).wire()
     cases = {
         "spec.notification.events": lambda b: b["spec"]["notification"].update(events=["JobExploded"]),
         "spec.notification.topic_urn": lambda b: b["spec"]["notification"].update(topic_urn="nope"),
@@ -134,7 +134,7 @@ def test_the_emulator_checks_shapes_as_the_platform_would(jobs: TrainingJobProvi
                "metadata": {**body["metadata"], "annotations": dict(body["metadata"]["annotations"])}}
         spoil(bad)
         with pytest.raises(ApiError) as err:
-            jobs.api().create_job(bad)
+            jobs.handler.api().create_job(bad)
         assert err.value.http_status == 400 and words in str(err.value), (words, str(err.value))
 
 
