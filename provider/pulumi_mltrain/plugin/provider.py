@@ -195,6 +195,7 @@ class MltrainPlugin(p.Provider):
         props, _ = sdk.plain(request.properties)
         await sdk.run_sync(lambda: handler.delete(request.resource_id, props, timeout=request.timeout))
 
+
 def provider_variables(request: p.ConfigureRequest) -> dict[str, str]:
     """The provider's settings as `mltrain:<key>` strings, as the stack config writes them: from its
     typed arguments, else from the variables (which the engine names `mltrain:config:<key>`)."""
