@@ -34,6 +34,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 BIN = ROOT / ".tools" / "bin"
 VENV = ROOT / ".venv"
+# The programs' environment: the project's runtime dependencies only, as in a user's infra repo.
+PROGRAMS_VENV = ROOT / ".venv-programs"
 PASSPHRASE = "mltrain-test"
 SECRET_SIG = "4dabf18193072939515e22adad3ad1c4"
 
@@ -82,11 +84,11 @@ class Stack:
 
     @classmethod
     def from_project(cls, project: Path, home: Path, *, name: str = "test", main: str | None = None) -> Stack:
-        """Copy `project` (a folder with Pulumi.yaml) under `home`, pointing it at the repo's venv."""
+        """Copy `project` (a folder with Pulumi.yaml) under `home`, pointing it at the programs' venv."""
         workdir = home / "project"
         shutil.copytree(project, workdir, ignore=shutil.ignore_patterns("Pulumi.*.yaml", "__pycache__"))
         spec = yaml.safe_load((workdir / "Pulumi.yaml").read_text())
-        spec["runtime"] = {"name": "python", "options": {"toolchain": "pip", "virtualenv": str(VENV)}}
+        spec["runtime"] = {"name": "python", "options": {"toolchain": "pip", "virtualenv": str(PROGRAMS_VENV)}}
         if main:
             spec["main"] = main
         (workdir / "Pulumi.yaml").write_text(yaml.safe_dump(spec))
