@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,13 +43,13 @@ def failed(stack: Stack, *command: str) -> str:
     return output
 
 
-def both_platforms(emulator: EmulatorHandle, home: Path) -> Stack:
+def both_platforms(emulator: EmulatorHandle, home: Path, **config: Any) -> Stack:
     huawei = {f"mltrain:{key}": value for key, value in {
         "huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
         "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
         "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items()}
     return stacks.alaya_stack(emulator, home, PROGRAM, {"mltrain:huaweiPassword": emulator.iam_password},
-                              job=stacks.alaya_job_args(), algorithm=ALGORITHM, **huawei)
+                              **{"job": stacks.alaya_job_args(), "algorithm": ALGORITHM, **huawei, **config})
 
 
 def forbid(emulator: EmulatorHandle, *rules: tuple[str, str]) -> None:
@@ -57,18 +58,21 @@ def forbid(emulator: EmulatorHandle, *rules: tuple[str, str]) -> None:
 
 
 def test_every_operation_fails_with_one_readable_message(emulator: EmulatorHandle, tmp_path: Path) -> None:
-    stack = both_platforms(emulator, tmp_path)
+    stack = both_platforms(emulator, tmp_path, job=stacks.alaya_job_args(
+        worker_count=0, priority=9, storage_mounts=[{**MOUNT, "mount_path": "mnt/datasets"}]))
 
-    # check: a relative mount path is a failure naming the resource and the field (the preview stops
-    # at the first failing resource, so only one input is bad)
-    stack.set_config("mount", json.dumps({**MOUNT, "mount_path": "mnt/datasets"}))
+    # check: each bad input is a failure naming the resource and the field (the preview stops at the
+    # first failing resource, so only the task's inputs are bad; was also
+    # test_alaya_engine.py::test_a_preview_names_bad_fields, whose reasons test_check_names_bad_fields holds)
     output = failed(stack, "preview")
-    assert re.search(r"StorageMount resource 'data': property mount_path .* StorageMount: mount_path .*absolute",
-                     output), output
+    for field in ("worker_count", "priority", r"storage_mounts\[0\]\.mount_path"):
+        assert re.search(rf"TrainingJob resource 'job': property {field} .* TrainingJob: {field} ", output), \
+            (field, output)
+    assert re.search(r"property storage_mounts\[0\]\.mount_path .*absolute", output), output
 
     # create: the platform refuses the task's create; the mount and the algorithm are created (the
     # engine goes on after the error)
-    stack.set_config("mount", json.dumps(MOUNT))
+    stack.set_config_all({"mount": json.dumps(MOUNT), "job": json.dumps(stacks.alaya_job_args())})
     forbid(emulator, ("POST", "/v1/subscription/training/create"))
     output = failed(stack, "up", "--yes", "--skip-preview", "--continue-on-error")
     assert refused(output, "TrainingJob") and "(POST /v1/subscription/training/create)" in output, output
