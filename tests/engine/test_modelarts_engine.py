@@ -170,6 +170,24 @@ def test_a_failing_job_is_a_clear_error_and_leaves_nothing(emulator: EmulatorHan
     assert jobs(emulator) == []
 
 
+def test_a_failed_jobs_error_ends_with_its_log_and_events(emulator: EmulatorHandle) -> None:
+    """The error of a 2-node job that fails during `up` ends with the last log lines of each task and the
+    job's events, read before the roll-back (was
+    test_functions.py::test_a_failed_job_error_ends_with_its_log_and_events; that the engine prints a
+    create's error as it is: test_errors.py)."""
+    emulator.admin.set_settings(modelarts_fail_names="^doomed")
+    providers = Providers(emulator)
+    inputs = providers.job_inputs(providers.algorithm(), name="doomed-fn", node_count=2, wait_for="completed")
+    with pytest.raises(MltrainError) as failed:
+        providers.jobs.create(inputs)  # raises: the engine records nothing
+    output = str(failed.value)
+    assert "ended Failed before it was completed" in output
+    assert "Last log lines of worker-0:" in output and "Last log lines of worker-1:" in output
+    assert "RuntimeError: emulated failure: worker-0 exited with code 1" in output
+    assert "Last events:" in output and "Error Job Failed" in output
+    assert jobs(emulator) == [], "rolled back after its logs were read"
+
+
 def test_token_expiry_mid_run_is_transparent(emulator: EmulatorHandle) -> None:
     providers = Providers(emulator)
     inputs = providers.job_inputs(providers.algorithm(), wait_for="running")
