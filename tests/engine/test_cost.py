@@ -1,5 +1,6 @@
-"""GPUs and cost from the platforms' catalogues, known at preview: the outputs in `pulumi preview --json`
-of a new stack, and the policy pack's GPU-hour budget computed from them (`--policy-pack`)."""
+"""GPUs and cost from the platforms' catalogues, known at preview: the inputs and exports that
+`pulumi preview --diff` shows for a new stack, and the policy pack's GPU-hour budget computed from them
+(`--policy-pack`), in one preview; without credentials, the pack's own map, in another."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from typing import Any
 
 import pytest
 
+from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.emulator import EmulatorHandle
-from support import stacks
+from support import inprocess, stacks
 from support.pulumi_cli import ROOT, Stack
-
-pytestmark = pytest.mark.engine
+from support.stacks import alaya_job_args
 
 PROGRAM = ROOT / "tests" / "engine" / "programs" / "cost"
 PACK = ROOT / "policy"
@@ -37,32 +38,32 @@ def cost_stack(emulator: EmulatorHandle, tmp_path: Path, *, credentials: bool = 
     return stack
 
 
-def job_steps(preview: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """resource name -> the checked inputs the preview shows for the job it would create."""
-    return {s["urn"].rsplit("::", 1)[-1]: s["newState"]["inputs"] for s in preview["steps"]
-            if s["urn"].split("::")[-2].endswith(":TrainingJob")}
+def shown_inputs(output: str, name: str) -> dict[str, Any]:
+    """The top-level inputs `pulumi preview --diff` shows for the resource `name` it would create."""
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("[urn=")
+                 and line.strip().endswith(f"::{name}]"))
+    shown: dict[str, Any] = {}
+    for line in lines[start + 1:]:
+        text = line.strip()
+        if text.startswith(("+ ", "~ ", "- ", "[urn=", "--outputs:--")):
+            break
+        key, sep, value = text.partition(":")
+        try:  # numbers, strings and booleans as JSON; `[unknown]` and nested values stay text
+            shown[key.strip()] = json.loads(value) if sep else None
+        except ValueError:
+            shown[key.strip()] = value.strip()
+    return shown
 
 
-def test_gpu_and_cost_outputs_are_known_in_the_preview_of_a_new_stack(
+@pytest.mark.engine
+def test_gpus_cost_and_the_budget_are_known_in_the_preview_of_a_new_stack(
         emulator: EmulatorHandle, tmp_path: Path) -> None:
-    stack = cost_stack(emulator, tmp_path)
-    preview = stack.preview_json()
-    jobs = job_steps(preview)
-    assert {k: jobs["sft"].get(k) for k in ALAYA} == ALAYA, jobs["sft"]
-    assert {k: jobs["vision"].get(k) for k in MODELARTS} == MODELARTS, jobs["vision"]
-    # The program's exports of them are known too: the preview shows values, not output<...>.
-    shown = stack.preview().stdout
-    exported = shown[shown.index("--outputs:--", shown.index("pulumi:pulumi:Stack")):]
-    exported = exported[:exported.index("\n+ ")] if "\n+ " in exported else exported
-    assert "output<" not in exported, exported
-    for line in ["cost_per_hour: 160", "gpu_count    : 16", "gpus_per_node: 8",
-                 'billing_code : "modelarts.vm.gpu.8v100"']:
-        assert line in exported, (line, exported)
-    assert not emulator.admin.state()["alaya"]["tasks"], "a preview creates nothing"
-
-
-def test_budget_violation_is_computed_from_the_catalogue(emulator: EmulatorHandle, tmp_path: Path) -> None:
-    """The pack's own map says PRD-TRAIN-1 has 1 GPU and 8*V100 has 2; the catalogue's 8 and 8 count."""
+    """One `pulumi preview --diff --policy-pack` of a new stack: the jobs' GPUs and cost from the catalogues
+    are known (in their inputs and in the program's exports, no output<...>), and the pack's GPU-hour budget
+    is computed from them, not from its own map (PRD-TRAIN-1 has 1 GPU and 8*V100 has 2 there). Was
+    test_gpu_and_cost_outputs_are_known_in_the_preview_of_a_new_stack and
+    test_budget_violation_is_computed_from_the_catalogue (its 4-node figures: test_four_nodes_double_the_figures)."""
     stack = cost_stack(emulator, tmp_path)
     config = tmp_path / "policy-config.json"
     config.write_text(json.dumps({"gpu-hours-budget": {
@@ -70,6 +71,24 @@ def test_budget_violation_is_computed_from_the_catalogue(emulator: EmulatorHandl
     result = stack.preview("--policy-pack", str(PACK), "--policy-pack-config", str(config), check=False)
     output = result.stdout + result.stderr
     assert result.returncode != 0, output[-3000:]
+
+    # Known at preview: each job's GPUs and cost ...
+    sft, vision = shown_inputs(result.stdout, "sft"), shown_inputs(result.stdout, "vision")
+    assert {k: sft.get(k) for k in ALAYA} == ALAYA, sft
+    assert {k: vision.get(k) for k in MODELARTS} == MODELARTS, vision
+    # ... and the program's exports of them: the preview shows values, not output<...>.
+    shown = result.stdout
+    exported = shown[shown.index("--outputs:--", shown.index("pulumi:pulumi:Stack")):]
+    exported = exported[:exported.index("\n+ ")] if "\n+ " in exported else exported
+    exported = exported[:exported.index("mltrain-policies@")] if "mltrain-policies@" in exported else exported
+    assert "output<" not in exported, exported
+    alaya_block = exported[exported.index("alaya    : {"):exported.index("modelarts: {")]
+    for line in ["cost_per_hour: 160", "gpu_count    : 16", "gpus_per_node: 8"]:
+        assert line in alaya_block, (line, exported)
+    for line in ['billing_code : "modelarts.vm.gpu.8v100"', "gpu_count    : 16", "gpus_per_node: 8"]:
+        assert line in exported[exported.index("modelarts: {"):], (line, exported)
+
+    # The budget, from the catalogue's figures.
     assert "gpu-hours-budget" in output
     for text in ["480 GPU-hours exceed the budget of 400 GPU-hours (maxGpuHours)",
                  "alaya:TrainingJob 'sft': PRD-TRAIN-1 8 GPU/node (catalogue) x 2 nodes x 24 h = 384 GPU-h; "
@@ -77,13 +96,19 @@ def test_budget_violation_is_computed_from_the_catalogue(emulator: EmulatorHandl
                  "modelarts:TrainingJob 'vision': modelarts.vm.gpu.8v100 8 GPU/node (catalogue) x 2 nodes x 6 h "
                  "= 96 GPU-h"]:
         assert text in output, text
-
-    # Four nodes double the Alaya figures: still from the catalogue, at preview.
-    stack.set_config("workers", "4")
-    jobs = job_steps(stack.preview_json())
-    assert {k: jobs["sft"].get(k) for k in ALAYA} == {"gpus_per_node": 8, "gpu_count": 32, "cost_per_hour": 320.0}
+    assert not emulator.admin.state()["alaya"]["tasks"], "a preview creates nothing"
 
 
+def test_four_nodes_double_the_figures(emulator: EmulatorHandle) -> None:
+    """The figures follow the node count, still from the catalogue, at check (what a preview shows):
+    the cost program's task with `workers` 4."""
+    provider = inprocess.configured(AlayaJobs(), "alaya", emulator)
+    inputs = inprocess.checked(provider, {**inprocess.OWNER, "name": "sft", **alaya_job_args(
+        product_code="PRD-TRAIN-1", worker_count=4, timeout_hours=24, max_retry_count=1)})
+    assert {k: inputs.get(k) for k in ALAYA} == {"gpus_per_node": 8, "gpu_count": 32, "cost_per_hour": 320.0}
+
+
+@pytest.mark.engine
 def test_without_credentials_the_budget_falls_back_to_the_pack_and_says_so(
         emulator: EmulatorHandle, tmp_path: Path) -> None:
     stack = cost_stack(emulator, tmp_path, credentials=False)

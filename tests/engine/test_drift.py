@@ -4,13 +4,13 @@ records the platform's values, preview plans the repair and `up` puts the declar
 The fields come from the specs: a test fails when a spec gains a remote field that it does not patch.
 What a refresh records (`read`) and what the repair is (`check`, `diff`, `update` or delete and create)
 is the provider's own logic, so every resource's case runs in-process against the emulator. The engine
-keeps one refresh-and-repair run per platform: the Alaya NeW job, and one ModelArts stack holding a job
-(replaced) and an algorithm (updated in place).
+keeps one refresh-and-repair run per platform, in the stack of each platform's engine test (they use the
+patches and checks of this file): the Alaya NeW job in
+test_alaya_engine.py::test_alaya_stack_lifecycle_secrets_drift_and_a_refused_key, and a ModelArts job
+(replaced) and an algorithm (updated in place) in test_modelarts_engine.py::test_modelarts_stack_lifecycle.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import httpx
 import pytest
@@ -25,12 +25,8 @@ from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider, AlgorithmSpec
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from pulumi_mltrain.modelarts.training_job import TrainingJobSpec as ModelArtsJobSpec
 from support import inprocess
-from support.drift import Json, drift, preview_ops, remote_fields, spec_inputs, state_resource
-from support.pulumi_cli import Stack
+from support.drift import Json, drift, remote_fields, spec_inputs
 
-ALAYA_JOB = "alaya:TrainingJob"
-MA_JOB = "modelarts:TrainingJob"
-ALGORITHM = "modelarts:Algorithm"
 OWNER_KEY = "MLTRAIN_OWNER"
 # Ops a preview may show for a resource it replaces (delete-before-replace shows them apart).
 REPLACE_OPS = {"replace", "create-replacement", "delete-replaced"}
@@ -41,7 +37,7 @@ def _inputs(props: Json, model: type[specs.Spec]) -> Json:
     return spec_inputs({"inputs": props}, model)
 
 
-def _assert_refreshed(before: Json, after: Json, expected: Json) -> None:
+def assert_refreshed(before: Json, after: Json, expected: Json) -> None:
     """The patched inputs hold the platform's values, every other is unchanged."""
     assert [k for k, v in expected.items() if before.get(k) == v] == [], "each patch must change its field"
     assert {k: after.get(k) for k in expected} == expected
@@ -50,12 +46,7 @@ def _assert_refreshed(before: Json, after: Json, expected: Json) -> None:
         {k: before.get(k) for k in others - set(expected)}, "refresh changed inputs that were not patched"
 
 
-def _refreshed(stack: Stack, type_suffix: str, model: type[specs.Spec], before: Json, expected: Json) -> None:
-    """After `pulumi refresh` (run before this): the state holds what `_assert_refreshed` asks."""
-    _assert_refreshed(before, spec_inputs(state_resource(stack, type_suffix), model), expected)
-
-
-def _assert_declared_again(model: type[specs.Spec], declared: Json, platform: Json) -> None:
+def assert_declared_again(model: type[specs.Spec], declared: Json, platform: Json) -> None:
     """The platform object covers every declared remote input (what it completes is its choice)."""
     spec = model.model_validate(declared)
     assert specs.differing(spec, specs.from_wire(model, platform, keep=spec)) == {}
@@ -98,7 +89,7 @@ ALAYA_CHANGED: Json = {
 
 
 
-def _patch_alaya_task(emulator: EmulatorHandle, task_id: str, before: Json) -> Json:
+def patch_alaya_task(emulator: EmulatorHandle, task_id: str, before: Json) -> Json:
     """Changes every remote input of the task out of band; returns the inputs a refresh should record."""
     new_values = {**ALAYA_CHANGED, "name": before["name"] + "-edited"}
     assert set(new_values) == remote_fields(AlayaJobSpec) & set(before), "patch every remote input"
@@ -110,44 +101,26 @@ def _patch_alaya_task(emulator: EmulatorHandle, task_id: str, before: Json) -> J
     return expected
 
 
-def _assert_alaya_repaired(emulator: EmulatorHandle, before: Json, old_id: str, new_id: str) -> None:
+def assert_alaya_repaired(emulator: EmulatorHandle, before: Json, old_id: str, new_id: str) -> None:
+    """The task was replaced (the old one is gone) by one that holds the declared inputs again."""
     assert new_id != old_id
-    assert [t["id"] for t in emulator.admin.state()["alaya"]["tasks"] if not t["deleting"]] == [new_id]
+    live = [t["id"] for t in emulator.admin.state()["alaya"]["tasks"] if not t["deleting"]]
+    assert old_id not in live and new_id in live, (old_id, new_id, live)
     task = _task(emulator, new_id)
     assert (task["name"], task["workerCount"], task["desc"]) == (before["name"], 2, "drift test")
-    _assert_declared_again(AlayaJobSpec, before, task)
+    assert_declared_again(AlayaJobSpec, before, task)
 
 
 def test_alaya_training_job_drift(emulator: EmulatorHandle) -> None:
     job = inprocess.Created(inprocess.configured(AlayaJobs(), "alaya", emulator), ALAYA_DECLARED)
     before, task_id = _inputs(job.inputs, AlayaJobSpec), job.id
-    expected = _patch_alaya_task(emulator, task_id, before)
+    expected = patch_alaya_task(emulator, task_id, before)
 
-    _assert_refreshed(before, _inputs(job.refresh(), AlayaJobSpec), expected)
+    assert_refreshed(before, _inputs(job.refresh(), AlayaJobSpec), expected)
     assert job.up().replaces, "a changed replacing input plans a replace"
-    _assert_alaya_repaired(emulator, before, task_id, job.id)
+    assert_alaya_repaired(emulator, before, task_id, job.id)
+    assert [t["id"] for t in emulator.admin.state()["alaya"]["tasks"] if not t["deleting"]] == [job.id]
     _no_changes_after(job)
-
-
-@pytest.mark.engine
-@pytest.mark.slow
-def test_alaya_drift_through_the_engine(emulator: EmulatorHandle, alaya_stack: Callable[..., Stack]) -> None:
-    """The engine stores what `read` reports, previews the replace `diff` asks for, and `up` repairs
-    the job; `test_alaya_training_job_drift` holds the same case in-process."""
-    stack = alaya_stack(job=ALAYA_DECLARED)
-    stack.up()
-    state = state_resource(stack, ALAYA_JOB)
-    before = spec_inputs(state, AlayaJobSpec)
-    expected = _patch_alaya_task(emulator, state["id"], before)
-
-    stack.refresh()
-    _refreshed(stack, ALAYA_JOB, AlayaJobSpec, before, expected)
-    preview = stack.preview_json()
-    assert preview_ops(preview, ALAYA_JOB) & REPLACE_OPS, preview_ops(preview, ALAYA_JOB)
-
-    stack.up()
-    _assert_alaya_repaired(emulator, before, state["id"], state_resource(stack, ALAYA_JOB)["id"])
-    stack.preview("--expect-no-changes")
 
 
 # --- Alaya NeW StorageMount -------------------------------------------------------------------------
@@ -170,7 +143,7 @@ def test_alaya_storage_mount_drift(emulator: EmulatorHandle) -> None:
     changes, expected = drift(StorageMountSpec, before, {"storage_type": "nas-performance"})
     emulator.admin.patch("alaya", "storage", d.STORAGE_CAPACITY_ID, changes)
 
-    _assert_refreshed(before, _inputs(mount.refresh(), StorageMountSpec), expected)
+    assert_refreshed(before, _inputs(mount.refresh(), StorageMountSpec), expected)
     refused = [(f.property, f.reason) for f in mounts.check(mount.inputs, mount.declared).failures]
     assert any(f == "storage_id" and d.STORAGE_CAPACITY_ID in r and "nas-performance" in r
                for f, r in refused), refused
@@ -221,7 +194,7 @@ ALGORITHM_CHANGED: Json = {
 
 
 
-def _patch_algorithm(emulator: EmulatorHandle, algorithm_id: str, before: Json) -> Json:
+def patch_algorithm(emulator: EmulatorHandle, algorithm_id: str, before: Json) -> Json:
     # ModelArts refuses to rename an algorithm (ModelArts.2788): the name cannot drift.
     assert set(ALGORITHM_CHANGED) == remote_fields(AlgorithmSpec) & set(before) - {"name"}
     changes, expected = drift(AlgorithmSpec, before, ALGORITHM_CHANGED)
@@ -229,24 +202,24 @@ def _patch_algorithm(emulator: EmulatorHandle, algorithm_id: str, before: Json) 
     return expected
 
 
-def _assert_algorithm_repaired(emulator: EmulatorHandle, before: Json, algorithm_id: str) -> None:
+def assert_algorithm_repaired(emulator: EmulatorHandle, before: Json, algorithm_id: str) -> None:
     algorithm = _modelarts(emulator, "algorithm", algorithm_id)
     assert algorithm["job_config"]["boot_file"] == "/b/code/train.py"
     assert algorithm["metadata"]["description"] == "drift test"
-    _assert_declared_again(AlgorithmSpec, before, algorithm)
+    assert_declared_again(AlgorithmSpec, before, algorithm)
 
 
 def test_modelarts_algorithm_drift(emulator: EmulatorHandle) -> None:
     algorithms = inprocess.configured(AlgorithmProvider(), "modelarts", emulator)
     algorithm = inprocess.Created(algorithms, ALGORITHM_DECLARED, name="algo")
     before, algorithm_id = _inputs(algorithm.inputs, AlgorithmSpec), algorithm.id
-    expected = _patch_algorithm(emulator, algorithm_id, before)
+    expected = patch_algorithm(emulator, algorithm_id, before)
 
-    _assert_refreshed(before, _inputs(algorithm.refresh(), AlgorithmSpec), expected)
+    assert_refreshed(before, _inputs(algorithm.refresh(), AlgorithmSpec), expected)
     diff = algorithm.up()
     assert diff.changes and not diff.replaces, diff.replaces
     assert algorithm.id == algorithm_id
-    _assert_algorithm_repaired(emulator, before, algorithm_id)
+    assert_algorithm_repaired(emulator, before, algorithm_id)
     _no_changes_after(algorithm)
 
 
@@ -279,7 +252,7 @@ def ma_jobs(emulator: EmulatorHandle) -> ModelArtsJobs:
     return inprocess.configured(ModelArtsJobs(), "modelarts", emulator)
 
 
-def _patch_ma_job(emulator: EmulatorHandle, job_id: str, before: Json) -> Json:
+def patch_ma_job(emulator: EmulatorHandle, job_id: str, before: Json) -> Json:
     new_values = {**MA_JOB_CHANGED, "name": before["name"] + "-edited"}
     assert set(new_values) == remote_fields(ModelArtsJobSpec) & set(before), "patch every remote input"
     # Inputs left unset stay unset although the platform fills them in (workspace "0", engine_id, ...).
@@ -289,21 +262,21 @@ def _patch_ma_job(emulator: EmulatorHandle, job_id: str, before: Json) -> Json:
     return expected
 
 
-def _assert_ma_job_repaired(emulator: EmulatorHandle, before: Json, old_id: str, new_id: str) -> None:
+def assert_ma_job_repaired(emulator: EmulatorHandle, before: Json, old_id: str, new_id: str) -> None:
     assert new_id != old_id
     job = _modelarts(emulator, "job", new_id)
     assert (job["metadata"]["name"], job["spec"]["resource"]["node_count"]) == (before["name"], 2)
-    _assert_declared_again(ModelArtsJobSpec, before, job)
+    assert_declared_again(ModelArtsJobSpec, before, job)
 
 
 def test_modelarts_training_job_drift(emulator: EmulatorHandle, ma_jobs: ModelArtsJobs) -> None:
     job = inprocess.Created(ma_jobs, MA_JOB_DECLARED)
     before, job_id = _inputs(job.inputs, ModelArtsJobSpec), job.id
-    expected = _patch_ma_job(emulator, job_id, before)
+    expected = patch_ma_job(emulator, job_id, before)
 
-    _assert_refreshed(before, _inputs(job.refresh(), ModelArtsJobSpec), expected)
+    assert_refreshed(before, _inputs(job.refresh(), ModelArtsJobSpec), expected)
     assert job.up().replaces, "a changed replacing input plans a replace"
-    _assert_ma_job_repaired(emulator, before, job_id, job.id)
+    assert_ma_job_repaired(emulator, before, job_id, job.id)
     _no_changes_after(job)
 
 
@@ -313,38 +286,9 @@ def test_modelarts_description_drift_updates_in_place(emulator: EmulatorHandle, 
     changes, expected = drift(ModelArtsJobSpec, before, {"description": "edited in the console"})
     emulator.admin.patch("modelarts", "job", job_id, changes)
 
-    _assert_refreshed(before, _inputs(job.refresh(), ModelArtsJobSpec), expected)
+    assert_refreshed(before, _inputs(job.refresh(), ModelArtsJobSpec), expected)
     diff = job.up()
     assert diff.changes and not diff.replaces, diff.replaces
     assert job.id == job_id
     assert _modelarts(emulator, "job", job_id)["metadata"]["description"] == "drift test"
     _no_changes_after(job)
-
-
-@pytest.mark.engine
-@pytest.mark.slow
-def test_modelarts_drift_through_the_engine(emulator: EmulatorHandle,
-                                             modelarts_stack: Callable[..., Stack]) -> None:
-    """One stack, both kinds: the engine stores what `read` reports, previews the algorithm's update
-    and the job's replace, and `up` repairs both (the algorithm keeps its ID); the in-process tests
-    above hold each case."""
-    stack = modelarts_stack(jobs={"job": MA_JOB_DECLARED}, algorithm=ALGORITHM_DECLARED)
-    stack.up()
-    algorithm_state, job_state = state_resource(stack, ALGORITHM), state_resource(stack, MA_JOB)
-    algorithm_before = spec_inputs(algorithm_state, AlgorithmSpec)
-    job_before = spec_inputs(job_state, ModelArtsJobSpec)
-    algorithm_expected = _patch_algorithm(emulator, algorithm_state["id"], algorithm_before)
-    job_expected = _patch_ma_job(emulator, job_state["id"], job_before)
-
-    stack.refresh()
-    _refreshed(stack, ALGORITHM, AlgorithmSpec, algorithm_before, algorithm_expected)
-    _refreshed(stack, MA_JOB, ModelArtsJobSpec, job_before, job_expected)
-    preview = stack.preview_json()
-    assert preview_ops(preview, ALGORITHM) == {"update"}, preview_ops(preview, ALGORITHM)
-    assert preview_ops(preview, MA_JOB) & REPLACE_OPS, preview_ops(preview, MA_JOB)
-
-    stack.up()
-    assert state_resource(stack, ALGORITHM)["id"] == algorithm_state["id"]
-    _assert_algorithm_repaired(emulator, algorithm_before, algorithm_state["id"])
-    _assert_ma_job_repaired(emulator, job_before, job_state["id"], state_resource(stack, MA_JOB)["id"])
-    stack.preview("--expect-no-changes")

@@ -1,17 +1,19 @@
-"""Program-time functions through the real engine: look-ups, logs and events of a 2-node job, and
-the log lines in the error of a job that fails."""
+"""Program-time functions through the real engine: look-ups, logs and events of a 2-node ModelArts job,
+and look-ups, products and storages beside an Alaya NeW task, in one stack and one `up`. The log lines
+and events in the error of a job that fails are the provider's own (the message its create raises):
+in-process, test_modelarts_engine.py::test_a_failing_job_is_a_clear_error_and_leaves_nothing; that the
+engine prints a create's error as it is: test_errors.py."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from test_modelarts_engine import ALGORITHM_ARGS, job_args, jobs
 
 from pulumi_mltrain.emulator import EmulatorHandle, catalog
-from support.pulumi_cli import Stack
+from support import stacks
 from support.stacks import alaya_job_args
 
 pytestmark = pytest.mark.engine
@@ -19,12 +21,23 @@ pytestmark = pytest.mark.engine
 PROGRAM = Path(__file__).parent / "programs" / "functions"
 
 
-def test_modelarts_lookups_logs_and_events_of_a_two_node_job(
-        emulator: EmulatorHandle, modelarts_stack: Callable[..., Stack]) -> None:
-    stack = modelarts_stack(project=PROGRAM, platform="modelarts", algorithm=ALGORITHM_ARGS,
-                            job=job_args(name="fn-two-nodes", node_count=2, wait_for="completed"))
+def test_lookups_logs_and_events_of_both_platforms(emulator: EmulatorHandle, tmp_path: Path) -> None:
+    """Was test_modelarts_lookups_logs_and_events_of_a_two_node_job and test_alaya_lookups_products_and_storages."""
+    emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2,
+                                subscription_delay=0.2, task_state_delay=0.2)
+    huawei = {f"mltrain:{key}": value for key, value in {
+        "huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
+        "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
+        "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items()}
+    stack = stacks.alaya_stack(emulator, tmp_path, PROGRAM, {"mltrain:huaweiPassword": emulator.iam_password},
+                               alayaJob=alaya_job_args(name="fn-alaya-job", wait_for="running"),
+                               algorithm=ALGORITHM_ARGS,
+                               modelartsJob=job_args(name="fn-two-nodes", node_count=2, wait_for="completed"),
+                               **huawei)
     stack.up()
     out = stack.outputs()
+
+    # ModelArts: the job, its algorithm, a listing, and the logs and events of both tasks.
     [job] = jobs(emulator)
     job_id = job["metadata"]["id"]
     assert out["job"]["job_id"] == job_id and out["job"]["phase"] == "Completed"
@@ -42,31 +55,10 @@ def test_modelarts_lookups_logs_and_events_of_a_two_node_job(
     state = json.dumps(stack.export())
     assert "Signature=" not in state and "log_url" not in state, "no presigned link in the state"
 
-
-def test_a_failed_job_error_ends_with_its_log_and_events(
-        emulator: EmulatorHandle, modelarts_stack: Callable[..., Stack]) -> None:
-    emulator.admin.set_settings(modelarts_fail_names="^doomed")
-    stack = modelarts_stack(project=PROGRAM, platform="modelarts", algorithm=ALGORITHM_ARGS,
-                            job=job_args(name="doomed-fn", node_count=2, wait_for="completed"))
-    result = stack.up(check=False)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0
-    assert "ended Failed before it was completed" in output
-    assert "Last log lines of worker-0:" in output and "Last log lines of worker-1:" in output
-    assert "RuntimeError: emulated failure: worker-0 exited with code 1" in output
-    assert "Last events:" in output and "Error Job Failed" in output
-    assert jobs(emulator) == [], "rolled back after its logs were read"
-
-
-def test_alaya_lookups_products_and_storages(emulator: EmulatorHandle,
-                                             alaya_stack: Callable[..., Stack]) -> None:
-    stack = alaya_stack(project=PROGRAM, platform="alaya",
-                        job=alaya_job_args(name="fn-alaya-job", wait_for="running"))
-    stack.up()
-    out = stack.outputs()
+    # Alaya NeW: the task, a listing, the products and the storages.
     [task] = emulator.admin.state()["alaya"]["tasks"]
     assert out["task"]["task_id"] == task["id"] and out["task"]["name"] == "fn-alaya-job"
     assert out["task"]["worker_count"] == 2 and out["task"]["product_code"] == "PRD-TRAIN-2"
-    assert [j["task_id"] for j in out["listed"]["jobs"]] == [task["id"]]
+    assert [j["task_id"] for j in out["listed_tasks"]["jobs"]] == [task["id"]]
     assert "PRD-TRAIN-2" in out["products"]
     assert out["storages"] == [s["storageId"] for s in catalog.storages()]

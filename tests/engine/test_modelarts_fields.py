@@ -3,14 +3,14 @@ created, refreshed with no diff, changed with the declared replace/update, and a
 
 What each field does is the provider's own logic, so most cases run in-process against the emulator
 (`check` failures are what a preview prints, `diff` gives its replace/update, `read` what a refresh
-stores, `update` what an up changes). One engine run (`test_fields_through_the_engine`) shows that the
-engine turns those answers into the same preview and keeps the job's ID across an in-place update.
+stores, `update` what an up changes). The ModelArts engine stack
+(test_modelarts_engine.py::test_modelarts_stack_lifecycle, with this file's FIELDS) shows that the engine
+turns those answers into the same preview: no diff after a refresh, an update for tags that keeps the
+job's ID, a replace for a changed priority.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -22,8 +22,6 @@ from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
 from pulumi_mltrain.resource import MltrainProvider
 from support import inprocess
-from support.drift import preview_ops, state_resource
-from support.pulumi_cli import Stack
 
 MA_JOB = "modelarts:TrainingJob"
 REPLACE_OPS = {"replace", "create-replacement", "delete-replaced"}
@@ -79,29 +77,6 @@ class Created:
 
     def delete(self) -> None:
         self.provider.delete(self.id, self.state)
-
-
-@pytest.mark.engine
-@pytest.mark.slow
-def test_fields_through_the_engine(emulator: EmulatorHandle, modelarts_stack: Callable[..., Stack]) -> None:
-    """The engine shows what `diff` says: no diff after a refresh, an update for tags (the ID kept), a
-    replace for a mount; the in-process tests below hold what each field does."""
-    stack = modelarts_stack(jobs={"job": FIELDS})
-    stack.up()
-    job_id = state_resource(stack, MA_JOB)["id"]
-    stack.refresh("--yes")
-    assert preview_ops(stack.preview_json(), MA_JOB) <= {"same"}, "refresh must leave no diff"
-    outputs = state_resource(stack, MA_JOB)["outputs"]
-    assert outputs["tags"] == {"team": "vision"}, "the owner mark must not show as a user tag"
-
-    # Tags change in place, and the owner mark stays beside them.
-    stack.set_config("jobs", json.dumps({"job": {**FIELDS, "tags": {"cost": "ml"}}}))
-    assert preview_ops(stack.preview_json(), MA_JOB) == {"update"}
-    stack.up()
-    assert state_resource(stack, MA_JOB)["id"] == job_id
-    # A changed mount replaces the job.
-    stack.set_config("jobs", json.dumps({"job": {**FIELDS, "tags": {"cost": "ml"}, "priority": 3}}))
-    assert preview_ops(stack.preview_json(), MA_JOB) & REPLACE_OPS
 
 
 def test_fields_created_refreshed_and_changed(emulator: EmulatorHandle, jobs: TrainingJobProvider) -> None:

@@ -16,8 +16,6 @@ from pulumi_mltrain.ownership import FAILED_KEY
 from support import inprocess
 from support.stacks import alaya_job_args
 
-pytestmark = pytest.mark.engine
-
 
 def _created(emulator: EmulatorHandle, on_failure: str) -> tuple[AlayaJobs, dict[str, object]]:
     emulator.admin.set_settings(task_state_delay=0.1, fail_task_names="doomed")
