@@ -1,17 +1,21 @@
-"""Helpers of the plugin's engine tests: the raw program, PATH for the plugin, declarations, look-ups
-(a module of its own name: several test folders have a conftest.py, so `from conftest import` is ambiguous)."""
+"""Helpers of the plugin's engine tests: the raw and both-forms programs, PATH for the plugin,
+declarations, look-ups (a module of its own name: several test folders have a conftest.py, so
+`from conftest import` is ambiguous)."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
+from pulumi_mltrain.emulator import defaults as d
 from support import stacks
 from support.pulumi_cli import BIN, VENV, Stack
 
 RAW = Path(__file__).parent / "programs" / "raw"
+BOTH = Path(__file__).parent / "programs" / "both_forms"
 PLUGIN = VENV / "bin" / "pulumi-resource-mltrain"
 
 
@@ -32,6 +36,12 @@ def alaya_job(name: str = "job", **args: Any) -> dict[str, Any]:
             "outputs": ["status", "name", "training_task_id"]}
 
 
+def modelarts_job_args(**args: Any) -> dict[str, Any]:
+    """A ModelArts job with its own code (no algorithm) on the emulator's 8-CPU flavor."""
+    return {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+            "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1], **args}
+
+
 def tasks(emulator: Any) -> list[dict[str, Any]]:
     """Alaya NeW tasks that are not on their way out."""
     return [t for t in emulator.admin.state()["alaya"]["tasks"] if not t.get("deleting")]
@@ -41,6 +51,69 @@ def output_of(result: Any) -> str:
     return str(result.stdout + result.stderr)
 
 
+SUMMARY = re.compile(r"(\d+) (created|updated|deleted|replaced|unchanged)\b")
+
+
+def summary(result: Any) -> dict[str, int]:
+    """The `Resources:` summary a `pulumi up` or `destroy` prints at its end (also after a failure), e.g.
+    {"replaced": 1, "unchanged": 4}: what the engine did, read from the command's own output."""
+    text = output_of(result)
+    if "Resources:" not in text:
+        return {}
+    section = text.rsplit("Resources:", 1)[1].split("Duration:", 1)[0]
+    return {kind: int(n) for n, kind in SUMMARY.findall(section)}
+
+
 def managed(stack: Stack, prefix: str = "mltrain:") -> list[dict[str, Any]]:
     """The stack's resources whose type starts with `prefix` (the plugin's types; not providers)."""
     return [r for r in stack.export()["deployment"].get("resources", []) if r["type"].startswith(prefix)]
+
+
+# ----- the both-forms program: each job as a dynamic (`dyn-*`) and a plugin (`plug-*`) resource -----
+def both_platforms_stack(emulator: Any, home: Path) -> Stack:
+    """A stack of the both-forms program with the settings of both platforms (one emulator serves both)."""
+    huawei = {f"mltrain:{key}": value for key, value in {
+        "huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
+        "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
+        "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items()}
+    return stacks.alaya_stack(emulator, home, BOTH, {"mltrain:huaweiPassword": emulator.iam_password}, **huawei)
+
+
+def both_forms(stack: Stack, jobs: dict[str, dict[str, Any]], create_timeout: str | None = None,
+               **config: Any) -> Stack:
+    """`jobs`: platform (alaya, modelarts) -> job name -> arguments; `config`: more JSON config
+    (`triggers`, `logsOf`)."""
+    on_path(stack)
+    stack.set_config_all({"jobs": json.dumps(jobs), **{k: json.dumps(v) for k, v in config.items()},
+                          **({"createTimeout": create_timeout} if create_timeout else {})})
+    return stack
+
+
+def by_name(stack: Stack) -> dict[str, dict[str, Any]]:
+    """The stack's training jobs (both forms, both platforms) by resource name."""
+    return {r["urn"].rsplit("::", 1)[1]: r for r in stack.resources(":TrainingJob")}
+
+
+def live_jobs(emulator: Any, platform: str | None = None) -> dict[str, str]:
+    """Platform name -> ID of the jobs of `platform` (else of both) that are not on their way out."""
+    state = emulator.admin.state()
+    alaya = {str(t["name"]): str(t["id"]) for t in state["alaya"]["tasks"] if not t["deleting"]}
+    modelarts = {str(j["metadata"]["name"]): str(j["metadata"]["id"]) for j in state["modelarts"]["jobs"]
+                 if not j["deleting"]}
+    return {"alaya": alaya, "modelarts": modelarts}.get(platform or "", {**alaya, **modelarts})
+
+
+def resource_of_job(name: str) -> str:
+    """The resource a job belongs to, from its autonamed name (`<resource>-<suffix>`)."""
+    return name.rsplit("-", 1)[0]
+
+
+def by_resource(emulator: Any, platform: str | None = None) -> dict[str, str]:
+    """Resource name -> ID of the live jobs (`live_jobs`)."""
+    return {resource_of_job(n): i for n, i in live_jobs(emulator, platform).items()}
+
+
+def said(output: str, text: str) -> set[str]:
+    """The resources whose error lines contain `text`."""
+    return {resource_of_job(name) for line in output.splitlines() if text in line
+            for name in re.findall(r"TrainingJob '([^']+)'", line)}

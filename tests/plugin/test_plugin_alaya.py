@@ -1,24 +1,33 @@
-"""The native plugin with Alaya NeW: a mount and a job that uses it through preview, up, refresh, a
-replace, import and destroy (one stack); functions as invokes; errors as the provider's message."""
+"""The native plugin with Alaya NeW, one stack (each section says which guarantee it holds): a mount and a
+job that uses it through preview, up, refresh, a replace, import and destroy; functions as invokes; the
+plugin found through `plugins: providers:` in Pulumi.yaml; a failed create as the provider's message; a name
+this stack holds refused to two other stacks; a gateway 404 on refresh that drops nothing and the
+platform's own not-found code that drops the job."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from plugin_support import PLUGIN, alaya_job, managed, output_of, tasks
+from plugin_support import PLUGIN, RAW, alaya_job, declare, managed, on_path, output_of, summary, tasks
 
+from pulumi_mltrain.alaya.client import AlayaClient
+from pulumi_mltrain.config import Settings
 from pulumi_mltrain.emulator import defaults as d
+from support import stacks
 from support.pulumi_cli import BIN, Stack, change_counts
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
+JOB = "mltrain:alaya:TrainingJob"
 MOUNT = {"type": "mltrain:alaya:StorageMount", "name": "data", "outputs": ["mount"],
          "args": {"storage_id": d.STORAGE_CAPACITY_ID, "storage_type": "nas-capacity",
                   "file_directory": "datasets", "mount_path": "/root/nas/datasets"}}
+GATEWAY_404 = {"error_code": "APIG.0101", "error_msg": "The API does not exist or has not been published in the "
+               "environment", "request_id": "2f6d3c1e"}
 
 
 def job_using_mount(**args: Any) -> dict[str, Any]:
@@ -27,19 +36,38 @@ def job_using_mount(**args: Any) -> dict[str, Any]:
     return job
 
 
-def test_lifecycle_through_the_plugin(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:
-    stack = alaya_plugin_stack([MOUNT, job_using_mount()],
-                               invokes={"products": ["mltrain:alaya:getProducts", {}],
-                                        "listed": ["mltrain:alaya:listTrainingJobs", {"name_prefix": "job-"}]})
+def ids(stack: Stack) -> dict[str, str]:
+    """Resource name -> ID of the stack's training jobs."""
+    return {r["urn"].rsplit("::", 1)[1]: r["id"] for r in stack.resources(JOB)}
+
+
+def test_lifecycle_through_the_plugin(emulator: Any, tmp_path: Path) -> None:
+    emulator.admin.set_settings(fail_task_names="^doomed", task_state_delay=0.3, subscription_delay=0.2)
+    # `trainer` holds an explicit name that two other stacks declare too (the ownership section).
+    trainer = alaya_job("trainer")
+    trainer["args"]["name"] = "shared-name"
+    declared = [MOUNT, job_using_mount(), trainer]
+    stack = stacks.alaya_stack(emulator, tmp_path, RAW)
+    declare(stack, declared, invokes={"products": ["mltrain:alaya:getProducts", {}],
+                                      "listed": ["mltrain:alaya:listTrainingJobs", {"name_prefix": "job-"}]})
+    # `plugins: providers:` in Pulumi.yaml names the plugin's folder; PATH has no plugin.
+    stack.env_extra["PATH"] = str(BIN) + ":/usr/bin:/bin"
+    project = stack.workdir / "Pulumi.yaml"
+    spec = yaml.safe_load(project.read_text())
+    spec["plugins"] = {"providers": [{"name": "mltrain", "path": str(PLUGIN.parent)}]}
+    project.write_text(yaml.safe_dump(spec))
 
     # A new stack's preview: the job's mount is unknown (the sentinel), checks still run on the rest.
     preview = stack.preview_json()
-    assert change_counts(preview).get("create") == 3, preview.get("changeSummary")
+    assert change_counts(preview).get("create") == 4, preview.get("changeSummary")  # the stack, mount, 2 jobs
 
-    stack.up()
+    output = output_of(stack.up())
+    assert "from $PATH" not in output, "the plugin comes from the folder Pulumi.yaml names"
     out = stack.outputs()
-    [task] = tasks(emulator)
-    assert task["id"] == out["job_id"] == out["job_training_task_id"]
+    live = {t["id"]: t for t in tasks(emulator)}
+    assert sorted(live) == sorted([out["job_id"], out["trainer_id"]]), live
+    task, theirs = live[out["job_id"]], live[out["trainer_id"]]
+    assert task["id"] == out["job_training_task_id"] and theirs["name"] == "shared-name"
     assert task["name"] == out["job_name"] and out["job_name"].startswith("job-")
     assert [m["mountPath"] for m in task["storageConfigs"]] == ["/root/nas/datasets"], task["storageConfigs"]
     assert task["env"]["WANDB_API_KEY"] == "wandb-secret-value-123"
@@ -48,62 +76,86 @@ def test_lifecycle_through_the_plugin(emulator: Any, alaya_plugin_stack: Callabl
     exported = json.dumps(stack.export())
     assert "wandb-secret-value-123" not in exported, "a secret input stays encrypted in the state"
     assert d.DEFAULT_ALAYA_API_KEY not in exported, "the provider's key stays encrypted in the state"
-    [job] = stack.resources("mltrain:alaya:TrainingJob")
+    job = {r["urn"].rsplit("::", 1)[1]: r for r in stack.resources(JOB)}["job"]
     assert job["outputs"]["__mltrain_urn"] == job["urn"]
     assert job["outputs"]["__mltrain_stack"].startswith("pl-")
     assert job["outputs"]["__mltrain_account"] == {"alaya_endpoint": emulator.url}
 
-    stack.preview("--expect-no-changes")
+    # Refresh and drift: a refresh finds nothing changed, and the program then previews no change.
     stack.refresh("--expect-no-changes")
     stack.preview("--expect-no-changes")
 
-    # A changed node count replaces the job: delete before create, one task remains.
-    declared = [MOUNT, job_using_mount(worker_count=1)]
-    stack.set_config("resources", json.dumps(declared))
-    assert change_counts(stack.preview_json()).get("replace") == 1
-    stack.up()
-    [task] = tasks(emulator)
-    assert task["id"] == stack.outputs()["job_id"] != out["job_id"] and task["workerCount"] == 1
+    # Ownership: the name `trainer` holds is refused to other stacks, naming adopt_id; nothing is made or
+    # touched, and nothing enters their state (so their destroys could not reach my job).
+    def refused(other: Stack) -> None:
+        result = other.up(check=False)
+        output = output_of(result)
+        assert result.returncode != 0
+        assert "already taken by" in output and f'adopt_id="{theirs["id"]}"' in output, output[-3000:]
+        assert "Traceback" not in output
+        assert sorted(t["id"] for t in tasks(emulator)) == sorted(live), "nothing made, nothing touched"
+        assert other.resources(JOB) == [], "nothing of mine is in their state"
 
-    # The state forgets the job and its mount; `pulumi import` brings both back with their inputs, and
-    # the program that declares them previews no change.
-    ids = {r["urn"]: r["id"] for r in managed(stack, "mltrain:alaya:")}
-    for urn in sorted(ids, key=lambda u: "StorageMount" in u):  # the job first: it depends on the mount
-        stack.run("state", "delete", urn, "--yes")
-    assert managed(stack) == []
+    # Another stack of the same project and backend.
+    refused(stacks.sibling_stack(stack, "other", resources=[trainer]))
+    # The same project and stack name in another backend: told apart by its `stackIdentity` setting.
+    elsewhere = on_path(stacks.alaya_stack(emulator, tmp_path / "elsewhere", RAW,
+                                           **{"mltrain:stackIdentity": "team-b/test"}))
+    declare(elsewhere, [trainer])
+    refused(elsewhere)
 
-    by_type = {urn.rsplit("::", 2)[1]: (urn.rsplit("::", 1)[1], i) for urn, i in ids.items()}
-    for token in ("mltrain:alaya:StorageMount", "mltrain:alaya:TrainingJob"):
-        name, object_id = by_type[token]
-        stack.run("import", token, name, object_id, "--yes", "--generate-code=false", "--protect=false")
-    [job] = stack.resources("mltrain:alaya:TrainingJob")
-    assert job["inputs"]["product_code"] == "PRD-TRAIN-2" and job["inputs"]["worker_count"] == 1
-    assert job["inputs"]["__mltrain_urn"] == job["urn"], "owned by this resource"
-    stack.preview("--expect-no-changes")
-
-    stack.destroy()
-    assert tasks(emulator) == [] and managed(stack) == []
-
-
-def test_plugin_from_pulumi_yaml_and_a_failed_create(emulator: Any,
-                                                    alaya_plugin_stack: Callable[..., Stack]) -> None:
-    """`plugins: providers:` in Pulumi.yaml names the plugin's folder; PATH has no plugin. Of the two
-    jobs, the one whose task fails is the provider's own message and leaves nothing behind."""
-    emulator.admin.set_settings(fail_task_names="^doomed", task_state_delay=0.3)
-    stack = alaya_plugin_stack([alaya_job(), alaya_job(name="doomed", wait_for="completed")])
-    stack.env_extra["PATH"] = str(BIN) + ":/usr/bin:/bin"
-    project = stack.workdir / "Pulumi.yaml"
-    spec = yaml.safe_load(project.read_text())
-    spec["plugins"] = {"providers": [{"name": "mltrain", "path": str(PLUGIN.parent)}]}
-    project.write_text(yaml.safe_dump(spec))
+    # Replace order: a changed node count replaces the job, delete before create, one task remains.
+    # Failed create: `doomed`, whose task fails, is the provider's own message and leaves nothing behind.
+    declare(stack, [MOUNT, job_using_mount(worker_count=1), trainer, alaya_job("doomed", wait_for="completed")])
     result = stack.up("--continue-on-error", check=False)
     output = output_of(result)
-    assert "from $PATH" not in output
     assert result.returncode != 0
     assert "TrainingJob 'doomed-" in output and "ended FAILED before it was completed" in output, output[-3000:]
     assert "It was deleted so that nothing is left behind" in output
     assert "Traceback" not in output and 'File "' not in output, output[-3000:]
-    [job] = stack.resources("mltrain:alaya:TrainingJob")
-    assert job["urn"].endswith("::job") and [t["id"] for t in tasks(emulator)] == [job["id"]]
+    assert summary(result).get("replaced") == 1, output[-3000:]
+    held = ids(stack)
+    assert sorted(held) == ["job", "trainer"], "the failed create records nothing"
+    assert held["job"] != out["job_id"] and held["trainer"] == theirs["id"]
+    now = {t["id"]: t for t in tasks(emulator)}
+    assert sorted(now) == sorted(held.values()) and now[held["job"]]["workerCount"] == 1, now
+
+    # Not found: a gateway 404 on a refresh is an error that drops nothing.
+    emulator.admin.set_faults([{"path": "/v1/*", "kind": "respond", "status": 404, "body": GATEWAY_404}])
+    result = stack.refresh(check=False)
+    output = output_of(result)
+    assert result.returncode != 0 and "check `mltrain:alayaEndpoint`" in output, output[-3000:]
+    assert ids(stack) == held, "a gateway 404 drops nothing"
+    emulator.admin.clear_faults()
+
+    # Not found: deleted in the platform, the platform's own not-found answer drops the job from the state.
+    client = AlayaClient(Settings.load({"mltrain:alayaEndpoint": emulator.url,
+                                        "mltrain:alayaApiKey": emulator.alaya_api_key}, env={}))
+    client.stop_task(theirs["id"])
+    emulator.admin.advance(5)
+    client.delete_task(theirs["id"])
+    emulator.admin.advance(5)
+    stack.refresh()
+    assert ids(stack) == {"job": held["job"]}, "only the job deleted in the platform is dropped"
+
+    # Import: the state forgets the job and its mount; one `pulumi import --file` brings both back with
+    # their inputs, and the program that declares them previews no change.
+    declared = [MOUNT, job_using_mount(worker_count=1)]
+    declare(stack, declared)
+    objects = {r["urn"]: r for r in managed(stack, "mltrain:alaya:")}
+    for urn in sorted(objects, key=lambda u: "StorageMount" in u):  # the job first: it depends on the mount
+        stack.run("state", "delete", urn, "--yes")
+    assert managed(stack) == []
+    wanted = tmp_path / "import.json"
+    wanted.write_text(json.dumps({"resources": [
+        {"type": r["type"], "name": urn.rsplit("::", 1)[1], "id": r["id"]} for urn, r in objects.items()]}))
+    stack.run("import", "--file", str(wanted), "--yes", "--generate-code=false", "--protect=false")
+    [job] = stack.resources(JOB)
+    assert job["id"] == held["job"]
+    assert job["inputs"]["product_code"] == "PRD-TRAIN-2" and job["inputs"]["worker_count"] == 1
+    assert job["inputs"]["__mltrain_urn"] == job["urn"], "owned by this resource"
+    assert len(managed(stack, "mltrain:alaya:StorageMount")) == 1
+    stack.preview("--expect-no-changes")
+
     stack.destroy()
-    assert tasks(emulator) == []
+    assert tasks(emulator) == [] and managed(stack) == []

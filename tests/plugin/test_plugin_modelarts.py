@@ -1,6 +1,7 @@
-"""The native plugin with ModelArts, one stack: an algorithm and a job that runs it through preview, up,
-refresh, an in-place update (first past its customTimeouts deadline), import (under a new resource name,
-which re-marks the job), a failing job's rollback and destroy."""
+"""The native plugin with ModelArts, one stack (each section says which guarantee it holds): an algorithm,
+a job that runs it and a job with the scheduling, notification and access fields, through preview, up,
+refresh, an in-place update (first past its customTimeouts deadline), a replace of a field fixed at create,
+import (under a new resource name, which re-marks the job), a failing job's rollback and destroy."""
 
 from __future__ import annotations
 
@@ -9,27 +10,44 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from plugin_support import managed, output_of
+from plugin_support import managed, output_of, summary
 
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.emulator import defaults as d
-from pulumi_mltrain.modelarts import iam
+from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.client import ModelArtsClient
 from support.pulumi_cli import Stack, change_counts
+from support.runs import assert_end_is_start_plus_duration, new_run_reasons
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
+JOB = "mltrain:modelarts:TrainingJob"
 ALGORITHM = {"type": "mltrain:modelarts:Algorithm", "name": "algo", "outputs": ["algorithm_id"],
              "args": {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
                       "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1],
                       "inputs": [{"name": "data_url"}], "outputs": [{"name": "train_url"}]}}
+TOPIC = "urn:smn:cn-north-4:0a1b2c3d4e5f60718293a4b5c6d7e8f9:train-alerts"
+FIELDS: dict[str, Any] = {
+    "pool_id": "pool-a100", "preemptible": True, "retry_count": 1,
+    "required_affinity": {"affinity_type": "networkTopology", "affinity_group_size": 2, "job_level": "cluster"},
+    "notification": {"topic_urn": TOPIC, "events": ["JobStarted", "JobFailed"]},
+    "ssh_key_pair_names": ["kp-a", "kp-b"], "unconditional_retry": False, "hang_retry": True,
+    "wait_for": "completed",
+}
 
 
 def job(name: str = "job", **changes: Any) -> dict[str, Any]:
     args = {"flavor_id": d.FLAVOR_CPU_8U, "algorithm_id": "${algo.algorithm_id}",
             "inputs": [{"name": "data_url", "obs_url": "obs://b/data/"}],
             "outputs": [{"name": "train_url", "obs_url": "obs://b/out/"}], **changes}
-    return {"type": "mltrain:modelarts:TrainingJob", "name": name, "args": args, "outputs": ["phase"]}
+    return {"type": JOB, "name": name, "args": args, "outputs": ["phase"]}
+
+
+def fields_job(**changes: Any) -> dict[str, Any]:
+    """A job with the scheduling, notification and access fields (its own code: no algorithm)."""
+    args = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+            "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1], **FIELDS, **changes}
+    return {"type": JOB, "name": "fields", "args": args, "outputs": ["phase"]}
 
 
 def api(emulator: Any) -> ModelArtsClient:
@@ -44,30 +62,56 @@ def live_jobs(emulator: Any) -> list[dict[str, Any]]:
     return [j for j in emulator.admin.state()["modelarts"]["jobs"] if not j.get("deleting")]
 
 
-def test_lifecycle_update_deadline_import_and_rollback(emulator: Any,
-                                                      modelarts_plugin_stack: Callable[..., Stack]) -> None:
+def held(stack: Stack) -> dict[str, dict[str, Any]]:
+    """The stack's training jobs by resource name."""
+    return {r["urn"].rsplit("::", 1)[1]: r for r in stack.resources(JOB)}
+
+
+def test_lifecycle_fields_update_deadline_import_and_rollback(
+        emulator: Any, modelarts_plugin_stack: Callable[..., Stack]) -> None:
     timed = {"customTimeouts": {"update": "3s"}}
-    stack = modelarts_plugin_stack([ALGORITHM, {**job(), **timed}],
+    stack = modelarts_plugin_stack([ALGORITHM, {**job(), **timed}, fields_job()],
                                    invokes={"flavors": ["mltrain:modelarts:getFlavors", {"flavor_type": "CPU"}]})
-    assert change_counts(stack.preview_json()).get("create") == 3
+    # A new stack's preview: the job's algorithm ID is unknown, checks still run on the rest.
+    assert change_counts(stack.preview_json()).get("create") == 4  # the stack, the algorithm, 2 jobs
     stack.up()
     out = stack.outputs()
-    [remote] = live_jobs(emulator)
-    assert remote["metadata"]["id"] == out["job_id"]
-    assert remote["algorithm"]["id"] == out["algo_algorithm_id"]
+    remote = {j["metadata"]["id"]: j for j in live_jobs(emulator)}
+    assert sorted(remote) == sorted([out["job_id"], out["fields_id"]]), remote
+    assert remote[out["job_id"]]["algorithm"]["id"] == out["algo_algorithm_id"]
     assert d.FLAVOR_CPU_8U in [f["flavor_id"] for f in out["flavors"]["flavors"]]
-    stack.preview("--expect-no-changes")
-    stack.refresh("--expect-no-changes")
+    # The fields are created as Huawei writes them.
+    fields = remote[out["fields_id"]]
+    assert fields["spec"]["schedule_policy"] == {"preemptible": True, "required_affinity": FIELDS["required_affinity"]}
+    assert fields["spec"]["notification"] == FIELDS["notification"]
+    assert fields["endpoints"] == {"ssh": {"key_pair_names": ["kp-a", "kp-b"]}}
+    annotations = fields["metadata"]["annotations"]
+    assert (annotations[contract.UNCONDITIONAL_RETRY_ANNOTATION], annotations[contract.HANG_RETRY_ANNOTATION]) \
+        == ("false", "true")
 
-    # A description is updated in place: the same job, no replace. A 3 s customTimeouts update whose
-    # answer the platform holds back for 10 s (after applying it) fails at the forwarded deadline, not
-    # the 10-minute default; the job is kept, and the next up, with the platform answering again,
-    # converges on the declared description without a replace.
-    stack.set_config("resources", json.dumps([ALGORITHM, {**job(description="second run"), **timed}]))
-    assert change_counts(stack.preview_json()).get("update") == 1
+    # Refresh and drift: a refresh finds nothing changed (the fields read back as declared), and the
+    # program then previews no change; the finished run's outputs are in the state.
+    stack.refresh("--expect-no-changes")
+    stack.preview("--expect-no-changes")
+    outputs = held(stack)["fields"]["outputs"]
+    assert outputs["required_affinity"] == FIELDS["required_affinity"]
+    assert_end_is_start_plus_duration(outputs)
+    assert [t["exit_code"] for t in outputs["task_statuses"]] == [0]
+    assert outputs["run_reason"] == "first run (0 GPUs)", "kept by the refresh"
+
+    # A description is updated in place; a changed key pair list (fixed at create) replaces its job, the
+    # preview saying why. The 3 s customTimeouts update, whose answer the platform holds back for 10 s
+    # (after applying it), fails at the forwarded deadline, not the 10-minute default; the job is kept.
+    stack.set_config("resources", json.dumps([ALGORITHM, {**job(description="second run"), **timed},
+                                              fields_job(ssh_key_pair_names=["kp-a"])]))
+    preview = stack.preview_json()
+    said = "new run: changing ssh_key_pair_names replaces the training job (0 GPUs)"
+    assert change_counts(preview).get("update") == 1 and change_counts(preview).get("replace") == 1, \
+        preview["changeSummary"]
+    assert new_run_reasons(preview) == {"fields": said}
     emulator.admin.set_faults([{"method": "PUT", "path": "/v2/*/training-jobs/*", "kind": "slow_after_commit",
                                 "seconds": 10}])
-    result = stack.up(check=False)
+    result = stack.up("--continue-on-error", check=False)  # the replace goes on beside the failed update
     output = output_of(result)
     assert result.returncode != 0
     assert "no answer within the 3s deadline of updating TrainingJob" in output, output[-3000:]
@@ -75,30 +119,45 @@ def test_lifecycle_update_deadline_import_and_rollback(emulator: Any,
     assert "Traceback" not in output
     assert emulator.admin.requests()["faults"]["by_kind"].get("slow_after_commit", 0) >= 1
     emulator.admin.clear_faults()
-    stack.up()
-    [after] = live_jobs(emulator)
-    assert after["metadata"]["id"] == out["job_id"], "updated in place, never replaced"
-    assert after["metadata"]["description"] == "second run"
+    replaced = held(stack)["fields"]
+    assert replaced["outputs"]["run_reason"] == said
+    assert replaced["id"] != out["fields_id"]
+    [kept] = [j for j in live_jobs(emulator) if j["metadata"]["id"] == replaced["id"]]
+    assert kept["endpoints"] == {"ssh": {"key_pair_names": ["kp-a"]}}
+
+    # The next up, with the platform answering again, converges on the declared description without a
+    # replace; a description change alone updates the replaced job in place too.
+    stack.set_config("resources", json.dumps([ALGORITHM, {**job(description="second run"), **timed},
+                                              fields_job(ssh_key_pair_names=["kp-a"], description="nightly")]))
+    result = stack.up()
+    assert summary(result).get("updated") == 2 and "replaced" not in summary(result), output_of(result)[-3000:]
+    after = {j["metadata"]["id"]: j for j in live_jobs(emulator)}
+    assert sorted(after) == sorted([out["job_id"], replaced["id"]]), "updated in place, never replaced"
+    assert after[out["job_id"]]["metadata"]["description"] == "second run"
     stack.preview("--expect-no-changes")
 
-    # Forgotten by the state, imported under a new resource name: the job now carries that name's mark.
-    for resource in sorted(managed(stack), key=lambda r: "Algorithm" in r["type"]):
+    # Import: forgotten by the state, the algorithm and the job are imported, the job under a new resource
+    # name: it now carries that name's mark.
+    for resource in sorted((r for r in managed(stack) if not r["urn"].endswith("::fields")),
+                           key=lambda r: "Algorithm" in r["type"]):
         stack.run("state", "delete", resource["urn"], "--yes")
-    stack.run("import", "mltrain:modelarts:Algorithm", "algo", out["algo_id"], "--yes", "--generate-code=false",
-              "--protect=false")
-    stack.run("import", "mltrain:modelarts:TrainingJob", "trainer", out["job_id"], "--yes",
-              "--generate-code=false", "--protect=false")
-    [imported] = stack.resources("mltrain:modelarts:TrainingJob")
+    wanted = stack.home / "import.json"
+    wanted.write_text(json.dumps({"resources": [
+        {"type": ALGORITHM["type"], "name": "algo", "id": out["algo_id"]},
+        {"type": JOB, "name": "trainer", "id": out["job_id"]}]}))
+    stack.run("import", "--file", str(wanted), "--yes", "--generate-code=false", "--protect=false")
+    imported = held(stack)["trainer"]
     assert imported["inputs"]["flavor_id"] == d.FLAVOR_CPU_8U and imported["inputs"]["description"] == "second run"
     tags = {t["key"]: t["value"] for t in api(emulator).job_tags(out["job_id"])}
     assert tags["mltrain-owner-urn"] == imported["urn"], "adopted: the mark names the importing resource"
-    trainer = job("trainer", description="second run")
-    stack.set_config("resources", json.dumps([ALGORITHM, trainer]))
+    declared = [ALGORITHM, job("trainer", description="second run"),
+                fields_job(ssh_key_pair_names=["kp-a"], description="nightly")]
+    stack.set_config("resources", json.dumps(declared))
     stack.preview("--expect-no-changes")
 
-    # A job that fails before it completes is deleted by the create (rollback): an error, nothing recorded.
+    # Rollback: a job that fails before it completes is deleted by the create: an error, nothing recorded.
     emulator.admin.set_settings(modelarts_fail_names="^doomed")
-    stack.set_config("resources", json.dumps([ALGORITHM, trainer, job("doomed", wait_for="completed")]))
+    stack.set_config("resources", json.dumps([*declared, job("doomed", wait_for="completed")]))
     result = stack.up(check=False)
     output = result.stdout + result.stderr
     assert result.returncode != 0 and "TrainingJob 'doomed-" in output, output[-3000:]
@@ -106,9 +165,9 @@ def test_lifecycle_update_deadline_import_and_rollback(emulator: Any,
     assert "partially created" not in output, output[-3000:]
     # The job's own log lines (a Python traceback of the training script) are quoted; no provider frames.
     assert "pulumi_mltrain/" not in output and "provider/experimental" not in output, output[-3000:]
-    assert [r["urn"] for r in stack.resources("mltrain:modelarts:TrainingJob")] == [imported["urn"]]
+    assert sorted(r["urn"] for r in held(stack).values()) == sorted([imported["urn"], replaced["urn"]])
     emulator.admin.advance(5)
-    assert [j["metadata"]["id"] for j in live_jobs(emulator)] == [out["job_id"]]
+    assert sorted(j["metadata"]["id"] for j in live_jobs(emulator)) == sorted([out["job_id"], replaced["id"]])
 
     stack.destroy()
     assert live_jobs(emulator) == [] and emulator.admin.state()["modelarts"]["algorithms"] == []

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_support import RAW, alaya_job, declare, managed, on_path, output_of, tasks
+from plugin_support import RAW, alaya_job, declare, managed, on_path, output_of, summary, tasks
 
-from pulumi_mltrain.emulator import EmulatorServer
+from pulumi_mltrain.emulator import EmulatorAdmin, EmulatorServer
 from pulumi_mltrain.emulator import defaults as d
-from support.pulumi_cli import Stack, change_counts
+from support.pulumi_cli import Stack
 from support.stacks import alaya_task_ids
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
@@ -24,12 +24,12 @@ def test_custom_timeouts_are_the_create_and_delete_deadlines(emulator: Any,
                                                              alaya_plugin_stack: Callable[..., Stack]) -> None:
     """A 4 s customTimeouts create cannot see the task run (it needs 60 s): the create fails within the
     forwarded deadline (not the 20-minute default) and keeps the task, recorded in the state as
-    partially created. A destroy of a second such resource removes its task; the next up takes the
-    first one over. A 3 s customTimeouts delete cannot see that task gone (the platform keeps it
-    DELETING for 60 s): destroy fails within the forwarded deadline and keeps the job in the state
-    (nothing is dropped while the platform still shows it); the next destroy, once the platform is
-    done, removes it."""
-    emulator.admin.set_settings(task_state_delay=60)
+    partially created. A second such resource, then removed from the program, is deleted by the next up
+    as any other; that up takes the first one over. A 3 s customTimeouts delete cannot see that task gone
+    (the platform keeps it DELETING for 60 s): destroy fails within the forwarded deadline and keeps the
+    job in the state (nothing is dropped while the platform still shows it); the next destroy, once the
+    platform is done, removes it."""
+    emulator.admin.set_settings(task_state_delay=60, subscription_delay=0.2)
     job = {**alaya_job(wait_for="running"), "customTimeouts": {"create": "4s", "delete": "3s"}}
     abandoned = {**alaya_job("abandoned", wait_for="running"), "customTimeouts": {"create": "3s"}}
     stack = alaya_plugin_stack([job, abandoned])
@@ -43,19 +43,17 @@ def test_custom_timeouts_are_the_create_and_delete_deadlines(emulator: Any,
     assert sorted(t["id"] for t in tasks(emulator)) == sorted(r["id"] for r in partial.values())
     assert all(r.get("initErrors") for r in partial.values()), partial
 
-    # A partially created resource is destroyed like any other: its task goes, the state forgets it.
-    stack.destroy("--target", partial["abandoned"]["urn"])
-    assert [t["id"] for t in tasks(emulator)] == [partial["job"]["id"]]
-    assert [r["id"] for r in stack.resources("mltrain:alaya:TrainingJob")] == [partial["job"]["id"]]
-
+    # A partially created resource is deleted like any other (here: removed from the program): its task
+    # goes, the state forgets it. The same up takes the other one over.
     declare(stack, [job])
     emulator.admin.set_settings(task_state_delay=0.2)
     emulator.admin.advance(60)
-    stack.up()
+    result = stack.up()
+    assert summary(result).get("deleted") == 1, output_of(result)[-3000:]
     task_id = partial["job"]["id"]
     assert [t["id"] for t in tasks(emulator)] == [task_id] == [stack.outputs()["job_id"]], "taken over, no orphan"
     [done] = stack.resources("mltrain:alaya:TrainingJob")
-    assert not done.get("initErrors") and "__mltrain_partial" not in done["outputs"], done
+    assert done["id"] == task_id and not done.get("initErrors") and "__mltrain_partial" not in done["outputs"], done
     assert done["outputs"].get("adopt_id") is None, "the take-over is not written into the inputs"
     stack.preview("--expect-no-changes")
 
@@ -73,56 +71,57 @@ def test_custom_timeouts_are_the_create_and_delete_deadlines(emulator: Any,
     assert emulator.admin.state()["alaya"]["tasks"] == [] and stack.resources("mltrain:alaya:TrainingJob") == []
 
 
-def test_twenty_waiting_creates_run_at_once(emulator: Any, alaya_plugin_stack: Callable[..., Stack]) -> None:
-    """Each create waits until its task runs (8 s after it is made): all 20 tasks are made before the
-    first one runs, so the 20 waits overlapped in one plugin process."""
-    emulator.admin.set_settings(task_state_delay=8, subscription_delay=0.2)
-    stack = alaya_plugin_stack([alaya_job(f"job{i}", wait_for="running") for i in range(20)])
-    stack.up("--parallel", "32")
-    made = tasks(emulator)
-    assert len(made) == 20 and all(t["status"] == "RUNNING" for t in made)
-    created, started = max(t["createdTime"] for t in made), min(t["startTime"] for t in made)
-    assert created < started, f"the last task was made at {created}, after the first ran at {started}"
-    stack.destroy("--parallel", "32")
-    assert tasks(emulator) == []
-
-
 @pytest.fixture
 def second_account() -> Iterator[EmulatorServer]:
     with EmulatorServer() as server:
         yield server
 
 
-def test_two_explicit_providers_and_a_move(emulator: Any, second_account: EmulatorServer, tmp_path: Path) -> None:
+def test_two_explicit_providers_a_move_and_twenty_waiting_creates(emulator: Any, second_account: EmulatorServer,
+                                                                  tmp_path: Path) -> None:
+    """Two accounts (explicit providers) in one stack, and a move between them. On the first account,
+    twenty creates each wait until their task runs (8 s after it is made): all 20 tasks are made before
+    the first one runs, so the 20 waits overlapped in one plugin process (bounded only by --parallel)."""
+    emulator.admin.set_settings(task_state_delay=8, subscription_delay=0.2)
+    with EmulatorAdmin(second_account.url) as admin:
+        admin.set_settings(task_state_delay=0.2, subscription_delay=0.2)
     settings = {"alayaApiKey": d.DEFAULT_ALAYA_API_KEY, "requestTimeout": 5, "maxRetries": 3, "ambiguityGrace": 5}
     providers = {"one": {"alayaEndpoint": emulator.url, **settings},
                  "two": {"alayaEndpoint": second_account.url, **settings}}
     jobs = {"a": "one", "b": "two"}
+    waiting = [{**alaya_job(f"job{i}", wait_for="running"), "provider": "one"} for i in range(20)]
 
     def declared() -> list[dict[str, Any]]:
-        return [{**alaya_job(name), "provider": account} for name, account in jobs.items()]
+        return [{**alaya_job(name), "provider": account} for name, account in jobs.items()] + waiting
 
     stack = on_path(Stack.from_project(RAW, tmp_path))
     declare(stack, declared(), providers=providers)
-    stack.up()
+    stack.up("--parallel", "32")
     out = stack.outputs()
-    assert alaya_task_ids(emulator.url) == [out["a_id"]] and alaya_task_ids(second_account.url) == [out["b_id"]]
+    twenty = [out[f"job{i}_id"] for i in range(20)]
+    assert alaya_task_ids(emulator.url) == sorted([out["a_id"], *twenty])
+    assert alaya_task_ids(second_account.url) == [out["b_id"]]
     assert d.DEFAULT_ALAYA_API_KEY not in json.dumps(stack.export()), "provider credentials stay secret"
+    # Concurrency: the waits overlapped.
+    made = [t for t in tasks(emulator) if t["id"] in twenty]
+    assert len(made) == 20 and all(t["status"] == "RUNNING" for t in made)
+    created, started = max(t["createdTime"] for t in made), min(t["startTime"] for t in made)
+    assert created < started, f"the last task was made at {created}, after the first ran at {started}"
 
     # `a` moves to the second account: a replace (the account identity in its state changed); nothing
-    # else changes (the providers and `b` are as the up left them).
+    # else changes (the providers, `b` and the twenty are as the up left them).
+    emulator.admin.set_settings(task_state_delay=0.2)
     jobs["a"] = "two"
     stack.set_config("resources", json.dumps(declared()))
-    preview = stack.preview_json()
-    ops = {s["urn"].rsplit("::", 1)[-1]: s["op"] for s in preview["steps"]}
-    assert ops.get("a") in ("replace", "delete-replaced", "create-replacement"), ops
-    assert change_counts(preview) == {"replace": 1, "same": 4}, preview["changeSummary"]  # stack, one, two, b
-    stack.up()
-    moved = stack.outputs()["a_id"]
-    assert alaya_task_ids(emulator.url) == [], "the old account keeps nothing"
-    assert alaya_task_ids(second_account.url) == sorted([moved, out["b_id"]])
+    result = stack.up()
+    # stack, one, two, b and the twenty
+    assert summary(result) == {"replaced": 1, "unchanged": 24}, output_of(result)[-3000:]
+    moved = stack.outputs()
+    assert moved["a_id"] != out["a_id"] and moved["b_id"] == out["b_id"]
+    assert alaya_task_ids(emulator.url) == sorted(twenty), "the old account keeps nothing of `a`"
+    assert alaya_task_ids(second_account.url) == sorted([moved["a_id"], out["b_id"]])
     [a] = [r for r in managed(stack, "mltrain:alaya:TrainingJob") if r["urn"].endswith("::a")]
     assert a["outputs"]["__mltrain_account"] == {"alaya_endpoint": second_account.url}
 
-    stack.destroy()
+    stack.destroy("--parallel", "32")
     assert alaya_task_ids(emulator.url) == [] and alaya_task_ids(second_account.url) == []
