@@ -28,7 +28,7 @@ def yaml_stack(home: Path) -> Stack:
     shutil.copytree(PROGRAM, workdir)
     (home / "state").mkdir(parents=True)
     stack = Stack(workdir=workdir, home=home)
-    stack.run("stack", "init", stack.name)
+    stack.init()
     return on_path(stack)
 
 
