@@ -26,6 +26,8 @@ def mixed_stack(emulator: Any, home: Path, objects: dict[str, Any], secrets: dic
 
 @pytest.fixture
 def mixed(emulator: Any, tmp_path: Path) -> Callable[..., Stack]:
-    """A factory: `mixed(objects, secrets=None, **config)`; ModelArts phases move in fractions of a second."""
-    emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
+    """A factory: `mixed(objects, secrets=None, **config)`; jobs of both platforms move through their states in
+    fractions of a second."""
+    emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2,
+                                subscription_delay=0.2, task_state_delay=0.2)
     return partial(mixed_stack, emulator, tmp_path)

@@ -195,7 +195,7 @@ def test_faults_through_the_engine(emulator: Any, mixed: Callable[..., Stack]) -
                                                               "403 for a product the key may not use",
                                                               "ModelArts connection dropped after the create was "
                                                               "committed"))
-    emulator.admin.set_settings(**refused.settings, subscription_delay=0.3, task_state_delay=0.3)
+    emulator.admin.set_settings(**refused.settings)
     stack = mixed({
         "job-dropped": {"kind": "alaya", "args": stacks.alaya_job_args(product_code=d.PRODUCT_TRAIN_1)},
         "job-ma-dropped": {"kind": "modelarts", "args": MODELARTS_JOB},
