@@ -85,6 +85,8 @@ def test_progress_lines_are_attributed_to_the_resource(tmp_path: Path, emulator:
     heading = re.search(r"^\s*pulumi-python:dynamic/alaya:TrainingJob \(llama3-sft\):\s*$\n(?:^\s+.*$\n)*?"
                         r"^\s+\[mltrain\] TrainingJob 'llama3-sft'", text, re.MULTILINE)
     assert heading, text[-4000:]
-    block = text.split("Diagnostics:", 1)[1].split("\n\n", 1)[0]
+    # The job's own block of the Diagnostics (another resource's, e.g. the stack's, may come first).
+    blocks = text.split("Diagnostics:", 1)[1].split("\n\n")
+    [block] = [b for b in blocks if b.strip().startswith("pulumi-python:dynamic/alaya:TrainingJob (llama3-sft):")]
     said = [line.strip() for line in block.splitlines() if "[mltrain]" in line]
     assert len(said) >= 3 and len(said) == len(set(said)), said  # no line twice
