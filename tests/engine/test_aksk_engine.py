@@ -1,4 +1,5 @@
-"""A ModelArts stack signed with AK/SK through the real engine: up, destroy, and a refused secret key."""
+"""A ModelArts stack signed with AK/SK through the real engine: up and a refused secret key; the jobs'
+signed deletes run in-process (the provider's own calls, as a destroy makes them)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from typing import Any
 
 import pytest
 
+from pulumi_mltrain.config import Settings
 from pulumi_mltrain.emulator import EmulatorHandle
 from pulumi_mltrain.emulator import defaults as d
-from support import stacks
+from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
+from support import inprocess, stacks
 
 pytestmark = pytest.mark.engine
 
@@ -21,6 +24,15 @@ JOB_ARGS = {"flavor_id": d.FLAVOR_CPU_8U, "engine_name": d.ENGINE_PYTORCH[0], "e
 
 def live_jobs(emulator: EmulatorHandle) -> list[dict[str, Any]]:
     return list(emulator.admin.state()["modelarts"]["jobs"])
+
+
+def aksk_settings(emulator: EmulatorHandle) -> Settings:
+    """The settings `stacks.modelarts_aksk_stack` gives its stack, as a provider process loads them."""
+    return Settings.load({"mltrain:huaweiIamEndpoint": emulator.url, "mltrain:modelartsEndpoint": emulator.url,
+                          "mltrain:huaweiProjectName": emulator.project_name,
+                          "mltrain:huaweiAccessKey": emulator.access_key,
+                          "mltrain:huaweiSecretKey": emulator.secret_key,
+                          **inprocess.BASE_CONFIG}, env={})
 
 
 def test_aksk_signed_stack_up_destroy_and_a_wrong_secret_key(emulator: EmulatorHandle, tmp_path: Path) -> None:
@@ -39,12 +51,11 @@ def test_aksk_signed_stack_up_destroy_and_a_wrong_secret_key(emulator: EmulatorH
     files = [p for p in tmp_path.rglob("*") if p.is_file() and p.stat().st_size < 5_000_000]
     assert files and not [p for p in files if emulator.secret_key.encode() in p.read_bytes()]
 
-    stack.destroy()
-    emulator.admin.advance(5)
-    assert live_jobs(emulator) == [] and stack.resources("dynamic/modelarts:TrainingJob") == []
-
+    # A wrong secret key fails the preview and the update of a job to create (`third`: the jobs the state
+    # holds unchanged make no call), naming the setting and never printing the key.
     wrong = "wrong-secret-key-0123456789"
-    stack.set_config("mltrain:huaweiSecretKey", wrong, secret=True)
+    stack.set_config_all({"jobs": json.dumps({"first": JOB_ARGS, "second": JOB_ARGS, "third": JOB_ARGS})},
+                         {"mltrain:huaweiSecretKey": wrong})
     preview = stack.preview(check=False)
     text = preview.stdout + preview.stderr
     assert preview.returncode != 0
@@ -52,4 +63,17 @@ def test_aksk_signed_stack_up_destroy_and_a_wrong_secret_key(emulator: EmulatorH
     up = stack.up(check=False)
     assert up.returncode != 0 and "mltrain:huaweiSecretKey" in up.stdout + up.stderr
     assert wrong not in text + up.stdout + up.stderr
+    assert sorted(j["metadata"]["id"] for j in live_jobs(emulator)) == sorted([out["first_id"], out["second_id"]]), \
+        "the refused update created nothing"
+
+    # The jobs' deletes, signed with the stack's key pair: the calls a `pulumi destroy` makes, in-process
+    # (the provider's own calls; the engine's part of a destroy is run by the other engine tests).
+    inprocess.fresh_process()
+    provider = ModelArtsJobs()
+    provider.handler.configure(aksk_settings(emulator))
+    for resource in stack.resources("dynamic/modelarts:TrainingJob"):
+        provider.delete(str(resource["id"]), {**resource["inputs"], **resource["outputs"]})
+    emulator.admin.advance(5)
     assert live_jobs(emulator) == []
+    deletes = emulator.admin.requests()["endpoints"].get("DELETE /v2/{project_id}/training-jobs/{training_job_id}")
+    assert deletes == 2 and "POST /v3/auth/tokens" not in emulator.admin.requests()["endpoints"]

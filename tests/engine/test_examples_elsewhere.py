@@ -1,5 +1,6 @@
 """Every example runs from a copy outside the repository: its own requirements.txt, no path back
-into this tree, `pulumi up` and `pulumi destroy` against the emulator with the repository's venv.
+into this tree, `pulumi up` (and `pulumi destroy` of quickstart) against the emulator with the
+repository's venv.
 
 A last test shows where progress lines go: the provider sends them to the engine with
 the resource's URN, so the CLI prints them under the resource (not under the stack).
@@ -48,6 +49,12 @@ def copied(example: str, tmp_path: Path, emulator: Any) -> Stack:
     return stacks.alaya_stack(emulator, tmp_path, EXAMPLES / example)
 
 
+# The example destroyed at the end. alaya-distributed holds the kinds quickstart holds (Alaya NeW jobs and
+# a storage mount); a ModelArts algorithm and job are destroyed by
+# tests/engine/test_modelarts_engine.py::test_seed_example_lifecycle (the same program as modelarts-pytorch).
+DESTROYED = {"quickstart"}
+
+
 @pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.iterdir() if (p / "Pulumi.yaml").exists()))
 def test_example_runs_from_a_copy_outside_the_repository(example: str, tmp_path: Path, emulator: Any) -> None:
     stack = copied(example, tmp_path, emulator)
@@ -56,6 +63,8 @@ def test_example_runs_from_a_copy_outside_the_repository(example: str, tmp_path:
     assert sum(live(emulator).values()) >= 1, up.stdout
     outputs = stack.outputs()
     assert outputs and all(v not in (None, "") for v in outputs.values()), outputs
+    if example not in DESTROYED:
+        return
     stack.destroy()
     assert live(emulator) == {"tasks": 0, "jobs": 0, "algorithms": 0}
     assert stack.resources("TrainingJob") == []
@@ -76,7 +85,8 @@ def test_progress_lines_are_attributed_to_the_resource(tmp_path: Path, emulator:
     heading = re.search(r"^\s*pulumi-python:dynamic/alaya:TrainingJob \(llama3-sft\):\s*$\n(?:^\s+.*$\n)*?"
                         r"^\s+\[mltrain\] TrainingJob 'llama3-sft'", text, re.MULTILINE)
     assert heading, text[-4000:]
-    block = text.split("Diagnostics:", 1)[1].split("\n\n", 1)[0]
+    # The job's own block of the Diagnostics (another resource's, e.g. the stack's, may come first).
+    blocks = text.split("Diagnostics:", 1)[1].split("\n\n")
+    [block] = [b for b in blocks if b.strip().startswith("pulumi-python:dynamic/alaya:TrainingJob (llama3-sft):")]
     said = [line.strip() for line in block.splitlines() if "[mltrain]" in line]
     assert len(said) >= 3 and len(said) == len(set(said)), said  # no line twice
-    stack.destroy()

@@ -19,10 +19,9 @@ from typing import Any
 
 import pytest
 
+from pulumi_mltrain import accounts
 from support.pulumi_cli import Stack, change_counts
 from support.stacks import PROGRAMS
-
-pytestmark = pytest.mark.engine
 
 PROGRAM = PROGRAMS / "spread_jobs"
 JOB = "dynamic/alaya:TrainingJob"
@@ -84,6 +83,11 @@ def said(run: subprocess.CompletedProcess[str]) -> str:
     return run.stdout + run.stderr
 
 
+def diagnosed_warnings(preview: dict[str, Any]) -> str:
+    return "\n".join(d["message"] for d in preview.get("diagnostics", []) if d.get("severity") == "warning")
+
+
+@pytest.mark.engine
 def test_a_stack_made_with_several_processes_moves_to_one_without_touching_a_job(
         emulator: Any, alaya_stack: Callable[..., Stack]) -> None:
     emulator.admin.set_settings(**QUICK)
@@ -91,13 +95,19 @@ def test_a_stack_made_with_several_processes_moves_to_one_without_touching_a_job
     stack = old_stack(alaya_stack, names)
     ids = {n: o["id"] for n, o in stack.outputs().items()}
     tasks = live_tasks(emulator)
+    assert len(tasks) == len(names) + 1
+
+    # A refresh runs no program: the spread's providers, configured from their inputs in the state, still
+    # serve their resources (was test_a_stack_made_with_several_processes_refreshes_and_destroys_without_an_up).
+    placed = placement(stack)
+    stack.refresh()
+    assert placement(stack) == placed and live_tasks(emulator) == tasks
 
     preview = stack.preview_json("--show-sames")
     steps = job_steps(preview)
     assert set(steps.values()) == {"same"} and len(steps) == len(names) + 2, steps
     assert {s["op"] for s in preview.get("steps", [])} <= {"same", "delete"}, preview.get("steps")
-    warned = [d["message"] for d in preview.get("diagnostics", []) if d.get("severity") == "warning"]
-    assert len(warnings("\n".join(warned))) == 1, warned
+    assert len(warnings(diagnosed_warnings(preview))) == 1, diagnosed_warnings(preview)
     before = writes(emulator)
     up = stack.up("--parallel", "8")
     assert writes(emulator) == before, "nothing is created, stopped or deleted"
@@ -107,31 +117,44 @@ def test_a_stack_made_with_several_processes_moves_to_one_without_touching_a_job
     assert placed.pop("job-own") == "mine", "a provider the program chose is kept"
     assert set(placed.values()) == {"default"} and provider_names(stack) == {"default", "mine"}, placed
     assert {n: o["id"] for n, o in stack.outputs().items()} == ids and live_tasks(emulator) == tasks
-    assert set(change_counts(stack.preview_json())) == {"same"}, "nothing left to change"
 
     stack.run("config", "rm", "mltrain:providerProcesses", "--stack", stack.name)
-    assert warnings(said(stack.preview())) == []
-    stack.env_extra["MLTRAIN_PROVIDER_PROCESSES"] = "2"
-    assert warnings(said(stack.preview())), "the environment variable is retired too"
+    after = stack.preview_json()
+    assert set(change_counts(after)) == {"same"}, "nothing left to change"
+    assert warnings(diagnosed_warnings(after)) == [], "no warning once the key is removed"
+    # That MLTRAIN_PROVIDER_PROCESSES warns too is the program side's own reading of its environment:
+    # test_the_environment_variable_is_retired_too.
 
-    stack.destroy("--parallel", "8")
-    assert live_tasks(emulator) == [] and stack.resources() == []
+
+def test_the_environment_variable_is_retired_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A program run with MLTRAIN_PROVIDER_PROCESSES set (and no `mltrain:providerProcesses` key) is told,
+    once, that it is ignored: what the program side logs through `pulumi.log.warn`, which the engine shows
+    as a warning."""
+    logged: list[str] = []
+    monkeypatch.setattr(accounts, "_warned", set())
+    monkeypatch.setattr(accounts.pulumi.log, "warn", lambda message, *_, **__: logged.append(message))
+    monkeypatch.delenv("PULUMI_CONFIG", raising=False)
+    accounts.warn_retired_settings()
+    assert logged == [], "nothing set, nothing said"
+    monkeypatch.setenv("MLTRAIN_PROVIDER_PROCESSES", "2")
+    accounts.warn_retired_settings()
+    accounts.warn_retired_settings()
+    assert len(warnings("\n".join(logged))) == 1, logged
 
 
-def test_a_stack_made_with_several_processes_refreshes_and_destroys_without_an_up(
+@pytest.mark.engine
+def test_a_stack_made_with_several_processes_destroys_without_an_up(
         emulator: Any, alaya_stack: Callable[..., Stack]) -> None:
-    """Neither runs the program: the spread's providers, configured from their inputs in the state,
-    still serve their resources."""
+    """A destroy runs no program: the spread's providers, configured from their inputs in the state, still
+    delete their resources."""
     emulator.admin.set_settings(**QUICK)
     stack = old_stack(alaya_stack, ["a", "b", "c"])
-    placed = placement(stack)
     assert len(live_tasks(emulator)) == 4
-    stack.refresh()
-    assert placement(stack) == placed and len(live_tasks(emulator)) == 4
     stack.destroy("--parallel", "8")
     assert live_tasks(emulator) == [] and stack.resources() == []
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("threads", [None, "4"], ids=["default", "sdk-pool-of-4"])
 def test_creates_wait_side_by_side_in_one_process(
         emulator: Any, alaya_stack: Callable[..., Stack], threads: str | None) -> None:
@@ -158,5 +181,3 @@ def test_creates_wait_side_by_side_in_one_process(
         assert 1 <= most <= int(threads), f"{most} creates waited at once on a pool of {threads}"
     assert provider_names(stack) == {"default"}, "one provider process"
     assert len(live_tasks(emulator)) == 20
-    stack.destroy("--parallel", "20")
-    assert live_tasks(emulator) == []

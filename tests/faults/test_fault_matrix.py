@@ -6,14 +6,15 @@ fault-free delete that must leave the platform empty.
 
 The provider's own logic decides all of that, so every case runs in-process (the provider against the
 emulator over loopback HTTP: what `create` returns is what the engine records, and an exception
-records nothing). The engine adds only "a failed create records nothing, a successful one its ID":
-one case per platform runs through `pulumi up`/`destroy` for that.
+records nothing). The engine adds only "a failed create records nothing, a successful one its ID" and a
+destroy through faults: three cases run as three jobs of one stack through one `pulumi up`, and one
+`pulumi destroy` of that stack meets 5xx and malformed answers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -177,55 +178,53 @@ def test_fault(case: Case, emulator: Any) -> None:
     assert platform_ids(emulator, case.platform) == []
 
 
-def make_stack(case: Case, emulator: Any, home: Path) -> Stack:
-    _prepare(case, emulator)
-    if case.platform == "alaya":
-        return stacks.alaya_stack(emulator, home, job=stacks.alaya_job_args(**case.job),
-                                  secrets={"secretEnv": SECRET_ENV}, **case.config)
-    return stacks.modelarts_stack(emulator, home, jobs={"job": {**MODELARTS_JOB, **case.job}},
-                                  secrets={"sensitiveEnv": SECRET_ENV}, **case.config)
-
-
-ENGINE_CASES = [c for c in CASES if c.name in ("connection dropped after the create was committed",
-                                               "403 for a product the key may not use",
-                                               "ModelArts connection dropped after the create was committed")]
+ENGINE_CASES = {c.name: c for c in CASES if c.name in ("connection dropped after the create was committed",
+                                                        "403 for a product the key may not use",
+                                                        "ModelArts connection dropped after the create was committed")}
 
 
 @pytest.mark.engine
-@pytest.mark.parametrize("case", ENGINE_CASES, ids=[c.name for c in ENGINE_CASES])
-def test_fault_through_the_engine(case: Case, emulator: Any, tmp_path: Path) -> None:
-    """What the engine records after a create the provider recovered (or refused) is what the platform holds."""
-    stack = make_stack(case, emulator, tmp_path)
-    emulator.admin.set_faults(case.faults)
+def test_faults_through_the_engine(emulator: Any, mixed: Callable[..., Stack]) -> None:
+    """What the engine records after creates the provider recovered (or refused) is what the platform holds;
+    then a `destroy` meeting 5xx and malformed answers still empties the platform.
 
-    result = stack.up(check=False)
+    One `up` of three jobs, one case of the matrix each: an Alaya NeW create whose connection drops after the
+    commit, a ModelArts one likewise, and an Alaya NeW create refused with 403 (it starts once the first
+    Alaya NeW job is recorded, so the dropped connection is the first job's)."""
+    dropped, refused, ma_dropped = (ENGINE_CASES[n] for n in ("connection dropped after the create was committed",
+                                                              "403 for a product the key may not use",
+                                                              "ModelArts connection dropped after the create was "
+                                                              "committed"))
+    emulator.admin.set_settings(**refused.settings)
+    stack = mixed({
+        "job-dropped": {"kind": "alaya", "args": stacks.alaya_job_args(product_code=d.PRODUCT_TRAIN_1)},
+        "job-ma-dropped": {"kind": "modelarts", "args": MODELARTS_JOB},
+        "job-refused": {"kind": "alaya", "args": stacks.alaya_job_args(), "dependsOn": ["job-dropped"]},
+    }, {"secretEnv": SECRET_ENV})
+    emulator.admin.set_faults([*dropped.faults, *ma_dropped.faults])
+
+    result = stack.up("--continue-on-error", check=False)
     output = result.stdout + result.stderr
-    if case.error is None:
-        assert result.returncode == 0, output[-4000:]
-        assert len(stack_ids(stack, case.platform)) == 1
-    else:
-        assert result.returncode != 0
-        assert case.error in output, output[-4000:]
-        assert "TrainingJob 'job" in output, "the error names the resource"
+    assert emulator.admin.requests()["faults"]["total"] == 2, "both connections were dropped after the commit"
+    # The recovered creates (both platforms): each records its one job.
+    assert len(stack_ids(stack, "alaya")) == 1 and len(stack_ids(stack, "modelarts")) == 1, output[-4000:]
+    # The refused create: the command fails, naming the cause and the resource.
+    assert result.returncode != 0
+    assert str(refused.error) in output and "TrainingJob 'job-refused" in output, output[-4000:]
     leaked = [v for v in secret_values(emulator) if v in output]
     assert not leaked, f"secret values in the output: {leaked}"
-    assert platform_ids(emulator, case.platform) == stack_ids(stack, case.platform), \
-        "no duplicate and no orphan: the stack and the platform hold the same jobs"
+    for platform in ("alaya", "modelarts"):
+        assert platform_ids(emulator, platform) == stack_ids(stack, platform), \
+            f"no duplicate and no orphan on {platform}: the stack and the platform hold the same jobs"
 
-    emulator.admin.clear_faults()
-    stack.destroy()
-    assert platform_ids(emulator, case.platform) == []
-
-
-@pytest.mark.engine
-def test_destroy_survives_faults(emulator: Any, tmp_path: Path) -> None:
-    stack = stacks.alaya_stack(emulator, tmp_path, job=stacks.alaya_job_args())
-    stack.up()
+    # A destroy that meets 5xx and malformed answers (was test_destroy_survives_faults).
     emulator.admin.set_faults([
         {"method": "POST", "path": "/v1/training/instance/*/stop", "kind": "status", "status": 503, "times": 1},
         {"method": "DELETE", "path": "/v1/training/instance/*/delete", "kind": "status", "status": 500, "times": 2},
         {"method": "GET", "path": DETAIL, "kind": "malformed", "times": 1},
     ])
     stack.destroy()
-    assert platform_ids(emulator, "alaya") == []
-    assert stack.resources("dynamic/alaya:TrainingJob") == []
+    assert emulator.admin.requests()["faults"]["total"] > 2, "the destroy met faults"
+    for platform in ("alaya", "modelarts"):
+        assert platform_ids(emulator, platform) == []
+        assert stack.resources(f"dynamic/{platform}:TrainingJob") == []

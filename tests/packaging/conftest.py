@@ -1,4 +1,4 @@
-"""Packaging fixtures: one wheel per session (per xdist worker)."""
+"""Packaging fixtures: one wheel and one infra venv per session (per xdist worker)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from support.packaging import run
+from support.packaging import fresh_venv, run
 from support.pulumi_cli import ROOT
 
 
@@ -25,3 +25,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, source)
     [built] = list(out.glob("pulumi_mltrain-*.whl"))
     return built
+
+
+@pytest.fixture(scope="session")
+def infra_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtualenv outside the repository, as an infra repo has it: the wheel with its `policy` extra,
+    beside another provider from PyPI (pulumi-random), each resolving its own dependency ranges. Made once
+    and shared by the packaging tests (a venv and its installs are the costly part)."""
+    return fresh_venv(tmp_path_factory.mktemp("infra") / "infra-venv", f"{wheel}[policy]", "pulumi-random")

@@ -1,6 +1,8 @@
-"""The wheel in a fresh virtualenv outside the repository, beside another provider from PyPI
-(pulumi-random), resolving its own dependency ranges: an example copied out of the repository
-runs `pulumi up` and `pulumi destroy` against the emulator (started from the repository's venv)."""
+"""The wheel in a fresh virtualenv outside the repository (the `infra_venv` fixture, shared with
+test_policy_pack_elsewhere.py), beside another provider from PyPI (pulumi-random), resolving its own
+dependency ranges: an example copied out of the repository
+runs `pulumi up` against the emulator (started from the repository's venv). (Its destroy is the
+repository's quickstart's: tests/engine/test_examples_elsewhere.py, the same provider code.)"""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any
 import pytest
 
 from support import stacks
-from support.packaging import fresh_venv, run, use_venv
+from support.packaging import run, use_venv
 from support.pulumi_cli import ROOT
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
@@ -29,8 +31,8 @@ def test_wheel_ships_schema_json_and_no_generator(wheel: Path) -> None:
 
 
 def test_wheel_runs_an_example_from_a_fresh_venv_beside_another_provider(
-        wheel: Path, tmp_path: Path, emulator: Any) -> None:
-    venv = fresh_venv(tmp_path / "infra-venv", wheel, "pulumi-random")
+        infra_venv: Path, tmp_path: Path, emulator: Any) -> None:
+    venv = infra_venv
     python = venv / "bin" / "python"
     installed = run(python, "-m", "pip", "list", "--format=freeze").lower().replace("_", "-")
     assert "pulumi-mltrain==" in installed and "pulumi-random==" in installed, installed
@@ -53,5 +55,3 @@ def test_wheel_runs_an_example_from_a_fresh_venv_beside_another_provider(
     assert len(tasks) == 1, tasks
     assert stack.outputs()["training_task_id"] in str(tasks)
     assert "PRD-TRAIN-1" in stack.outputs()["product_codes"], stack.outputs()
-    stack.destroy()
-    assert emulator.admin.state()["alaya"]["tasks"] in ({}, []), emulator.admin.state()["alaya"]

@@ -1,6 +1,7 @@
 """The policy pack from the installed distribution: a fresh venv outside the repository with
-`pulumi-mltrain[policy]` (the wheel), a pack folder written by `mltrain-policy-pack`, and
-`pulumi preview --policy-pack` on a violating program against the emulator."""
+`pulumi-mltrain[policy]` (the wheel; the `infra_venv` fixture, shared with test_install_elsewhere.py),
+a pack folder written by `mltrain-policy-pack`, and `pulumi preview --policy-pack` on a violating
+program against the emulator."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 import yaml
 
 from support import stacks
-from support.packaging import fresh_venv, run, use_venv
+from support.packaging import run, use_venv
 from support.pulumi_cli import ROOT
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
@@ -21,8 +22,8 @@ PROGRAM = Path(__file__).parent / "programs" / "violating"
 
 
 def test_pack_written_into_an_infra_repo_reports_violations_and_rejects_unknown_keys(
-        wheel: Path, tmp_path: Path, emulator: Any) -> None:
-    venv = fresh_venv(tmp_path / "infra-venv", f"{wheel}[policy]")
+        infra_venv: Path, tmp_path: Path, emulator: Any) -> None:
+    venv = infra_venv
     pack = tmp_path / "infra-repo" / "policy"
     written = run(venv / "bin" / "mltrain-policy-pack", pack)
     assert sorted(p.name for p in pack.iterdir()) == ["PulumiPolicy.yaml", "__main__.py", "requirements.txt"], written

@@ -1,5 +1,11 @@
 """Static typing of the program side: mypy --strict and basedpyright accept the examples and the README
-example, and reject a misspelled argument and a wrong type."""
+example, and reject a misspelled argument and a wrong type.
+
+Every case is a file of its own, and each checker runs once over all of them (a checker process costs
+seconds; the cases are independent top-level modules): each test reads its files' diagnostics from that
+one run. The examples are copied under names of their own, since every `__main__.py` would be one
+module `__main__` to mypy.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -14,6 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*/*.py"))
+CHECKERS = ("mypy", "basedpyright")
 
 
 def _readme_example() -> str:
@@ -45,28 +53,37 @@ def _pyright(paths: list[Path], cwd: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, cwd=cwd)
 
 
-@pytest.fixture(scope="module")
-def programs(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """Every example program and the README example, as files to check."""
-    where = tmp_path_factory.mktemp("typed")
-    readme = where / "readme_example.py"
-    readme.write_text(_readme_example())
-    return [*EXAMPLES, readme]
+# mypy: `file.py:12: error: message  [code]`; basedpyright: `  /dir/file.py:12:5 - error: message`, whose
+# message may go on over the next, more indented lines.
+MYPY_ERROR = re.compile(r"^(?P<file>[^\s:]+\.py):(?P<line>\d+): error: (?P<text>.*)$")
+PYRIGHT_ERROR = re.compile(r"^\s*(?P<file>/\S+\.py):(?P<line>\d+):\d+ - error: (?P<text>.*)$")
 
 
-def test_examples_exist() -> None:
-    assert len(EXAMPLES) >= 3, EXAMPLES
+@dataclass
+class Report:
+    """One checker's run over every case: its output, and the errors it found per file name."""
+
+    output: str
+    errors: dict[str, list[tuple[int, str]]]
+
+    def of(self, path: Path) -> list[tuple[int, str]]:
+        return self.errors.get(path.name, [])
 
 
-def test_mypy_strict_accepts_examples_and_readme(programs: list[Path], tmp_path: Path) -> None:
-    for program in programs:  # one at a time: every example is a `__main__` module
-        out = _mypy([program], tmp_path)
-        assert out.returncode == 0, f"{program}:\n{out.stdout}{out.stderr}"
-
-
-def test_basedpyright_accepts_examples_and_readme(programs: list[Path], tmp_path: Path) -> None:
-    out = _pyright(programs, tmp_path)
-    assert out.returncode == 0, out.stdout + out.stderr
+def _report(result: subprocess.CompletedProcess[str], pattern: re.Pattern[str]) -> Report:
+    errors: dict[str, list[tuple[int, str]]] = {}
+    last: list[tuple[int, str]] | None = None
+    for line in result.stdout.splitlines():
+        match = pattern.match(line)
+        if match:
+            last = errors.setdefault(Path(match["file"]).name, [])
+            last.append((int(match["line"]), match["text"]))
+        elif last and line.startswith("    "):  # a basedpyright message's next line
+            number, text = last[-1]
+            last[-1] = (number, f"{text} {line.strip()}")
+        else:
+            last = None
+    return Report(result.stdout + result.stderr, errors)
 
 
 BAD = '''\
@@ -74,25 +91,7 @@ from pulumi_mltrain import alaya
 
 job = alaya.TrainingJob("bad", product_code="PRD-TRAIN-1", worker_count={count}, image="img"{extra})
 '''
-
-
-@pytest.mark.parametrize("checker", ["mypy", "basedpyright"])
-@pytest.mark.parametrize(("count", "extra", "expected"), [
-    ("3", ", wrokers=3", "wrokers"),
-    ('"four"', "", "worker_count"),
-])
-def test_checkers_reject_misspelled_and_mistyped_arguments(
-        checker: str, count: str, extra: str, expected: str, tmp_path: Path) -> None:
-    good = tmp_path / "good.py"
-    good.write_text(BAD.format(count="3", extra=""))
-    bad = tmp_path / "bad.py"
-    bad.write_text(BAD.format(count=count, extra=extra))
-    run = _mypy if checker == "mypy" else _pyright
-    assert run([good], tmp_path).returncode == 0, "the correct snippet must pass, or the test proves nothing"
-    out = run([bad], tmp_path)
-    assert out.returncode != 0, f"{checker} accepted {bad.read_text()}"
-    assert expected in out.stdout + out.stderr, out.stdout
-
+REJECTED = [("3", ", wrokers=3", "wrokers"), ('"four"', "", "worker_count")]
 
 PRESENT = '''\
 import pulumi
@@ -112,19 +111,93 @@ needs_text(job.{optional})
 '''
 
 
-@pytest.mark.parametrize("checker", ["mypy", "basedpyright"])
+@dataclass
+class Cases:
+    """The files every checker is run on."""
+
+    programs: list[Path]  # the examples (copies) and the README example: must pass
+    good: Path  # the correct form of BAD: must pass, or the rejections prove nothing
+    bad: list[Path]  # BAD per REJECTED case
+    present_good: Path
+    present_bad: Path
+
+    def all(self) -> list[Path]:
+        return [*self.programs, self.good, *self.bad, self.present_good, self.present_bad]
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory: pytest.TempPathFactory) -> Cases:
+    where = tmp_path_factory.mktemp("typed")
+
+    def write(name: str, text: str) -> Path:
+        path = where / name
+        path.write_text(text)
+        return path
+
+    programs = [write(f"example_{p.parent.name.replace('-', '_')}_{p.stem.strip('_')}.py", p.read_text())
+                for p in EXAMPLES]
+    return Cases(
+        programs=[*programs, write("readme_example.py", _readme_example())],
+        good=write("good.py", BAD.format(count="3", extra="")),
+        bad=[write(f"bad_{i}.py", BAD.format(count=count, extra=extra))
+             for i, (count, extra, _) in enumerate(REJECTED)],
+        present_good=write("present_good.py", PRESENT.format(optional="training_task_id")),
+        present_bad=write("present_bad.py", PRESENT.format(optional="reason")),
+    )
+
+
+@pytest.fixture(scope="module")
+def reports(cases: Cases) -> dict[str, Report]:
+    """Each checker, run once over every case."""
+    where = cases.good.parent
+    names = [p.relative_to(where) for p in cases.all()]
+    return {"mypy": _report(_mypy(names, where), MYPY_ERROR),
+            "basedpyright": _report(_pyright([where / n for n in names], where), PYRIGHT_ERROR)}
+
+
+def test_examples_exist() -> None:
+    assert len(EXAMPLES) >= 3, EXAMPLES
+
+
+@pytest.mark.parametrize("checker", CHECKERS)
+def test_each_checker_found_exactly_the_expected_errors(checker: str, cases: Cases,
+                                                       reports: dict[str, Report]) -> None:
+    """The one run checked every file and found errors in the bad cases only, so a file it failed to read
+    (or a run that ended early) cannot pass for a clean file."""
+    report = reports[checker]
+    expected = {p.name for p in (*cases.bad, cases.present_bad)}
+    assert set(report.errors) == expected, report.output
+    if checker == "mypy":
+        assert f"in {len(expected)} files (checked {len(cases.all())} source files)" in report.output, report.output
+
+
+def test_mypy_strict_accepts_examples_and_readme(cases: Cases, reports: dict[str, Report]) -> None:
+    for program in cases.programs:
+        assert reports["mypy"].of(program) == [], f"{program.name}:\n{reports['mypy'].output}"
+
+
+def test_basedpyright_accepts_examples_and_readme(cases: Cases, reports: dict[str, Report]) -> None:
+    for program in cases.programs:
+        assert reports["basedpyright"].of(program) == [], f"{program.name}:\n{reports['basedpyright'].output}"
+
+
+@pytest.mark.parametrize("checker", CHECKERS)
+@pytest.mark.parametrize("case", range(len(REJECTED)), ids=["misspelled", "mistyped"])
+def test_checkers_reject_misspelled_and_mistyped_arguments(checker: str, case: int, cases: Cases,
+                                                           reports: dict[str, Report]) -> None:
+    report, bad, expected = reports[checker], cases.bad[case], REJECTED[case][2]
+    assert report.of(cases.good) == [], "the correct snippet must pass, or the test proves nothing"
+    assert report.of(bad), f"{checker} accepted {bad.read_text()}"
+    assert any(expected in text for _, text in report.of(bad)), report.output
+
+
+@pytest.mark.parametrize("checker", CHECKERS)
 def test_outputs_every_job_has_are_typed_present_and_obs_channels_stay_valid_inputs(
-        checker: str, tmp_path: Path) -> None:
+        checker: str, cases: Cases, reports: dict[str, Report]) -> None:
     """`status`, `phase` and the IDs are `Output[str]`; ModelArts `inputs` takes the ObsChannel items that
     programs written for the earlier release pass. An optional output is still `Output[str | None]`."""
-    run = _mypy if checker == "mypy" else _pyright
-    good = tmp_path / "good.py"
-    good.write_text(PRESENT.format(optional="training_task_id"))
-    out = run([good], tmp_path)
-    assert out.returncode == 0, out.stdout + out.stderr
-    bad = tmp_path / "bad.py"
-    bad.write_text(PRESENT.format(optional="reason"))
-    out = run([bad], tmp_path)
-    assert out.returncode != 0, f"{checker} accepted an optional output as Output[str]"
+    report = reports[checker]
+    assert report.of(cases.present_good) == [], report.output
     last = len(PRESENT.splitlines())  # the `reason` line, and only it
-    assert f":{last}:" in out.stdout and "1 error" in out.stdout, out.stdout
+    assert [line for line, _ in report.of(cases.present_bad)] == [last], \
+        f"{checker} must refuse an optional output as Output[str], on line {last} only:\n{report.output}"
