@@ -51,7 +51,7 @@ def copied(example: str, tmp_path: Path, emulator: Any) -> Stack:
 
 # The example destroyed at the end. alaya-distributed holds the kinds quickstart holds (Alaya NeW jobs and
 # a storage mount); a ModelArts algorithm and job are destroyed by
-# tests/engine/test_modelarts_engine.py::test_seed_example_lifecycle (the same program as modelarts-pytorch).
+# tests/engine/test_modelarts_engine.py::test_modelarts_stack_lifecycle (which runs modelarts-pytorch's program).
 DESTROYED = {"quickstart"}
 
 

@@ -215,7 +215,7 @@ def forms_stack(emulator: Any, home: Path, form: str) -> Stack:
         shutil.copytree(PROGRAMS / "forms_yaml", workdir)
         (home / "state").mkdir(parents=True)
         stack = Stack(workdir=workdir, home=home)
-        stack.run("stack", "init", stack.name)
+        stack.init()
     else:
         stack = Stack.from_project(PROGRAMS / "forms", home)
     # The engine finds pulumi-resource-mltrain on PATH, as an installed wheel's console script.

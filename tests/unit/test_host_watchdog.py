@@ -1,8 +1,9 @@
 """`host.watch_engine`: a provider process whose engine is gone exits by itself.
 
 The SDK's dynamic provider host (`python -m pulumi.dynamic ENGINE`, how the official host starts it)
-never notices a killed `pulumi`; the engine test `tests/faults/test_soak.py::
-test_interrupted_up_then_refresh_and_up_leaves_one_job` checks the whole path through the CLI.
+never notices a killed `pulumi`; the engine test `tests/team/test_s3_backend.py::
+test_login_up_concurrent_up_refused_killed_up_recovered_destroy_keeps_history` checks the whole path
+through the CLI.
 """
 
 from __future__ import annotations
