@@ -27,6 +27,7 @@ from support import inprocess
 from support.drift import spec_inputs
 from support.pulumi_cli import ROOT, change_counts
 from support.stacks import alaya_job_args as job_args
+from support.stacks import by_name, ops_by_name
 
 TASK = "dynamic/alaya:TrainingJob"
 
@@ -43,20 +44,6 @@ SUITE = ROOT / "tests" / "engine" / "programs" / "alaya_suite"
 DISTRIBUTED = ROOT / "examples" / "alaya-distributed" / "__main__.py"
 IMAGE_2_4 = "harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu"
 SECRET = "wandb-secret-value-123"
-
-
-def by_name(exported: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The state's resources by resource name."""
-    return {r["urn"].rsplit("::", 1)[1]: r for r in exported["deployment"].get("resources", [])}
-
-
-def ops_by_name(preview: dict[str, Any]) -> dict[str, set[str]]:
-    """resource name -> the step operations `pulumi preview --json` plans for it, for resources that change."""
-    ops: dict[str, set[str]] = {}
-    for step in preview.get("steps", []):
-        if step["op"] != "same":
-            ops.setdefault(step["urn"].rsplit("::", 1)[1], set()).add(step["op"])
-    return ops
 
 
 @pytest.mark.engine

@@ -44,6 +44,7 @@ from support import inprocess
 from support.drift import spec_inputs
 from support.pulumi_cli import ROOT, Stack, change_counts
 from support.runs import assert_end_is_start_plus_duration, new_run_reasons, step_reasons
+from support.stacks import by_name, ops_by_name
 
 EXAMPLE = ROOT / "examples" / "modelarts-pytorch"
 JOB = "dynamic/modelarts:TrainingJob"
@@ -111,20 +112,6 @@ def suite_jobs(**changed: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "runfields": RUN_FIELDS,
     }
     return {**declared, **changed}
-
-
-def by_name(exported: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The state's resources by resource name."""
-    return {r["urn"].rsplit("::", 1)[1]: r for r in exported["deployment"].get("resources", [])}
-
-
-def ops_by_name(preview: dict[str, Any]) -> dict[str, set[str]]:
-    """resource name -> the step operations `pulumi preview --json` plans for it, for resources that change."""
-    ops: dict[str, set[str]] = {}
-    for step in preview.get("steps", []):
-        if step["op"] != "same":
-            ops.setdefault(step["urn"].rsplit("::", 1)[1], set()).add(step["op"])
-    return ops
 
 
 @pytest.mark.engine

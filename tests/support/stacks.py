@@ -97,3 +97,17 @@ def alaya_task_ids(url: str) -> list[str]:
     """IDs of the Alaya NeW tasks the emulator at `url` holds that are not on their way out."""
     with EmulatorAdmin(url) as admin:
         return sorted(str(t["id"]) for t in admin.state()["alaya"]["tasks"] if not t.get("deleting"))
+
+
+def by_name(exported: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The state's resources by resource name."""
+    return {r["urn"].rsplit("::", 1)[1]: r for r in exported["deployment"].get("resources", [])}
+
+
+def ops_by_name(preview: dict[str, Any]) -> dict[str, set[str]]:
+    """resource name -> the step operations `pulumi preview --json` plans for it, for resources that change."""
+    ops: dict[str, set[str]] = {}
+    for step in preview.get("steps", []):
+        if step["op"] != "same":
+            ops.setdefault(step["urn"].rsplit("::", 1)[1], set()).add(step["op"])
+    return ops
