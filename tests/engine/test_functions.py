@@ -25,15 +25,9 @@ def test_lookups_logs_and_events_of_both_platforms(emulator: EmulatorHandle, tmp
     """Was test_modelarts_lookups_logs_and_events_of_a_two_node_job and test_alaya_lookups_products_and_storages."""
     emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2,
                                 subscription_delay=0.2, task_state_delay=0.2)
-    huawei = {f"mltrain:{key}": value for key, value in {
-        "huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
-        "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
-        "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items()}
-    stack = stacks.alaya_stack(emulator, tmp_path, PROGRAM, {"mltrain:huaweiPassword": emulator.iam_password},
-                               alayaJob=alaya_job_args(name="fn-alaya-job", wait_for="running"),
-                               algorithm=ALGORITHM_ARGS,
-                               modelartsJob=job_args(name="fn-two-nodes", node_count=2, wait_for="completed"),
-                               **huawei)
+    stack = stacks.both_platforms_stack(
+        emulator, tmp_path, PROGRAM, alayaJob=alaya_job_args(name="fn-alaya-job", wait_for="running"),
+        algorithm=ALGORITHM_ARGS, modelartsJob=job_args(name="fn-two-nodes", node_count=2, wait_for="completed"))
     stack.up()
     out = stack.outputs()
 

@@ -71,12 +71,8 @@ def managed(stack: Stack, prefix: str = "mltrain:") -> list[dict[str, Any]]:
 
 # ----- the both-forms program: each job as a dynamic (`dyn-*`) and a plugin (`plug-*`) resource -----
 def both_platforms_stack(emulator: Any, home: Path) -> Stack:
-    """A stack of the both-forms program with the settings of both platforms (one emulator serves both)."""
-    huawei = {f"mltrain:{key}": value for key, value in {
-        "huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
-        "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
-        "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items()}
-    return stacks.alaya_stack(emulator, home, BOTH, {"mltrain:huaweiPassword": emulator.iam_password}, **huawei)
+    """A stack of the both-forms program with the settings of both platforms."""
+    return stacks.both_platforms_stack(emulator, home, BOTH)
 
 
 def both_forms(stack: Stack, jobs: dict[str, dict[str, Any]], create_timeout: str | None = None,

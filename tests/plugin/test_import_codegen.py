@@ -44,12 +44,7 @@ def test_imported_code_runs_and_previews_no_change(emulator: Any, tmp_path: Path
     --file` takes them back and writes their code, which becomes the program: no change to preview."""
     emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2,
                                 subscription_delay=0.2, task_state_delay=0.2)
-    huawei = {f"mltrain:{key}": value for key, value in {
-        "huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
-        "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
-        "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items()}
-    stack = on_path(stacks.alaya_stack(emulator, tmp_path, RAW, {"mltrain:huaweiPassword": emulator.iam_password},
-                                       **huawei))
+    stack = on_path(stacks.both_platforms_stack(emulator, tmp_path, RAW))
     # Both jobs have environment values: the Alaya job's a secret one, the ModelArts job's a plain one.
     declare(stack, [MOUNT, job_using_mount(), ALGORITHM, job(environments={"HF_TOKEN": "hf-value-456"})])
     stack.up()

@@ -66,6 +66,16 @@ def modelarts_aksk_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "
                     {"mltrain:huaweiSecretKey": secret_key or emulator.secret_key})
 
 
+def both_platforms_stack(emulator: Any, home: Path, project: Path, **config: Any) -> Stack:
+    """A stack of `project` with the settings of both platforms (one emulator serves both)."""
+    huawei = {f"mltrain:{key}": value for key, value in {
+        "huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
+        "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
+        "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items()}
+    return alaya_stack(emulator, home, project, {"mltrain:huaweiPassword": emulator.iam_password},
+                       **huawei, **config)
+
+
 def sibling_stack(stack: Stack, name: str, **config: Any) -> Stack:
     """Another stack of the same project in the same backend (same workdir and PULUMI_HOME), with a
     copy of `stack`'s config (secrets included) and then `config` on top."""
