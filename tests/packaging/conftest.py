@@ -1,4 +1,5 @@
-"""Packaging fixtures: one wheel and one infra venv per session (per xdist worker)."""
+"""Packaging fixtures: one wheel and one infra venv per test session, shared by its xdist workers
+(`support.shared.once`)."""
 
 from __future__ import annotations
 
@@ -10,26 +11,30 @@ import pytest
 
 from support.packaging import fresh_venv, run
 from support.pulumi_cli import ROOT
+from support.shared import once
 
 
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The project's wheel, built once per session (per xdist worker)."""
-    source, out = tmp_path_factory.mktemp("source"), tmp_path_factory.mktemp("wheel")
-    # Built from a copy: no build/ or egg-info in the working tree, no clash between workers.
-    shutil.copytree(ROOT / "provider", source / "provider",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
-        if (ROOT / name).exists():
-            shutil.copy(ROOT / name, source / name)
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, source)
-    [built] = list(out.glob("pulumi_mltrain-*.whl"))
-    return built
+    """The project's wheel, built once per session."""
+    def build(folder: Path) -> Path:
+        source, out = folder / "source", folder / "wheel"
+        # Built from a copy: no build/ or egg-info in the working tree.
+        shutil.copytree(ROOT / "provider", source / "provider",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+        for name in ("pyproject.toml", "README.md", "LICENSE"):
+            if (ROOT / name).exists():
+                shutil.copy(ROOT / name, source / name)
+        run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, source)
+        [built] = list(out.glob("pulumi_mltrain-*.whl"))
+        return built
+    return once(tmp_path_factory, "mltrain-wheel", build)
 
 
 @pytest.fixture(scope="session")
 def infra_venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh virtualenv outside the repository, as an infra repo has it: the wheel with its `policy` extra,
     beside another provider from PyPI (pulumi-random), each resolving its own dependency ranges. Made once
-    and shared by the packaging tests (a venv and its installs are the costly part)."""
-    return fresh_venv(tmp_path_factory.mktemp("infra") / "infra-venv", f"{wheel}[policy]", "pulumi-random")
+    and shared by the packaging tests."""
+    return once(tmp_path_factory, "infra", lambda folder: fresh_venv(
+        folder / "infra-venv", f"{wheel}[policy]", "pulumi-random"))

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from support.shared import once
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 EXAMPLES = sorted(p for p in (ROOT / "examples").glob("*/*.py"))
@@ -70,10 +72,10 @@ class Report:
         return self.errors.get(path.name, [])
 
 
-def _report(result: subprocess.CompletedProcess[str], pattern: re.Pattern[str]) -> Report:
+def _report(stdout: str, stderr: str, pattern: re.Pattern[str]) -> Report:
     errors: dict[str, list[tuple[int, str]]] = {}
     last: list[tuple[int, str]] | None = None
-    for line in result.stdout.splitlines():
+    for line in stdout.splitlines():
         match = pattern.match(line)
         if match:
             last = errors.setdefault(Path(match["file"]).name, [])
@@ -83,7 +85,7 @@ def _report(result: subprocess.CompletedProcess[str], pattern: re.Pattern[str]) 
             last[-1] = (number, f"{text} {line.strip()}")
         else:
             last = None
-    return Report(result.stdout + result.stderr, errors)
+    return Report(stdout + stderr, errors)
 
 
 BAD = '''\
@@ -125,34 +127,54 @@ class Cases:
         return [*self.programs, self.good, *self.bad, self.present_good, self.present_bad]
 
 
+def _cases(where: Path) -> Cases:
+    """The case files in `where` (written by the first worker to ask: `_write_cases`)."""
+    return Cases(
+        programs=[*(where / f"example_{p.parent.name.replace('-', '_')}_{p.stem.strip('_')}.py" for p in EXAMPLES),
+                  where / "readme_example.py"],
+        good=where / "good.py",
+        bad=[where / f"bad_{i}.py" for i in range(len(REJECTED))],
+        present_good=where / "present_good.py",
+        present_bad=where / "present_bad.py",
+    )
+
+
+def _write_cases(where: Path) -> Path:
+    cases = _cases(where)
+    for example, path in zip(EXAMPLES, cases.programs[:-1], strict=True):
+        path.write_text(example.read_text())
+    cases.programs[-1].write_text(_readme_example())
+    cases.good.write_text(BAD.format(count="3", extra=""))
+    for path, (count, extra, _) in zip(cases.bad, REJECTED, strict=True):
+        path.write_text(BAD.format(count=count, extra=extra))
+    cases.present_good.write_text(PRESENT.format(optional="training_task_id"))
+    cases.present_bad.write_text(PRESENT.format(optional="reason"))
+    return where
+
+
+def _run_checkers(where: Path) -> Path:
+    """Each checker, run once over every case; its stdout and stderr kept as files in `where`."""
+    cases = _cases(where)
+    names = [p.relative_to(where) for p in cases.all()]
+    for checker, result in (("mypy", _mypy(names, where)), ("basedpyright", _pyright(cases.all(), where))):
+        (where / f"{checker}.stdout").write_text(result.stdout)
+        (where / f"{checker}.stderr").write_text(result.stderr)
+    return where
+
+
 @pytest.fixture(scope="module")
 def cases(tmp_path_factory: pytest.TempPathFactory) -> Cases:
-    where = tmp_path_factory.mktemp("typed")
-
-    def write(name: str, text: str) -> Path:
-        path = where / name
-        path.write_text(text)
-        return path
-
-    programs = [write(f"example_{p.parent.name.replace('-', '_')}_{p.stem.strip('_')}.py", p.read_text())
-                for p in EXAMPLES]
-    return Cases(
-        programs=[*programs, write("readme_example.py", _readme_example())],
-        good=write("good.py", BAD.format(count="3", extra="")),
-        bad=[write(f"bad_{i}.py", BAD.format(count=count, extra=extra))
-             for i, (count, extra, _) in enumerate(REJECTED)],
-        present_good=write("present_good.py", PRESENT.format(optional="training_task_id")),
-        present_bad=write("present_bad.py", PRESENT.format(optional="reason")),
-    )
+    """Written, and checked by both checkers, once per session (`support.shared.once`): the module's
+    tests may run on several workers."""
+    return _cases(once(tmp_path_factory, "typed", lambda where: _run_checkers(_write_cases(where))))
 
 
 @pytest.fixture(scope="module")
 def reports(cases: Cases) -> dict[str, Report]:
-    """Each checker, run once over every case."""
     where = cases.good.parent
-    names = [p.relative_to(where) for p in cases.all()]
-    return {"mypy": _report(_mypy(names, where), MYPY_ERROR),
-            "basedpyright": _report(_pyright([where / n for n in names], where), PYRIGHT_ERROR)}
+    return {checker: _report((where / f"{checker}.stdout").read_text(), (where / f"{checker}.stderr").read_text(),
+                             pattern)
+            for checker, pattern in (("mypy", MYPY_ERROR), ("basedpyright", PYRIGHT_ERROR))}
 
 
 def test_examples_exist() -> None:
