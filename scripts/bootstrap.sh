@@ -19,29 +19,34 @@ stamp=".venv/.mltrain-$(cat requirements/dev.lock pyproject.toml sdk/python/pypr
 if [ ! -f "$stamp" ]; then
   echo "bootstrap: installing requirements/dev.lock into .venv" >&2
   .venv/bin/python -m pip install -q -r requirements/dev.lock >&2
-  .venv/bin/python -m pip install -q --no-deps -e . >&2
+  # The editable installs are -qq: pip prints the build backend's warnings, and setuptools warns about every
+  # editable install and about the generated SDK's metadata (upstream codegen's table-form license, no
+  # README), none of which a newcomer can act on. Errors still print.
+  .venv/bin/python -m pip install -qq --no-deps -e . >&2
   # The generated SDK of the native plugin (sdk/python, scripts/sdkgen.sh); its dependencies are in the lock.
-  .venv/bin/python -m pip install -q --no-deps --no-build-isolation -e sdk/python >&2
+  .venv/bin/python -m pip install -qq --no-deps --no-build-isolation -e sdk/python >&2
   rm -f .venv/.mltrain-*; touch "$stamp"
 fi
 # 1b. The test programs' environment (.venv-programs): what a user's infra repo installs, the project
 #    and the generated SDK with their runtime dependencies at the locked versions, nothing of the
 #    development tools. The engine's Python host lists this environment with `pip list` on every
 #    preview and up (about 0.3 CPU-s less than listing .venv's 120 packages), and every engine test
-#    shows that the runtime needs nothing beyond its declared dependencies.
+#    shows that the runtime needs nothing beyond its declared dependencies. Its pip is the locked one,
+#    as in .venv: the host also runs `pip --version`, and the two cost 0.3 CPU-s with a current pip
+#    against 0.7 with the pip that `python -m venv` bundles.
 if [ ! -x .venv-programs/bin/python ]; then
   "$python" -m venv .venv-programs
 fi
 programs_stamp=".venv-programs/.mltrain-${stamp#.venv/.mltrain-}"
 if [ ! -f "$programs_stamp" ]; then
   echo "bootstrap: installing the runtime dependencies (constrained by requirements/dev.lock) into .venv-programs" >&2
-  .venv-programs/bin/python -m pip install -q -c requirements/dev.lock -e . -e sdk/python >&2
+  .venv-programs/bin/python -m pip install -qq -c requirements/dev.lock pip -e . -e sdk/python >&2
   rm -f .venv-programs/.mltrain-*; touch "$programs_stamp"
 fi
-# An editable install leaves the project's modules uncompiled (pip byte-compiles only what it copies),
-# and with PYTHONDONTWRITEBYTECODE set every process would compile them again: about 70 ms of each
-# provider process. compileall writes only what is missing or stale.
-.venv/bin/python -m compileall -q provider >/dev/null
+# An editable install leaves the project's modules and the generated SDK uncompiled (pip byte-compiles
+# only what it copies), and with PYTHONDONTWRITEBYTECODE set every process would compile them again:
+# about 70 ms of each provider process. compileall writes only what is missing or stale.
+.venv/bin/python -m compileall -q provider sdk/python/pulumi_mltrain_native >/dev/null
 
 # 2. The Pulumi engine: a matching `pulumi` on PATH, else one built from the Go modules.
 want="${MLTRAIN_PULUMI_VERSION:-v3.274.1}"
