@@ -3,6 +3,7 @@ before every test, so tests never see each other's objects, counts, faults or cl
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
@@ -24,8 +25,35 @@ def emulator(emulator_server: EmulatorServer) -> Iterator[EmulatorHandle]:
         yield EmulatorHandle(url=emulator_server.url, admin=admin)
 
 
+def _tier(item: pytest.Item) -> int:
+    """0: slow engine tests (each up to a minute), 1: other engine tests and the type checkers, 2: the rest."""
+    if item.get_closest_marker("engine") is not None:
+        return 0 if item.get_closest_marker("slow") is not None else 1
+    return 1 if "typing" in item.path.parts else 2
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Engine tests and the type checkers' runs first (stable order otherwise): each takes seconds to a
-    minute, so with them at the front the xdist workers end together on the short in-process tests
-    instead of one worker finishing a long test alone."""
-    items.sort(key=lambda item: item.get_closest_marker("engine") is None and "typing" not in item.path.parts)
+    """Longest first, and under xdist dealt out so that every worker starts on its share of them.
+
+    scripts/test.sh runs xdist's work-stealing scheduler, which gives worker k the k-th contiguous chunk
+    of this order (chunk sizes: what is left divided by the workers left) and lets an idle worker take
+    the back half of the longest queue. So the slow engine tests are dealt round-robin into the chunks,
+    each chunk starting with its own: no worker runs the slowest tests one after another while the
+    others steal short ones, and what is stolen at the end is short. Only a balancing heuristic: any
+    order runs the same tests."""
+    items.sort(key=_tier)  # stable: the collection order within a tier
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    if workers < 2 or len(items) < workers:
+        return
+    sizes, left = [], len(items)
+    for k in range(workers):
+        sizes.append(left // (workers - k))
+        left -= sizes[-1]
+    chunks: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    k = 0
+    for item in items:
+        while len(chunks[k]) == sizes[k]:  # ends: the sizes add up to len(items)
+            k = (k + 1) % workers
+        chunks[k].append(item)
+        k = (k + 1) % workers
+    items[:] = [item for chunk in chunks for item in chunk]
