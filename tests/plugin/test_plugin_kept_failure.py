@@ -35,14 +35,14 @@ BAD = ["dyn-bad", "plug-bad"]
 
 
 def test_modelarts_kept_failure_is_recorded_readable_and_replaced(emulator: Any, tmp_path: Path) -> None:
-    """`bad` is a ModelArts job that fails and is kept; `run` an Alaya task (declared first) whose wait
-    (until it runs) says once that Alaya NeW has no log API, well before `bad` fails (6 s of training: the
-    dynamic program ends at its first failure, so `run` must be done by then, even on a loaded machine)."""
-    emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=6, delete_delay=0.2,
+    """`bad` is a ModelArts job that fails and is kept; `run` an Alaya task whose wait (until it runs)
+    says once that Alaya NeW has no log API. `bad` depends on `run` (in each form): the dynamic program
+    ends at its first failure, and on a loaded machine `bad` could otherwise fail before `run` is done."""
+    emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=2, delete_delay=0.2,
                                 modelarts_fail_names="-bad-", task_state_delay=0.2, subscription_delay=0.2)
     job = modelarts_job_args(wait_for="completed", on_failure="keep")
     jobs = {"alaya": {"run": stacks.alaya_job_args(wait_for="running")}, "modelarts": {"bad": job}}
-    stack = both_forms(both_platforms_stack(emulator, tmp_path), jobs)
+    stack = both_forms(both_platforms_stack(emulator, tmp_path), jobs, after={"bad": "run"})
 
     first = stack.up("--continue-on-error", check=False)  # each form's failure is seen, whichever ends first
     output = output_of(first)
