@@ -7,7 +7,7 @@
 # alone (tests/conftest.py deals the slow engine tests out to the workers first). Bytecode is written even
 # where PYTHONDONTWRITEBYTECODE is set: otherwise every worker rewrites the asserts of every test module
 # again (7 CPU-s of collection per worker instead of 3). Measured on 2 cores: 564 s with four workers and
-# the default distribution; 276 s (526 CPU-s) with all of this and the locked pip (bootstrap.sh).
+# the default distribution; 252–285 s (480–540 CPU-s) with all of this and the locked pip (bootstrap.sh).
 # CI (.ci/run) also runs scripts/test-lowest.sh.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
