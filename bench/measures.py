@@ -149,6 +149,7 @@ def provider_cpu(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
         medians.append(float(found["cpu_ms_per_job"]))
         calls = found.get("calls_per_job", {})
     value = min(medians)
+    facts["cpu_per_job_ms"] = value
     runs = " / ".join(f"{m:.2f}" for m in medians)
     return [Row(label, str(plan.cpu_jobs), f"{value:.2f} ms", "—", "—",
                 ", ".join(f"{k} {v:g}" for k, v in calls.items()) + " per job",

@@ -26,6 +26,7 @@ from scenarios import (
     wait_miss,
     wait_run,
     wait_target,
+    waiting_floor_note,
 )
 
 
@@ -79,6 +80,9 @@ def _waits(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
     floor = facts.get("parallel_floor")
     if floor is None:
         floor = noop_floor(emu, n)
+    waiting = facts.get("parallel_wait_floor")
+    if waiting is None:
+        waiting = noop_floor(emu, n, wait=delay, parallel=n)
     rows: list[Row] = []
     for parallel in (None, n):
         effective = parallel or default_parallel()
@@ -109,7 +113,9 @@ def _waits(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
             f"provider calls run on a pool of 256 threads, `MLTRAIN_PROVIDER_THREADS`), peak RSS "
             f"{run.peak_mb:.0f} MB; slowest create as the engine reports it "
             f"{run.slowest if run.slowest is not None else '?'} s; dynamic resources at the same --parallel: "
-            f"{dyn_wall:.2f} s = {dyn_wall / delay:.2f} x D ({source})" + wait_miss(run.wall, delay, parallel, floor),
+            f"{dyn_wall:.2f} s = {dyn_wall / delay:.2f} x D ({source})"
+            + (waiting_floor_note(n, delay, parallel, waiting) if parallel else "")
+            + wait_miss(run.wall, delay, parallel, floor, waiting if parallel else None),
             target=target, verdict=verdict(run.wall <= WAIT_TARGET * delay) if parallel else "—",
         ))
         if measured_here is not None:

@@ -57,6 +57,7 @@ def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
                    f"used {ours['provider_cpu'] - base['provider_cpu']:+.2f} s of CPU and the program "
                    f"{ours['program_cpu'] - base['program_cpu']:+.2f} s compared with the no-op's: a start-up "
                    "cost paid once per `pulumi` command (see README, reading the results).")
+    out += overhead_misses(facts, plan)
     largest = facts.get(f"overhead_cpu_{max(plan.overhead_ns)}")
     probe = facts.get("probe") or {}
     if largest is not None and "engine_cpu" in largest[0]:
@@ -108,7 +109,13 @@ def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
         out.append(f"Native plugin, {plan.parallel_n} waiting creates: " + "; ".join(waits) + ".")
     if facts.get("plugin_state") is not None:
         size, value = facts.get("plugin_state")
-        out.append(f"Native plugin state per resource: {size:.0f} B, {value:.2f} x the no-op's.")
+        out.append(f"Native plugin state per resource: {size:.0f} B, {value:.2f} x the no-op's. Its outputs "
+                   "repeat its inputs on purpose: the Python SDK resolves an input property that is missing from "
+                   "the outputs to unknown during a preview (`resolve_outputs` in pulumi/runtime/rpc.py fills "
+                   "inputs in only outside a dry run), so an unchanged job's `name` or `image` would preview as "
+                   "unknown and every resource built from them would preview as a change; `TrainingJob.get` "
+                   "and stack policies read the outputs alone. Of the rest, `replaceOnChanges` is what the "
+                   "schema's replace-on-change fields become in the generated SDK, and `stackTrace` the SDK's own.")
     sweep = facts.get("sweep")
     if sweep is not None:
         small_n, big_n, found = sweep
@@ -134,6 +141,41 @@ def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
         out.append(f"Faults: {facts.get('fault_ratio'):.2f} x the fault-free time; `pulumi up` runs needed: "
                    f"{facts.get('fault_up_attempts')}; creates that waited out the "
                    f"{facts.get('fault_grace'):g} s ambiguity grace: {facts.get('fault_ambiguous')}.")
+    return out
+
+
+def overhead_misses(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
+    """For each missed up + destroy overhead below the largest N: where the extra CPU goes, from the
+    start-up at the smallest N, the provider CPU per job (scenario 4) and the processes' split."""
+    out: list[str] = []
+    smallest = min(plan.overhead_ns)
+    start = facts.get(f"overhead_cpu_{smallest}")
+    per_job = facts.get("cpu_per_job_ms")
+    for n in plan.overhead_ns:
+        value, found = facts.get(f"overhead_ratio_{n}"), facts.get(f"overhead_cpu_{n}")
+        if n in (smallest, max(plan.overhead_ns)) or value is None or found is None:
+            continue
+        if value <= scenarios.overhead_target(n):
+            continue
+        ours, base = found
+        provider = ours["provider_cpu"] - base["provider_cpu"]
+        mine = f"our provider processes {provider:+.2f} s"
+        if start is not None:
+            mine += (f", of which the start-up seen at N = {smallest} "
+                     f"{start[0]['provider_cpu'] - start[1]['provider_cpu']:+.2f} s (imports of pydantic, "
+                     "httpx and the specs, once per command: scenario 6)")
+        if per_job is not None:
+            mine += (f" and {n} x {per_job:.1f} ms = {n * per_job / 1000:.2f} s of create + delete "
+                     "(scenario 4: httpx's request cycle and pydantic, `bench/cpu_per_job.py --profile`)")
+        parts = [mine]
+        parts.append(f"the engine {ours['engine_cpu'] - base['engine_cpu']:+.2f} s (its checkpoint writes of the "
+                     "larger state, scenario 11)")
+        parts.append(f"the emulator {ours['emulator_cpu'] - base['emulator_cpu']:+.2f} s (the platform's own work, "
+                     "which a cloud does elsewhere, here on the same cores)")
+        parts.append(f"the program {ours['program_cpu'] - base['program_cpu']:+.2f} s")
+        out.append(f"Overhead at N = {n} (missed, {value:.2f}): the extra CPU over the no-op's is "
+                   + "; ".join(parts) + ". Nothing waits on the platform here (its delays are 0): the wall "
+                   "time follows the CPU of four processes on two cores.")
     return out
 
 

@@ -6,6 +6,7 @@ from noop_provider import Noop
 config = pulumi.Config()
 count = config.require_int("count")
 shards = config.get_int("shards") or 0
+wait = config.get_float("wait") or 0  # seconds each create waits (scenario 3's floor)
 providers = [pulumi.ProviderResource("pulumi-python", f"shard-{i}", {}) for i in range(shards)]
 
 for i in range(count):
@@ -18,6 +19,7 @@ for i in range(count):
             "image": "harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu",
             "training_framework": "pytorch",
             "start_command": "python3 train.py",
+            **({"__wait": wait} if wait else {}),
         },
         opts=opts,
     )

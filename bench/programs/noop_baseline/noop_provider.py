@@ -1,5 +1,8 @@
 """A dynamic provider whose every call returns at once: the engine's own cost, and nothing else.
 
+With a `__wait` input (seconds), create waits that long instead, on a host pool widened as pulumi-mltrain
+widens it (`pulumi_mltrain.host`): the engine's own time for creates that each wait D, scenario 3's floor.
+
 It lives in an importable module (not `__main__`), so dill pickles it by reference, like
 pulumi-mltrain's providers, and the dynamic provider process imports it from PYTHONPATH.
 """
@@ -7,6 +10,7 @@ pulumi-mltrain's providers, and the dynamic provider process imports it from PYT
 from __future__ import annotations
 
 import itertools
+import time
 from typing import Any
 
 import pulumi
@@ -23,6 +27,12 @@ class NoopProvider(ResourceProvider):
         return DiffResult(changes=changed, replaces=[], delete_before_replace=False)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
+        wait = float(props.get("__wait") or 0)
+        if wait:
+            from pulumi_mltrain import host
+
+            host.widen()
+            time.sleep(wait)
         return CreateResult(f"noop-{next(_ids)}", dict(props))
 
     def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
