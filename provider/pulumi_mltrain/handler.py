@@ -37,7 +37,17 @@ from . import spec as specs
 from .accounts import ACCOUNT_KEY, explicit_settings
 from .config import CONFIG_KEYS, Settings
 from .errors import ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout, for_resource
-from .ownership import EXISTS_KEY, FAILED_KEY, INTERNAL_PREFIX, STACK_KEY, URN_KEY, Mark, internal, resource_of
+from .ownership import (
+    EXISTS_KEY,
+    FAILED_KEY,
+    IMPORTED_KEY,
+    INTERNAL_PREFIX,
+    STACK_KEY,
+    URN_KEY,
+    Mark,
+    internal,
+    resource_of,
+)
 from .progress import Label
 from .runs import replaced_by
 from .transport import remaining
@@ -423,11 +433,19 @@ class Handler:
         default = self.settings.replace_running
         if default and "replace_running" in self.spec_type.model_fields and news.get("replace_running") is None:
             news = {**news, "replace_running": default}  # the stack-wide default (mltrain:replaceRunning)
+        declared = news
         news, name_pending = self._with_name(olds, news)
         spec, failures = specs.validate(self.spec_type, news)
+        changed, replaces = specs.diff(self.spec_type, olds, spec.props()) if olds and spec else ([], [])
+        if replaces and news.get("name") != declared.get("name") and not olds.get(IMPORTED_KEY):
+            # A kept autoname (from the state) is not the replacement's: that is a new object, whose
+            # create is checked without the state and named from the URN, so the preview shows that name.
+            # (An imported state keeps the platform's name: its diff is the plugin's, see IMPORTED_KEY.)
+            news, name_pending = self._with_name({}, declared)
+            spec, failures = specs.validate(self.spec_type, news)
+            changed, replaces = specs.diff(self.spec_type, olds, spec.props()) if spec else ([], [])
         if spec is not None:
             # Catalogue checks only for new or changed inputs: a no-change preview makes no API call.
-            changed, replaces = specs.diff(self.spec_type, olds, spec.props()) if olds else ([], [])
             unchanged = bool(olds) and not changed
             if not unchanged:
                 failures = failures + self._check_remote(spec) + self._replace_guard(olds, spec, replaces)
@@ -570,9 +588,11 @@ class Handler:
         if found is None:
             return None  # gone: the engine drops it from the state
         outs, remote = found
-        inputs = {**specs.user_props(props, self.spec_type), **self._drift(spec, remote), **internal(props)}
+        # The stored inputs' run_reason stays with them, as check put it there: a later preview of a
+        # change in place shows the reason of the run it keeps.
         kept = self._run_recorded(spec, props, False)
-        return Read(object_id, {**inputs, **kept, **self._only_outputs(outs)}, inputs)
+        inputs = {**specs.user_props(props, self.spec_type), **self._drift(spec, remote), **internal(props), **kept}
+        return Read(object_id, {**inputs, **self._only_outputs(outs)}, inputs)
 
     def import_object(self, object_id: str, owner: dict[str, Any]) -> Read:
         """`pulumi import`: the object's inputs as the platform holds them (the spec's own read-back),

@@ -32,6 +32,9 @@ FAILED_KEY = "__mltrain_failed"
 # Set by check when the resource is already in the state: a create with it is a replacement, which
 # must never take the old object over (see Handler.refuse_take_over_in_replace).
 EXISTS_KEY = "__mltrain_exists"
+# Marks a state whose inputs were read back by `pulumi import` (the platform's complete copy); the
+# plugin's next diff leaves out what the declaration leaves to the platform.
+IMPORTED_KEY = "__mltrain_imported"
 
 
 @dataclass(frozen=True)

@@ -113,7 +113,7 @@ class RunReason:
 
     def _run_recorded(self, spec: Any, props: dict[str, Any], replacing: bool) -> dict[str, Any]:
         """The reason recorded by a create (`replacing`: of a resource the state holds, checked against
-        it: a targeted replace) or kept by a read (as an output only: read-back inputs are declared ones)."""
+        it: a targeted replace) or kept by a read (in its outputs and its inputs, as check gave it)."""
         reason = props.get(RUN_REASON)
         key = _key(props.get(URN_KEY), spec) if replacing else None
         if key:

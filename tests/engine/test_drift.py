@@ -269,14 +269,21 @@ def assert_ma_job_repaired(emulator: EmulatorHandle, before: Json, old_id: str, 
     assert_declared_again(ModelArtsJobSpec, before, job)
 
 
-def test_modelarts_training_job_drift(emulator: EmulatorHandle, ma_jobs: ModelArtsJobs) -> None:
-    job = inprocess.Created(ma_jobs, MA_JOB_DECLARED)
+@pytest.mark.parametrize("name", ["job", None], ids=["declared-name", "autonamed"])
+def test_modelarts_training_job_drift(emulator: EmulatorHandle, ma_jobs: ModelArtsJobs, name: str | None) -> None:
+    job = inprocess.Created(ma_jobs, MA_JOB_DECLARED, name=name)
     before, job_id = _inputs(job.inputs, ModelArtsJobSpec), job.id
     expected = patch_ma_job(emulator, job_id, before)
 
     assert_refreshed(before, _inputs(job.refresh(), ModelArtsJobSpec), expected)
+    news, diff = job.preview()
+    # The replacement is a new job named as declared, or autonamed as its create names it (not from the
+    # drifted name the state holds), and its run_reason says which fields start the new run.
+    assert news["name"] == before["name"], news["name"]
+    assert str(news["run_reason"]).startswith("new run: changing ") and "name" in diff.replaces, news["run_reason"]
     assert job.up().replaces, "a changed replacing input plans a replace"
     assert_ma_job_repaired(emulator, before, job_id, job.id)
+    assert job.state["run_reason"] == news["run_reason"], job.state["run_reason"]
     _no_changes_after(job)
 
 

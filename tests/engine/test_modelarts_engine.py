@@ -224,8 +224,8 @@ def test_modelarts_stack_lifecycle(emulator: EmulatorHandle, modelarts_stack: Ca
     # fields job's tags change in place, the shared algorithm's description too (was
     # test_preview_truth.py::test_an_algorithm_description_change_leaves_its_job_unchanged: its job stays),
     # and notification and hang_retry replace the run-fields job, whose new run says why. The drifted job's
-    # description changes in place too, and its preview keeps the reason of the run its repair started
-    # (its stored inputs are not a refresh's, which hold no run_reason).
+    # description changes in place too, and its preview keeps the reason of the run its repair started;
+    # so does the example's job, whose stored inputs are the refresh's.
     stack.set_config_all({"description": "second run", "algorithms": json.dumps(
         {"algo": ALGORITHM_DECLARED, "shared": {**USER_ALGORITHM, "description": "v2"}}), "jobs": json.dumps(
         suite_jobs(runfields=RUN_FIELDS_CHANGED, fields={**VOLUME_FIELDS, "tags": {"cost": "ml"}},
@@ -242,9 +242,12 @@ def test_modelarts_stack_lifecycle(emulator: EmulatorHandle, modelarts_stack: Ca
         f"the job using the changed algorithm is unchanged: {ops}"
     assert new_run_reasons(preview) == {"runfields": said}, preview["steps"]
     repaired = state["drift"]["outputs"]["run_reason"]
-    assert repaired, "run_reason: the repair's run has a reason"
+    assert repaired.startswith("new run: changing ") and "name" in repaired, \
+        f"run_reason: the repair's run says which drifted fields it declares again: {repaired}"
     assert step_reasons(preview, "update")["drift"] == repaired, \
         "run_reason: a change that keeps the run keeps its reason"
+    assert step_reasons(preview, "update")[EXAMPLE_JOB] == state[EXAMPLE_JOB]["outputs"]["run_reason"], \
+        "run_reason: kept through a refresh, and shown by the preview of a change in place after it"
     stack.up()
     state = by_name(stack.export())
     live = {j["metadata"]["id"]: j for j in jobs(emulator)}

@@ -74,7 +74,8 @@ def test_a_replacement_created_first_never_takes_over_the_job_it_replaces(emulat
 
 
 def test_run_reason_says_why_each_run_exists(emulator: EmulatorHandle) -> None:
-    """`run_reason`: the first run, a change that keeps the run (and a refresh) keeps its reason, a
+    """`run_reason`: the first run, a change that keeps the run (and a refresh, and a change in place
+    after it) keeps its reason, a
     change that replaces names its fields with GPUs and cost, a replace of unchanged inputs (a
     replacement_trigger) is recorded as such; never part of a diff."""
     emulator.admin.set_settings(task_state_delay=0.1)
@@ -88,9 +89,14 @@ def test_run_reason_says_why_each_run_exists(emulator: EmulatorHandle) -> None:
     assert news["run_reason"] == "first run" + costs and diff.changes and not diff.replaces, (news, diff)
     job.up()
     assert job.state["run_reason"] == "first run" + costs
-    assert "run_reason" not in job.refresh() and job.state["run_reason"] == "first run" + costs, "an output only"
+    assert job.refresh()["run_reason"] == job.state["run_reason"] == "first run" + costs, "kept in the inputs too"
     news, diff = job.preview()
-    assert not diff.changes and "run_reason" not in news, diff  # the state's output stays as it is
+    assert not diff.changes and news["run_reason"] == "first run" + costs, diff
+    job.declared["description"] = "changed after a refresh"
+    news, diff = job.preview()
+    assert news["run_reason"] == "first run" + costs and diff.changes and not diff.replaces, (news, diff)
+    job.up()
+    assert job.state["run_reason"] == "first run" + costs
 
     first = job.id
     job.declared.update(image="harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu", start_command="python3 t.py")

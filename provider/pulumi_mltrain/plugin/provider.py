@@ -30,7 +30,7 @@ from ..accounts import ACCOUNT_KEY
 from ..config import Settings
 from ..errors import MltrainError
 from ..handler import Handler
-from ..ownership import INTERNAL_PREFIX, STACK_KEY, URN_KEY
+from ..ownership import IMPORTED_KEY, INTERNAL_PREFIX, STACK_KEY, URN_KEY
 from . import sdk
 from .identity import STACK_IDENTITY_VARIABLE, account_identity, stack_identity
 from .invokes import invoke
@@ -42,9 +42,6 @@ def resource_handlers() -> dict[str, registry.Resource]:
 
 
 RESOURCES = resource_handlers()
-# Marks a state whose inputs were read back by `pulumi import` (the platform's complete copy); the
-# next update replaces them with the declared inputs.
-IMPORTED_KEY = f"{INTERNAL_PREFIX}imported"
 # Marks the state of a create that failed after its object came to exist (see `Handler.survivor`);
 # its value is the engine's create timeout in seconds (True when it gave none).
 PARTIAL_KEY = f"{INTERNAL_PREFIX}partial"
