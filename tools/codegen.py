@@ -207,7 +207,7 @@ def _resource(decl: Resource, tt: _Types) -> list[str]:
               *docs,
               "            opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.",
               '        """',
-              "        super().__init__(resource_name, {"]
+              "        self._register(resource_name, {"]
     lines += [f'            "{name}": {name},' for name in spec.model_fields]
     lines += ["        }, opts)", "", ""]
     return lines

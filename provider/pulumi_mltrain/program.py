@@ -135,7 +135,10 @@ class MltrainResource(pulumi.dynamic.Resource):
     the inputs given, the inputs the provider fills (defaults, the chosen `name`) and the outputs; an
     optional input left out reads as None.
 
-    Subclasses are generated: they set the field table below and call `__init__` with their arguments.
+    Subclasses are generated: they set the field table below and their `__init__` calls `_register` with
+    their arguments. No `__init__` here: the SDK records a resource's source position (and stack trace) from
+    the caller of the third `__init__` on the stack (Resource, CustomResource, then the resource class), which
+    is thus the user's program, not this package.
     """
 
     _kind: ClassVar[str]
@@ -148,8 +151,8 @@ class MltrainResource(pulumi.dynamic.Resource):
     _declared_cache: ClassVar[tuple[str, ...]]
     _pickled_cache: ClassVar[str]
 
-    def __init__(self, resource_name: str, args: Mapping[str, Any],
-                 opts: pulumi.ResourceOptions | None = None) -> None:
+    def _register(self, resource_name: str, args: Mapping[str, Any],
+                  opts: pulumi.ResourceOptions | None = None) -> None:
         from .identity import stack_identity
 
         keeps = "on_failure" in self._inputs  # a training job

@@ -89,6 +89,12 @@ def test_alaya_stack_lifecycle_secrets_drift_and_a_refused_key(emulator: Any, al
     assert mounts[0]["mountPath"] == "/root/nas/", "example: the mount path reaches the task"
     assert state["llama3-8b-sft"]["outputs"]["result_key"], "example: the subscription result key is recorded"
 
+    # --- Where the program declares it: a job's source position (what Pulumi Cloud and editors link to) is
+    # the line of the example's `alaya.TrainingJob(`, not the package's generated class.
+    position = state["llama3-8b-sft"]["sourcePosition"]
+    assert position.endswith("/__main__.py#21") and "pulumi_mltrain" not in position, position
+    assert "pulumi_mltrain" not in json.dumps(state["llama3-8b-sft"]["stackTrace"][0]), "the stack's top frame"
+
     # --- Secrets in the state (was test_api_key_never_in_state): neither the API key nor a secret env value
     # nor the image-pull password is in the state; the pickled provider is a class reference.
     text = json.dumps(exported)

@@ -251,7 +251,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
                 behaviour, nothing remote.
             opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.
         """
-        super().__init__(resource_name, {
+        self._register(resource_name, {
             "adopt_id": adopt_id,
             "timeouts": timeouts,
             "name": name,
@@ -360,7 +360,7 @@ class StorageMount(MltrainResource, module="alaya", name="StorageMount"):
             read_only: Mount read-only (the default). Default: True. Changing it replaces the resource.
             opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.
         """
-        super().__init__(resource_name, {
+        self._register(resource_name, {
             "adopt_id": adopt_id,
             "timeouts": timeouts,
             "storage_id": storage_id,

@@ -395,7 +395,7 @@ class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
                 (ModelArts' own shape); changed in place. Changing it updates the resource in place.
             opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.
         """
-        super().__init__(resource_name, {
+        self._register(resource_name, {
             "adopt_id": adopt_id,
             "timeouts": timeouts,
             "name": name,
@@ -690,7 +690,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 changing it only changes the provider's behaviour, nothing remote.
             opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.
         """
-        super().__init__(resource_name, {
+        self._register(resource_name, {
             "adopt_id": adopt_id,
             "timeouts": timeouts,
             "name": name,
