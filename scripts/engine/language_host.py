@@ -23,6 +23,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from concurrent import futures
 from typing import Any
@@ -195,15 +196,18 @@ def serve(engine_address: str) -> None:
     )
     language_pb2_grpc.add_LanguageRuntimeServicer_to_server(Host(), server)
     port = server.add_insecure_port("127.0.0.1:0")
-    stop_on_sigint()
-    try:  # from here on, the engine's SIGINT (however early) is a clean stop
-        server.start()
-        if engine_address:
-            watch_engine(engine_address)
-        print(port, flush=True)
-        server.wait_for_termination()
-    except KeyboardInterrupt:  # the engine stops plugins with SIGINT when it is done
-        server.stop(grace=1)
+    # The engine stops plugins with SIGINT when it is done. The handler only sets a flag: raised as
+    # KeyboardInterrupt inside gRPC's wait, it could land while a lock of the server's termination
+    # event is held, and the stop that follows would then wait on that lock forever.
+    asked: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, _frame: asked.append(signum))
+    server.start()
+    if engine_address:
+        watch_engine(engine_address)
+    print(port, flush=True)
+    while not asked:
+        time.sleep(0.05)  # a sleep takes the signal at once, and holds no lock
+    server.stop(grace=1)
 
 
 def run_program(argv: list[str]) -> int:

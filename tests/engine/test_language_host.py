@@ -8,6 +8,7 @@ of every `pulumi up`, and exit killed rather than cleanly.
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -35,8 +36,10 @@ def engine_address() -> Iterator[str]:
 @pytest.mark.parametrize("mode", ["language host", "dynamic provider"])
 def test_sigint_stops_a_host_started_with_sigint_ignored(mode: str, engine_address: str) -> None:
     argv = [sys.executable, "-u", str(HOST), *(["--provider"] if mode == "dynamic provider" else []), engine_address]
+    # PYTHONFAULTHANDLER: a host still running after the wait is sent SIGABRT, and prints where each of
+    # its threads is, for the failure message.
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=ignore_sigint)
+                            preexec_fn=ignore_sigint, env={**os.environ, "PYTHONFAULTHANDLER": "1"})
     try:
         assert proc.stdout is not None
         port = proc.stdout.readline().strip()
@@ -45,7 +48,10 @@ def test_sigint_stops_a_host_started_with_sigint_ignored(mode: str, engine_addre
         try:
             code = proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
-            pytest.fail(f"the {mode} ignored SIGINT (started with it ignored) and was still running after 20 s")
+            proc.send_signal(signal.SIGABRT)
+            _, stacks = proc.communicate(timeout=10)
+            pytest.fail(f"the {mode} ignored SIGINT (started with it ignored) and was still running after 20 s; "
+                        f"its threads:\n{stacks[-6000:]}")
         assert code == 0, f"the {mode} exited {code} on SIGINT: {proc.stderr.read() if proc.stderr else ''}"
     finally:
         if proc.poll() is None:
