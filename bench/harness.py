@@ -270,6 +270,23 @@ def load() -> str:
         return "unknown"
 
 
+def settle(limit: float = 1.0, longest: float = 150.0) -> str:
+    """Wait (at most `longest` seconds) until the 1-minute load average is at most `limit` per core,
+    so that a run started right after other work (a test suite) does not measure it; says what it did."""
+    cores = os.cpu_count() or 1
+    start = time.monotonic()
+    while time.monotonic() - start < longest:
+        try:
+            now = os.getloadavg()[0]
+        except OSError:
+            return "load average unknown: not waited for"
+        if now <= limit * cores:
+            waited = time.monotonic() - start
+            return f"waited {waited:.0f} s for a 1-minute load average ≤ {limit * cores:g} ({now:.2f})"
+        time.sleep(5)
+    return f"still loaded after {longest:.0f} s ({os.getloadavg()[0]:.2f}): measured anyway"
+
+
 def _language_host() -> str:
     """Which Python language host the engine runs: the official one (a Go binary, linked from
     ../shared/engine/official by the bootstrap) or the repository's script."""

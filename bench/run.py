@@ -243,8 +243,12 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown scenario(s) {', '.join(unknown)}; choose from {', '.join(SCENARIOS)}")
 
+    print("bench: waiting for a quiet machine ...", file=sys.stderr, flush=True)
+    settled = harness.settle()
+    print(f"bench: {settled}", file=sys.stderr, flush=True)
     started = time.monotonic()
     machine = harness.machine()
+    machine["before the run"] = settled
     facts = scenarios.Facts()
     rows: list[report.Row] = []
     took: dict[str, float] = {}
