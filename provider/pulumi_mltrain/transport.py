@@ -206,19 +206,22 @@ def parse_retry_after(value: str | None) -> float | None:
 def retrying(policy: Policy) -> Retrying:
     """The retry rules of ``policy``: what ``call`` runs each request under (one per client).
 
-    Wait: exponential backoff with jitter (``backoff_initial`` doubling, plus up to 1 s, at most
-    ``backoff_max``), but never shorter than the server's Retry-After. Stop: after ``max_retries``
+    Wait: the server's Retry-After when it gives one (it knows when it will take the call, and waiting
+    longer only adds to a throttled `pulumi up`), else exponential backoff with jitter (``backoff_initial``
+    doubling, plus up to 1 s, at most ``backoff_max``), as the waiter paces polls. Stop: after ``max_retries``
     retries, or when the next pause would end past the operation deadline (the last error is raised).
     Only Retryable errors are retried. tenacity keeps each call's state per thread, so one object
     serves every thread of the provider.
     """
 
     def wait(state: RetryCallState) -> float:
-        # tenacity's wait_exponential_jitter, whose parameter names differ between 8.3 and 9.x.
-        backoff = policy.backoff_initial * 2.0 ** (state.attempt_number - 1) + random.uniform(0, 1)
         err = state.outcome.exception() if state.outcome is not None else None
         hint = err.retry_after if isinstance(err, Retryable) else None
-        return max(min(backoff, policy.backoff_max), hint or 0.0)
+        if hint is not None:
+            return hint
+        # tenacity's wait_exponential_jitter, whose parameter names differ between 8.3 and 9.x.
+        backoff = policy.backoff_initial * 2.0 ** (state.attempt_number - 1) + random.uniform(0, 1)
+        return min(backoff, policy.backoff_max)
 
     attempts = stop_after_attempt(policy.max_retries + 1)
 

@@ -220,6 +220,15 @@ def test_the_pause_before_a_retry_honours_retry_after() -> None:
     assert http.retrying.statistics["idle_for"] >= 0.3
 
 
+def test_retry_after_is_the_pause_even_when_the_backoff_would_be_longer() -> None:
+    """The server's Retry-After (0.2 s) is the pause, not a backoff grown to seconds by earlier 429s."""
+    slow = transport.Policy(timeout=5.0, max_retries=5, backoff_initial=4.0, backoff_max=20.0)
+    throttled = httpx.Response(429, headers={"Retry-After": "0.2"}, json={"status": 429, "message": "slow"})
+    http = api_client([throttled, throttled, throttled, ok("done")], slow)
+    assert transport.call(http, "GET", "/v1/x", alaya_decode, slow) == "done"
+    assert 0.6 <= http.retrying.statistics["idle_for"] < 1.0, http.retrying.statistics
+
+
 def test_a_single_attempt_leaves_the_transient_error_to_the_caller() -> None:
     busy = httpx.Response(503, headers={"Retry-After": "2"}, json={"status": 503, "message": "busy"})
     http = api_client([busy, ok("late")], FAST)
