@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from contextlib import ExitStack
 
+from engine_trace import chain_note
 from harness import BASELINE, OURS, PLUGIN, Emulator, bench_stack, median
 from report import Row, ratio, secs, verdict
 from scenarios import (
@@ -79,10 +80,9 @@ def _waits(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
     n, delay = plan.parallel_n, plan.parallel_delay
     floor = facts.get("parallel_floor")
     if floor is None:
-        floor = noop_floor(emu, n)
-    waiting = facts.get("parallel_wait_floor")
-    if waiting is None:
-        waiting = noop_floor(emu, n, wait=delay, parallel=n)
+        floor, _ = noop_floor(emu, n)
+    waiting, waiting_phases = facts.get("parallel_wait_floor") or noop_floor(emu, n, wait=delay, parallel=n,
+                                                                             trace=True)
     rows: list[Row] = []
     for parallel in (None, n):
         effective = parallel or default_parallel()
@@ -103,7 +103,7 @@ def _waits(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
         if dyn_wall is None:
             measured_here = wait_run(emu, OURS, n, delay, parallel)
             dyn_wall = measured_here.wall
-        run = wait_run(emu, PLUGIN, n, delay, parallel)
+        run = wait_run(emu, PLUGIN, n, delay, parallel, trace=parallel is not None)
         facts[f"plugin_wait_{effective}"] = (run.wall / delay, dyn_wall / delay, waves)
         source = ("scenario 3's row of this run" if measured_here is None
                   else "measured just before, the row below")
@@ -115,6 +115,7 @@ def _waits(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
             f"{run.slowest if run.slowest is not None else '?'} s; dynamic resources at the same --parallel: "
             f"{dyn_wall:.2f} s = {dyn_wall / delay:.2f} x D ({source})"
             + (waiting_floor_note(n, delay, parallel, waiting) if parallel else "")
+            + (chain_note(run.phases, waiting_phases, "plugin") if run.phases and waiting_phases else "")
             + wait_miss(run.wall, delay, parallel, floor, waiting if parallel else None),
             target=target, verdict=verdict(run.wall <= WAIT_TARGET * delay) if parallel else "—",
         ))

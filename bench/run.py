@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import engine_profile
+import engine_trace
 import harness
 import limits
 import measures
@@ -44,6 +45,7 @@ SCENARIOS: dict[str, Scenario] = {
     "12": scale.scale,  # sweep scale: 1000 jobs in one stack
     "13": limits.rate_limits,  # 30 % 429s with Retry-After 1-3 s
     "14": limits.lifecycle,  # platform calls per job lifecycle, Alaya and ModelArts
+    "16": engine_trace.where_it_waits,  # the engine's trace of one up and destroy: what is paid in series
 }
 DURATION_TARGET_MIN = {True: 3.0, False: 12.0}  # issue 25 item 7: --quick, full
 
@@ -58,6 +60,8 @@ def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
                    f"{ours['program_cpu'] - base['program_cpu']:+.2f} s compared with the no-op's: a start-up "
                    "cost paid once per `pulumi` command (see README, reading the results).")
     out += overhead_misses(facts, plan)
+    if facts.get("trace") is not None:
+        out.append(engine_trace.finding(*facts.get("trace")))
     largest = facts.get(f"overhead_cpu_{max(plan.overhead_ns)}")
     probe = facts.get("probe") or {}
     if largest is not None and "engine_cpu" in largest[0]:
@@ -163,7 +167,8 @@ def overhead_misses(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
         if start is not None:
             mine += (f", of which the start-up seen at N = {smallest} "
                      f"{start[0]['provider_cpu'] - start[1]['provider_cpu']:+.2f} s (imports of pydantic, "
-                     "httpx and the specs, once per command: scenario 6)")
+                     "httpx and the specs, once per command: scenario 6; paid in series, by the first Check of "
+                     "`up` and by every Delete in flight in `destroy`: scenario 16)")
         if per_job is not None:
             mine += (f" and {n} x {per_job:.1f} ms = {n * per_job / 1000:.2f} s of create + delete "
                      "(scenario 4: httpx's request cycle and pydantic, `bench/cpu_per_job.py --profile`)")

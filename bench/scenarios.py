@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine_trace import Phases, chain_note, traced
 from harness import BASELINE, OURS, PLUGIN, BenchStack, Emulator, ProcessSampler, bench_stack, median
 from report import Row, ratio, secs, verdict
 
@@ -27,7 +28,9 @@ class Plan:
     repeats: int = 5  # alternating runs per N ≤ 50: their ratios move by about ±0.1 run to run here
     repeats_large: int = 3  # at N = 200, where a run takes half a minute and moves less
     preview_n: int = 200
+    preview_repeats: int = 3  # scenario 5: its target is a call count; its times are information
     waits: tuple[float, ...] = (0.3, 2.0, 10.0, 60.0, 120.0)  # real-time waits (the fake clock has all)
+    trace_n: int = 50  # scenario 16: the traced up and destroy
     parallel_n: int = 20
     parallel_delay: float = 5.0
     fault_n: int = 20
@@ -45,9 +48,9 @@ class Plan:
     @classmethod
     def make(cls, quick: bool) -> Plan:
         if quick:
-            return cls(quick=True, overhead_ns=(1, 10), repeats=1, repeats_large=1, preview_n=20, waits=(0.3, 2.0),
-                       fault_n=10, emulator_rounds=40, emulator_state_file=False, plugin_ns=(10,),
-                       plugin_default_parallel=False, sweep_ns=(20, 100))
+            return cls(quick=True, overhead_ns=(1, 10), repeats=1, repeats_large=1, preview_n=20, preview_repeats=1,
+                       waits=(0.3, 2.0), fault_n=10, emulator_rounds=40, emulator_state_file=False, plugin_ns=(10,),
+                       plugin_default_parallel=False, sweep_ns=(20, 100), trace_n=10)
         return cls(quick=False)
 
 
@@ -327,7 +330,7 @@ def preview(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
         runs: dict[str, dict[str, list[float]]] = {p: {"t": [], "provider": [], "program": []}
                                                     for p in (OURS, BASELINE)}
         calls, summary = 0, {}
-        for _ in range(plan.repeats):  # alternating, like scenario 1
+        for _ in range(plan.preview_repeats):  # alternating, like scenario 1
             for name, st in ((OURS, ours), (BASELINE, base)):
                 before = emu.calls()
                 with ProcessSampler(st.tmp) as procs:
@@ -352,7 +355,8 @@ def preview(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
             ratio(t_ours, t_base), str(calls),
             f"change summary {summary}; CPU s provider process {med[OURS]['provider']:.2f} / "
             f"{med[BASELINE]['provider']:.2f}, program {med[OURS]['program']:.2f} / {med[BASELINE]['program']:.2f} "
-            f"(ours / no-op); medians of {plan.repeats} alternating runs; creating the {n} jobs took {t_up:.1f} s",
+            f"(ours / no-op); medians of {plan.preview_repeats} alternating runs; creating the {n} jobs took "
+            f"{t_up:.1f} s",
             target="0 API calls", verdict=verdict(calls == 0)),
         Row("5 preview --refresh (for contrast)", str(n), secs(t_refresh), "—", "—", str(refresh_calls),
             "refresh asked for: one task read per job is expected"),
@@ -388,31 +392,43 @@ class WaitRun:
     peak_mb: float
     spread: list[int]
     slowest: float | None
+    phases: Phases | None = None  # from the engine's trace, when asked for
 
 
-def wait_run(emu: Emulator, program: str, n: int, delay: float, parallel: int | None) -> WaitRun:
+def _traced_up(st: BenchStack, extra: tuple[str, ...], trace: bool) -> tuple[float, Any, Phases | None]:
+    """(wall, result, phases) of one `pulumi up`; with `trace`, the engine also writes its spans (both
+    sides of a comparison are traced alike)."""
+    if trace:
+        return traced(st, "up", *extra)
+    wall, result = st.timed("up", *extra)
+    return wall, result, None
+
+
+def wait_run(emu: Emulator, program: str, n: int, delay: float, parallel: int | None,
+             trace: bool = False) -> WaitRun:
     """`pulumi up` of `program` with every subscription resolving `delay` after its POST."""
     extra = (f"--parallel={parallel}",) if parallel else ()
     emu.reset(subscription_delay=delay)
     with bench_stack(program, emu, count=n) as st:
         before = emu.calls()
         with ProcessSampler(st.tmp) as procs:
-            wall, result = st.timed("up", *extra)
+            wall, result, phases = _traced_up(st, extra, trace)
         calls = emu.calls() - before
         spread = _spread(st.stack.export())
         st.timed("destroy", *extra)
-    return WaitRun(wall, calls, procs.processes(), procs.peak_mb(), spread, _slowest_create(result.stdout))
+    return WaitRun(wall, calls, procs.processes(), procs.peak_mb(), spread, _slowest_create(result.stdout), phases)
 
 
-def noop_floor(emu: Emulator, n: int, wait: float = 0.0, parallel: int | None = None) -> float:
+def noop_floor(emu: Emulator, n: int, wait: float = 0.0, parallel: int | None = None,
+               trace: bool = False) -> tuple[float, Phases | None]:
     """The engine's time for `pulumi up` of n no-op creates; with `wait`, creates that each wait that
     long on a host pool widened as ours is (the bare engine's floor for item 1b)."""
     emu.reset()
     extra = (f"--parallel={parallel}",) if parallel else ()
     with bench_stack(BASELINE, emu, count=n, **({"wait": wait} if wait else {})) as base:
-        floor, _ = base.timed("up", *extra)
+        floor, _, phases = _traced_up(base, extra, trace)
         base.timed("destroy", *extra)
-    return floor
+    return floor, phases
 
 
 def waiting_floor_note(n: int, delay: float, parallel: int, waiting: float) -> str:
@@ -428,10 +444,10 @@ def parallelism(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
     """The default program (one provider process, its pool widened to a thread per call by `host.py`),
     at the engine's default --parallel and at --parallel N."""
     n, delay = plan.parallel_n, plan.parallel_delay
-    floor = noop_floor(emu, n)
+    floor, _ = noop_floor(emu, n)
     facts["parallel_floor"] = floor
-    waiting = noop_floor(emu, n, wait=delay, parallel=n)
-    facts["parallel_wait_floor"] = waiting
+    waiting, waiting_phases = noop_floor(emu, n, wait=delay, parallel=n, trace=True)
+    facts["parallel_wait_floor"] = (waiting, waiting_phases)
     rows: list[Row] = []
     for parallel in (None, n):
         effective = parallel or default_parallel()
@@ -443,7 +459,7 @@ def parallelism(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
                             f"engine's own floor at --parallel {effective}: {waves} x D",
                             target=wait_target(delay, None)))
             continue
-        run = wait_run(emu, OURS, n, delay, parallel)
+        run = wait_run(emu, OURS, n, delay, parallel, trace=parallel is not None)
         facts[f"parallel_{effective}"] = (run.wall / delay, waves, run.processes)
         facts[f"parallel_wall_{effective}"] = run.wall
         rows.append(Row(
@@ -456,6 +472,7 @@ def parallelism(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
             f"RSS {run.peak_mb:.0f} MB each at most; slowest create as the engine reports it "
             f"{run.slowest if run.slowest is not None else '?'} s"
             + (waiting_floor_note(n, delay, parallel, waiting) if parallel else "")
+            + (chain_note(run.phases, waiting_phases) if run.phases and waiting_phases else "")
             + wait_miss(run.wall, delay, parallel, floor, waiting if parallel else None),
             target=wait_target(delay, parallel), verdict=verdict(run.wall <= WAIT_TARGET * delay) if parallel else "—",
         ))
