@@ -59,7 +59,7 @@ def _overhead(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
         total = {p: median(totals[p]) for p in programs}
         rows.append(plugin_overhead_row(n, med[PLUGIN], med[BASELINE], total[PLUGIN], total[BASELINE], total[OURS],
                                         repeats, facts, "measured here, alternating with the dynamic form and "
-                                        "the no-op (scenario 1 did not run at this N)"))
+                                        "the no-op (scenario 1 did not run at this N)", med[OURS]))
         target = overhead_target(n)
         o, b = med[OURS], med[BASELINE]
         dyn = total[OURS] / total[BASELINE]
