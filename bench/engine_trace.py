@@ -133,10 +133,16 @@ def chain_note(ours: Phases, base: Phases, who: str = "ours") -> str:
     if o is None or b is None:
         return ""
     first = " (the dynamic provider process's first call: its imports)" if who == "ours" else ""
-    return (f"; engine trace ({who} / no-op): Check chain {o.span:.2f} / {b.span:.2f} s, at most "
+    text = (f"; engine trace ({who} / no-op): first Check at {o.first:.2f} / {b.first:.2f} s (the provider "
+            f"process's launch before it), Check chain {o.span:.2f} / {b.span:.2f} s, at most "
             f"{o.at_once} / {b.at_once} Check at once (the step generator's series), longest Check "
             f"{o.longest * 1000:.0f} / {b.longest * 1000:.0f} ms{first}, median {o.median * 1000:.1f} / "
             f"{b.median * 1000:.1f} ms")
+    oc, bc = ours.calls.get("Create"), base.calls.get("Create")
+    if oc is not None and bc is not None:
+        text += (f"; Creates {oc.median:.2f} / {bc.median:.2f} s (median), the last ended at {oc.last_end:.2f} / "
+                 f"{bc.last_end:.2f} s; the command ended at {ours.total:.2f} / {base.total:.2f} s")
+    return text
 
 
 def where_it_waits(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
