@@ -21,8 +21,6 @@ process after `configure()`, and shared by the handlers of a process.
 from __future__ import annotations
 
 import contextvars
-import hashlib
-import re
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -46,6 +44,7 @@ from .ownership import (
     URN_KEY,
     Mark,
     internal,
+    physical_name,
     resource_of,
 )
 from .progress import Label
@@ -721,9 +720,3 @@ class Handler:
 
     def _outs(self, spec: Any, outs: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
         return {**spec.props(), **self._derived(spec), **internal(props), **self._only_outputs(outs)}
-
-def physical_name(resource_name: str, seed: str, max_len: int = 64) -> str:
-    """The resource name and a suffix that is unique to this stack (identity) and resource (URN)."""
-    suffix = hashlib.sha256(seed.encode()).hexdigest()[:8]
-    base = re.sub(r"[^A-Za-z0-9_-]+", "-", resource_name).strip("-")[: max_len - 9] or "job"
-    return f"{base}-{suffix}"

@@ -12,6 +12,8 @@ Where each platform keeps the mark is written in its contract file (`alaya/contr
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +65,31 @@ class Mark:
     def describe(self) -> str:
         return f"resource {self.urn} of stack identity {self.stack}"
 
+    def default_name(self) -> str:
+        """The physical name this resource gets when the user sets none (see `physical_name`)."""
+        return physical_name(resource_of(self.urn), f"{self.stack}/{self.urn}")
+
+
+def physical_name(resource_name: str, seed: str, max_len: int = 64) -> str:
+    """The resource name and a suffix that is unique to this stack (identity) and resource (URN)."""
+    suffix = hashlib.sha256(seed.encode()).hexdigest()[:8]
+    base = re.sub(r"[^A-Za-z0-9_-]+", "-", resource_name).strip("-")[: max_len - 9] or "job"
+    return f"{base}-{suffix}"
+
+
+def owns(ours: Mark | None, found: Mark | None, name: str) -> bool:
+    """Whether an object named `name` that carries `found` (None: no mark can be read) is this resource's.
+
+    Its mark decides. An object without a readable mark is ours only under the name this resource
+    alone would give it (`Mark.default_name`: a hash of the stack's random identity and the URN): the
+    mark of a create interrupted between its POST and its mark (ModelArts marks a job by a call of its
+    own), or a platform that does not return the mark in its answers. A name the user chose proves
+    nothing, and is never enough.
+    """
+    if ours is None:
+        return False
+    return found == ours or (found is None and name == ours.default_name())
+
 
 def internal(props: Mapping[str, Any]) -> dict[str, Any]:
     """The internal keys of inputs or a state (INTERNAL_PREFIX)."""
@@ -75,12 +102,13 @@ def resource_of(urn: str) -> str:
 
 
 def claim(noun: str, object_id: str, name: str, found: Mark | None, ours: Mark | None) -> None:
-    """Accept an object found by name only if it carries our mark; else say whose it is and what to do."""
-    if ours is not None and found == ours:
+    """Accept an object found by name only if it is ours (`owns`); else say whose it is and what to do."""
+    if owns(ours, found, name):
         return
     if found is None:
         owner = "it carries no owner mark, so it was made outside this stack (by hand, another tool or an " \
-                "older version of this provider)"
+                "older version of this provider), or a create of this resource was interrupted before it could " \
+                "mark it; a name chosen in the program cannot tell these apart (a name left to the provider can)"
     elif ours is not None and found.stack == ours.stack:
         owner = f"it belongs to another resource of this stack ({found.urn})"
     else:

@@ -177,6 +177,7 @@ def test_patch_changes_an_alaya_task_as_its_detail_shows_it(emulator: EmulatorHa
 def test_patch_changes_modelarts_algorithms_and_jobs(emulator: EmulatorHandle, http: httpx.Client,
                                                      modelarts: httpx.Client, algorithm_id: str,
                                                      job_body: Callable[..., Json]) -> None:
+    emulator.admin.set_settings(modelarts_full_detail=True)  # the patched view is the whole stored job
     params = [{"name": "epochs", "value": "5"}]
     emulator.admin.patch("modelarts", "algorithm", algorithm_id, {
         "metadata.description": "edited", "job_config.boot_file": "/b/code/other.py",

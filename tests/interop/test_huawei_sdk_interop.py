@@ -54,6 +54,13 @@ def settings(emulator: EmulatorHandle) -> Settings:
     return inprocess.settings("modelarts", emulator)
 
 
+@pytest.fixture(autouse=True)
+def full_detail(emulator: EmulatorHandle) -> None:
+    """The SDK's models describe the reference's full job detail (annotations included), which the real
+    platform shortens (api.md B.6 #8): these tests compare shapes, so the emulator answers in full."""
+    emulator.admin.set_settings(modelarts_full_detail=True)
+
+
 def sdk_job(name: str) -> Job:
     """A create request written with the SDK's models only."""
     return Job(

@@ -167,7 +167,9 @@ def test_adoption_waits_and_leaves_a_failed_job(emulator: EmulatorHandle, jobs: 
     text = str(caught.value)
     assert "ended Failed before it was completed" in text and "so it was not deleted" in text, text
     assert sorted(j["metadata"]["id"] for j in live(emulator)) == sorted([good.id, doomed.id])
-    assert not any(t["key"].startswith("mltrain-owner") for t in jobs.handler.api().job_tags(doomed.id))
+    tags = {t["key"]: t["value"] for t in jobs.handler.api().job_tags(doomed.id)}
+    assert tags == {"mltrain-owner-stack": "st-other", "mltrain-owner-urn": OWNER["__mltrain_urn"]}, \
+        "the failed job keeps its maker's mark: it was not marked as ours"
 
 
 def test_adoption_fixes_only_the_description(emulator: EmulatorHandle, jobs: TrainingJobProvider,

@@ -54,11 +54,17 @@ PRIORITY = (1, 3)
 MAX_RETRY_COUNT = (0, 10)
 TIMEOUT_HOURS = (1, 24 * 90)
 
-# The owner mark (see pulumi_mltrain/ownership.py). The create body has no labels or tags, and no
-# call changes a task after its create, so the mark travels as an environment variable of the task:
-# the platform keeps `env` and returns it in the task detail. The provider adds it to every create,
-# hides it from diffs, and refuses it as a user-declared variable. Adopted tasks (adopt_id) cannot be
-# marked afterwards; the state records them, and other stacks' look-ups still refuse them (unmarked).
+# The owner mark (see pulumi_mltrain/ownership.py). Seed 000 documents only the create call: its body
+# has no labels or tags, and no call changes a task after its create, so the mark travels in the one
+# free-form map the body has, `env` (an environment variable of the task). The task detail and list
+# are not public (shared/api.md A.4; the list rows a third-party client reads carry no `env`): we
+# assume the detail returns `env` as sent, as the console shows a task's variables. Where an answer
+# carries no `env`, a task is still recognised as this resource's under the name the provider chose
+# for it (a hash of the stack's identity and the URN); one under a name the user chose is refused with
+# the way to adopt it (the emulator's `alaya_detail_env=false` serves that answer, and
+# tests/unit/test_ownership_answers.py covers it).
+# The provider adds the variable to every create, hides it from diffs, and refuses it as a
+# user-declared variable. Adopted tasks (adopt_id) cannot be marked afterwards; the state records them.
 OWNER_ENV = "MLTRAIN_OWNER"
 
 # Fields of a task detail that carry secrets and must never reach outputs or logs.

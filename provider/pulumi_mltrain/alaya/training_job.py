@@ -23,7 +23,7 @@ from .. import spec as specs
 from ..answers import from_beijing
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, UnexpectedAnswer
 from ..handler import CREATE_ATTEMPTS, ManagedSpec
-from ..ownership import Mark, claim
+from ..ownership import Mark, claim, owns
 from ..progress import Label
 from ..resource import MltrainProvider
 from ..runs import RunReason
@@ -323,13 +323,13 @@ class TrainingJobHandler(RunReason, AlayaHandler):
         raise AssertionError("unreachable")
 
     def _ours(self, spec: Any, owner: Mark | None) -> list[dict[str, Any]]:
-        """Tasks of this name that carry this resource's mark (never anyone else's)."""
+        """Tasks of this name that are this resource's (`ownership.owns`; never anyone else's)."""
         if owner is None:
             return []
         mine = []
         for row in self.api().find_tasks(spec.name):
             detail = self.api().task(str(row.get("id")))
-            if _mark(detail) == owner and _status(detail) != contract.DELETING:
+            if owns(owner, _mark(detail), spec.name) and _status(detail) != contract.DELETING:
                 mine.append(detail)
         return mine
 
@@ -369,7 +369,7 @@ class TrainingJobHandler(RunReason, AlayaHandler):
         details = [d for d in details if _status(d) != contract.DELETING]
         if not details:
             return None
-        mine = next((d for d in details if owner is not None and _mark(d) == owner), None)
+        mine = next((d for d in details if owns(owner, _mark(d), spec.name)), None)
         if mine is None:
             claim(self.noun, str(details[0].get("id")), spec.name, _mark(details[0]), owner)
             raise AssertionError("unreachable")

@@ -98,7 +98,8 @@ async def result_by_path(request: Request, result_key: str) -> Json:
 
 
 async def detail(request: Request, task_id: str) -> Json:
-    return alaya_ok(task_view(_task(world_of(request), task_id)))
+    world = world_of(request)
+    return alaya_ok(task_view(_task(world, task_id), with_env=world.settings.alaya_detail_env))
 
 
 async def stop(request: Request, task_id: str) -> Json:
@@ -133,7 +134,8 @@ async def list_tasks(request: Request) -> Json:
     page_size = _query_int(request, "pageSize", 10, 1, MAX_PAGE_SIZE)
     start = (page_no - 1) * page_size
     page = itertools.islice(reversed(tasks.values()), start, start + page_size)
-    return alaya_ok({"records": [task_view(t, with_secret=False) for t in page], "pageNo": page_no,
+    env = world.settings.alaya_detail_env
+    return alaya_ok({"records": [task_view(t, with_secret=False, with_env=env) for t in page], "pageNo": page_no,
                      "pageSize": page_size, "totalRows": len(tasks)})
 
 

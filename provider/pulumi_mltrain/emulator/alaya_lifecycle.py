@@ -140,8 +140,10 @@ def subscription_view(sub: Subscription, *, pending: bool = False) -> Json:
             "message": sub.message}
 
 
-def task_view(task: AlayaTask, *, with_secret: bool = True) -> Json:
-    spec = task.spec
+def task_view(task: AlayaTask, *, with_secret: bool = True, with_env: bool = True) -> Json:
+    """A task as the detail and list answer it. `with_env=False` answers without the task's `env`: the
+    detail is not public, and that is the other answer a client must survive (settings.alaya_detail_env)."""
+    spec = task.spec if with_env else {k: v for k, v in task.spec.items() if k != "env"}
     product = catalog.product(spec["productCode"]) or {}
     view: Json = {
         "id": task.id,

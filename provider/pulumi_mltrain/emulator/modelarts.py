@@ -187,13 +187,13 @@ async def create_job(request: Request) -> Response:
     job = TrainingJob(id=job_id, document=document, created_at=now, phase_since=now)
     world.add_job(job)
     world.commit(job)
-    return JSONResponse(job_view(job, now), status_code=201)
+    return JSONResponse(job_view(job, now, full=world.settings.modelarts_full_detail), status_code=201)
 
 
 @router.get("/training-jobs/{training_job_id}")
 async def get_job(request: Request, training_job_id: str) -> Json:
     world = world_of(request)
-    return job_view(_job(world, training_job_id), world.now())
+    return job_view(_job(world, training_job_id), world.now(), full=world.settings.modelarts_full_detail)
 
 
 @router.put("/training-jobs/{training_job_id}")
@@ -265,7 +265,7 @@ async def job_action(request: Request, training_job_id: str) -> Response:
         raise ModelArtsError(409, "ModelArts.2796", f"a training job in phase {job.phase} cannot be stopped.")
     enter(job, d.PHASE_TERMINATING, world.now(), "terminating on user request")
     world.commit(job)
-    return JSONResponse(job_view(job, world.now()), status_code=202)
+    return JSONResponse(job_view(job, world.now(), full=world.settings.modelarts_full_detail), status_code=202)
 
 
 _FILTER_KEYS = ("name", "phase", "kind", "algorithm_name", "create_time")
@@ -354,7 +354,8 @@ async def search_jobs(request: Request) -> Json:
                                  if _passes(world.jobs[i], rules)], desc=desc)
         total, ids = len(matches), matches[start:start + limit]
     now = world.now()
-    page = [job_view(world.jobs[i], now) for i in ids]
+    full = world.settings.modelarts_full_detail
+    page = [job_view(world.jobs[i], now, full=full) for i in ids]
     return {"total": total, "count": len(page), "limit": limit, "offset": offset,
             "sort_by": body.get("sort_by") or "create_time", "order": order,
             "group_by": body.get("group_by") or "", "workspace_id": body.get("workspace_id") or "0",

@@ -75,7 +75,16 @@ def _ms(at: float | None) -> int:
     return 0 if at is None else int(at * 1000)
 
 
-def job_view(job: TrainingJob, now: float) -> Json:
+# What the real job detail and search leave out, though the reference documents them and a create may
+# send them: Huawei's Terraform provider (huaweicloud_modelarts_training_job, "Import") tells its users to
+# ignore_changes these, since the API response does not contain them (shared/api.md B.6 #8).
+NOT_RETURNED = (("metadata", "annotations"), ("algorithm", "inputs"), ("spec", "output_model"),
+                ("spec", "asset_model"), ("spec", "asset_id"), ("train_type",), ("ftjob_config",))
+
+
+def job_view(job: TrainingJob, now: float, *, full: bool = True) -> Json:
+    """A job as ModelArts answers it; `full=False` (the default of the emulator's settings, as the real
+    platform answers) leaves out NOT_RETURNED."""
     tasks = tasks_of(job)
     running_until = job.end_at if job.end_at is not None else now
     exit_code = {d.PHASE_COMPLETED: 0, d.PHASE_FAILED: 1, d.PHASE_ABNORMAL: -1, d.PHASE_TERMINATED: 137}
@@ -93,8 +102,23 @@ def job_view(job: TrainingJob, now: float) -> Json:
         "reason": job.reason,
     }
     doc = job.document
-    return {"kind": doc["kind"], "metadata": doc["metadata"], "status": status,
-            **{k: v for k, v in doc.items() if k not in ("kind", "metadata")}}
+    view: Json = {"kind": doc["kind"], "metadata": doc["metadata"], "status": status,
+                  **{k: v for k, v in doc.items() if k not in ("kind", "metadata")}}
+    if not full:
+        for path in NOT_RETURNED:
+            view = _without(view, path)
+    return view
+
+
+def _without(data: Json, path: tuple[str, ...]) -> Json:
+    """A copy of `data` without the key at `path` (the stored document is never changed)."""
+    head, *rest = path
+    if head not in data:
+        return data
+    if not rest:
+        return {k: v for k, v in data.items() if k != head}
+    inner = data[head]
+    return {**data, head: _without(inner, tuple(rest))} if isinstance(inner, dict) else data
 
 
 def _sample(job_id: str, task: str, metric: str, minute: int, low: float, high: float) -> float:

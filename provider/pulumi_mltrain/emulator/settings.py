@@ -47,6 +47,9 @@ class EmulatorSettings(BaseModel):
     fail_task_names: str | None = None  # regex (re.search): RUNNING → FAILED after task_state_delay
     succeed_after: float | None = Field(default=None, ge=0)  # RUNNING → SUCCEEDED after this long, if set
     delete_delay: float = Field(default=0.5, ge=0)  # deleted tasks/jobs stay visible this long
+    # The task detail and list are not public: true answers a task's `env` as sent (the adopted
+    # contract), false the other answer a client must survive.
+    alaya_detail_env: bool = True
 
     # Huawei IAM
     iam_users: list[IamUser] = Field(default_factory=_default_users)
@@ -58,6 +61,9 @@ class EmulatorSettings(BaseModel):
     modelarts_run_seconds: float = Field(default=3.0, ge=0)
     modelarts_fail_names: str | None = None  # regex: Running → Failed
     modelarts_abnormal_names: str | None = None  # regex: Running → Abnormal
+    # false (as the real platform): job details and searches leave out what Huawei's Terraform provider
+    # documents as not returned (modelarts_lifecycle.NOT_RETURNED); true answers the reference's full shape.
+    modelarts_full_detail: bool = False
 
     # fault injection
     seed: int = 0

@@ -632,8 +632,10 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 the resource.
             parameters: Hyperparameters [{name, value}]; they override the algorithm's defaults. Default: [].
                 Changing it replaces the resource.
-            inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. Default:
-                []. Changing it replaces the resource.
+            inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts'
+                job detail does not return them (Huawei's Terraform provider documents this): drift is read
+                only from an answer that carries them; otherwise the state keeps what was sent. Default: [].
+                Changing it replaces the resource.
             outputs: Output data channels [{name, obs_url, local_dir?}]. Default: []. Changing it replaces
                 the resource.
             environments: Environment variables (at most 100); wrap values in pulumi.Output.secret() to keep
@@ -649,8 +651,10 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
             volumes: Storage mounts [{nfs: {nfs_server_path, local_path, read_only?}} | {obs: {obs_url,
                 local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless
                 read_only is false; local paths absolute and distinct. Changing it replaces the resource.
-            retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Changing
-                it replaces the resource.
+            retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as
+                a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider
+                documents this): the state keeps the value sent, and no drift is read for it. Changing it
+                replaces the resource.
             priority: Scheduling priority in a dedicated pool: 1 (low) to 3 (high). Changing it replaces the
                 resource.
             preemptible: Whether higher-priority jobs may preempt this one (dedicated pool only; set
@@ -665,9 +669,11 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
             ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug
                 it). Changing it replaces the resource.
             unconditional_retry: Restart the job after any fault, not only after the faults ModelArts
-                recognises. Changing it replaces the resource.
-            hang_retry: Restart the job when ModelArts finds it hanging (no progress). Changing it replaces
-                the resource.
+                recognises. Sent as a job annotation, which the job detail does not return: the state keeps
+                the value sent, and no drift is read for it. Changing it replaces the resource.
+            hang_retry: Restart the job when ModelArts finds it hanging (no progress). Sent as a job
+                annotation, which the job detail does not return: the state keeps the value sent, and no
+                drift is read for it. Changing it replaces the resource.
             tags: User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner
                 mark lives beside them and never shows here. Changing it updates the resource in place.
             replace_running: refuse: a preview that would replace (delete and recreate) this job while it is

@@ -72,10 +72,11 @@ MAX_DESCRIPTION = 256
 MAX_ENVIRONMENTS = 100
 
 # --- the owner mark (see pulumi_mltrain/ownership.py) -------------------------------------------------
-# Training jobs keep it in metadata.annotations (kept and returned by the job detail, fixed at create:
-# PUT changes only the description); an adopted job (adopt_id) gets it as job tags (JOB_TAGS).
-# Algorithms keep it in metadata.tags, which the full-body PUT rewrites: updates keep the tags, and
-# adoption (adopt_id) adds them.
+# Training jobs keep it in their tags (JOB_TAGS), written right after the create: the job detail and
+# search do not return metadata.annotations (api.md B.6 #8, from Huawei's Terraform provider), and
+# Huawei documents fixed annotation keys only. Jobs made by 0.1.x kept it in annotations; their states
+# record them, and a detail that returns annotations still shows it. Algorithms keep it in
+# metadata.tags, which the full-body PUT rewrites: updates keep the tags, and adoption adds them.
 OWNER_STACK = "mltrain-owner-stack"
 OWNER_URN = "mltrain-owner-urn"
 

@@ -27,7 +27,7 @@ from typing import Any, ClassVar, Literal
 from .. import runs, transport
 from .. import spec as specs
 from ..answers import from_epoch_ms
-from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
+from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure
 from ..handler import CREATE_ATTEMPTS, ManagedSpec
 from ..ownership import Mark, claim
 from ..progress import Label
@@ -116,7 +116,9 @@ class TrainingJobSpec(ManagedSpec):
         wire="algorithm.parameters", keyed_by="name")
     inputs: list[DataInput] = specs.spec_field(
         default_factory=list, description="Input data channels [{name, obs_url | dataset {id, version_id}, "
-        "local_dir?}].", wire="algorithm.inputs")
+        "local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): "
+        "drift is read only from an answer that carries them; otherwise the state keeps what was sent.",
+        wire="algorithm.inputs")
     outputs: list[ObsChannel] = specs.spec_field(
         default_factory=list, description="Output data channels [{name, obs_url, local_dir?}].",
         wire="algorithm.outputs")
@@ -140,7 +142,9 @@ class TrainingJobSpec(ManagedSpec):
         "local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless read_only is "
         "false; local paths absolute and distinct.", wire="spec.volumes")
     retry_count: RetryCount | None = specs.spec_field(
-        None, description="Automatic restarts after a fault (fault tolerance), 1-128; none when unset.",
+        None, description="Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a "
+        "job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents "
+        "this): the state keeps the value sent, and no drift is read for it.",
         wire=f"metadata.annotations.{contract.RETRY_ANNOTATION}", ge=1, le=128)
     priority: int | None = specs.spec_field(
         None, description="Scheduling priority in a dedicated pool: 1 (low) to 3 (high).",
@@ -159,10 +163,14 @@ class TrainingJobSpec(ManagedSpec):
         None, description="ECS key pair names whose keys may SSH into the running job's tasks (to debug it).",
         wire="endpoints.ssh.key_pair_names")
     unconditional_retry: AnnotationFlag | None = specs.spec_field(
-        None, description="Restart the job after any fault, not only after the faults ModelArts recognises.",
+        None, description="Restart the job after any fault, not only after the faults ModelArts recognises. Sent "
+        "as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift "
+        "is read for it.",
         wire=f"metadata.annotations.{contract.UNCONDITIONAL_RETRY_ANNOTATION}")
     hang_retry: AnnotationFlag | None = specs.spec_field(
-        None, description="Restart the job when ModelArts finds it hanging (no progress).",
+        None, description="Restart the job when ModelArts finds it hanging (no progress). Sent as a job "
+        "annotation, which the job detail does not return: the state keeps the value sent, and no drift is read "
+        "for it.",
         wire=f"metadata.annotations.{contract.HANG_RETRY_ANNOTATION}")
     tags: UserTags | None = specs.spec_field(
         None, description="User tags {key: value} (job tags API; at most 20); changed in place. The provider's "
@@ -309,24 +317,40 @@ class TrainingJobHandler(RunReason, ModelArtsHandler):
         if job is None:
             job = self._submit(spec, owner, deadline)
         job_id = str(job["metadata"]["id"])
-        self._tag(job_id, spec.tags, None)
+        self._mark_job(spec, job_id, _tags_to_write(spec, owner, job.get("tags")))
         return job_id, self._record_after_wait(spec, job_id, deadline, owner, ours=True)
+
+    def _mark_job(self, spec: Any, job_id: str, tags: list[dict[str, str]]) -> None:
+        """Write this resource's owner mark (where it is missing) and the user's tags: one job tags call.
+
+        The mark lives in the job's tags because the job detail does not return annotations (api.md
+        B.6 #8), and the tags API is a call of its own after the create. A job that cannot be marked
+        is deleted: left unmarked under a name the user chose, no later run could tell it is ours."""
+        if not tags:
+            return
+        try:
+            self.api().tag_job(job_id, tags)
+        except MltrainError as err:
+            raise RemoteFailure(f"training job {spec.name!r} ({job_id}) was created, but writing its tags (the "
+                                f"owner mark among them) failed: {err}. {self._roll_back(spec, job_id)}") from None
 
     def _submit(self, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
         """POST the job. A lost answer is looked up by name first; names are unique, so a repeated
-        POST of a job that did get created is refused (ModelArts.2751) rather than duplicated."""
+        POST of a job that did get created is refused (ModelArts.2751) rather than duplicated.
+
+        No owner annotation is sent: Huawei documents fixed annotation keys only, and the job detail
+        does not return annotations; the mark goes to the job's tags right after (`_mark_job`)."""
         api = self.api()
         body = spec.wire()
-        body.pop("tags", None)  # the job tags API carries them (_tag)
-        if owner is not None:
-            annotations = body.setdefault("metadata", {}).setdefault("annotations", {})
-            annotations.update({contract.OWNER_STACK: owner.stack, contract.OWNER_URN: owner.urn})
+        body.pop("tags", None)  # the job tags API carries them (_mark_job)
         for attempt in range(1, CREATE_ATTEMPTS + 1):
             try:
                 return api.create_job(body)
             except AmbiguousOutcome as err:
-                found = look_for(lambda: self._existing(spec, owner), within=self.settings.ambiguity_grace,
-                                 deadline=deadline)
+                # No job of this name existed before the POST (`_create` looked), so one that appears
+                # now is the one just sent, marked or not (its mark is written after the answer).
+                found = look_for(lambda: self._existing(spec, owner, just_sent=True),
+                                 within=self.settings.ambiguity_grace, deadline=deadline)
                 if found is not None:
                     return found
                 if attempt == CREATE_ATTEMPTS:
@@ -339,25 +363,28 @@ class TrainingJobHandler(RunReason, ModelArtsHandler):
                       "(a duplicate would be refused: job names are unique)", file=sys.stderr)
             except ApiError as err:
                 if err.code == contract.DUPLICATE_JOB_NAME:
-                    found = self._existing(spec, owner)
+                    found = self._existing(spec, owner, just_sent=attempt > 1)
                     if found is not None:
                         return found
                 raise
         raise AssertionError("unreachable")
 
-    def _existing(self, spec: Any, owner: Mark | None) -> dict[str, Any] | None:
+    def _existing(self, spec: Any, owner: Mark | None, *, just_sent: bool = False) -> dict[str, Any] | None:
         """This resource's own job from an interrupted run: adopt it; a job of the name that is not ours
-        stops the create (see ownership.claim)."""
+        stops the create (see ownership.claim). The job comes with its tags (`tags`).
+
+        The mark is read from the job's tags; a job made by 0.1.x kept it in its annotations, which
+        only a detail that returns them shows. `just_sent`: the job was sent by this create, whose
+        answer was lost, so no mark is needed."""
         api = self.api()
         matches = api.find_jobs(spec.name)
         if not matches:
             return None
         job_id = str(matches[0]["metadata"]["id"])
-        job = api.job(job_id)
-        mark = _mark(job)
-        if mark != owner:
-            mark = mark_in(api.job_tags(job_id)) or mark  # an adoption's mark, given after the create
-        claim("training job", job_id, spec.name, mark, owner)
+        job = {**api.job(job_id), "tags": api.job_tags(job_id)}
+        mark = mark_in(job["tags"]) or _legacy_mark(job)
+        if not (just_sent and mark is None):
+            claim("training job", job_id, spec.name, mark, owner)
         self.refuse_take_over_in_replace(job_id)
         self._reconcile(job_id, job, spec, how="already exists")
         print(f"[mltrain] job {spec.name!r} already exists as {job_id} ({_phase(job)}): adopting it",
@@ -365,8 +392,10 @@ class TrainingJobHandler(RunReason, ModelArtsHandler):
         return job
 
     def _reconcile(self, job_id: str, job: dict[str, Any], spec: Any, *, how: str) -> None:
-        """Accept a platform job for `spec`: a differing description is updated, anything else refused."""
-        job = {**job, "tags": self.api().job_tags(job_id)}
+        """Accept a platform job for `spec`: a differing description is updated, anything else refused.
+        `job` comes with its tags (`tags`), or they are read here."""
+        if "tags" not in job:
+            job = {**job, "tags": self.api().job_tags(job_id)}
         diffs = specs.differing(spec, specs.from_wire(type(spec), job, spec))
         fixable = diffs.pop("description", None)
         diffs.pop("tags", None)  # set by _tag after adoption
@@ -443,19 +472,20 @@ class TrainingJobHandler(RunReason, ModelArtsHandler):
 
     # ----- adopt / take over / read / update / delete ---------------------------------------------
     def _take_over(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
-        self._reconcile(object_id, self.api().job(object_id), spec, how="adopt")
-        self._tag(object_id, spec.tags, None)
+        tags = self.api().job_tags(object_id)
+        self._reconcile(object_id, {**self.api().job(object_id), "tags": tags}, spec, how="adopt")
+        self._mark_job(spec, object_id, _tags_to_write(spec, owner, tags))
         return self._record_after_wait(spec, object_id, deadline, owner, ours=True)
 
     def _adopt(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
-        job = self.api().job(object_id)
-        self._reconcile(object_id, job, spec, how="adopt")
+        tags = self.api().job_tags(object_id)
+        self._reconcile(object_id, {**self.api().job(object_id), "tags": tags}, spec, how="adopt")
         # Marked only once it has reached its target: a job that fails first stays someone else's.
         self._record_after_wait(spec, object_id, deadline, owner, ours=False)
-        if owner is not None and _mark(job) != owner:
-            # Taken over on purpose: the job's tags carry this resource's mark from now on.
-            self.api().tag_job(object_id, owner_tags(owner))
-        self._tag(object_id, spec.tags, None)
+        # Taken over on purpose: the job's tags carry this resource's mark from now on.
+        tags_now = _tags_to_write(spec, owner, tags)
+        if tags_now:
+            self.api().tag_job(object_id, tags_now)
         return self._outputs(self.api().job(object_id))
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
@@ -605,7 +635,14 @@ def _run_times(status: dict[str, Any], phase: str) -> dict[str, str | None]:
     return {"start_time": start, "end_time": end}
 
 
-def _mark(job: dict[str, Any]) -> Mark | None:
+def _tags_to_write(spec: Any, owner: Mark | None, current: Any) -> list[dict[str, str]]:
+    """The user's tags, and the owner mark where the job's `current` tags lack it."""
+    mark = owner_tags(owner) if owner is not None and mark_in(current) != owner else []
+    return mark + [{"key": k, "value": v} for k, v in (spec.tags or {}).items()]
+
+
+def _legacy_mark(job: dict[str, Any]) -> Mark | None:
+    """The mark 0.1.x wrote in a job's annotations, where an answer returns them."""
     return mark_in((job.get("metadata") or {}).get("annotations"))
 
 

@@ -73,9 +73,9 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.str] engine_name: Inline code: preset engine name, e.g. PyTorch (with engine_version).
         :param pulumi.Input[_builtins.str] engine_version: Inline code: preset engine version, e.g. pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] environments: Environment variables (at most 100); wrap values in pulumi.Output.secret() to keep them encrypted in the state.
-        :param pulumi.Input[_builtins.bool] hang_retry: Restart the job when ModelArts finds it hanging (no progress).
+        :param pulumi.Input[_builtins.bool] hang_retry: Restart the job when ModelArts finds it hanging (no progress). Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         :param pulumi.Input[_builtins.str] image_url: Inline code: custom image (SWR path) instead of a preset engine.
-        :param pulumi.Input[Sequence[pulumi.Input['DataInputArgs']]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}].
+        :param pulumi.Input[Sequence[pulumi.Input['DataInputArgs']]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
         :param pulumi.Input[_builtins.str] log_export_path: OBS directory the job's logs are exported to.
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
@@ -88,12 +88,12 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.int] priority: Scheduling priority in a dedicated pool: 1 (low) to 3 (high). Allowed: >= 1, <= 3.
         :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
         :param pulumi.Input['RequiredAffinityArgs'] required_affinity: Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
-        :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Allowed: >= 1, <= 128.
+        :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
         :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
         :param pulumi.Input['TimeoutsArgs'] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
-        :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises.
+        :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         :param pulumi.Input[Sequence[pulumi.Input['VolumeArgs']]] volumes: Storage mounts [{nfs: {nfs_server_path, local_path, read_only?}} | {obs: {obs_url, local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless read_only is false; local paths absolute and distinct.
         :param pulumi.Input['TrainingJobWaitFor'] wait_for: What create waits for: accepted (past Creating, the default: seconds), running, or completed (training finished; raise customTimeouts.create to match the training time).
         :param pulumi.Input[_builtins.str] workspace_id: Workspace ID; ModelArts uses the default workspace "0" when unset.
@@ -328,7 +328,7 @@ class TrainingJobArgs:
     @pulumi.getter
     def hang_retry(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Restart the job when ModelArts finds it hanging (no progress).
+        Restart the job when ModelArts finds it hanging (no progress). Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         """
         return pulumi.get(self, "hang_retry")
 
@@ -352,7 +352,7 @@ class TrainingJobArgs:
     @pulumi.getter
     def inputs(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['DataInputArgs']]]]:
         """
-        Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}].
+        Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
         """
         return pulumi.get(self, "inputs")
 
@@ -508,7 +508,7 @@ class TrainingJobArgs:
     @pulumi.getter
     def retry_count(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Allowed: >= 1, <= 128.
+        Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
         """
         return pulumi.get(self, "retry_count")
 
@@ -568,7 +568,7 @@ class TrainingJobArgs:
     @pulumi.getter
     def unconditional_retry(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Restart the job after any fault, not only after the faults ModelArts recognises.
+        Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         """
         return pulumi.get(self, "unconditional_retry")
 
@@ -675,9 +675,9 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] engine_version: Inline code: preset engine version, e.g. pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] environments: Environment variables (at most 100); wrap values in pulumi.Output.secret() to keep them encrypted in the state.
         :param pulumi.Input[_builtins.str] flavor_id: Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
-        :param pulumi.Input[_builtins.bool] hang_retry: Restart the job when ModelArts finds it hanging (no progress).
+        :param pulumi.Input[_builtins.bool] hang_retry: Restart the job when ModelArts finds it hanging (no progress). Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         :param pulumi.Input[_builtins.str] image_url: Inline code: custom image (SWR path) instead of a preset engine.
-        :param pulumi.Input[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}].
+        :param pulumi.Input[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
         :param pulumi.Input[_builtins.str] log_export_path: OBS directory the job's logs are exported to.
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
@@ -690,12 +690,12 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] priority: Scheduling priority in a dedicated pool: 1 (low) to 3 (high). Allowed: >= 1, <= 3.
         :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
         :param pulumi.Input[Union['RequiredAffinityArgs', 'RequiredAffinityArgsDict', 'outputs.RequiredAffinity']] required_affinity: Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
-        :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Allowed: >= 1, <= 128.
+        :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
         :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
         :param pulumi.Input[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
-        :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises.
+        :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         :param pulumi.Input[Sequence[pulumi.Input[Union['VolumeArgs', 'VolumeArgsDict', 'outputs.Volume']]]] volumes: Storage mounts [{nfs: {nfs_server_path, local_path, read_only?}} | {obs: {obs_url, local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless read_only is false; local paths absolute and distinct.
         :param pulumi.Input['TrainingJobWaitFor'] wait_for: What create waits for: accepted (past Creating, the default: seconds), running, or completed (training finished; raise customTimeouts.create to match the training time).
         :param pulumi.Input[_builtins.str] workspace_id: Workspace ID; ModelArts uses the default workspace "0" when unset.
@@ -1067,7 +1067,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter
     def hang_retry(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Restart the job when ModelArts finds it hanging (no progress).
+        Restart the job when ModelArts finds it hanging (no progress). Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         """
         return pulumi.get(self, "hang_retry")
 
@@ -1083,7 +1083,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter
     def inputs(self) -> pulumi.Output[Optional[Sequence['outputs.DataInput']]]:
         """
-        Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}].
+        Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
         """
         return pulumi.get(self, "inputs")
 
@@ -1219,7 +1219,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter
     def retry_count(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Allowed: >= 1, <= 128.
+        Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
         """
         return pulumi.get(self, "retry_count")
 
@@ -1299,7 +1299,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter
     def unconditional_retry(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Restart the job after any fault, not only after the faults ModelArts recognises.
+        Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         """
         return pulumi.get(self, "unconditional_retry")
 
