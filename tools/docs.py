@@ -33,12 +33,16 @@ ON_CHANGE = {
 # Where each platform keeps the owner mark (see ownership.py and the contract files).
 OWNERSHIP = {
     "alaya:TrainingJob": f"the environment variable `{OWNER_ENV}` of the task (stack identity and URN; "
-    "the create body has no labels, and the platform returns `env` in the task detail). It is hidden "
-    "from diffs and refused as a user-declared variable (`alaya/contract.py`, `OWNER_ENV`).",
+    "the create body has no labels or tags). Alaya NeW does not publish its task detail: the provider "
+    "assumes it returns `env` as sent. The variable is hidden from diffs and refused as a user-declared "
+    "variable (`alaya/contract.py`, `OWNER_ENV`).",
     "alaya:StorageMount": "none needed: a mount is no platform object. It checks that the storage exists "
     "and is Active; deleting it removes nothing remote.",
-    "modelarts:TrainingJob": f"the job's `metadata.annotations` `{OWNER_STACK}` and `{OWNER_URN}`, "
-    "fixed at create (`modelarts/contract.py`); an adopted job (`adopt_id`) gets the same keys as job tags.",
+    "modelarts:TrainingJob": f"the job's tags `{OWNER_STACK}` and `{OWNER_URN}`, written through the job "
+    "tags API right after the create (a job whose tags cannot be written is deleted). ModelArts' job detail "
+    "and search return no `metadata.annotations` (Huawei's Terraform provider documents this), so no "
+    "annotation carries it; jobs made by 0.1.x kept it there and stay this stack's through the state that "
+    "records them (`modelarts/contract.py`).",
     "modelarts:Algorithm": f"the algorithm's `metadata.tags` `{OWNER_STACK}` and `{OWNER_URN}`; "
     "updates keep them and adoption adds them (`modelarts/contract.py`).",
 }
@@ -219,6 +223,8 @@ def _adoption(module: str, name: str, provider: type[Handler]) -> list[str]:
     mark = OWNERSHIP.get(f"{module}:{name}")
     lines.append(f"The provider marks every {noun} it creates with the stack and resource that own it: "
                  f"{mark or 'see ownership.py'} Look-ups after an interrupted or ambiguous create adopt only "
-                 f"objects with this stack's mark; a name held by anything else is an error that says whose it is.")
+                 f"objects with this stack's mark, or, where no mark can be read, an object under the name the "
+                 f"provider chose for this resource (a hash of the stack's identity and the URN; a name set in "
+                 f"the program proves nothing); a name held by anything else is an error that says whose it is.")
     return [*lines, ""]
 

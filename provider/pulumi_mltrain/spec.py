@@ -39,6 +39,7 @@ def spec_field(
     wire_with: Mapping[str, Any] | None = None,
     keyed_by: str | None = None,
     implied_by: str | None = None,
+    returned: bool = True,
     **constraints: Any,
 ) -> Any:
     """Declare an input field with its change semantics and wire name.
@@ -51,6 +52,9 @@ def spec_field(
     items of its own (e.g. the parameters an algorithm declares): only declared items are compared.
     `redact`: errors never print the values (environment maps may hold keys); secret fields always are.
     `implied_by`: a switch that setting that field turns on, so its default is not fixed (none in schema.json).
+    `returned=False`: the platform's answers are known to leave the field out (though its reference lists
+    it): drift is read only from an answer that carries it, and an import, which cannot read it, takes
+    the declared value as it is.
     """
     data: dict[str, Any] = {"onChange": on_change, "secret": secret}
     if implied_by:
@@ -61,6 +65,8 @@ def spec_field(
         data["wireWith"] = dict(wire_with)
     if keyed_by:
         data["keyedBy"] = keyed_by
+    if not returned:
+        data["returned"] = False
     extra: dict[str, Any] = {_META: data}
     if also:
         return Field(default, description=description, serialization_alias=wire,
@@ -95,6 +101,7 @@ class Meta:
     keyed_by: str | None = None
     redact: bool = False
     implied_by: str | None = None
+    returned: bool = True
 
 
 def meta(info: FieldInfo, name: str) -> Meta:
@@ -106,7 +113,8 @@ def meta(info: FieldInfo, name: str) -> Meta:
     keyed = data.get("keyedBy")
     return Meta(str(data.get("onChange", "replace")), bool(data.get("secret", False)), wire,
                 dict(with_) if isinstance(with_, dict) else None, str(keyed) if keyed else None,
-                bool(data.get("redact", False)), str(data["impliedBy"]) if data.get("impliedBy") else None)
+                bool(data.get("redact", False)), str(data["impliedBy"]) if data.get("impliedBy") else None,
+                bool(data.get("returned", True)))
 
 
 class Spec(BaseModel):

@@ -238,7 +238,6 @@ MA_JOB_CHANGED: Json = {
     "description": "edited in the console", "code_dir": "/b/code2/", "boot_file": "/b/code2/main.py",
     "engine_name": d.ENGINE_TENSORFLOW[0], "engine_version": d.ENGINE_TENSORFLOW[1],
     "parameters": [{"name": "epochs", "value": "7"}],
-    "inputs": [{"name": "data_url", "obs_url": "/b/data2/"}],
     "outputs": [{"name": "train_url", "obs_url": "/b/out2/", "local_dir": "/home/ma-user/out"}],
     "environments": {"NCCL_DEBUG": "INFO"}, "flavor_id": d.FLAVOR_CPU_8U, "node_count": 3,
     "log_export_path": "/b/logs2/", "auto_stop_hours": 6,

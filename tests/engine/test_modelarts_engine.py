@@ -254,7 +254,7 @@ def test_modelarts_stack_lifecycle(emulator: EmulatorHandle, modelarts_stack: Ca
     for name in (EXAMPLE_JOB, "fields", "user", "drift"):
         assert state[name]["id"] == ids[name], f"{name}: updated in place, or left alone, keeps its ID"
     assert live[ids[EXAMPLE_JOB]]["metadata"]["description"] == "second run"
-    assert contract.OWNER_STACK in live[ids["fields"]]["metadata"]["annotations"], "the owner mark stays beside tags"
+    assert contract.OWNER_STACK in {t["key"] for t in live[ids["fields"]]["tags"]}, "the owner mark stays beside tags"
     new_id = state["runfields"]["id"]
     assert new_id != ids["runfields"] and ids["runfields"] not in live, "replace: the old job must be gone"
     assert state["runfields"]["outputs"]["run_reason"] == said

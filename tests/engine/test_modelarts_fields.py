@@ -91,8 +91,8 @@ def test_fields_created_refreshed_and_changed(emulator: EmulatorHandle, jobs: Tr
     diff = jobs.diff(job.id, job.state, news)
     assert diff.changes and not diff.replaces, diff.replaces
     job.update(news)
-    annotations = _job(emulator, job.id)["metadata"]["annotations"]
-    assert contract.OWNER_STACK in annotations
+    tags = {t["key"]: t["value"] for t in _job(emulator, job.id)["tags"]}
+    assert tags["cost"] == "ml" and "team" not in tags and contract.OWNER_STACK in tags, tags
     assert [j["metadata"]["id"] for j in emulator.admin.state()["modelarts"]["jobs"]] == [job.id], "updated in place"
     # A changed mount replaces the job.
     diff = jobs.diff(job.id, job.state, job.news({**FIELDS, "tags": {"cost": "ml"}, "priority": 3}))
@@ -103,7 +103,8 @@ def test_fields_created_refreshed_and_changed(emulator: EmulatorHandle, jobs: Tr
 def test_wire_shapes_in_the_emulator(emulator: EmulatorHandle, jobs: TrainingJobProvider) -> None:
     job = _job(emulator, Created(jobs, FIELDS).id)
     assert job["metadata"]["annotations"][contract.RETRY_ANNOTATION] == "3"
-    assert contract.OWNER_STACK in job["metadata"]["annotations"], "the owner mark stays beside the retries"
+    assert contract.OWNER_STACK not in job["metadata"]["annotations"], "no annotation key Huawei does not document"
+    assert contract.OWNER_STACK in {t["key"] for t in job["tags"]}, "the owner mark is in the job's tags"
     assert job["spec"]["schedule_policy"] == {"priority": 2}
     assert job["spec"]["volumes"][1] == {"obs": {"obs_url": "/b/ckpt/", "local_path": "/mnt/ckpt",
                                                  "read_only": False}}

@@ -40,9 +40,11 @@ def spec_inputs(resource: Json, model: type[specs.Spec]) -> Json:
 
 
 def remote_fields(model: type[specs.Spec]) -> set[str]:
-    """Fields compared with the platform: everything but the `local` ones (adopt_id, timeouts, wait_for)
-    and the `record` ones (stored in the state only: the platform keeps the value it was created with)."""
-    return {name for name, m in specs.field_metas(model) if m.on_change not in ("local", "record")}
+    """Fields compared with the platform: everything but the `local` ones (adopt_id, timeouts, wait_for),
+    the `record` ones (stored in the state only: the platform keeps the value it was created with) and
+    those its answers leave out (`returned=False`: tests/unit/test_ownership_answers.py reads their drift
+    from the reference's full shape)."""
+    return {name for name, m in specs.field_metas(model) if m.on_change not in ("local", "record") and m.returned}
 
 
 def drift(model: type[specs.Spec], declared: Json, new_values: Json) -> tuple[Json, Json]:

@@ -62,7 +62,9 @@ async def state(request: Request) -> Json:
     ]
     tasks = [{**task_view(t, with_secret=False), "deleting": t.deleting_since is not None}
              for t in world.tasks.values()]
-    jobs = [{**job_view(j, now), "deleting": j.deleting_since is not None} for j in world.jobs.values()]
+    # Jobs as stored (the reference's full shape) with their tags, which the platform keeps beside them.
+    jobs = [{**job_view(j, now), "tags": list(j.tags), "deleting": j.deleting_since is not None}
+            for j in world.jobs.values()]
     return {
         "clock": _clock(world),
         "alaya": {"subscriptions": subscriptions, "tasks": tasks},

@@ -118,7 +118,7 @@ class TrainingJobSpec(ManagedSpec):
         default_factory=list, description="Input data channels [{name, obs_url | dataset {id, version_id}, "
         "local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): "
         "drift is read only from an answer that carries them; otherwise the state keeps what was sent.",
-        wire="algorithm.inputs")
+        wire="algorithm.inputs", returned=False)
     outputs: list[ObsChannel] = specs.spec_field(
         default_factory=list, description="Output data channels [{name, obs_url, local_dir?}].",
         wire="algorithm.outputs")
@@ -145,7 +145,7 @@ class TrainingJobSpec(ManagedSpec):
         None, description="Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a "
         "job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents "
         "this): the state keeps the value sent, and no drift is read for it.",
-        wire=f"metadata.annotations.{contract.RETRY_ANNOTATION}", ge=1, le=128)
+        wire=f"metadata.annotations.{contract.RETRY_ANNOTATION}", ge=1, le=128, returned=False)
     priority: int | None = specs.spec_field(
         None, description="Scheduling priority in a dedicated pool: 1 (low) to 3 (high).",
         wire="spec.schedule_policy.priority", ge=1, le=3)
@@ -166,12 +166,12 @@ class TrainingJobSpec(ManagedSpec):
         None, description="Restart the job after any fault, not only after the faults ModelArts recognises. Sent "
         "as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift "
         "is read for it.",
-        wire=f"metadata.annotations.{contract.UNCONDITIONAL_RETRY_ANNOTATION}")
+        wire=f"metadata.annotations.{contract.UNCONDITIONAL_RETRY_ANNOTATION}", returned=False)
     hang_retry: AnnotationFlag | None = specs.spec_field(
         None, description="Restart the job when ModelArts finds it hanging (no progress). Sent as a job "
         "annotation, which the job detail does not return: the state keeps the value sent, and no drift is read "
         "for it.",
-        wire=f"metadata.annotations.{contract.HANG_RETRY_ANNOTATION}")
+        wire=f"metadata.annotations.{contract.HANG_RETRY_ANNOTATION}", returned=False)
     tags: UserTags | None = specs.spec_field(
         None, description="User tags {key: value} (job tags API; at most 20); changed in place. The provider's "
         "owner mark lives beside them and never shows here.", wire="tags", on_change="update")

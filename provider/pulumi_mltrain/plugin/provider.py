@@ -216,9 +216,13 @@ def _covered(handler: Handler, olds: dict[str, Any], news: dict[str, Any], chang
     held, _ = specs.validate(handler.spec_type, specs.user_props(olds, handler.spec_type))
     if declared is None or held is None:
         return set()
-    local = {name for name, meta in specs.field_metas(handler.spec_type) if meta.on_change == "local"}
+    metas = dict(specs.field_metas(handler.spec_type))
+    local = {name for name, meta in metas.items() if meta.on_change == "local"}
+    # What the platform never returns, the import could not read: the declaration says what it is.
+    unread = {name for name, meta in metas.items() if not meta.returned and getattr(held, name) in (None, [], {})}
     differ = specs.differing(declared, held)
-    return {k for k in changed if k in handler.spec_type.model_fields and k not in local and k not in differ}
+    return {k for k in changed
+            if k in handler.spec_type.model_fields and k not in local and (k not in differ or k in unread)}
 
 
 def _kind(replace: bool, in_old: bool, in_new: bool) -> p.PropertyDiffKind:
