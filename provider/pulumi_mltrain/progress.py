@@ -125,6 +125,14 @@ def _connect(address: str | None) -> Any:
         return None
 
 
+def notice(text: str, owner: Mark | None) -> None:
+    """A one-off line about a resource (e.g. the take-over of its job from an interrupted run), under the
+    resource when its owner mark names it. Not a plain print: the engine hides what a native plugin
+    writes to stderr (it shows it only after the plugin fails), so in the plugin form a print never
+    reaches the user; the engine's `Log` call reaches them in both forms."""
+    emit(f"{PREFIX} {text}", owner.urn if owner is not None else None)
+
+
 def emit(line: str, urn: str | None) -> None:
     """To the engine under `urn` when possible, else to stderr."""
     stub = _engine() if urn else None

@@ -10,11 +10,7 @@ plugins of the killed CLI exit by themselves.
 
 from __future__ import annotations
 
-import collections
-import os
-import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +18,7 @@ from typing import Any
 import pytest
 
 from support import stacks
+from support.interrupted import kill_up, plugins_of, start_up, wait_for_plugins_to_exit, wait_while_running
 from support.pulumi_cli import BIN
 from support.s3_backend import S3Server, S3Stack, history, lock_keys, login
 
@@ -52,75 +49,6 @@ def tasks(emulator: Any) -> list[dict[str, Any]]:
     return list(emulator.admin.state()["alaya"]["tasks"])
 
 
-def start_up(stack: S3Stack, log: Path) -> subprocess.Popen[bytes]:
-    """`pulumi up` in its own process group (so a test can kill the CLI and its plugins at once)."""
-    argv = [str(BIN / "pulumi"), "up", "--yes", "--skip-preview", "--non-interactive", "--stack", stack.name]
-    with log.open("wb") as out:
-        return subprocess.Popen(argv, cwd=stack.workdir, env=stack.env(), stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-
-
-def wait_for_create_call(emulator: Any, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + 120
-    while emulator.admin.requests()["endpoints"].get(CREATE, 0) == 0:
-        assert proc.poll() is None, f"pulumi up ended before the create call:\n{log.read_text()[-4000:]}"
-        assert time.monotonic() < deadline, f"the create call was never made:\n{log.read_text()[-4000:]}"
-        time.sleep(0.2)
-
-
-def descendants(pid: int) -> set[int]:
-    """All processes below `pid`, from /proc."""
-    children: dict[int, list[int]] = collections.defaultdict(list)
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children[int(fields[1])].append(int(stat.parent.name))
-    found: set[int] = set()
-    todo = [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def command_line(pid: int) -> list[str]:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_text().split("\0")
-    except OSError:
-        return []
-
-
-def is_go_language_host(pid: int) -> bool:
-    """Upstream's Go `pulumi-language-python` (the official host), not a Python process."""
-    try:
-        return os.path.basename(os.readlink(f"/proc/{pid}/exe")) == "pulumi-language-python"
-    except OSError:
-        return False
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def plugins_of(proc: subprocess.Popen[bytes]) -> tuple[set[int], set[int]]:
-    """(the plugins the running CLI started, those of them that are upstream's Go language host)."""
-    plugins = descendants(proc.pid)
-    assert plugins, "the language host and the provider run as children of the CLI"
-    providers = {pid for pid in plugins if {"pulumi.dynamic", "--provider"} & set(command_line(pid))}
-    assert providers, "the dynamic provider host runs (python -m pulumi.dynamic, or the repo host's --provider)"
-    # Upstream's Go language host asks the engine whether it lives every 5 minutes only
-    # (rpcutil.Healthcheck); it holds no job and is not ours to change: killed after the rest exited.
-    return plugins, {pid for pid in plugins if is_go_language_host(pid)}
-
-
 def test_login_up_concurrent_up_refused_killed_up_recovered_destroy_keeps_history(
         s3: S3Server, emulator: Any, team_stack: tuple[S3Stack, str], tmp_path: Path) -> None:
     """One stack through a team's day: a teammate's `up` refused while another runs, that run killed
@@ -138,7 +66,8 @@ def test_login_up_concurrent_up_refused_killed_up_recovered_destroy_keeps_histor
 
     first = start_up(stack, tmp_path / "first-up.log")
     try:
-        wait_for_create_call(emulator, first, tmp_path / "first-up.log")
+        wait_while_running(first, tmp_path / "first-up.log",
+                           lambda: emulator.admin.requests()["endpoints"].get(CREATE, 0) > 0, "the create call")
         plugins, go_hosts = plugins_of(first)
         held = lock_keys(s3, bucket)
         assert len(held) == 1 and held[0].startswith(f".pulumi/locks/organization/alaya-job/{stack.name}/"), held
@@ -152,16 +81,9 @@ def test_login_up_concurrent_up_refused_killed_up_recovered_destroy_keeps_histor
         preview = stack.preview(check=False)
         assert preview.returncode == 0, "a preview takes no lock: " + preview.stdout + preview.stderr
     finally:
-        os.killpg(first.pid, signal.SIGKILL)  # the CLI dies at once, as on an OOM kill or a lost runner
-        first.wait()
+        kill_up(first)
 
-    deadline = time.monotonic() + 30
-    while any(alive(pid) for pid in plugins - go_hosts):
-        assert time.monotonic() < deadline, "the plugins of a killed CLI must exit by themselves"
-        time.sleep(0.5)
-    for pid in go_hosts:
-        if alive(pid):
-            os.kill(pid, signal.SIGKILL)
+    wait_for_plugins_to_exit(plugins, go_hosts)
     emulator.admin.advance(SLOW_SUBSCRIPTION + 60)
     assert len(tasks(emulator)) == 1, "the platform made the task although the CLI died"
     # The dead run's lock stays, and refuses every update as it refused the teammate's above.

@@ -24,7 +24,7 @@ from ..answers import from_beijing
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, UnexpectedAnswer
 from ..handler import CREATE_ATTEMPTS, ManagedSpec
 from ..ownership import Mark, claim, owns
-from ..progress import Label
+from ..progress import Label, notice
 from ..resource import MltrainProvider
 from ..runs import RunReason
 from ..transport import remaining
@@ -376,8 +376,8 @@ class TrainingJobHandler(RunReason, AlayaHandler):
         task_id = str(mine.get("id"))
         self.refuse_take_over_in_replace(task_id)
         self._require_match(spec, task_id, _unmarked(mine))
-        print(f"[mltrain] task {spec.name!r} ({task_id}) from an interrupted run found ({_status(mine)}): "
-              "taking it over", file=sys.stderr)
+        notice(f"task {spec.name!r} ({task_id}) from an interrupted run found ({_status(mine)}): taking it over",
+               owner)
         return task_id
 
     # ----- record after wait (see Handler._record_after_wait) -------------------------------------

@@ -30,7 +30,7 @@ from ..answers import from_epoch_ms
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure
 from ..handler import CREATE_ATTEMPTS, ManagedSpec
 from ..ownership import Mark, claim
-from ..progress import Label
+from ..progress import Label, notice
 from ..resource import MltrainProvider
 from ..runs import RunReason
 from ..transport import remaining
@@ -387,8 +387,7 @@ class TrainingJobHandler(RunReason, ModelArtsHandler):
             claim("training job", job_id, spec.name, mark, owner)
         self.refuse_take_over_in_replace(job_id)
         self._reconcile(job_id, job, spec, how="already exists")
-        print(f"[mltrain] job {spec.name!r} already exists as {job_id} ({_phase(job)}): adopting it",
-              file=sys.stderr)
+        notice(f"job {spec.name!r} already exists as {job_id} ({_phase(job)}): adopting it", owner)
         return job
 
     def _reconcile(self, job_id: str, job: dict[str, Any], spec: Any, *, how: str) -> None:
