@@ -17,6 +17,11 @@ from pulumi_mltrain import __version__, registry
 from pulumi_mltrain import spec as specs
 from pulumi_mltrain.registry import PACKAGE, PYTHON_PACKAGE
 
+# The plugin's TypeScript SDK (sdk/nodejs) is this npm package; its Go SDK (sdk/go) is the module
+# GO_MODULE, whose package `mltrain` holds the resources (GO_MODULE/mltrain/alaya, .../modelarts).
+NODEJS_PACKAGE = "@mltrain/pulumi-mltrain"
+GO_MODULE = "github.com/mltrain/pulumi-mltrain/sdk/go"
+
 
 class _Types:
     """Collects nested object types under #/types, named after their module."""
@@ -179,7 +184,11 @@ def build() -> dict[str, Any]:
         "types": dict(sorted(types.types.items())),
         "resources": resources,
         "functions": functions,
-        "language": {"python": {
+        "language": {
+            "nodejs": {"packageName": NODEJS_PACKAGE, "respectSchemaVersion": True},
+            "go": {"importBasePath": GO_MODULE + "/" + PACKAGE, "respectSchemaVersion": True,
+                   "generateResourceContainerTypes": True},
+            "python": {
             "packageName": PYTHON_PACKAGE,
             "respectSchemaVersion": True,
             "pyproject": {"enabled": True},
