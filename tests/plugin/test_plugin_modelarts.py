@@ -79,7 +79,7 @@ def test_lifecycle_fields_update_deadline_import_and_rollback(
     remote = {j["metadata"]["id"]: j for j in live_jobs(emulator)}
     assert sorted(remote) == sorted([out["job_id"], out["fields_id"]]), remote
     assert remote[out["job_id"]]["algorithm"]["id"] == out["algo_algorithm_id"]
-    assert d.FLAVOR_CPU_8U in [f["flavor_id"] for f in out["flavors"]["flavors"]]
+    assert d.FLAVOR_CPU_8U in [f["flavorId"] for f in out["flavors"]["flavors"]]  # schema.json's names
     # The fields are created as Huawei writes them.
     fields = remote[out["fields_id"]]
     assert fields["spec"]["schedule_policy"] == {"preemptible": True, "required_affinity": FIELDS["required_affinity"]}
