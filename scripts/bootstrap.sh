@@ -123,6 +123,15 @@ SH
   chmod 0755 .tools/bin/pulumi-language-python .tools/bin/pulumi-resource-pulumi-python
   host_note="the repository's Python language host (scripts/engine/language_host.py)"
 fi
+# 2b. The Node.js and Go language hosts (pulumi-language-nodejs, pulumi-language-go), when the official
+#    folder has them: they generate the plugin's TypeScript and Go SDKs (scripts/sdkgen.sh) and run
+#    programs in those languages. Symlinked like the Python host; absent hosts leave nothing behind.
+for f in pulumi-language-nodejs pulumi-language-go; do
+  rm -f ".tools/bin/$f"
+  for dir in "$official_dir" "${MLTRAIN_OFFICIAL_HOST:-$root/../shared/engine/official}"; do
+    if [ -n "$dir" ] && [ -x "$dir/$f" ]; then ln -s "$(cd "$dir" && pwd -P)/$f" ".tools/bin/$f"; break; fi
+  done
+done
 # 3. The Pulumi YAML language host (runtime: yaml), built once from its Go module into the cache.
 yaml_version="${MLTRAIN_YAML_VERSION:-v1.25.0}"
 yaml_bin="${MLTRAIN_ENGINE_CACHE:-$HOME/.cache/pulumi-mltrain/engine}/yaml-$yaml_version/pulumi-language-yaml"

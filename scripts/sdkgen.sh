@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates sdk/python (the typed Python SDK of the native `mltrain` plugin, package
+# Regenerates sdk/python, sdk/nodejs and sdk/go. sdk/python (the typed Python SDK of the native `mltrain` plugin, package
 # pulumi_mltrain_native: schema.json's language.python.packageName) from schema.json with Pulumi's own
 # Python code generator (scripts/sdkgen, pinned to pkg/v3 v3.274.1 like the engine). The SDK is
 # committed; CI does not run this: tests/plugin/test_generated_sdk.py checks the input hashes in
@@ -24,3 +24,10 @@ if [ ! -x "$bin" ]; then
 fi
 "$bin" -schema schema.json -out sdk/python -stamp "$inputs"
 echo "sdkgen: wrote sdk/python from schema.json" >&2
+# The TypeScript and Go SDKs, with the official Node.js and Go hosts (tools/sdks.py); `python -m
+# tools.generate --sdk` runs them itself after this script (--python-only).
+if [ "${1:-}" != "--python-only" ]; then
+  .venv/bin/python -c 'import sys; from pathlib import Path; from tools import sdks
+for language in sdks.LANGUAGES:
+    sdks.generate(Path.cwd(), language); print(f"sdkgen: wrote sdk/{language} from schema.json", file=sys.stderr)'
+fi

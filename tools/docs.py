@@ -9,6 +9,7 @@ default timeouts per operation, adoption and where the owner mark lives on the p
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +49,22 @@ OWNERSHIP = {
 }
 
 
+NAMES = ("Names below are the Python names (the dynamic resources and the plugin's Python SDK). The plugin's "
+         "schema, and with it TypeScript, Go and Pulumi YAML, spells each in camelCase, shown after the slash "
+         "where it differs (`product_code` / `productCode`).")
+
+
+def _name(field: str) -> str:
+    """`field` / `fieldName`: the Python name and, where it differs, the schema's."""
+    prop = specs.property_name(field)
+    return f"`{field}`" if prop == field else f"`{field}` / `{prop}`"
+
+
+def _field(prop: str) -> str:
+    """The Python name of a schema property name (the inverse of `spec.property_name`)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", prop).lower()
+
+
 def render_pages(schema: dict[str, Any]) -> dict[str, str]:
     """One markdown page per resource of `schema` (as built by schema.build())."""
     pages: dict[str, str] = {}
@@ -57,7 +74,10 @@ def render_pages(schema: dict[str, Any]) -> dict[str, str]:
         if found is None:
             raise KeyError(f"schema.json has {token}, the registry does not")
         provider = found.handler()
-        lines = [f"# {module}.{name}", "", res["description"], ""]
+        lines = [f"# {module}.{name}", "", res["description"], "",
+                 f"Type tokens: `{found.dynamic_token}` (the Python dynamic resource, `pulumi_mltrain`) and "
+                 f"`{found.token}` (the provider plugin `mltrain`: its Python, TypeScript and Go SDKs and "
+                 "Pulumi YAML).", "", NAMES, ""]
         lines += _example(module, name)
         lines += _inputs(res, provider, schema)
         lines += _nested(res, schema)
@@ -98,17 +118,18 @@ def _inputs(res: dict[str, Any], provider: type[Handler], schema: dict[str, Any]
     metas = dict(specs.field_metas(model))
     lines = ["## Inputs", "", "| name | type | required | default | allowed values | on change | description |",
              "|---|---|---|---|---|---|---|"]
-    for prop, p in res["inputProperties"].items():
+    for schema_name, p in res["inputProperties"].items():
+        prop = _field(schema_name)
         info = model.model_fields[prop]
         if prop == "name":
             required, default = "", "chosen by the provider (resource name + unique suffix)"
         else:
-            required = "yes" if prop in res["requiredInputs"] else ""
+            required = "yes" if schema_name in res["requiredInputs"] else ""
             default = _default_text(info)
         allowed = "; ".join(allowed_values(js[prop])) or _nested_allowed(p, schema)
         on_change = ON_CHANGE.get(metas[prop].on_change, metas[prop].on_change)
         secret = " (secret)" if p.get("secret") else ""
-        lines.append(f"| `{prop}` | {_kind(p, schema)}{secret} | {required} | {_cell(default)} | {_cell(allowed)} "
+        lines.append(f"| {_name(prop)} | {_kind(p, schema)}{secret} | {required} | {_cell(default)} | {_cell(allowed)} "
                      f"| {on_change} | {_cell(str(info.description or ''))} |")
     lines += ["", "A *replace* deletes the platform object and creates a new one (delete first: the names "
               "are the platform's keys); *update in place* changes the object without recreating it; *local* "
@@ -146,7 +167,8 @@ def _nested(res: dict[str, Any], schema: dict[str, Any]) -> list[str]:
         for name, field in spec["properties"].items():
             default = field.get("default")
             shown = "" if default is None else f"`{str(default).lower() if isinstance(default, bool) else default}`"
-            lines.append(f"| `{name}` | {_kind(field, schema)} | {'yes' if name in required else ''} | {shown} "
+            needed = "yes" if name in required else ""
+            lines.append(f"| {_name(_field(name))} | {_kind(field, schema)} | {needed} | {shown} "
                          f"| {_cell(_nested_allowed(field, schema))} | {_cell(field.get('description', ''))} |")
             todo.append(field)
         lines.append("")
@@ -177,7 +199,7 @@ def _outputs(res: dict[str, Any]) -> list[str]:
              "|---|---|---|"]
     for prop, p in res["properties"].items():
         if prop not in res["inputProperties"]:
-            lines.append(f"| `{prop}` | {_type_text(p)} | {_cell(p.get('description', ''))} |")
+            lines.append(f"| {_name(_field(prop))} | {_type_text(p)} | {_cell(p.get('description', ''))} |")
     return [*lines, ""]
 
 

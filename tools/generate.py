@@ -1,7 +1,9 @@
 """Regenerate every file made from the registry and the specs, in one command:
 
     .venv/bin/python -m tools.generate          # the program side, schema.json (and the wheel's copy), docs
-    .venv/bin/python -m tools.generate --sdk    # also sdk/python from schema.json (scripts/sdkgen.sh, needs Go)
+    .venv/bin/python -m tools.generate --sdk    # also the plugin's SDKs from schema.json: sdk/python
+                                                # (scripts/sdkgen.sh, needs Go), sdk/nodejs and sdk/go
+                                                # (the official Node.js and Go hosts in .tools/bin)
 
 `--check` writes nothing and lists the stale files (exit 1); the sync tests do the same check.
 """
@@ -14,7 +16,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from . import codegen, docs, schema
+from . import codegen, docs, schema, sdks
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMAND = ".venv/bin/python -m tools.generate"
@@ -37,7 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", type=Path, default=ROOT, help="the repository root to write under")
     parser.add_argument("--check", action="store_true", help="write nothing; list stale files and exit 1 if any")
-    parser.add_argument("--sdk", action="store_true", help="then regenerate sdk/python (bash scripts/sdkgen.sh)")
+    parser.add_argument("--sdk", action="store_true",
+                        help="then regenerate sdk/python (bash scripts/sdkgen.sh), sdk/nodejs and sdk/go")
     args = parser.parse_args(argv)
     root: Path = args.root
     files = dict(outputs())
@@ -57,7 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         (root / path).unlink()
         print(f"removed {path}", file=sys.stderr)
     if args.sdk:
-        subprocess.run(["bash", str(root / "scripts" / "sdkgen.sh")], check=True)
+        subprocess.run(["bash", str(root / "scripts" / "sdkgen.sh"), "--python-only"], check=True)
+        for language in sdks.LANGUAGES:
+            sdks.generate(root, language)
+            print(f"wrote sdk/{language}", file=sys.stderr)
     return 0
 
 

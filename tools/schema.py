@@ -1,6 +1,8 @@
 """Build the Pulumi package schema (schema.json) from the registry and the specs.
 
-Property names are the ones in the state and the ones policies read: the Python names.
+Property names are camelCase, as Pulumi schemas spell them (`productCode`), derived from the spec's
+field names by `spec.property_name`; each language's code generator maps them to its own style (the
+Python SDK back to the field names). The native plugin translates them to the field names and back.
 `python -m tools.generate` writes it (and the wheel's copy); a test fails when they are stale.
 """
 
@@ -14,6 +16,11 @@ from pydantic import BaseModel
 from pulumi_mltrain import __version__, registry
 from pulumi_mltrain import spec as specs
 from pulumi_mltrain.registry import PACKAGE, PYTHON_PACKAGE
+
+# The plugin's TypeScript SDK (sdk/nodejs) is this npm package; its Go SDK (sdk/go) is the module
+# GO_MODULE, whose package `mltrain` holds the resources (GO_MODULE/mltrain/alaya, .../modelarts).
+NODEJS_PACKAGE = "@mltrain/pulumi-mltrain"
+GO_MODULE = "github.com/mltrain/pulumi-mltrain/sdk/go"
 
 
 class _Types:
@@ -63,13 +70,13 @@ class _Types:
         title = str(schema.get("title", "Object"))
         props: dict[str, Any] = {}
         for name, p in schema.get("properties", {}).items():
-            props[name] = self.prop(p, defs, module, title + _camel(name))
-            _add_facts(props[name], p)
+            prop = props[specs.property_name(name)] = self.prop(p, defs, module, title + _camel(name))
+            _add_facts(prop, p)
         out: dict[str, Any] = {"type": "object", "properties": props}
         if schema.get("description"):
             out["description"] = schema["description"]
         if schema.get("required"):
-            out["required"] = list(schema["required"])
+            out["required"] = [specs.property_name(n) for n in schema["required"]]
         return out
 
 
@@ -130,9 +137,9 @@ def _properties(model: type[BaseModel], types: _Types, module: str) -> tuple[dic
         _add_facts(prop, js["properties"][name])
         if m.implied_by:
             prop.pop("default", None)  # generated SDKs would send the fixed default, overriding the implication
-        props[name] = prop
+        props[specs.property_name(name)] = prop
     # `name` is chosen by the provider when unset (autonaming), so it is never a required input.
-    required = [n for n, i in model.model_fields.items() if i.is_required() and n != "name"]
+    required = [specs.property_name(n) for n, i in model.model_fields.items() if i.is_required() and n != "name"]
     return props, required
 
 
@@ -144,12 +151,13 @@ def build() -> dict[str, Any]:
         inputs, required_inputs = _properties(provider.spec_type, types, res.family)
         outputs, _ = _properties(provider.output_type, types, res.family)
         resources[res.token] = {
-            "description": f"{res.summary}\n\nRuntime type token: `{res.dynamic_token}`.",
+            "description": res.summary,
             "inputProperties": inputs,
             "requiredInputs": required_inputs,
             "properties": {**inputs, **outputs},
             "required": [n for n in inputs if n in required_inputs or n == "name"]
-            + [n for n in provider.output_type.present_fields() if n not in inputs],
+            + [specs.property_name(n) for n in provider.output_type.present_fields()
+               if specs.property_name(n) not in inputs],
         }
     functions: dict[str, Any] = {}
     for token, fn in registry.functions().items():
@@ -159,7 +167,8 @@ def build() -> dict[str, Any]:
         functions[token] = {
             "description": fn.description,
             "inputs": {"type": "object", "properties": ins, "required": req},
-            "outputs": ({k: v for k, v in outs[fn.items].items() if k != "description"} if fn.items
+            "outputs": ({k: v for k, v in outs[specs.property_name(fn.items)].items() if k != "description"}
+                        if fn.items
                         else {"type": "object", "properties": outs, "required": outs_req}),
         }
     return {
@@ -175,7 +184,11 @@ def build() -> dict[str, Any]:
         "types": dict(sorted(types.types.items())),
         "resources": resources,
         "functions": functions,
-        "language": {"python": {
+        "language": {
+            "nodejs": {"packageName": NODEJS_PACKAGE, "respectSchemaVersion": True},
+            "go": {"importBasePath": GO_MODULE + "/" + PACKAGE, "respectSchemaVersion": True,
+                   "generateResourceContainerTypes": True},
+            "python": {
             "packageName": PYTHON_PACKAGE,
             "respectSchemaVersion": True,
             "pyproject": {"enabled": True},

@@ -6,10 +6,11 @@ language). `ours()` recognises both from the package's registry (`pulumi_mltrain
 schema.json is built from) and returns the *kind* (`alaya:TrainingJob`) that names the resource in
 every message.
 
-Both forms deliver the spec's field names: the plugin's schema properties are the Python names
-(tools/schema.py), so a YAML `worker_count` arrives as the dynamic `worker_count`. Nested objects also
-accept the platform's spelling where their model does (`NasMount`: `mountPath`, `onlyRead`), so
-`Fields` reads every property by its field name, trying the other spellings the spec model accepts.
+The dynamic form delivers the spec's field names (`worker_count`); the plugin delivers schema.json's
+camelCase names (`workerCount`, `spec.property_name` of the field), and states written by the plugin
+before 0.2 the field names. Nested objects also accept the platform's spelling where their model does
+(`NasMount`: `mountPath`, `onlyRead`), so `Fields` reads every property by its field name, trying the
+schema name and the other spellings the spec model accepts; messages always use the field name.
 
 Policies see a resource's *checked inputs* (the provider's `check` result: python field names,
 defaults filled). Two cases differ and both are handled here:
@@ -120,11 +121,14 @@ def ours(resource_type: str, name: str, props: Mapping[str, Any], opts: Any = No
 
 @functools.cache
 def spellings(model: type[BaseModel], key: str) -> tuple[str, ...]:
-    """The names a field of `model` may arrive under: its own, then the aliases the model accepts."""
+    """The names a field of `model` may arrive under: its own, its schema name (the plugin's), then the
+    aliases the model accepts. Outputs (not fields of the spec) by their own and their schema name."""
+    from pulumi_mltrain.spec import property_name
+
+    names = [key, property_name(key)]
     info = model.model_fields.get(key)
     if info is None:
-        return (key,)
-    names = [key]
+        return tuple(dict.fromkeys(names))
     if model.model_config.get("validate_by_alias", True):
         choices: list[Any] = [info.alias]
         if isinstance(info.validation_alias, AliasChoices):

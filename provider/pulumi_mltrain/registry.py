@@ -94,7 +94,7 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("alaya", "TrainingJob", "pulumi_mltrain.alaya.training_job:TrainingJobProvider",
              "An Alaya NeW distributed training task."),
     Resource("alaya", "StorageMount", "pulumi_mltrain.alaya.storage_mount:StorageMountProvider",
-             "A NAS directory for training tasks; `mount` plugs into TrainingJob(storage_mounts=[...])."),
+             "A NAS directory for training tasks; its `mount` output plugs into a TrainingJob's storage mounts."),
     Resource("modelarts", "Algorithm", "pulumi_mltrain.modelarts.algorithm:AlgorithmProvider",
              "A Huawei Cloud ModelArts v2 algorithm: code, engine, parameters and the channels it expects."),
     Resource("modelarts", "TrainingJob", "pulumi_mltrain.modelarts.training_job:TrainingJobProvider",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -115,6 +116,85 @@ def meta(info: FieldInfo, name: str) -> Meta:
                 dict(with_) if isinstance(with_, dict) else None, str(keyed) if keyed else None,
                 bool(data.get("redact", False)), str(data["impliedBy"]) if data.get("impliedBy") else None,
                 bool(data.get("returned", True)))
+
+
+def property_name(field: str) -> str:
+    """The field's name in schema.json and the native plugin's state: camelCase, as Pulumi schemas
+    spell properties (`product_code` -> `productCode`). Derived from the field, never declared a
+    second time; each language's SDK maps it back (the Python SDK to the field's own name)."""
+    head, *rest = field.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def nested_model(annotation: Any) -> type[BaseModel] | None:
+    """The model of a field's objects (one, optional or a list of them); None for plain values and
+    for maps (`env`: their keys are the user's own)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    if typing.get_origin(annotation) in (dict, Mapping):
+        return None
+    for arg in typing.get_args(annotation):
+        found = nested_model(arg)
+        if found is not None:
+            return found
+    return None
+
+
+@functools.cache
+def _renames(models: tuple[type[BaseModel], ...]) -> tuple[dict[str, str], dict[str, type[BaseModel] | None]]:
+    """(property name -> field name, field name -> its nested model) of the fields of `models`."""
+    fields: dict[str, str] = {}
+    inner: dict[str, type[BaseModel] | None] = {}
+    for model in models:
+        for name, info in model.model_fields.items():
+            fields.setdefault(property_name(name), name)
+            inner.setdefault(name, nested_model(info.annotation))
+    return fields, inner
+
+
+def _renamed(value: Any, model: type[BaseModel] | None, to_fields: bool) -> Any:
+    if model is None:
+        return value
+    if isinstance(value, Mapping):
+        return to_field_names(value, model) if to_fields else to_property_names(value, model)
+    if isinstance(value, list | tuple):
+        return [_renamed(v, model, to_fields) for v in value]
+    return value
+
+
+def to_field_names(props: Mapping[str, Any], *models: type[BaseModel]) -> dict[str, Any]:
+    """Properties by their schema names (camelCase), by the field names (as states before 0.2 hold
+    them) or both mixed, as the fields of `models` name them, nested objects too. Other keys (the
+    provider's own `__mltrain_*` keys, misspellings for the spec to report) are kept as they are; a
+    property given in both forms takes the schema name's value."""
+    fields, inner = _renames(models)
+    out: dict[str, Any] = {}
+    for key, value in props.items():
+        name = fields.get(key, key)
+        if name == key and name in inner and property_name(name) in props and property_name(name) != name:
+            continue  # given in both forms: the schema name's value
+        out[name] = _renamed(value, inner.get(name), True)
+    return out
+
+
+def to_property_names(values: Mapping[str, Any], *models: type[BaseModel]) -> dict[str, Any]:
+    """The reverse of `to_field_names`: the fields of `models` by their schema names, nested too."""
+    _, inner = _renames(models)
+    return {property_name(k) if k in inner else k: _renamed(v, inner.get(k), False) for k, v in values.items()}
+
+
+def property_path(path: str, *models: type[BaseModel]) -> str:
+    """A property path in field names (`storage_mounts[0].mount_path`, as check failures name it)
+    in schema names (`storageMounts[0].mountPath`)."""
+    out: list[str] = []
+    current: tuple[type[BaseModel], ...] = models
+    for part in path.split("."):
+        name, bracket, rest = part.partition("[")
+        _, inner = _renames(current) if current else ({}, {})
+        out.append((property_name(name) if name in inner else name) + bracket + rest)
+        found = inner.get(name)
+        current = (found,) if found is not None else ()
+    return ".".join(out)
 
 
 class Spec(BaseModel):

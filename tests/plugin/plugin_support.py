@@ -85,9 +85,38 @@ def both_forms(stack: Stack, jobs: dict[str, dict[str, Any]], create_timeout: st
     return stack
 
 
+# Fields whose values are maps with the user's own keys (never renamed).
+MAPS = {"env", "environments", "tags", "advanced_config", "resolved_engine", "metrics_summary"}
+
+
+def _snake(name: str) -> str:
+    return name if name.startswith("__") else re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _python_names(value: Any, key: str = "") -> Any:
+    if isinstance(value, dict) and key not in MAPS and not key.startswith("__"):
+        out = {}
+        for k, v in value.items():
+            assert k.startswith("__") or "_" not in k, f"the plugin wrote {k!r}: schema.json's names are camelCase"
+            out[_snake(k)] = _python_names(v, _snake(k))
+        return out
+    if isinstance(value, list):
+        return [_python_names(v, key) for v in value]
+    return value
+
+
+def python_names(resource: dict[str, Any]) -> dict[str, Any]:
+    """A state resource with its inputs and outputs by their Python names, so that assertions read both
+    forms alike: a plugin resource's camelCase properties renamed (nested too; a property the plugin
+    wrote in the Python spelling fails), a dynamic resource's as they are."""
+    if not str(resource.get("type", "")).startswith("mltrain:"):
+        return resource
+    return {**resource, **{part: _python_names(resource[part]) for part in ("inputs", "outputs") if part in resource}}
+
+
 def by_name(stack: Stack) -> dict[str, dict[str, Any]]:
-    """The stack's training jobs (both forms, both platforms) by resource name."""
-    return {r["urn"].rsplit("::", 1)[1]: r for r in stack.resources(":TrainingJob")}
+    """The stack's training jobs (both forms, both platforms) by resource name, by Python names."""
+    return {r["urn"].rsplit("::", 1)[1]: python_names(r) for r in stack.resources(":TrainingJob")}
 
 
 def live_jobs(emulator: Any, platform: str | None = None) -> dict[str, str]:

@@ -152,7 +152,7 @@ def test_lifecycle_through_the_plugin(emulator: Any, tmp_path: Path) -> None:
     stack.run("import", "--file", str(wanted), "--yes", "--generate-code=false", "--protect=false")
     [job] = stack.resources(JOB)
     assert job["id"] == held["job"]
-    assert job["inputs"]["product_code"] == "PRD-TRAIN-2" and job["inputs"]["worker_count"] == 1
+    assert job["inputs"]["productCode"] == "PRD-TRAIN-2" and job["inputs"]["workerCount"] == 1
     assert job["inputs"]["__mltrain_urn"] == job["urn"], "owned by this resource"
     assert len(managed(stack, "mltrain:alaya:StorageMount")) == 1
     stack.preview("--expect-no-changes")

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from plugin_support import managed, output_of, summary
+from plugin_support import managed, output_of, python_names, summary
 
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.emulator import defaults as d
@@ -64,7 +64,7 @@ def live_jobs(emulator: Any) -> list[dict[str, Any]]:
 
 def held(stack: Stack) -> dict[str, dict[str, Any]]:
     """The stack's training jobs by resource name."""
-    return {r["urn"].rsplit("::", 1)[1]: r for r in stack.resources(JOB)}
+    return {r["urn"].rsplit("::", 1)[1]: python_names(r) for r in stack.resources(JOB)}
 
 
 def test_lifecycle_fields_update_deadline_import_and_rollback(
@@ -79,7 +79,7 @@ def test_lifecycle_fields_update_deadline_import_and_rollback(
     remote = {j["metadata"]["id"]: j for j in live_jobs(emulator)}
     assert sorted(remote) == sorted([out["job_id"], out["fields_id"]]), remote
     assert remote[out["job_id"]]["algorithm"]["id"] == out["algo_algorithm_id"]
-    assert d.FLAVOR_CPU_8U in [f["flavor_id"] for f in out["flavors"]["flavors"]]
+    assert d.FLAVOR_CPU_8U in [f["flavorId"] for f in out["flavors"]["flavors"]]  # schema.json's names
     # The fields are created as Huawei writes them.
     fields = remote[out["fields_id"]]
     assert fields["spec"]["schedule_policy"] == {"preemptible": True, "required_affinity": FIELDS["required_affinity"]}

@@ -54,7 +54,8 @@ def test_custom_timeouts_are_the_create_and_delete_deadlines(emulator: Any,
     assert [t["id"] for t in tasks(emulator)] == [task_id] == [stack.outputs()["job_id"]], "taken over, no orphan"
     [done] = stack.resources("mltrain:alaya:TrainingJob")
     assert done["id"] == task_id and not done.get("initErrors") and "__mltrain_partial" not in done["outputs"], done
-    assert done["outputs"].get("adopt_id") is None, "the take-over is not written into the inputs"
+    assert "adoptId" not in done["outputs"] and "adopt_id" not in done["outputs"], \
+        "the take-over is not written into the inputs"
     stack.preview("--expect-no-changes")
 
     emulator.admin.set_settings(delete_delay=60)

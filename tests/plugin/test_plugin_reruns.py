@@ -19,6 +19,7 @@ from plugin_support import (
     by_resource,
     modelarts_job_args,
     output_of,
+    python_names,
     summary,
 )
 
@@ -47,7 +48,8 @@ def reasons(stack: Any) -> dict[str, str]:
 
 def new_runs(preview: dict[str, Any]) -> dict[str, tuple[str, list[str]]]:
     """resource name -> (the `run_reason` the preview shows, the replace reasons) of each job it replaces."""
-    return {s["urn"].rsplit("::", 1)[1]: (s["newState"]["inputs"].get("run_reason"), s.get("replaceReasons"))
+    return {s["urn"].rsplit("::", 1)[1]: (python_names(s["newState"])["inputs"].get("run_reason"),
+                                          s.get("replaceReasons"))
             for s in preview["steps"] if s["op"] in ("replace", "create-replacement")}
 
 

@@ -67,11 +67,11 @@ def test_yaml_program_is_typed_by_the_plugin_schema(emulator: Any, tmp_path: Pat
     """A misspelt property fails the preview with the schema's names; nothing reaches the platform."""
     stack = yaml_stack(tmp_path)
     program = stack.workdir / "Pulumi.yaml"
-    program.write_text(program.read_text().replace("worker_count: 2", "worker_cnt: 2"))
+    program.write_text(program.read_text().replace("workerCount: 2", "workerCnt: 2"))
     stack.set_config_all({"alayaEndpoint": emulator.url}, {"alayaApiKey": emulator.alaya_api_key})
 
     result = stack.preview(check=False)
     output = result.stdout + result.stderr
     assert result.returncode != 0
-    assert "worker_count: Missing required property 'worker_count'" in output, output[-3000:]
+    assert "workerCount: Missing required property 'workerCount'" in output, output[-3000:]
     assert live_tasks(emulator) == []

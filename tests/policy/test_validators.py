@@ -34,7 +34,9 @@ from pulumi_policy.proxy import (
 from mltrain_policies import POLICIES, SecretString, is_secret, secrets, track_secrets, untrack_secrets
 from mltrain_policies import resources as r
 from mltrain_policies import validators as v
+from pulumi_mltrain import registry
 from pulumi_mltrain.emulator import catalog
+from pulumi_mltrain.spec import property_name, to_property_names
 
 STORAGE = "72a2a885-e45e-4c79-aaf3-e1fa05abdb92"
 # The dynamic resources' type tokens; the plugin's forms of the same kinds are tested below.
@@ -641,28 +643,31 @@ def test_both_tokens_of_every_resource_are_ours() -> None:
         assert r.ours(other, "x", {}) is None, other
 
 
-def test_schema_property_names_are_the_spec_field_names() -> None:
-    """What the plugin's inputs are called as the pack sees them: schema.json's property names, which
-    are the spec models' field names (so both forms share one spelling), nested types too."""
+def test_schema_property_names_are_the_camel_case_spec_field_names() -> None:
+    """What the plugin's inputs are called as the pack sees them: schema.json's property names, the spec
+    models' field names in camelCase (`spec.property_name`), nested types too; `Fields` reads both."""
+    assert property_name("storage_mounts") == "storageMounts" and property_name("image") == "image"
     for token, form in r.registry().items():
         if form.form != r.PLUGIN:
             continue
-        assert list(SCHEMA["resources"][token]["inputProperties"]) == list(form.model.model_fields), token
+        names = [property_name(f) for f in form.model.model_fields]
+        assert list(SCHEMA["resources"][token]["inputProperties"]) == names, token
         for field in form.model.model_fields:
+            assert property_name(field) in r.spellings(form.model, field)[:2], (token, field)
             model = r.nested(form.model, field)
             if model is not None:
-                ref = SCHEMA["resources"][token]["inputProperties"][field]
+                ref = SCHEMA["resources"][token]["inputProperties"][property_name(field)]
                 ref = ref.get("items", ref).get("$ref", "")
                 assert ref.startswith("#/types/"), (token, field, ref)
                 assert list(SCHEMA["types"][ref.removeprefix("#/types/")]["properties"]) == \
-                    list(model.model_fields), (token, field)
+                    [property_name(f) for f in model.model_fields], (token, field)
 
 
 def test_fields_read_every_spelling_the_spec_accepts() -> None:
     job_model = r.registry()[ALAYA_JOB].model
     mount_model = r.nested(job_model, "storage_mounts")
     assert mount_model is not None and mount_model.__name__ == "NasMount"
-    assert r.spellings(mount_model, "read_only") == ("read_only", "onlyRead")
+    assert r.spellings(mount_model, "read_only") == ("read_only", "readOnly", "onlyRead")
     assert r.spellings(job_model, "worker_count")[0] == "worker_count"  # the name first, then the wire alias
     assert r.nested(job_model, "env") is None
     wire = {"storageId": STORAGE, "storageType": "nas-capacity", "fileDirectory": "d", "mountPath": "/x",
@@ -693,11 +698,20 @@ def _violating(kind: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_plugin_resources_get_the_same_violations_and_messages(kind: str) -> None:
+@pytest.mark.parametrize("names", ["schema", "fields"])
+def test_plugin_resources_get_the_same_violations_and_messages(kind: str, names: str) -> None:
+    """The plugin's properties by schema.json's names (`workerCount`, nested `mountPath` too) and by
+    the field names (states the plugin wrote before 0.2) get the dynamic form's messages."""
     props = _violating(kind)
+    plugin_props = props
+    if names == "schema":
+        handler = registry.resource(r.token(kind, r.PLUGIN)).handler()  # type: ignore[union-attr]
+        plugin_props = to_property_names(props, handler.spec_type, handler.output_type)
+        multi_word = [k for k in props if "_" in k]
+        assert multi_word and not any("_" in k for k in plugin_props), plugin_props
     found = {}
-    for form in (r.DYNAMIC, r.PLUGIN):
-        found[form] = {p.name: run(p, resource(r.token(kind, form), props, name="rogue")) for p in RESOURCE_POLICIES}
+    for form, given in ((r.DYNAMIC, props), (r.PLUGIN, plugin_props)):
+        found[form] = {p.name: run(p, resource(r.token(kind, form), given, name="rogue")) for p in RESOURCE_POLICIES}
     assert found[r.PLUGIN] == found[r.DYNAMIC]
     reported = [m for messages in found[r.PLUGIN].values() for m in messages]
     assert reported and all(m.startswith(f"{kind} 'rogue': ") for m in reported), reported

@@ -21,11 +21,17 @@ def assert_end_is_start_plus_duration(outputs: dict[str, Any]) -> None:
 
 def new_run_reasons(preview: dict[str, Any]) -> dict[str, str]:
     """resource name -> the `run_reason` that `pulumi preview --json` shows for each job it replaces."""
-    return {s["urn"].rsplit("::", 1)[1]: s["newState"]["inputs"].get("run_reason") for s in preview["steps"]
+    return {s["urn"].rsplit("::", 1)[1]: _run_reason(s) for s in preview["steps"]
             if s["op"] in ("replace", "create-replacement")}
+
+
+def _run_reason(step: dict[str, Any]) -> Any:
+    """A step's `run_reason` input: `runReason` for the plugin's resources (schema.json's names)."""
+    plugin = step["urn"].split("::")[-2].startswith("mltrain:")
+    return step["newState"]["inputs"].get("runReason" if plugin else "run_reason")
 
 
 def step_reasons(preview: dict[str, Any], op: str) -> dict[str, str]:
     """resource name -> the `run_reason` the preview shows for each job of step `op` (e.g. update)."""
-    return {s["urn"].rsplit("::", 1)[1]: s["newState"]["inputs"].get("run_reason") for s in preview["steps"]
+    return {s["urn"].rsplit("::", 1)[1]: _run_reason(s) for s in preview["steps"]
             if s["op"] == op and s["urn"].split("::")[-2].endswith("TrainingJob")}

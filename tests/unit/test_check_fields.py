@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -24,6 +25,7 @@ from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.plugin import sdk
 from pulumi_mltrain.plugin.provider import MltrainPlugin
 from pulumi_mltrain.resource import MltrainProvider
+from pulumi_mltrain.spec import nested_model, property_name, to_property_names
 
 # Valid inputs of each resource (its required fields and what makes the cross-field rules hold).
 ENGINE = {"engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1]}
@@ -109,16 +111,43 @@ def dynamic_check(kind: str, emulator: EmulatorHandle) -> Check:
     return check
 
 
+def all_fields(model: type[BaseModel]) -> set[str]:
+    """The field names of `model` and of the models nested in it."""
+    found = set(model.model_fields)
+    for info in model.model_fields.values():
+        inner = nested_model(info.annotation)
+        if inner is not None:
+            found |= all_fields(inner)
+    return found
+
+
+def python_path(path: str, names: dict[str, str]) -> str:
+    """A property path in schema names read back in Python names, segment by segment."""
+    parts = []
+    for part in path.split("."):
+        name, bracket, rest = part.partition("[")
+        parts.append(names.get(name, name) + bracket + rest)
+    return ".".join(parts)
+
+
 def plugin_check(kind: str, emulator: EmulatorHandle, loop: asyncio.AbstractEventLoop) -> Check:
     plugin = MltrainPlugin()
     variables = {key.replace("mltrain:", "mltrain:config:"): value for key, value in credentials(emulator).items()}
     loop.run_until_complete(plugin.configure(p.ConfigureRequest(variables, {}, True, False)))
     urn = f"urn:pulumi:dev::proj::mltrain:{kind}::x"
 
+    model = PROVIDERS[kind].handler_type.spec_type
+    names = {property_name(f): f for f in all_fields(model)}
+
     def check(props: dict[str, Any]) -> list[tuple[str, str]]:
-        request = p.CheckRequest(urn, {}, sdk.wrap(props), b"")
+        """The props sent as every SDK of the plugin sends them (schema.json's camelCase names, nested
+        too); the failures' property paths, which name the properties so, read back as Python names."""
+        request = p.CheckRequest(urn, {}, sdk.wrap(to_property_names(props, model)), b"")
         result = loop.run_until_complete(plugin.check(request))
-        return [(f.property, f.reason) for f in result.failures or []]
+        failures = [(f.property, f.reason) for f in result.failures or []]
+        for prop, _ in failures:
+            assert not re.search(r"(^|\.)[a-z0-9]+_[a-z]", prop.replace(UNKNOWN_KEY, "")), f"not a schema name: {prop}"
+        return [(python_path(prop, names), reason) for prop, reason in failures]
 
     return check
 

@@ -10,6 +10,7 @@ from pulumi_mltrain.alaya import StorageMount, TrainingJob
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec
 from pulumi_mltrain.modelarts import Algorithm
 from pulumi_mltrain.modelarts import TrainingJob as ModelArtsJob
+from pulumi_mltrain.spec import property_name
 from tools import docs, schema
 from tools.generate import COMMAND, PACKAGED_SCHEMA
 
@@ -51,18 +52,28 @@ def test_the_registry_is_what_the_schema_lists() -> None:
     assert sorted(built["resources"]) == sorted(r.token for r in registry.RESOURCES)
     assert sorted(built["functions"]) == sorted(registry.functions())
     for res in registry.RESOURCES:
-        assert f"Runtime type token: `{res.dynamic_token}`" in built["resources"][res.token]["description"]
+        # The plugin's SDKs document the plugin's resources: no word of the dynamic form's type token.
+        assert "pulumi-python" not in json.dumps(built["resources"][res.token]), res.token
 
 
 def test_schema_comes_from_the_spec() -> None:
     built = schema.build()
     job = built["resources"]["mltrain:alaya:TrainingJob"]
-    assert set(job["inputProperties"]) == set(TrainingJobSpec.model_fields)
+    # camelCase names, one per field of the spec (`spec.property_name`), nested types too.
+    assert set(job["inputProperties"]) == {property_name(f) for f in TrainingJobSpec.model_fields}
+    assert {"productCode", "workerCount", "waitFor", "storageMounts"} <= set(job["inputProperties"])
     assert job["inputProperties"]["image"]["replaceOnChanges"] is True
-    assert "replaceOnChanges" not in job["inputProperties"]["wait_for"]
-    assert set(job["requiredInputs"]) == {"product_code", "worker_count", "image"}  # name: autonamed
-    assert "training_task_id" in job["properties"]
-    assert job["inputProperties"]["storage_mounts"]["items"] == {"$ref": "#/types/mltrain:alaya:NasMount"}
+    assert "replaceOnChanges" not in job["inputProperties"]["waitFor"]
+    assert set(job["requiredInputs"]) == {"productCode", "workerCount", "image"}  # name: autonamed
+    assert "trainingTaskId" in job["properties"]
+    assert job["inputProperties"]["storageMounts"]["items"] == {"$ref": "#/types/mltrain:alaya:NasMount"}
+    assert set(built["types"]["mltrain:alaya:NasMount"]["properties"]) == {
+        "storageId", "storageType", "fileDirectory", "mountPath", "readOnly"}
+    names = [n for r in built["resources"].values() for n in r["properties"]]
+    names += [n for t in built["types"].values() for n in t.get("properties", {})]
+    names += [n for f in built["functions"].values() for part in (f["inputs"], f["outputs"])
+              for n in part.get("properties", part.get("items", {}).get("properties", {}))]
+    assert names and not [n for n in names if "_" in n]
     ma = built["resources"]["mltrain:modelarts:TrainingJob"]
     assert "replaceOnChanges" not in ma["inputProperties"]["description"]
     assert {"mltrain:modelarts:getFlavors", "mltrain:alaya:getProducts", "mltrain:modelarts:getTrainingJobLogs"} \
@@ -77,15 +88,15 @@ def test_schema_carries_defaults_enums_and_bounds() -> None:
     job = built["resources"]["mltrain:alaya:TrainingJob"]["inputProperties"]
     assert job["priority"]["default"] == 3
     # max_retry_count / timeout_hours switch these on; a fixed default, sent by generated SDKs, would not.
-    assert "default" not in job["enable_auto_retry"] and "default" not in job["enable_timeout_cancel"]
-    assert job["wait_for"] == {**job["wait_for"], "$ref": "#/types/mltrain:alaya:TrainingJobWaitFor",
+    assert "default" not in job["enableAutoRetry"] and "default" not in job["enableTimeoutCancel"]
+    assert job["waitFor"] == {**job["waitFor"], "$ref": "#/types/mltrain:alaya:TrainingJobWaitFor",
                                "default": "created"}
     wait = built["types"]["mltrain:alaya:TrainingJobWaitFor"]
     assert wait["type"] == "string" and [e["value"] for e in wait["enum"]] == ["created", "running", "completed"]
-    assert "Allowed: >= 1, <= 512." in job["worker_count"]["description"]
+    assert "Allowed: >= 1, <= 512." in job["workerCount"]["description"]
     assert "default" not in job["name"], "name is chosen by the provider, it has no fixed default"
     ma = built["resources"]["mltrain:modelarts:TrainingJob"]["inputProperties"]
-    target = built["types"][ma["wait_for"]["$ref"].removeprefix("#/types/")]
+    target = built["types"][ma["waitFor"]["$ref"].removeprefix("#/types/")]
     assert [e["value"] for e in target["enum"]] == ["accepted", "running", "completed"]
 
 
@@ -95,8 +106,10 @@ def test_docs_pages_say_what_a_user_needs() -> None:
     for section in ("## Example", "## Inputs", "## Outputs", "## Timeouts", "## Adoption", "## Ownership"):
         assert section in job, section
     assert "alaya.TrainingJob(" in job and "```python" in job
-    assert "| `worker_count` | integer | yes |  | >= 1; <= 512 | replace |" in job
-    assert "| `wait_for` | string |  | `created` | one of `created`, `running`, `completed` | local" in job
+    assert "| `worker_count` / `workerCount` | integer | yes |  | >= 1; <= 512 | replace |" in job
+    assert "| `wait_for` / `waitFor` | string |  | `created` | one of `created`, `running`, `completed` | local" in job
+    assert "| `image` | string | yes |" in job and "`mltrain:alaya:TrainingJob`" in job
+    assert "| `mount_path` / `mountPath` | string | yes |" in job  # the NasMount table
     assert "| create | 20 min |" in job and "MLTRAIN_OWNER" in job
     ma = pages["modelarts-TrainingJob.md"]
     assert "| `description` |" in ma and "update in place" in ma.split("| `description` |", 1)[1].split("\n")[0]

@@ -283,7 +283,7 @@ class _StorageMountProvider(LazyProvider):
 
 
 class StorageMount(MltrainResource, module="alaya", name="StorageMount"):
-    """A NAS directory for training tasks; `mount` plugs into TrainingJob(storage_mounts=[...]).
+    """A NAS directory for training tasks; its `mount` output plugs into a TrainingJob's storage mounts.
 
     Outputs (besides every input): mount, storage_name, storage_status, capacity_gb.
 

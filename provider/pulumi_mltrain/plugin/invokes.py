@@ -2,7 +2,8 @@
 
 The functions are the dynamic form's own (`alaya/lookups.py`, `modelarts/lookups.py`, the
 catalogues); they read the `mltrain:*` settings through `pulumi.Config`, which the plugin's
-plugin sets to its provider's settings for the call. Arguments are checked by the schema's own models.
+plugin sets to its provider's settings for the call. Arguments are checked by the schema's own models;
+they arrive, and the results leave, in schema.json's camelCase names (`spec.to_field_names`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .. import registry
+from .. import spec as specs
 from ..errors import MltrainError
 
 
@@ -31,7 +33,7 @@ def invoke(token: str, args: dict[str, Any], settings: dict[str, str]) -> dict[s
     if fn is None:
         raise LookupError(f"unknown function {token}; this provider has {', '.join(sorted(functions()))}")
     try:
-        parsed = fn.inputs.model_validate(args)
+        parsed = fn.inputs.model_validate(specs.to_field_names(args, fn.inputs))
     except ValidationError as err:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
         raise LookupError(f"{token}: invalid arguments: {problems}") from None
@@ -39,6 +41,4 @@ def invoke(token: str, args: dict[str, Any], settings: dict[str, str]) -> dict[s
         result = fn.func(**parsed.model_dump())
     except MltrainError as err:
         raise LookupError(f"{token}: {err}") from None
-    if fn.items:
-        return {fn.items: result}
-    return dict(result)
+    return specs.to_property_names({fn.items: result} if fn.items else dict(result), fn.outputs)

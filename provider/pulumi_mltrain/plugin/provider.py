@@ -12,13 +12,19 @@ what the engine gives a plugin and not a dynamic provider, namely
   path as `adopt_id`;
 - a partially created resource (a create that failed after its object came to exist, found by
   `Handler.survivor`): the next update finishes the create through `Handler.resume`, which waits for
-  it as a create does.
+  it as a create does;
+- property names: the engine and every SDK speak schema.json's camelCase names (`productCode`), the
+  handlers the spec's field names (`product_code`). Every request is read in either form (states
+  written before 0.2 hold the field names, and a resource left unchanged keeps its old outputs until
+  its next update or refresh) and every answer is written in the schema's names (`spec.to_field_names`
+  and back), so an old state moves to the new names without a replace and without a platform call.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
@@ -99,18 +105,18 @@ class MltrainPlugin(p.Provider):
     # ----- resources ---------------------------------------------------------------------------
     async def check(self, request: p.CheckRequest) -> p.CheckResponse:
         handler = self._handler(request.type)
-        olds, _ = sdk.plain(request.old_inputs)
+        olds = _fields(handler, sdk.plain(request.old_inputs)[0])
         news, secret = sdk.plain(request.new_inputs)
-        news = {k: v for k, v in news.items() if not k.startswith(INTERNAL_PREFIX)}
+        news = {k: v for k, v in _fields(handler, news).items() if not k.startswith(INTERNAL_PREFIX)}
         news.update(self._owner_inputs(request.type, request.urn))
         result = await sdk.run_sync(handler.check, olds, news)
-        failures = [p.CheckFailure(f.property, f.reason) for f in result.failures]
-        return p.CheckResponse(inputs=sdk.wrap(result.inputs, secret | _secret_fields(handler)), failures=failures)
+        failures = [p.CheckFailure(_path(handler, f.property), f.reason) for f in result.failures]
+        return p.CheckResponse(inputs=_wrap(handler, result.inputs, secret), failures=failures)
 
     async def diff(self, request: p.DiffRequest) -> p.DiffResponse:
         handler = self._handler(request.type)
-        olds, _ = sdk.plain(request.old_state)
-        news, _ = sdk.plain(request.new_inputs)
+        olds = _fields(handler, sdk.plain(request.old_state)[0])
+        news = _fields(handler, sdk.plain(request.new_inputs)[0])
         imported = bool(olds.pop(IMPORTED_KEY, False))
         result = await sdk.run_sync(handler.diff, olds, news)
         changed, replaces = list(result.changed), list(result.replaces)
@@ -122,15 +128,16 @@ class MltrainPlugin(p.Provider):
             covered = _covered(handler, olds, news, changed)
             changed = [k for k in changed if k not in covered]
             replaces = [k for k in replaces if k not in covered]
-        detailed = {k: p.PropertyDiff(_kind(k in replaces, k in olds, k in news), True) for k in changed}
-        return p.DiffResponse(changes=bool(changed), replaces=replaces,
+        detailed = {_path(handler, k): p.PropertyDiff(_kind(k in replaces, k in olds, k in news), True)
+                    for k in changed}
+        return p.DiffResponse(changes=bool(changed), replaces=[_path(handler, k) for k in replaces],
                               delete_before_replace=result.delete_before_replace,
-                              diffs=changed, detailed_diff=detailed)
+                              diffs=[_path(handler, k) for k in changed], detailed_diff=detailed)
 
     async def create(self, request: p.CreateRequest) -> p.CreateResponse:
         handler = self._handler(request.type)
         props, secret = sdk.plain(request.properties)
-        keys = secret | _secret_fields(handler)
+        props = _fields(handler, props)
         try:
             result = await sdk.run_sync(lambda: handler.create(props, timeout=request.timeout))
         except MltrainError as err:
@@ -143,36 +150,38 @@ class MltrainPlugin(p.Provider):
             raise sdk.PartialCreate(
                 f"{err}. {handler.noun.capitalize()} {survivor} exists and is recorded in the state as partially "
                 "created: `pulumi destroy` removes it, and the next `pulumi up` takes it over",
-                survivor, sdk.wrap(state, keys), sdk.wrap(state, keys)) from None
+                survivor, _wrap(handler, state, secret), _wrap(handler, state, secret)) from None
         outs = result.outputs
         if result.failed:
             # A job kept by on_failure="keep": recorded (ID, status, reason) and still a failed create.
-            raise sdk.PartialCreate(result.failed, result.id, sdk.wrap(outs, keys), sdk.wrap(outs, keys))
-        return p.CreateResponse(resource_id=result.id, properties=sdk.wrap(outs, keys))
+            state = _wrap(handler, outs, secret)
+            raise sdk.PartialCreate(result.failed, result.id, state, state)
+        return p.CreateResponse(resource_id=result.id, properties=_wrap(handler, outs, secret))
 
     async def read(self, request: p.ReadRequest) -> p.ReadResponse:
         handler = self._handler(request.type)
         props, secret = sdk.plain(request.properties)
         inputs, in_secret = sdk.plain(request.inputs)
+        props, inputs = _fields(handler, props), _fields(handler, inputs)
         if not props and not inputs:
             # The imported state is marked as such (in its outputs and inputs): see `diff`.
             owner = {**self._owner_inputs(request.type, request.urn), IMPORTED_KEY: True}
             imported = await sdk.run_sync(handler.import_object, request.resource_id, owner)
-            secret_keys = _secret_fields(handler)
             return p.ReadResponse(resource_id=request.resource_id,
-                                  properties=sdk.wrap(_secret_values(handler, imported.outputs), secret_keys),
-                                  inputs=sdk.wrap(_secret_values(handler, imported.inputs), secret_keys))
+                                  properties=_wrap(handler, _secret_values(handler, imported.outputs)),
+                                  inputs=_wrap(handler, _secret_values(handler, imported.inputs)))
         result = await sdk.run_sync(handler.read, request.resource_id, {**inputs, **props})
         if result is None:
             return p.ReadResponse(resource_id="", properties={}, inputs={})
-        keys = secret | in_secret | _secret_fields(handler)
-        return p.ReadResponse(resource_id=result.id, properties=sdk.wrap(result.outputs, keys),
-                              inputs=sdk.wrap(result.inputs, keys))
+        keys = secret | in_secret
+        return p.ReadResponse(resource_id=result.id, properties=_wrap(handler, result.outputs, keys),
+                              inputs=_wrap(handler, result.inputs, keys))
 
     async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
         handler = self._handler(request.type)
-        olds, _ = sdk.plain(request.olds)
+        olds = _fields(handler, sdk.plain(request.olds)[0])
         news, secret = sdk.plain(request.news)
+        news = _fields(handler, news)
         partial = olds.get(PARTIAL_KEY)
         if partial:
             # A partial create: finish it as a create of this resource's own object (waited for, and
@@ -185,11 +194,11 @@ class MltrainPlugin(p.Provider):
             outs = (await sdk.run_sync(lambda: handler.update(request.resource_id, olds, news,
                                                               timeout=request.timeout))).outputs
         outs = {k: v for k, v in outs.items() if v is not None or k != "adopt_id"}
-        return p.UpdateResponse(properties=sdk.wrap(outs, secret | _secret_fields(handler)))
+        return p.UpdateResponse(properties=_wrap(handler, outs, secret))
 
     async def delete(self, request: p.DeleteRequest) -> None:
         handler = self._handler(request.type)
-        props, _ = sdk.plain(request.properties)
+        props = _fields(handler, sdk.plain(request.properties)[0])
         await sdk.run_sync(lambda: handler.delete(request.resource_id, props, timeout=request.timeout))
 
 
@@ -208,6 +217,27 @@ def provider_variables(request: p.ConfigureRequest) -> dict[str, str]:
         whole = isinstance(value, float) and value.is_integer()
         out[f"mltrain:{name}"] = value if isinstance(value, str) else json.dumps(int(value) if whole else value)
     return out
+
+
+def _models(handler: Handler) -> tuple[type[Any], ...]:
+    return (handler.spec_type, handler.output_type)
+
+
+def _fields(handler: Handler, values: dict[str, Any]) -> dict[str, Any]:
+    """A request's properties (schema names, or field names as older states hold them) by field name."""
+    return specs.to_field_names(values, *_models(handler))
+
+
+def _path(handler: Handler, path: str) -> str:
+    """A property path of the handler's (field names) in schema names."""
+    return specs.property_path(path, *_models(handler))
+
+
+def _wrap(handler: Handler, values: dict[str, Any], secret: Iterable[str] = ()) -> dict[str, Any]:
+    """Field-named values as the engine's properties in schema names: secret where the request's
+    value was (`secret`, in either form) and where the spec declares the field secret."""
+    keys = set(_fields(handler, dict.fromkeys(secret))) | _secret_fields(handler)
+    return sdk.wrap(specs.to_property_names(values, *_models(handler)), {_path(handler, k) for k in keys})
 
 
 def _covered(handler: Handler, olds: dict[str, Any], news: dict[str, Any], changed: list[str]) -> set[str]:

@@ -74,7 +74,7 @@ class NasMountArgs:
             pulumi.set(__self__, "read_only", read_only)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="fileDirectory")
     def file_directory(self) -> pulumi.Input[_builtins.str]:
         """
         Source directory inside the storage, e.g. datasets. Allowed: at least 1 character(s).
@@ -86,7 +86,7 @@ class NasMountArgs:
         pulumi.set(self, "file_directory", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="mountPath")
     def mount_path(self) -> pulumi.Input[_builtins.str]:
         """
         Absolute path inside the container, e.g. /root/nas/.
@@ -98,7 +98,7 @@ class NasMountArgs:
         pulumi.set(self, "mount_path", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="storageId")
     def storage_id(self) -> pulumi.Input[_builtins.str]:
         """
         NAS storage ID. Allowed: at least 1 character(s).
@@ -110,7 +110,7 @@ class NasMountArgs:
         pulumi.set(self, "storage_id", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="storageType")
     def storage_type(self) -> pulumi.Input['NasMountStorageType']:
         """
         Storage type: nas-capacity or nas-performance.
@@ -122,7 +122,7 @@ class NasMountArgs:
         pulumi.set(self, "storage_type", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="readOnly")
     def read_only(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
         Mount read-only (the API's default).

@@ -56,7 +56,7 @@ class GetTrainingJobResult:
         pulumi.set(__self__, "worker_count", worker_count)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="createdTime")
     def created_time(self) -> Optional[_builtins.str]:
         """
         Created at.
@@ -64,7 +64,7 @@ class GetTrainingJobResult:
         return pulumi.get(self, "created_time")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="endTime")
     def end_time(self) -> Optional[_builtins.str]:
         """
         Ended at.
@@ -88,7 +88,7 @@ class GetTrainingJobResult:
         return pulumi.get(self, "name")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="productCode")
     def product_code(self) -> Optional[_builtins.str]:
         """
         Product code.
@@ -104,7 +104,7 @@ class GetTrainingJobResult:
         return pulumi.get(self, "reason")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="startTime")
     def start_time(self) -> Optional[_builtins.str]:
         """
         Started at.
@@ -120,7 +120,7 @@ class GetTrainingJobResult:
         return pulumi.get(self, "status")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="taskId")
     def task_id(self) -> Optional[_builtins.str]:
         """
         Task ID.
@@ -128,7 +128,7 @@ class GetTrainingJobResult:
         return pulumi.get(self, "task_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="workerCount")
     def worker_count(self) -> Optional[_builtins.int]:
         """
         Number of nodes.
@@ -163,7 +163,7 @@ def get_training_job(task_id: Optional[_builtins.str] = None,
     :param _builtins.str task_id: The training task's ID (a TrainingJob's training_task_id).
     """
     __args__ = dict()
-    __args__['task_id'] = task_id
+    __args__['taskId'] = task_id
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke('mltrain:alaya:getTrainingJob', __args__, opts=opts, typ=GetTrainingJobResult).value
 
@@ -187,7 +187,7 @@ def get_training_job_output(task_id: pulumi.Input[Optional[_builtins.str]] = Non
     :param _builtins.str task_id: The training task's ID (a TrainingJob's training_task_id).
     """
     __args__ = dict()
-    __args__['task_id'] = task_id
+    __args__['taskId'] = task_id
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke_output('mltrain:alaya:getTrainingJob', __args__, opts=opts, typ=GetTrainingJobResult)
     return __ret__.apply(lambda __response__: GetTrainingJobResult(

@@ -60,7 +60,7 @@ def list_training_jobs(name_prefix: Optional[_builtins.str] = None,
     if name_prefix is None:
         name_prefix = ''
     __args__ = dict()
-    __args__['name_prefix'] = name_prefix
+    __args__['namePrefix'] = name_prefix
     __args__['status'] = status
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke('mltrain:alaya:listTrainingJobs', __args__, opts=opts, typ=ListTrainingJobsResult).value
@@ -80,7 +80,7 @@ def list_training_jobs_output(name_prefix: pulumi.Input[Optional[Optional[_built
     if name_prefix is None:
         name_prefix = ''
     __args__ = dict()
-    __args__['name_prefix'] = name_prefix
+    __args__['namePrefix'] = name_prefix
     __args__['status'] = status
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke_output('mltrain:alaya:listTrainingJobs', __args__, opts=opts, typ=ListTrainingJobsResult)

@@ -26,6 +26,31 @@ class NasMount(dict):
     """
     A NAS directory mounted into every node of a training task (an item of storageConfigs).
     """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "fileDirectory":
+            suggest = "file_directory"
+        elif key == "mountPath":
+            suggest = "mount_path"
+        elif key == "storageId":
+            suggest = "storage_id"
+        elif key == "storageType":
+            suggest = "storage_type"
+        elif key == "readOnly":
+            suggest = "read_only"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in NasMount. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        NasMount.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        NasMount.__key_warning(key)
+        return super().get(key, default)
+
     def __init__(__self__, *,
                  file_directory: _builtins.str,
                  mount_path: _builtins.str,
@@ -51,7 +76,7 @@ class NasMount(dict):
             pulumi.set(__self__, "read_only", read_only)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="fileDirectory")
     def file_directory(self) -> _builtins.str:
         """
         Source directory inside the storage, e.g. datasets. Allowed: at least 1 character(s).
@@ -59,7 +84,7 @@ class NasMount(dict):
         return pulumi.get(self, "file_directory")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="mountPath")
     def mount_path(self) -> _builtins.str:
         """
         Absolute path inside the container, e.g. /root/nas/.
@@ -67,7 +92,7 @@ class NasMount(dict):
         return pulumi.get(self, "mount_path")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="storageId")
     def storage_id(self) -> _builtins.str:
         """
         NAS storage ID. Allowed: at least 1 character(s).
@@ -75,7 +100,7 @@ class NasMount(dict):
         return pulumi.get(self, "storage_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="storageType")
     def storage_type(self) -> 'NasMountStorageType':
         """
         Storage type: nas-capacity or nas-performance.
@@ -83,7 +108,7 @@ class NasMount(dict):
         return pulumi.get(self, "storage_type")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="readOnly")
     def read_only(self) -> Optional[_builtins.bool]:
         """
         Mount read-only (the API's default).
@@ -126,7 +151,7 @@ class TaskSummary(dict):
         return pulumi.get(self, "status")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="taskId")
     def task_id(self) -> Optional[_builtins.str]:
         """
         Task ID.

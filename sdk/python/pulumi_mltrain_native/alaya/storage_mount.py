@@ -54,7 +54,7 @@ class StorageMountArgs:
             pulumi.set(__self__, "timeouts", timeouts)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="fileDirectory")
     def file_directory(self) -> pulumi.Input[_builtins.str]:
         """
         Source directory inside the storage. Allowed: at least 1 character(s).
@@ -66,7 +66,7 @@ class StorageMountArgs:
         pulumi.set(self, "file_directory", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="mountPath")
     def mount_path(self) -> pulumi.Input[_builtins.str]:
         """
         Absolute mount path inside the container.
@@ -78,7 +78,7 @@ class StorageMountArgs:
         pulumi.set(self, "mount_path", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="storageId")
     def storage_id(self) -> pulumi.Input[_builtins.str]:
         """
         NAS storage ID, e.g. 72a2a885-e45e-4c79-aaf3-e1fa05abdb92. Allowed: at least 1 character(s).
@@ -90,7 +90,7 @@ class StorageMountArgs:
         pulumi.set(self, "storage_id", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="storageType")
     def storage_type(self) -> pulumi.Input['StorageMountStorageType']:
         """
         nas-capacity or nas-performance.
@@ -102,7 +102,7 @@ class StorageMountArgs:
         pulumi.set(self, "storage_type", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
@@ -114,7 +114,7 @@ class StorageMountArgs:
         pulumi.set(self, "adopt_id", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="readOnly")
     def read_only(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
         Mount read-only (the default).
@@ -153,9 +153,7 @@ class StorageMount(pulumi.CustomResource):
                  timeouts: pulumi.Input[Optional[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']]] = None,
                  __props__=None):
         """
-        A NAS directory for training tasks; `mount` plugs into TrainingJob(storage_mounts=[...]).
-
-        Runtime type token: `pulumi-python:dynamic/alaya:StorageMount`.
+        A NAS directory for training tasks; its `mount` output plugs into a TrainingJob's storage mounts.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -174,9 +172,7 @@ class StorageMount(pulumi.CustomResource):
                  args: StorageMountArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A NAS directory for training tasks; `mount` plugs into TrainingJob(storage_mounts=[...]).
-
-        Runtime type token: `pulumi-python:dynamic/alaya:StorageMount`.
+        A NAS directory for training tasks; its `mount` output plugs into a TrainingJob's storage mounts.
 
         :param str resource_name: The name of the resource.
         :param StorageMountArgs args: The arguments to use to populate this resource's properties.
@@ -230,7 +226,7 @@ class StorageMount(pulumi.CustomResource):
             __props__.__dict__["mount"] = None
             __props__.__dict__["storage_name"] = None
             __props__.__dict__["storage_status"] = None
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["file_directory", "mount_path", "read_only", "storage_id", "storage_type"])
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["fileDirectory", "mountPath", "readOnly", "storageId", "storageType"])
         opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(StorageMount, __self__).__init__(
             'mltrain:alaya:StorageMount',
@@ -274,7 +270,7 @@ class StorageMount(pulumi.CustomResource):
         return pulumi.runtime.exists_resource(None, 'mltrain:alaya:StorageMount', id, __props__, opts or pulumi.ResourceOptions())
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
@@ -282,7 +278,7 @@ class StorageMount(pulumi.CustomResource):
         return pulumi.get(self, "adopt_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="capacityGb")
     def capacity_gb(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
         The storage's capacity in GB.
@@ -290,7 +286,7 @@ class StorageMount(pulumi.CustomResource):
         return pulumi.get(self, "capacity_gb")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="fileDirectory")
     def file_directory(self) -> pulumi.Output[_builtins.str]:
         """
         Source directory inside the storage. Allowed: at least 1 character(s).
@@ -306,7 +302,7 @@ class StorageMount(pulumi.CustomResource):
         return pulumi.get(self, "mount")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="mountPath")
     def mount_path(self) -> pulumi.Output[_builtins.str]:
         """
         Absolute mount path inside the container.
@@ -314,7 +310,7 @@ class StorageMount(pulumi.CustomResource):
         return pulumi.get(self, "mount_path")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="readOnly")
     def read_only(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
         Mount read-only (the default).
@@ -322,7 +318,7 @@ class StorageMount(pulumi.CustomResource):
         return pulumi.get(self, "read_only")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="storageId")
     def storage_id(self) -> pulumi.Output[_builtins.str]:
         """
         NAS storage ID, e.g. 72a2a885-e45e-4c79-aaf3-e1fa05abdb92. Allowed: at least 1 character(s).
@@ -330,7 +326,7 @@ class StorageMount(pulumi.CustomResource):
         return pulumi.get(self, "storage_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="storageName")
     def storage_name(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         The storage's display name.
@@ -338,7 +334,7 @@ class StorageMount(pulumi.CustomResource):
         return pulumi.get(self, "storage_name")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="storageStatus")
     def storage_status(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         The storage's status at the last create/refresh.
@@ -346,7 +342,7 @@ class StorageMount(pulumi.CustomResource):
         return pulumi.get(self, "storage_status")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="storageType")
     def storage_type(self) -> pulumi.Output['StorageMountStorageType']:
         """
         nas-capacity or nas-performance.

@@ -141,7 +141,7 @@ class TrainingJobArgs:
         pulumi.set(self, "image", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="productCode")
     def product_code(self) -> pulumi.Input[_builtins.str]:
         """
         Resource configuration (node spec) from the product list, e.g. PRD-TRAIN-1. Allowed: at least 1 character(s).
@@ -153,7 +153,7 @@ class TrainingJobArgs:
         pulumi.set(self, "product_code", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="workerCount")
     def worker_count(self) -> pulumi.Input[_builtins.int]:
         """
         Number of nodes; 1 for a single machine. Allowed: >= 1, <= 512.
@@ -165,7 +165,7 @@ class TrainingJobArgs:
         pulumi.set(self, "worker_count", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
@@ -177,7 +177,7 @@ class TrainingJobArgs:
         pulumi.set(self, "adopt_id", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="createType")
     def create_type(self) -> pulumi.Input[Optional['TrainingJobCreateType']]:
         """
         How the task is created; DIRECT for a normal create.
@@ -201,7 +201,7 @@ class TrainingJobArgs:
         pulumi.set(self, "description", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="enableAutoRetry")
     def enable_auto_retry(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
         Retry a failed task automatically; implied by max_retry_count.
@@ -213,7 +213,7 @@ class TrainingJobArgs:
         pulumi.set(self, "enable_auto_retry", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="enableTimeoutCancel")
     def enable_timeout_cancel(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
         Cancel the task after timeout_hours; implied by timeout_hours.
@@ -237,7 +237,7 @@ class TrainingJobArgs:
         pulumi.set(self, "env", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="imageType")
     def image_type(self) -> pulumi.Input[Optional['TrainingJobImageType']]:
         """
         general, application or private; must match the image.
@@ -249,7 +249,7 @@ class TrainingJobArgs:
         pulumi.set(self, "image_type", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="maxRetryCount")
     def max_retry_count(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
         Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
@@ -273,7 +273,7 @@ class TrainingJobArgs:
         pulumi.set(self, "name", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="onFailure")
     def on_failure(self) -> pulumi.Input[Optional['TrainingJobOnFailure']]:
         """
         A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
@@ -297,7 +297,7 @@ class TrainingJobArgs:
         pulumi.set(self, "priority", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="replaceRunning")
     def replace_running(self) -> pulumi.Input[Optional['TrainingJobReplaceRunning']]:
         """
         refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
@@ -309,7 +309,7 @@ class TrainingJobArgs:
         pulumi.set(self, "replace_running", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="startCommand")
     def start_command(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Entry command; may be a multi-line shell script.
@@ -333,7 +333,7 @@ class TrainingJobArgs:
         pulumi.set(self, "stopped", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="storageMounts")
     def storage_mounts(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['NasMountArgs']]]]:
         """
         NAS directories to mount (e.g. StorageMount.mount outputs).
@@ -345,7 +345,7 @@ class TrainingJobArgs:
         pulumi.set(self, "storage_mounts", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="timeoutHours")
     def timeout_hours(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
         Hours before the task is cancelled when enable_timeout_cancel is on. Allowed: >= 1, <= 2160.
@@ -369,7 +369,7 @@ class TrainingJobArgs:
         pulumi.set(self, "timeouts", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="trainingFramework")
     def training_framework(self) -> pulumi.Input[Optional['TrainingJobTrainingFramework']]:
         """
         pytorch, deepspeed, mpi or tensorflow (any case).
@@ -381,7 +381,7 @@ class TrainingJobArgs:
         pulumi.set(self, "training_framework", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="trainingType")
     def training_type(self) -> pulumi.Input[Optional['TrainingJobTrainingType']]:
         """
         PRE_TRAINING or HPC (any case).
@@ -393,7 +393,7 @@ class TrainingJobArgs:
         pulumi.set(self, "training_type", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="waitFor")
     def wait_for(self) -> pulumi.Input[Optional['TrainingJobWaitFor']]:
         """
         What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first is an error and is deleted.
@@ -438,8 +438,6 @@ class TrainingJob(pulumi.CustomResource):
         """
         An Alaya NeW distributed training task.
 
-        Runtime type token: `pulumi-python:dynamic/alaya:TrainingJob`.
-
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] adopt_id: ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
@@ -474,8 +472,6 @@ class TrainingJob(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         An Alaya NeW distributed training task.
-
-        Runtime type token: `pulumi-python:dynamic/alaya:TrainingJob`.
 
         :param str resource_name: The name of the resource.
         :param TrainingJobArgs args: The arguments to use to populate this resource's properties.
@@ -577,7 +573,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["start_time"] = None
             __props__.__dict__["status"] = None
             __props__.__dict__["training_task_id"] = None
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["create_type", "enable_auto_retry", "enable_timeout_cancel", "env.*", "image", "image_type", "max_retry_count", "name", "priority", "product_code", "start_command", "storage_mounts[*]", "timeout_hours", "training_framework", "training_type", "worker_count"])
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["createType", "enableAutoRetry", "enableTimeoutCancel", "env.*", "image", "imageType", "maxRetryCount", "name", "priority", "productCode", "startCommand", "storageMounts[*]", "timeoutHours", "trainingFramework", "trainingType", "workerCount"])
         opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(TrainingJob, __self__).__init__(
             'mltrain:alaya:TrainingJob',
@@ -645,7 +641,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.runtime.exists_resource(None, 'mltrain:alaya:TrainingJob', id, __props__, opts or pulumi.ResourceOptions())
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
@@ -653,7 +649,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "adopt_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="costPerHour")
     def cost_per_hour(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
         Estimated cost per hour: the product's price x worker_count, in the platform's currency (unset when the product's priceUnit is not per hour); known at preview.
@@ -661,7 +657,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "cost_per_hour")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="createType")
     def create_type(self) -> pulumi.Output[Optional['TrainingJobCreateType']]:
         """
         How the task is created; DIRECT for a normal create.
@@ -669,7 +665,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "create_type")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="createdTime")
     def created_time(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         When the platform created the task.
@@ -685,7 +681,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "description")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="durationMs")
     def duration_ms(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         Running time in milliseconds: derived as end_time - start_time once both are known (Alaya NeW reports no duration).
@@ -693,7 +689,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "duration_ms")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="enableAutoRetry")
     def enable_auto_retry(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
         Retry a failed task automatically; implied by max_retry_count.
@@ -701,7 +697,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "enable_auto_retry")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="enableTimeoutCancel")
     def enable_timeout_cancel(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
         Cancel the task after timeout_hours; implied by timeout_hours.
@@ -709,7 +705,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "enable_timeout_cancel")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="endTime")
     def end_time(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         When the task ended, RFC 3339 in UTC (from the platform's Beijing time).
@@ -725,7 +721,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "env")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="gpuCount")
     def gpu_count(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         GPUs of the whole task (gpus_per_node x worker_count); known at preview.
@@ -733,7 +729,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "gpu_count")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="gpusPerNode")
     def gpus_per_node(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         GPUs per node, from the product list's gpuCount; known at preview (unset without credentials).
@@ -749,7 +745,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "image")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="imageType")
     def image_type(self) -> pulumi.Output[Optional['TrainingJobImageType']]:
         """
         general, application or private; must match the image.
@@ -757,7 +753,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "image_type")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="maxRetryCount")
     def max_retry_count(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
@@ -773,7 +769,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "name")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="onFailure")
     def on_failure(self) -> pulumi.Output[Optional['TrainingJobOnFailure']]:
         """
         A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
@@ -789,7 +785,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "priority")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="productCode")
     def product_code(self) -> pulumi.Output[_builtins.str]:
         """
         Resource configuration (node spec) from the product list, e.g. PRD-TRAIN-1. Allowed: at least 1 character(s).
@@ -805,7 +801,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "reason")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="replaceRunning")
     def replace_running(self) -> pulumi.Output[Optional['TrainingJobReplaceRunning']]:
         """
         refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
@@ -813,7 +809,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "replace_running")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="resultKey")
     def result_key(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Subscription result key of the create call.
@@ -821,7 +817,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "result_key")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="runReason")
     def run_reason(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
@@ -829,7 +825,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "run_reason")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="startCommand")
     def start_command(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Entry command; may be a multi-line shell script.
@@ -837,7 +833,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "start_command")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="startTime")
     def start_time(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         When the task started running, RFC 3339 in UTC (from the platform's Beijing time).
@@ -861,7 +857,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "stopped")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="storageMounts")
     def storage_mounts(self) -> pulumi.Output[Optional[Sequence['outputs.NasMount']]]:
         """
         NAS directories to mount (e.g. StorageMount.mount outputs).
@@ -869,7 +865,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "storage_mounts")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="timeoutHours")
     def timeout_hours(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         Hours before the task is cancelled when enable_timeout_cancel is on. Allowed: >= 1, <= 2160.
@@ -885,7 +881,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "timeouts")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="trainingFramework")
     def training_framework(self) -> pulumi.Output[Optional['TrainingJobTrainingFramework']]:
         """
         pytorch, deepspeed, mpi or tensorflow (any case).
@@ -893,7 +889,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "training_framework")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="trainingTaskId")
     def training_task_id(self) -> pulumi.Output[_builtins.str]:
         """
         The training task ID the platform assigned (the resource ID).
@@ -901,7 +897,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "training_task_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="trainingType")
     def training_type(self) -> pulumi.Output[Optional['TrainingJobTrainingType']]:
         """
         PRE_TRAINING or HPC (any case).
@@ -909,7 +905,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "training_type")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="waitFor")
     def wait_for(self) -> pulumi.Output[Optional['TrainingJobWaitFor']]:
         """
         What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first is an error and is deleted.
@@ -917,7 +913,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "wait_for")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="workerCount")
     def worker_count(self) -> pulumi.Output[_builtins.int]:
         """
         Number of nodes; 1 for a single machine. Allowed: >= 1, <= 512.

@@ -261,7 +261,7 @@ class DataInputArgs:
         pulumi.set(self, "dataset", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="localDir")
     def local_dir(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Path inside the container; ModelArts chooses one if unset.
@@ -273,7 +273,7 @@ class DataInputArgs:
         pulumi.set(self, "local_dir", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="obsUrl")
     def obs_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         OBS location: obs://bucket/path/ or /bucket/path/.
@@ -320,7 +320,7 @@ class DatasetRefArgs:
         pulumi.set(self, "id", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="versionId")
     def version_id(self) -> pulumi.Input[_builtins.str]:
         """
         Dataset version ID. Allowed: at least 1 character(s).
@@ -417,7 +417,7 @@ class NfsMountArgs:
             pulumi.set(__self__, "read_only", read_only)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="localPath")
     def local_path(self) -> pulumi.Input[_builtins.str]:
         """
         Absolute path inside the container.
@@ -429,7 +429,7 @@ class NfsMountArgs:
         pulumi.set(self, "local_path", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="nfsServerPath")
     def nfs_server_path(self) -> pulumi.Input[_builtins.str]:
         """
         NFS or SFS Turbo export, e.g. 192.168.0.10:/share. Allowed: at least 1 character(s).
@@ -441,7 +441,7 @@ class NfsMountArgs:
         pulumi.set(self, "nfs_server_path", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="readOnly")
     def read_only(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
         Mounted read-only unless set to false.
@@ -493,7 +493,7 @@ class NotificationArgs:
         pulumi.set(self, "events", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="topicUrn")
     def topic_urn(self) -> pulumi.Input[_builtins.str]:
         """
         SMN topic URN: urn:smn:<region>:<project_id>:<topic>. Allowed: matches `^urn:smn:[a-z0-9-]+:[A-Za-z0-9]+:[A-Za-z0-9][A-Za-z0-9_-]{0,255}$`.
@@ -559,7 +559,7 @@ class ObsChannelArgs:
         pulumi.set(self, "name", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="obsUrl")
     def obs_url(self) -> pulumi.Input[_builtins.str]:
         """
         OBS location: obs://bucket/path/ or /bucket/path/.
@@ -571,7 +571,7 @@ class ObsChannelArgs:
         pulumi.set(self, "obs_url", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="localDir")
     def local_dir(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Path inside the container; ModelArts chooses one if unset.
@@ -616,7 +616,7 @@ class ObsMountArgs:
             pulumi.set(__self__, "read_only", read_only)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="localPath")
     def local_path(self) -> pulumi.Input[_builtins.str]:
         """
         Absolute path inside the container.
@@ -628,7 +628,7 @@ class ObsMountArgs:
         pulumi.set(self, "local_path", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="obsUrl")
     def obs_url(self) -> pulumi.Input[_builtins.str]:
         """
         OBS location: obs://bucket/path/ or /bucket/path/.
@@ -640,7 +640,7 @@ class ObsMountArgs:
         pulumi.set(self, "obs_url", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="readOnly")
     def read_only(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
         Mounted read-only unless set to false.
@@ -757,7 +757,7 @@ class ParameterConstraintArgs:
         pulumi.set(self, "type", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="validRange")
     def valid_range(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
         Bounds or allowed values, as strings.
@@ -769,7 +769,7 @@ class ParameterConstraintArgs:
         pulumi.set(self, "valid_range", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="validType")
     def valid_type(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         None, Range or Enum.
@@ -826,7 +826,7 @@ class RequiredAffinityArgs:
             pulumi.set(__self__, "job_level", job_level)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="affinityType")
     def affinity_type(self) -> pulumi.Input['RequiredAffinityAffinityType']:
         """
         cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
@@ -838,7 +838,7 @@ class RequiredAffinityArgs:
         pulumi.set(self, "affinity_type", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="affinityGroupLevel")
     def affinity_group_level(self) -> pulumi.Input[Optional['RequiredAffinityAffinityGroupLevel']]:
         """
         networkTopology only: the highest level one affinity group may span.
@@ -850,7 +850,7 @@ class RequiredAffinityArgs:
         pulumi.set(self, "affinity_group_level", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="affinityGroupSize")
     def affinity_group_size(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
         Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
@@ -862,7 +862,7 @@ class RequiredAffinityArgs:
         pulumi.set(self, "affinity_group_size", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="jobLevel")
     def job_level(self) -> pulumi.Input[Optional['RequiredAffinityJobLevel']]:
         """
         networkTopology only: the highest node group level the whole job may span.

@@ -108,7 +108,7 @@ class AlgorithmArgs:
             pulumi.set(__self__, "workspace_id", workspace_id)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
@@ -120,7 +120,7 @@ class AlgorithmArgs:
         pulumi.set(self, "adopt_id", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="advancedConfig")
     def advanced_config(self) -> pulumi.Input[Optional[Mapping[str, Any]]]:
         """
         Advanced configuration, e.g. {auto_search: {...}} for hyperparameter search (ModelArts' own shape); changed in place.
@@ -132,7 +132,7 @@ class AlgorithmArgs:
         pulumi.set(self, "advanced_config", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="bootFile")
     def boot_file(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         OBS path of the boot file, inside code_dir.
@@ -144,7 +144,7 @@ class AlgorithmArgs:
         pulumi.set(self, "boot_file", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="codeDir")
     def code_dir(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
@@ -180,7 +180,7 @@ class AlgorithmArgs:
         pulumi.set(self, "description", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="engineId")
     def engine_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Preset engine by ID (see get_engines()).
@@ -192,7 +192,7 @@ class AlgorithmArgs:
         pulumi.set(self, "engine_id", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="engineName")
     def engine_name(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Preset engine name, e.g. PyTorch (with engine_version).
@@ -204,7 +204,7 @@ class AlgorithmArgs:
         pulumi.set(self, "engine_name", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="engineVersion")
     def engine_version(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Preset engine version.
@@ -216,7 +216,7 @@ class AlgorithmArgs:
         pulumi.set(self, "engine_version", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="imageUrl")
     def image_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Custom image (SWR path) instead of a preset engine.
@@ -276,7 +276,7 @@ class AlgorithmArgs:
         pulumi.set(self, "parameters", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="parametersCustomization")
     def parameters_customization(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
         Whether jobs may pass hyperparameters the algorithm does not declare.
@@ -288,7 +288,7 @@ class AlgorithmArgs:
         pulumi.set(self, "parameters_customization", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="resourceRequirements")
     def resource_requirements(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['ResourceRequirementArgs']]]]:
         """
         Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].
@@ -324,7 +324,7 @@ class AlgorithmArgs:
         pulumi.set(self, "timeouts", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="workspaceId")
     def workspace_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Workspace ID; ModelArts uses the default workspace "0" when unset.
@@ -365,8 +365,6 @@ class Algorithm(pulumi.CustomResource):
         """
         A Huawei Cloud ModelArts v2 algorithm: code, engine, parameters and the channels it expects.
 
-        Runtime type token: `pulumi-python:dynamic/modelarts:Algorithm`.
-
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] adopt_id: ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
@@ -397,8 +395,6 @@ class Algorithm(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A Huawei Cloud ModelArts v2 algorithm: code, engine, parameters and the channels it expects.
-
-        Runtime type token: `pulumi-python:dynamic/modelarts:Algorithm`.
 
         :param str resource_name: The name of the resource.
         :param AlgorithmArgs args: The arguments to use to populate this resource's properties.
@@ -470,7 +466,7 @@ class Algorithm(pulumi.CustomResource):
             __props__.__dict__["create_time"] = None
             __props__.__dict__["resolved_engine"] = None
             __props__.__dict__["update_time"] = None
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["name", "workspace_id"])
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["name", "workspaceId"])
         opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(Algorithm, __self__).__init__(
             'mltrain:modelarts:Algorithm',
@@ -526,7 +522,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.runtime.exists_resource(None, 'mltrain:modelarts:Algorithm', id, __props__, opts or pulumi.ResourceOptions())
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
@@ -534,7 +530,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.get(self, "adopt_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="advancedConfig")
     def advanced_config(self) -> pulumi.Output[Optional[Mapping[str, Any]]]:
         """
         Advanced configuration, e.g. {auto_search: {...}} for hyperparameter search (ModelArts' own shape); changed in place.
@@ -542,7 +538,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.get(self, "advanced_config")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="algorithmId")
     def algorithm_id(self) -> pulumi.Output[_builtins.str]:
         """
         The algorithm ID ModelArts assigned (the resource ID).
@@ -550,7 +546,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.get(self, "algorithm_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="bootFile")
     def boot_file(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         OBS path of the boot file, inside code_dir.
@@ -558,7 +554,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.get(self, "boot_file")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="codeDir")
     def code_dir(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
@@ -574,7 +570,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.get(self, "command")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="createTime")
     def create_time(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         Creation time, epoch milliseconds.
@@ -590,7 +586,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.get(self, "description")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="engineId")
     def engine_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Preset engine by ID (see get_engines()).
@@ -598,7 +594,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.get(self, "engine_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="engineName")
     def engine_name(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Preset engine name, e.g. PyTorch (with engine_version).
@@ -606,7 +602,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.get(self, "engine_name")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="engineVersion")
     def engine_version(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Preset engine version.
@@ -614,7 +610,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.get(self, "engine_version")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="imageUrl")
     def image_url(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Custom image (SWR path) instead of a preset engine.
@@ -654,7 +650,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.get(self, "parameters")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="parametersCustomization")
     def parameters_customization(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
         Whether jobs may pass hyperparameters the algorithm does not declare.
@@ -662,7 +658,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.get(self, "parameters_customization")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="resolvedEngine")
     def resolved_engine(self) -> pulumi.Output[Optional[Mapping[str, Any]]]:
         """
         The engine ModelArts resolved: engine_id, engine_name, engine_version, image.
@@ -670,7 +666,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.get(self, "resolved_engine")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="resourceRequirements")
     def resource_requirements(self) -> pulumi.Output[Optional[Sequence['outputs.ResourceRequirement']]]:
         """
         Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].
@@ -694,7 +690,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.get(self, "timeouts")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="updateTime")
     def update_time(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         Last update time, epoch milliseconds (0: never).
@@ -702,7 +698,7 @@ class Algorithm(pulumi.CustomResource):
         return pulumi.get(self, "update_time")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="workspaceId")
     def workspace_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Workspace ID; ModelArts uses the default workspace "0" when unset.

@@ -47,7 +47,7 @@ class GetAlgorithmResult:
         pulumi.set(__self__, "tags", tags)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="algorithmId")
     def algorithm_id(self) -> Optional[_builtins.str]:
         """
         Algorithm ID.
@@ -55,7 +55,7 @@ class GetAlgorithmResult:
         return pulumi.get(self, "algorithm_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="bootFile")
     def boot_file(self) -> Optional[_builtins.str]:
         """
         OBS boot file.
@@ -63,7 +63,7 @@ class GetAlgorithmResult:
         return pulumi.get(self, "boot_file")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="codeDir")
     def code_dir(self) -> Optional[_builtins.str]:
         """
         OBS code directory.
@@ -126,7 +126,7 @@ def get_algorithm(algorithm_id: Optional[_builtins.str] = None,
     :param _builtins.str algorithm_id: The algorithm's ID.
     """
     __args__ = dict()
-    __args__['algorithm_id'] = algorithm_id
+    __args__['algorithmId'] = algorithm_id
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke('mltrain:modelarts:getAlgorithm', __args__, opts=opts, typ=GetAlgorithmResult).value
 
@@ -146,7 +146,7 @@ def get_algorithm_output(algorithm_id: pulumi.Input[Optional[_builtins.str]] = N
     :param _builtins.str algorithm_id: The algorithm's ID.
     """
     __args__ = dict()
-    __args__['algorithm_id'] = algorithm_id
+    __args__['algorithmId'] = algorithm_id
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke_output('mltrain:modelarts:getAlgorithm', __args__, opts=opts, typ=GetAlgorithmResult)
     return __ret__.apply(lambda __response__: GetAlgorithmResult(

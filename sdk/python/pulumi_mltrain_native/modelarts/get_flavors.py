@@ -32,7 +32,7 @@ def get_flavors(flavor_type: Optional['GetFlavorsArgsFlavorType'] = None,
     :param 'GetFlavorsArgsFlavorType' flavor_type: Only flavors of this type: CPU, GPU or Ascend.
     """
     __args__ = dict()
-    __args__['flavor_type'] = flavor_type
+    __args__['flavorType'] = flavor_type
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke_single('mltrain:modelarts:getFlavors', __args__, opts=opts).value
 
@@ -49,7 +49,7 @@ def get_flavors_output(flavor_type: pulumi.Input[Optional[Optional['GetFlavorsAr
     :param 'GetFlavorsArgsFlavorType' flavor_type: Only flavors of this type: CPU, GPU or Ascend.
     """
     __args__ = dict()
-    __args__['flavor_type'] = flavor_type
+    __args__['flavorType'] = flavor_type
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke_output_single('mltrain:modelarts:getFlavors', __args__, opts=opts)
     return __ret__

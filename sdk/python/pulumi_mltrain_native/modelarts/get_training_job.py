@@ -59,7 +59,7 @@ class GetTrainingJobResult:
         pulumi.set(__self__, "tasks", tasks)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="algorithmId")
     def algorithm_id(self) -> Optional[_builtins.str]:
         """
         Algorithm it runs, if any.
@@ -67,7 +67,7 @@ class GetTrainingJobResult:
         return pulumi.get(self, "algorithm_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="createTime")
     def create_time(self) -> Optional[_builtins.int]:
         """
         Created at, ms since the epoch.
@@ -83,7 +83,7 @@ class GetTrainingJobResult:
         return pulumi.get(self, "description")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="flavorId")
     def flavor_id(self) -> Optional[_builtins.str]:
         """
         Flavor.
@@ -91,7 +91,7 @@ class GetTrainingJobResult:
         return pulumi.get(self, "flavor_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="jobId")
     def job_id(self) -> Optional[_builtins.str]:
         """
         Job ID.
@@ -107,7 +107,7 @@ class GetTrainingJobResult:
         return pulumi.get(self, "name")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="nodeCount")
     def node_count(self) -> Optional[_builtins.int]:
         """
         Number of nodes.
@@ -131,7 +131,7 @@ class GetTrainingJobResult:
         return pulumi.get(self, "reason")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="secondaryPhase")
     def secondary_phase(self) -> Optional[_builtins.str]:
         """
         The level-2 status.
@@ -175,7 +175,7 @@ def get_training_job(job_id: Optional[_builtins.str] = None,
     :param _builtins.str job_id: The training job's ID (a TrainingJob's job_id).
     """
     __args__ = dict()
-    __args__['job_id'] = job_id
+    __args__['jobId'] = job_id
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke('mltrain:modelarts:getTrainingJob', __args__, opts=opts, typ=GetTrainingJobResult).value
 
@@ -200,7 +200,7 @@ def get_training_job_output(job_id: pulumi.Input[Optional[_builtins.str]] = None
     :param _builtins.str job_id: The training job's ID (a TrainingJob's job_id).
     """
     __args__ = dict()
-    __args__['job_id'] = job_id
+    __args__['jobId'] = job_id
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke_output('mltrain:modelarts:getTrainingJob', __args__, opts=opts, typ=GetTrainingJobResult)
     return __ret__.apply(lambda __response__: GetTrainingJobResult(

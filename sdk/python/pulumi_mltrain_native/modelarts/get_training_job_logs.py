@@ -47,7 +47,7 @@ class GetTrainingJobLogsResult:
         return pulumi.get(self, "events")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="jobId")
     def job_id(self) -> Optional[_builtins.str]:
         """
         Job ID.
@@ -99,7 +99,7 @@ def get_training_job_logs(job_id: Optional[_builtins.str] = None,
     if lines is None:
         lines = 100
     __args__ = dict()
-    __args__['job_id'] = job_id
+    __args__['jobId'] = job_id
     __args__['lines'] = lines
     opts = pulumi.InvokeOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke('mltrain:modelarts:getTrainingJobLogs', __args__, opts=opts, typ=GetTrainingJobLogsResult).value
@@ -125,7 +125,7 @@ def get_training_job_logs_output(job_id: pulumi.Input[Optional[_builtins.str]] =
     if lines is None:
         lines = 100
     __args__ = dict()
-    __args__['job_id'] = job_id
+    __args__['jobId'] = job_id
     __args__['lines'] = lines
     opts = pulumi.InvokeOutputOptions.merge(_utilities.get_invoke_opts_defaults(), opts)
     __ret__ = pulumi.runtime.invoke_output('mltrain:modelarts:getTrainingJobLogs', __args__, opts=opts, typ=GetTrainingJobLogsResult)

@@ -136,6 +136,25 @@ class DataInput(dict):
     """
     An input channel backed by OBS or by a ModelArts dataset version (exactly one).
     """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "localDir":
+            suggest = "local_dir"
+        elif key == "obsUrl":
+            suggest = "obs_url"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in DataInput. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        DataInput.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        DataInput.__key_warning(key)
+        return super().get(key, default)
+
     def __init__(__self__, *,
                  name: _builtins.str,
                  dataset: Optional['outputs.DatasetRef'] = None,
@@ -174,7 +193,7 @@ class DataInput(dict):
         return pulumi.get(self, "dataset")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="localDir")
     def local_dir(self) -> Optional[_builtins.str]:
         """
         Path inside the container; ModelArts chooses one if unset.
@@ -182,7 +201,7 @@ class DataInput(dict):
         return pulumi.get(self, "local_dir")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="obsUrl")
     def obs_url(self) -> Optional[_builtins.str]:
         """
         OBS location: obs://bucket/path/ or /bucket/path/.
@@ -192,6 +211,23 @@ class DataInput(dict):
 
 @pulumi.output_type
 class DatasetRef(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "versionId":
+            suggest = "version_id"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in DatasetRef. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        DatasetRef.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        DatasetRef.__key_warning(key)
+        return super().get(key, default)
+
     def __init__(__self__, *,
                  id: _builtins.str,
                  version_id: _builtins.str):
@@ -211,7 +247,7 @@ class DatasetRef(dict):
         return pulumi.get(self, "id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="versionId")
     def version_id(self) -> _builtins.str:
         """
         Dataset version ID. Allowed: at least 1 character(s).
@@ -331,7 +367,7 @@ class JobSummary(dict):
             pulumi.set(__self__, "phase", phase)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="createTime")
     def create_time(self) -> Optional[_builtins.int]:
         """
         Created at, ms since the epoch.
@@ -339,7 +375,7 @@ class JobSummary(dict):
         return pulumi.get(self, "create_time")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="jobId")
     def job_id(self) -> Optional[_builtins.str]:
         """
         Job ID.
@@ -365,6 +401,27 @@ class JobSummary(dict):
 
 @pulumi.output_type
 class NfsMount(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "localPath":
+            suggest = "local_path"
+        elif key == "nfsServerPath":
+            suggest = "nfs_server_path"
+        elif key == "readOnly":
+            suggest = "read_only"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in NfsMount. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        NfsMount.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        NfsMount.__key_warning(key)
+        return super().get(key, default)
+
     def __init__(__self__, *,
                  local_path: _builtins.str,
                  nfs_server_path: _builtins.str,
@@ -382,7 +439,7 @@ class NfsMount(dict):
             pulumi.set(__self__, "read_only", read_only)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="localPath")
     def local_path(self) -> _builtins.str:
         """
         Absolute path inside the container.
@@ -390,7 +447,7 @@ class NfsMount(dict):
         return pulumi.get(self, "local_path")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="nfsServerPath")
     def nfs_server_path(self) -> _builtins.str:
         """
         NFS or SFS Turbo export, e.g. 192.168.0.10:/share. Allowed: at least 1 character(s).
@@ -398,7 +455,7 @@ class NfsMount(dict):
         return pulumi.get(self, "nfs_server_path")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="readOnly")
     def read_only(self) -> Optional[_builtins.bool]:
         """
         Mounted read-only unless set to false.
@@ -411,6 +468,23 @@ class Notification(dict):
     """
     `spec.notification`: an SMN topic told of the job's events (a failure is heard of after `up` exits).
     """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "topicUrn":
+            suggest = "topic_urn"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in Notification. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        Notification.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        Notification.__key_warning(key)
+        return super().get(key, default)
+
     def __init__(__self__, *,
                  events: Sequence[_builtins.str],
                  topic_urn: _builtins.str):
@@ -432,7 +506,7 @@ class Notification(dict):
         return pulumi.get(self, "events")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="topicUrn")
     def topic_urn(self) -> _builtins.str:
         """
         SMN topic URN: urn:smn:<region>:<project_id>:<topic>. Allowed: matches `^urn:smn:[a-z0-9-]+:[A-Za-z0-9]+:[A-Za-z0-9][A-Za-z0-9_-]{0,255}$`.
@@ -448,6 +522,25 @@ class ObsChannel(dict):
     The job sees the data at `local_dir` (ModelArts picks /home/ma-user/modelarts/inputs/<name>_0
     when it is not given) and gets the local path as the hyperparameter named `name`.
     """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "obsUrl":
+            suggest = "obs_url"
+        elif key == "localDir":
+            suggest = "local_dir"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in ObsChannel. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        ObsChannel.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        ObsChannel.__key_warning(key)
+        return super().get(key, default)
+
     def __init__(__self__, *,
                  name: _builtins.str,
                  obs_url: _builtins.str,
@@ -476,7 +569,7 @@ class ObsChannel(dict):
         return pulumi.get(self, "name")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="obsUrl")
     def obs_url(self) -> _builtins.str:
         """
         OBS location: obs://bucket/path/ or /bucket/path/.
@@ -484,7 +577,7 @@ class ObsChannel(dict):
         return pulumi.get(self, "obs_url")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="localDir")
     def local_dir(self) -> Optional[_builtins.str]:
         """
         Path inside the container; ModelArts chooses one if unset.
@@ -494,6 +587,27 @@ class ObsChannel(dict):
 
 @pulumi.output_type
 class ObsMount(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "localPath":
+            suggest = "local_path"
+        elif key == "obsUrl":
+            suggest = "obs_url"
+        elif key == "readOnly":
+            suggest = "read_only"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in ObsMount. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        ObsMount.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        ObsMount.__key_warning(key)
+        return super().get(key, default)
+
     def __init__(__self__, *,
                  local_path: _builtins.str,
                  obs_url: _builtins.str,
@@ -511,7 +625,7 @@ class ObsMount(dict):
             pulumi.set(__self__, "read_only", read_only)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="localPath")
     def local_path(self) -> _builtins.str:
         """
         Absolute path inside the container.
@@ -519,7 +633,7 @@ class ObsMount(dict):
         return pulumi.get(self, "local_path")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="obsUrl")
     def obs_url(self) -> _builtins.str:
         """
         OBS location: obs://bucket/path/ or /bucket/path/.
@@ -527,7 +641,7 @@ class ObsMount(dict):
         return pulumi.get(self, "obs_url")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="readOnly")
     def read_only(self) -> Optional[_builtins.bool]:
         """
         Mounted read-only unless set to false.
@@ -537,6 +651,25 @@ class ObsMount(dict):
 
 @pulumi.output_type
 class ParameterConstraint(dict):
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "validRange":
+            suggest = "valid_range"
+        elif key == "validType":
+            suggest = "valid_type"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in ParameterConstraint. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        ParameterConstraint.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        ParameterConstraint.__key_warning(key)
+        return super().get(key, default)
+
     def __init__(__self__, *,
                  editable: Optional[_builtins.bool] = None,
                  required: Optional[_builtins.bool] = None,
@@ -598,7 +731,7 @@ class ParameterConstraint(dict):
         return pulumi.get(self, "type")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="validRange")
     def valid_range(self) -> Optional[Sequence[_builtins.str]]:
         """
         Bounds or allowed values, as strings.
@@ -606,7 +739,7 @@ class ParameterConstraint(dict):
         return pulumi.get(self, "valid_range")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="validType")
     def valid_type(self) -> Optional[_builtins.str]:
         """
         None, Range or Enum.
@@ -619,6 +752,29 @@ class RequiredAffinity(dict):
     """
     `spec.schedule_policy.required_affinity`: hard placement of the job's tasks in a dedicated pool.
     """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "affinityType":
+            suggest = "affinity_type"
+        elif key == "affinityGroupLevel":
+            suggest = "affinity_group_level"
+        elif key == "affinityGroupSize":
+            suggest = "affinity_group_size"
+        elif key == "jobLevel":
+            suggest = "job_level"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in RequiredAffinity. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        RequiredAffinity.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        RequiredAffinity.__key_warning(key)
+        return super().get(key, default)
+
     def __init__(__self__, *,
                  affinity_type: 'RequiredAffinityAffinityType',
                  affinity_group_level: Optional['RequiredAffinityAffinityGroupLevel'] = None,
@@ -641,7 +797,7 @@ class RequiredAffinity(dict):
             pulumi.set(__self__, "job_level", job_level)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="affinityType")
     def affinity_type(self) -> 'RequiredAffinityAffinityType':
         """
         cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
@@ -649,7 +805,7 @@ class RequiredAffinity(dict):
         return pulumi.get(self, "affinity_type")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="affinityGroupLevel")
     def affinity_group_level(self) -> Optional['RequiredAffinityAffinityGroupLevel']:
         """
         networkTopology only: the highest level one affinity group may span.
@@ -657,7 +813,7 @@ class RequiredAffinity(dict):
         return pulumi.get(self, "affinity_group_level")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="affinityGroupSize")
     def affinity_group_size(self) -> Optional[_builtins.int]:
         """
         Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
@@ -665,7 +821,7 @@ class RequiredAffinity(dict):
         return pulumi.get(self, "affinity_group_size")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="jobLevel")
     def job_level(self) -> Optional['RequiredAffinityJobLevel']:
         """
         networkTopology only: the highest node group level the whole job may span.
@@ -726,6 +882,23 @@ class TaskExit(dict):
     """
     How one task of a job ended (`status.task_statuses[]`): what to read first when a run failed.
     """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "exitCode":
+            suggest = "exit_code"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in TaskExit. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        TaskExit.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        TaskExit.__key_warning(key)
+        return super().get(key, default)
+
     def __init__(__self__, *,
                  task: _builtins.str,
                  exit_code: Optional[_builtins.int] = None,
@@ -752,7 +925,7 @@ class TaskExit(dict):
         return pulumi.get(self, "task")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="exitCode")
     def exit_code(self) -> Optional[_builtins.int]:
         """
         The task's exit code (0 when it succeeded).

@@ -181,7 +181,7 @@ class TrainingJobArgs:
             pulumi.set(__self__, "workspace_id", workspace_id)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="flavorId")
     def flavor_id(self) -> pulumi.Input[_builtins.str]:
         """
         Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
@@ -193,7 +193,7 @@ class TrainingJobArgs:
         pulumi.set(self, "flavor_id", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
@@ -205,7 +205,7 @@ class TrainingJobArgs:
         pulumi.set(self, "adopt_id", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="algorithmId")
     def algorithm_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Algorithm to run (e.g. an Algorithm's algorithm_id); or give inline code instead.
@@ -217,7 +217,7 @@ class TrainingJobArgs:
         pulumi.set(self, "algorithm_id", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="autoStopHours")
     def auto_stop_hours(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
         Stop the job after this many hours. Allowed: >= 1, <= 720.
@@ -229,7 +229,7 @@ class TrainingJobArgs:
         pulumi.set(self, "auto_stop_hours", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="bootFile")
     def boot_file(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Inline code: OBS path of the boot file, inside code_dir.
@@ -241,7 +241,7 @@ class TrainingJobArgs:
         pulumi.set(self, "boot_file", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="codeDir")
     def code_dir(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
@@ -277,7 +277,7 @@ class TrainingJobArgs:
         pulumi.set(self, "description", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="engineId")
     def engine_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Inline code: preset engine by ID (see get_engines()).
@@ -289,7 +289,7 @@ class TrainingJobArgs:
         pulumi.set(self, "engine_id", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="engineName")
     def engine_name(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Inline code: preset engine name, e.g. PyTorch (with engine_version).
@@ -301,7 +301,7 @@ class TrainingJobArgs:
         pulumi.set(self, "engine_name", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="engineVersion")
     def engine_version(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Inline code: preset engine version, e.g. pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64.
@@ -325,7 +325,7 @@ class TrainingJobArgs:
         pulumi.set(self, "environments", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="hangRetry")
     def hang_retry(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
         Restart the job when ModelArts finds it hanging (no progress). Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
@@ -337,7 +337,7 @@ class TrainingJobArgs:
         pulumi.set(self, "hang_retry", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="imageUrl")
     def image_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Inline code: custom image (SWR path) instead of a preset engine.
@@ -361,7 +361,7 @@ class TrainingJobArgs:
         pulumi.set(self, "inputs", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="logExportPath")
     def log_export_path(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         OBS directory the job's logs are exported to.
@@ -385,7 +385,7 @@ class TrainingJobArgs:
         pulumi.set(self, "name", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="nodeCount")
     def node_count(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
         Number of nodes (at most the flavor's max_num). Allowed: >= 1.
@@ -409,7 +409,7 @@ class TrainingJobArgs:
         pulumi.set(self, "notification", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="onFailure")
     def on_failure(self) -> pulumi.Input[Optional['TrainingJobOnFailure']]:
         """
         A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
@@ -445,7 +445,7 @@ class TrainingJobArgs:
         pulumi.set(self, "parameters", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="poolId")
     def pool_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Dedicated resource pool ID; the public pool when unset.
@@ -481,7 +481,7 @@ class TrainingJobArgs:
         pulumi.set(self, "priority", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="replaceRunning")
     def replace_running(self) -> pulumi.Input[Optional['TrainingJobReplaceRunning']]:
         """
         refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
@@ -493,7 +493,7 @@ class TrainingJobArgs:
         pulumi.set(self, "replace_running", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="requiredAffinity")
     def required_affinity(self) -> pulumi.Input[Optional['RequiredAffinityArgs']]:
         """
         Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
@@ -505,7 +505,7 @@ class TrainingJobArgs:
         pulumi.set(self, "required_affinity", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="retryCount")
     def retry_count(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
         Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
@@ -517,7 +517,7 @@ class TrainingJobArgs:
         pulumi.set(self, "retry_count", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="sshKeyPairNames")
     def ssh_key_pair_names(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
         """
         ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
@@ -565,7 +565,7 @@ class TrainingJobArgs:
         pulumi.set(self, "timeouts", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="unconditionalRetry")
     def unconditional_retry(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
         Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
@@ -589,7 +589,7 @@ class TrainingJobArgs:
         pulumi.set(self, "volumes", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="waitFor")
     def wait_for(self) -> pulumi.Input[Optional['TrainingJobWaitFor']]:
         """
         What create waits for: accepted (past Creating, the default: seconds), running, or completed (training finished; raise customTimeouts.create to match the training time).
@@ -601,7 +601,7 @@ class TrainingJobArgs:
         pulumi.set(self, "wait_for", value)
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="workspaceId")
     def workspace_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
         Workspace ID; ModelArts uses the default workspace "0" when unset.
@@ -659,8 +659,6 @@ class TrainingJob(pulumi.CustomResource):
         """
         A Huawei Cloud ModelArts v2 training job.
 
-        Runtime type token: `pulumi-python:dynamic/modelarts:TrainingJob`.
-
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] adopt_id: ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
@@ -708,8 +706,6 @@ class TrainingJob(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
         A Huawei Cloud ModelArts v2 training job.
-
-        Runtime type token: `pulumi-python:dynamic/modelarts:TrainingJob`.
 
         :param str resource_name: The name of the resource.
         :param TrainingJobArgs args: The arguments to use to populate this resource's properties.
@@ -836,7 +832,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["tasks"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["environments"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["algorithm_id", "auto_stop_hours", "boot_file", "code_dir", "command", "engine_id", "engine_name", "engine_version", "environments.*", "flavor_id", "hang_retry", "image_url", "inputs[*]", "log_export_path", "name", "node_count", "notification", "outputs[*]", "parameters[*]", "pool_id", "preemptible", "priority", "required_affinity", "retry_count", "ssh_key_pair_names[*]", "unconditional_retry", "volumes[*]", "workspace_id"])
+        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["algorithmId", "autoStopHours", "bootFile", "codeDir", "command", "engineId", "engineName", "engineVersion", "environments.*", "flavorId", "hangRetry", "imageUrl", "inputs[*]", "logExportPath", "name", "nodeCount", "notification", "outputs[*]", "parameters[*]", "poolId", "preemptible", "priority", "requiredAffinity", "retryCount", "sshKeyPairNames[*]", "unconditionalRetry", "volumes[*]", "workspaceId"])
         opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(TrainingJob, __self__).__init__(
             'mltrain:modelarts:TrainingJob',
@@ -920,7 +916,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.runtime.exists_resource(None, 'mltrain:modelarts:TrainingJob', id, __props__, opts or pulumi.ResourceOptions())
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="adoptId")
     def adopt_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
@@ -928,7 +924,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "adopt_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="algorithmId")
     def algorithm_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Algorithm to run (e.g. an Algorithm's algorithm_id); or give inline code instead.
@@ -936,7 +932,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "algorithm_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="autoStopHours")
     def auto_stop_hours(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         Stop the job after this many hours. Allowed: >= 1, <= 720.
@@ -944,7 +940,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "auto_stop_hours")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="billingCode")
     def billing_code(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         The flavor's billing code (the flavor list has no prices); known at preview.
@@ -952,7 +948,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "billing_code")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="bootFile")
     def boot_file(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Inline code: OBS path of the boot file, inside code_dir.
@@ -960,7 +956,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "boot_file")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="codeDir")
     def code_dir(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
@@ -976,7 +972,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "command")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="createTime")
     def create_time(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         Creation time, epoch milliseconds.
@@ -992,7 +988,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "description")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="durationMs")
     def duration_ms(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         Running time in milliseconds (status.duration).
@@ -1000,7 +996,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "duration_ms")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="endTime")
     def end_time(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         When a finished job stopped running, RFC 3339 in UTC: derived as start_time + duration_ms (ModelArts reports no end time); unset while the job has not ended.
@@ -1008,7 +1004,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "end_time")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="engineId")
     def engine_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Inline code: preset engine by ID (see get_engines()).
@@ -1016,7 +1012,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "engine_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="engineName")
     def engine_name(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Inline code: preset engine name, e.g. PyTorch (with engine_version).
@@ -1024,7 +1020,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "engine_name")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="engineVersion")
     def engine_version(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Inline code: preset engine version, e.g. pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64.
@@ -1040,7 +1036,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "environments")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="flavorId")
     def flavor_id(self) -> pulumi.Output[_builtins.str]:
         """
         Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
@@ -1048,7 +1044,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "flavor_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="gpuCount")
     def gpu_count(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         GPUs of the whole job (gpus_per_node x node_count); known at preview.
@@ -1056,7 +1052,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "gpu_count")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="gpusPerNode")
     def gpus_per_node(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         GPUs per node, from the flavor's flavor_info.gpu (0 for CPU flavors); known at preview (unset without credentials).
@@ -1064,7 +1060,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "gpus_per_node")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="hangRetry")
     def hang_retry(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
         Restart the job when ModelArts finds it hanging (no progress). Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
@@ -1072,7 +1068,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "hang_retry")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="imageUrl")
     def image_url(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Inline code: custom image (SWR path) instead of a preset engine.
@@ -1088,7 +1084,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "inputs")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="jobId")
     def job_id(self) -> pulumi.Output[_builtins.str]:
         """
         The training job ID ModelArts assigned (the resource ID).
@@ -1096,7 +1092,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "job_id")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="logExportPath")
     def log_export_path(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         OBS directory the job's logs are exported to.
@@ -1104,7 +1100,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "log_export_path")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="metricsSummary")
     def metrics_summary(self) -> pulumi.Output[Optional[Mapping[str, _builtins.float]]]:
         """
         Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.
@@ -1120,7 +1116,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "name")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="nodeCount")
     def node_count(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         Number of nodes (at most the flavor's max_num). Allowed: >= 1.
@@ -1136,7 +1132,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "notification")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="onFailure")
     def on_failure(self) -> pulumi.Output[Optional['TrainingJobOnFailure']]:
         """
         A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
@@ -1168,7 +1164,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "phase")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="poolId")
     def pool_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Dedicated resource pool ID; the public pool when unset.
@@ -1200,7 +1196,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "reason")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="replaceRunning")
     def replace_running(self) -> pulumi.Output[Optional['TrainingJobReplaceRunning']]:
         """
         refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
@@ -1208,7 +1204,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "replace_running")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="requiredAffinity")
     def required_affinity(self) -> pulumi.Output[Optional['outputs.RequiredAffinity']]:
         """
         Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
@@ -1216,7 +1212,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "required_affinity")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="retryCount")
     def retry_count(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
@@ -1224,7 +1220,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "retry_count")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="runReason")
     def run_reason(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
@@ -1232,7 +1228,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "run_reason")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="secondaryPhase")
     def secondary_phase(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         ModelArts' detailed phase (informational).
@@ -1240,7 +1236,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "secondary_phase")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="sshKeyPairNames")
     def ssh_key_pair_names(self) -> pulumi.Output[Optional[Sequence[_builtins.str]]]:
         """
         ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
@@ -1248,7 +1244,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "ssh_key_pair_names")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="startTime")
     def start_time(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         When the job started running, RFC 3339 in UTC (from status.start_time; unset before).
@@ -1272,7 +1268,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "tags")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="taskStatuses")
     def task_statuses(self) -> pulumi.Output[Optional[Sequence['outputs.TaskExit']]]:
         """
         Each ended task's exit code and message [{task, exit_code, message}] (status.task_statuses).
@@ -1296,7 +1292,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "timeouts")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="unconditionalRetry")
     def unconditional_retry(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
         Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
@@ -1312,7 +1308,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "volumes")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="waitFor")
     def wait_for(self) -> pulumi.Output[Optional['TrainingJobWaitFor']]:
         """
         What create waits for: accepted (past Creating, the default: seconds), running, or completed (training finished; raise customTimeouts.create to match the training time).
@@ -1320,7 +1316,7 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "wait_for")
 
     @_builtins.property
-    @pulumi.getter
+    @pulumi.getter(name="workspaceId")
     def workspace_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
         Workspace ID; ModelArts uses the default workspace "0" when unset.

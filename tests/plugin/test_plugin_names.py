@@ -1,0 +1,89 @@
+"""The plugin's property names, without the engine: schema.json's camelCase names in and out, and a
+state written before 0.2 (the spec's field names, exactly what the handlers return and what the 0.1
+plugin recorded) moved to the new names by Check and Read, with a Diff of no changes and no platform
+call before Read. The engine's view of the same move is test_state_upgrade.py."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pulumi.provider.experimental import provider as p
+from pulumi.provider.experimental.property_value import PropertyValue
+
+from pulumi_mltrain.plugin import sdk
+from pulumi_mltrain.plugin.provider import MltrainPlugin
+from support.stacks import alaya_job_args
+
+TOKEN = "mltrain:alaya:TrainingJob"
+URN = f"urn:pulumi:dev::names::{TOKEN}::job"
+CAMEL = {"product_code": "productCode", "worker_count": "workerCount", "training_framework": "trainingFramework",
+         "start_command": "startCommand", "timeout_hours": "timeoutHours"}
+
+
+def camel_args() -> dict[str, Any]:
+    """The test job's arguments as every SDK of the plugin sends them (written out here, not derived)."""
+    return {CAMEL.get(k, k): v for k, v in alaya_job_args().items()}
+
+
+def plugin_for(emulator: Any) -> MltrainPlugin:
+    plugin = MltrainPlugin()
+    asyncio.run(plugin.configure(p.ConfigureRequest(
+        variables={"mltrain:config:alayaEndpoint": emulator.url, "mltrain:config:alayaApiKey": emulator.alaya_api_key},
+        args={}, accept_secrets=True, accept_resources=False)))
+    return plugin
+
+
+def calls(emulator: Any) -> dict[str, int]:
+    return dict(emulator.admin.requests()["endpoints"])
+
+
+def test_camel_case_in_and_out_and_a_field_named_state_moves_without_a_change(emulator: Any) -> None:
+    emulator.admin.set_settings(subscription_delay=0.1, task_state_delay=0.1)
+    plugin = plugin_for(emulator)
+    news = sdk.wrap({**camel_args(), "waitFor": "created"})
+
+    checked = asyncio.run(plugin.check(p.CheckRequest(URN, {}, news, b"")))
+    assert not checked.failures, [(f.property, f.reason) for f in checked.failures]
+    inputs = sdk.plain(checked.inputs or {})[0]
+    assert inputs["productCode"] == "PRD-TRAIN-2" and inputs["workerCount"] == 2 and inputs["waitFor"] == "created"
+    assert not [k for k in inputs if "_" in k and not k.startswith("__mltrain_")], sorted(inputs)
+
+    # A misspelt property and a bad nested one are named as the program wrote them.
+    mount = {"storageId": "s", "storageType": "nas-capacity", "fileDirectory": "d", "mountPath": "rel"}
+    bad = sdk.wrap({**camel_args(), "workerCount": 0, "storageMounts": [mount]})
+    failed = asyncio.run(plugin.check(p.CheckRequest(URN, {}, bad, b"")))
+    named = {f.property for f in failed.failures or []}
+    assert "workerCount" in named and any(n.startswith("storageMounts[0].") for n in named), named
+
+    # The state the 0.1 plugin recorded: the handler's own check and create results, field names.
+    handler = plugin._handler(TOKEN)
+    owner = plugin._owner_inputs(TOKEN, URN)
+    old_inputs = handler.check({}, {**alaya_job_args(), **owner}).inputs
+    created = handler.create(old_inputs)
+    old_state = created.outputs
+    assert "product_code" in old_state and "training_task_id" in old_state
+
+    before = calls(emulator)
+    again = asyncio.run(plugin.check(p.CheckRequest(URN, sdk.wrap(old_inputs), news, b"")))
+    assert not again.failures
+    diff = asyncio.run(plugin.diff(p.DiffRequest(URN, created.id, sdk.wrap(old_state), again.inputs or {}, [])))
+    assert (diff.changes, diff.replaces, diff.diffs) in ((False, [], []), (None, [], [])), (diff.changes, diff.diffs)
+    # The same against a state half moved (new inputs, old outputs: what a no-change `up` records).
+    half = asyncio.run(plugin.diff(p.DiffRequest(URN, created.id, {**sdk.wrap(old_state), **(again.inputs or {})},
+                                                 again.inputs or {}, [])))
+    assert not half.changes and not half.replaces, half.diffs
+    assert calls(emulator) == before, "check and diff of the old state call no platform API"
+
+    # A real change is reported under the schema's name.
+    changed = asyncio.run(plugin.diff(p.DiffRequest(
+        URN, created.id, sdk.wrap(old_state), {**(again.inputs or {}), "workerCount": PropertyValue(4.0)}, [])))
+    assert changed.changes and changed.replaces == ["workerCount"], (changed.diffs, changed.replaces)
+
+    read = asyncio.run(plugin.read(p.ReadRequest(URN, created.id, sdk.wrap(old_state), sdk.wrap(old_inputs))))
+    outputs, read_inputs = sdk.plain(read.properties or {})[0], sdk.plain(read.inputs or {})[0]
+    assert read.resource_id == created.id
+    assert outputs["trainingTaskId"] == created.id and outputs["productCode"] == "PRD-TRAIN-2"
+    assert read_inputs["workerCount"] == 2 and "worker_count" not in read_inputs and "training_task_id" not in outputs
+    asyncio.run(plugin.delete(p.DeleteRequest(URN, created.id, sdk.wrap(old_state), 60)))
+    assert emulator.admin.state()["alaya"]["tasks"] == []
