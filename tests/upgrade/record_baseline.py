@@ -5,8 +5,8 @@ Run it in a checkout of the release's commit, after `bash scripts/bootstrap.sh` 
 
     .venv/bin/python tests/upgrade/record_baseline.py VERSION [--out DIR]
 
-It starts its own emulator with a state file, makes three stacks of the release's test programs
-(tests/README of the upgrade folder lists what they hold), and writes into DIR (default
+It starts its own emulator with a state file, makes four stacks of the release's test programs
+(README.md beside this script lists what they hold), and writes into DIR (default
 tests/upgrade/baselines/VERSION):
 
 - `<stack>.json`: `pulumi stack export` of each stack (secrets stay encrypted with the test passphrase);
