@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The demo: the quickstart stack through `pulumi up` against the embedded emulator, its outputs,
+# The demo: the quickstart stack through `pulumi up` against the emulator (mltrain-emulator), its outputs,
 # a second preview that reports no changes, then `pulumi destroy`.
 # Set KEEP=1 to keep the stack and the emulator running afterwards (it prints how to tear down).
 set -euo pipefail
