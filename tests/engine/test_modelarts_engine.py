@@ -31,9 +31,9 @@ from test_modelarts_fields import FIELDS as VOLUME_FIELDS
 from test_preview_truth import ALGORITHM as USER_ALGORITHM
 from test_preview_truth import JOB as USER_JOB
 
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider, AlgorithmSpec

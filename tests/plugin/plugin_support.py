@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pulumi_mltrain.emulator import defaults as d
+from mltrain_emulator import defaults as d
 from support import stacks
 from support.pulumi_cli import BIN, VENV, Stack
 

@@ -1,12 +1,15 @@
 """Constants a client of the emulator shares with it: credentials, IDs, paths, status names.
 
-One module, so the CLI banner, the tests and other teams' fixtures cannot drift apart. Paths are the
-contract adopted in ``shared/api.md``; the provider's own copy lives in its client package.
+One module, so the CLI banner, the tests and other teams' fixtures cannot drift apart. The paths and
+status names are the platforms' (``alaya_contract``, ``modelarts_contract``), repeated here by name.
 """
 
 from __future__ import annotations
 
 from typing import Final
+
+from . import alaya_contract as ac
+from . import modelarts_contract as mc
 
 HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8790
@@ -23,7 +26,7 @@ TEMP_ACCESS_KEY: Final = "MLTRAINEMULATORTMP01"
 TEMP_SECRET_KEY: Final = "emulator-temporary-secret-0123456789abcd"
 TEMP_SECURITY_TOKEN: Final = "emulator-security-token-gQpJ9nCk2eZx"
 SIGNATURE_WINDOW: Final = 15 * 60  # seconds an X-Sdk-Date may differ from the gateway's clock
-IAM_PROJECTS: Final = "/v3/projects"
+IAM_PROJECTS: Final = mc.IAM_PROJECTS
 DEFAULT_DOMAIN_ID: Final = "0659fbf6de00109b0ff1c01fc037d240"
 DEFAULT_USER_ID: Final = "7a3e5b1c9d0f4e2a8b6c1d3e5f7a9b0c"
 DEFAULT_PROJECT_NAME: Final = "cn-north-4"
@@ -52,40 +55,39 @@ ENGINE_PYTORCH: Final = ("PyTorch", "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04
 ENGINE_TENSORFLOW: Final = ("TensorFlow", "tensorflow_2.1.0-cuda_10.1-py_3.7-ubuntu_18.04-x86_64")
 ENGINE_MINDSPORE: Final = ("Ascend-Powered-Engine", "mindspore_1.6.0-cann_5.0.3.6-py_3.7-euler_2.8.3-aarch64")
 
-# --- paths ------------------------------------------------------------------------------------------
-ALAYA_PREFIXES: Final = ("/v1", "/api/osm/v1")  # documented prefix, and the gateway prefix seen in use
-ALAYA_GATEWAY_PREFIX: Final = "/api/osm"
-ALAYA_CREATE: Final = "/subscription/training/create"
-ALAYA_RESULT: Final = "/subscription/training/result"
-ALAYA_TASK_DETAIL: Final = "/training/instance/{task_id}/detail"
-ALAYA_TASK_STOP: Final = "/training/instance/{task_id}/stop"
-ALAYA_TASK_DELETE: Final = "/training/instance/{task_id}/delete"
-ALAYA_TASK_LIST: Final = "/training/instance/list"
-ALAYA_CHECK_ENABLED: Final = "/training/instance/checkIsEnabled"
-ALAYA_PRODUCTS: Final = "/product/list-for-training-task"
-ALAYA_STORAGES: Final = "/nasStorage/instance/tenant/page"
-IAM_TOKENS: Final = "/v3/auth/tokens"
-MODELARTS_PREFIX: Final = "/v2/{project_id}"
+# --- paths and status names: the platforms' facts live in alaya_contract and modelarts_contract ------
+ALAYA_PREFIXES: Final = ac.PREFIXES
+ALAYA_GATEWAY_PREFIX: Final = ac.GATEWAY_PREFIX
+ALAYA_CREATE: Final = ac.CREATE
+ALAYA_RESULT: Final = ac.RESULT
+ALAYA_TASK_DETAIL: Final = ac.TASK_DETAIL
+ALAYA_TASK_STOP: Final = ac.TASK_STOP
+ALAYA_TASK_DELETE: Final = ac.TASK_DELETE
+ALAYA_TASK_LIST: Final = ac.TASK_LIST
+ALAYA_CHECK_ENABLED: Final = ac.CHECK_ENABLED
+ALAYA_PRODUCTS: Final = ac.PRODUCTS
+ALAYA_STORAGES: Final = ac.STORAGES
+IAM_TOKENS: Final = mc.IAM_TOKENS
+MODELARTS_PREFIX: Final = mc.PREFIX
 ADMIN_PREFIX: Final = "/_admin"
 
-# --- status names -----------------------------------------------------------------------------------
-SUB_PROCESSING: Final = "PROCESSING"
-SUB_SUCCESS: Final = "SUCCESS"
-SUB_FAILED: Final = "FAILED"
+SUB_PROCESSING: Final = ac.SUB_PROCESSING
+SUB_SUCCESS: Final = ac.SUB_SUCCESS
+SUB_FAILED: Final = ac.SUB_FAILED
 
-TASK_QUEUED: Final = "QUEUED"
-TASK_STARTING: Final = "STARTING"
-TASK_RUNNING: Final = "RUNNING"
-TASK_SUCCEEDED: Final = "SUCCEEDED"
-TASK_FAILED: Final = "FAILED"
-TASK_STOPPED: Final = "STOPPED"
-TASK_DELETING: Final = "DELETING"
+TASK_QUEUED: Final = ac.TASK_QUEUED
+TASK_STARTING: Final = ac.TASK_STARTING
+TASK_RUNNING: Final = ac.TASK_RUNNING
+TASK_SUCCEEDED: Final = ac.TASK_SUCCEEDED
+TASK_FAILED: Final = ac.TASK_FAILED
+TASK_STOPPED: Final = ac.TASK_STOPPED
+TASK_DELETING: Final = ac.TASK_DELETING
 
-PHASE_CREATING: Final = "Creating"
-PHASE_PENDING: Final = "Pending"
-PHASE_RUNNING: Final = "Running"
-PHASE_COMPLETED: Final = "Completed"
-PHASE_FAILED: Final = "Failed"
-PHASE_ABNORMAL: Final = "Abnormal"
-PHASE_TERMINATING: Final = "Terminating"
-PHASE_TERMINATED: Final = "Terminated"
+PHASE_CREATING: Final = mc.PHASE_CREATING
+PHASE_PENDING: Final = mc.PHASE_PENDING
+PHASE_RUNNING: Final = mc.PHASE_RUNNING
+PHASE_COMPLETED: Final = mc.PHASE_COMPLETED
+PHASE_FAILED: Final = mc.PHASE_FAILED
+PHASE_ABNORMAL: Final = mc.PHASE_ABNORMAL
+PHASE_TERMINATING: Final = mc.PHASE_TERMINATING
+PHASE_TERMINATED: Final = mc.PHASE_TERMINATED

@@ -12,6 +12,8 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
+from . import alaya_contract as ac
+from . import modelarts_contract as mc
 from .routes import Platform
 
 Json = dict[str, Any]
@@ -25,7 +27,7 @@ def alaya_envelope(status: int, message: str, data: Any) -> Json:
 
 
 def alaya_ok(data: Any) -> Json:
-    return alaya_envelope(200, "OK", data)
+    return alaya_envelope(ac.OK, "OK", data)
 
 
 class AlayaError(Exception):
@@ -64,7 +66,7 @@ def iam_body(http_status: int, message: str) -> Json:
 
 
 # What a gateway-level failure looks like on each platform (used by the "status" fault).
-_MODELARTS_CODES = {429: ("ModelArts.2799", "services too many requests")}
+_MODELARTS_CODES = {429: (mc.TOO_MANY_REQUESTS, "services too many requests")}
 
 
 def platform_error(platform: Platform, http_status: int) -> Json:
@@ -73,7 +75,7 @@ def platform_error(platform: Platform, http_status: int) -> Json:
         return alaya_envelope(http_status, phrase, {})
     if platform == "iam":
         return iam_body(http_status, phrase)
-    code, message = _MODELARTS_CODES.get(http_status, ("ModelArts.0010", phrase.lower()))
+    code, message = _MODELARTS_CODES.get(http_status, (mc.INTERNAL_ERROR, phrase.lower()))
     return ModelArtsError(http_status, code, message, "Try again later.").body()
 
 

@@ -1,4 +1,4 @@
-"""CLI: ``mltrain-emulator`` (= ``python -m pulumi_mltrain.emulator``) ``--port 8790 [--state-file F]
+"""CLI: ``mltrain-emulator`` (= ``python -m mltrain_emulator``) ``--port 8790 [--state-file F]
 [--subscription-delay S] [--fault SPEC ...] [--seed N]``. Binds 127.0.0.1 only and prints the URL and
 default credentials.
 """
@@ -36,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def banner(url: str) -> str:
     return "\n".join([
-        f"pulumi-mltrain emulator on {url}",
+        f"mltrain-emulator on {url}",
         f"  Alaya NeW  {url}/v1/... (also /api/osm/v1/...)   Authorization: Bearer {d.DEFAULT_ALAYA_API_KEY}",
         f"  IAM        POST {url}{d.IAM_TOKENS}   user {d.DEFAULT_IAM_USER} / {d.DEFAULT_IAM_PASSWORD}, "
         f"domain {d.DEFAULT_IAM_DOMAIN}, project {d.DEFAULT_PROJECT_NAME}",

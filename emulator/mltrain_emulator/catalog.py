@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from . import alaya_contract as ac
 from . import defaults as d
 
 Json = dict[str, Any]
@@ -41,11 +42,11 @@ _PRODUCTS: tuple[Json, ...] = (
 
 _STORAGES: tuple[Json, ...] = (
     {"storageId": d.STORAGE_CAPACITY_ID, "storageType": "nas-capacity", "name": "datasets",
-     "status": "Active", "capacityGB": 1024},
+     "status": ac.STORAGE_ACTIVE, "capacityGB": 1024},
     {"storageId": d.STORAGE_PERFORMANCE_ID, "storageType": "nas-performance", "name": "checkpoints",
-     "status": "Active", "capacityGB": 512},
+     "status": ac.STORAGE_ACTIVE, "capacityGB": 512},
     {"storageId": d.STORAGE_PROVISIONING_ID, "storageType": "nas-capacity", "name": "new-volume",
-     "status": "Provisioning", "capacityGB": 256},
+     "status": ac.STORAGE_PROVISIONING, "capacityGB": 256},
 )
 
 

@@ -18,6 +18,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from . import modelarts_contract as mc
 from .errors import ModelArtsError, alaya_envelope, platform_error
 from .fault_rules import NEVER_RESOLVE_SCOPE_KEY, FaultRule
 from .routes import Platform, canonical_path, platform_of
@@ -82,7 +83,7 @@ class FaultMiddleware:
                     record.revoked = True
                     self.world.commit()
                     self.world.save_if_dirty()
-                expired = ModelArtsError(401, "ModelArts.0208", "token expired.", "Get a new token from IAM.")
+                expired = ModelArtsError(401, mc.TOKEN_EXPIRED, "token expired.", "Get a new token from IAM.")
                 await JSONResponse(expired.body(), 401)(scope, receive, send)
             case "latency":
                 await asyncio.sleep(rule.seconds)

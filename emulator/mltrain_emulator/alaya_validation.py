@@ -9,21 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..alaya import contract
+from . import alaya_contract as contract
+from .alaya_contract import CREATE_TYPES, FRAMEWORKS, IMAGE_TYPES, STORAGE_TYPES, TRAINING_TYPES
 from .errors import AlayaError
 
 Json = dict[str, Any]
 
-CREATE_TYPES = ("DIRECT", "COPY", "TEMPLATE")
-TRAINING_TYPES = ("pre_training", "hpc")
-IMAGE_TYPES = ("general", "application", "private")
-FRAMEWORKS = ("pytorch", "deepspeed", "mpi", "tensorflow")
-STORAGE_TYPES = ("nas-capacity", "nas-performance")
-MAX_NAME = contract.NAME_MAX  # limits come from the contract the provider checks against
+MAX_NAME = contract.NAME_MAX
 
 
 def _bad(field: str, reason: str) -> AlayaError:
-    return AlayaError(400, f"{field}: {reason}")
+    return AlayaError(contract.BAD_REQUEST, f"{field}: {reason}")
 
 
 def _is_int(value: Any) -> bool:
@@ -151,7 +147,7 @@ def normalise_create(body: Any) -> Json:
         "name": name,
         "createType": create_type.upper(),
         "desc": _bounded(_string(body, "desc"), "desc", contract.DESC_MAX),
-        "priority": 3 if priority is None else priority,
+        "priority": contract.DEFAULT_PRIORITY if priority is None else priority,
         "trainingType": _choice(body, "trainingType", TRAINING_TYPES),
         "imageType": _choice(body, "imageType", IMAGE_TYPES),
         "trainingFramework": _framework(body),

@@ -11,36 +11,36 @@ import re
 from collections.abc import Callable, Container
 from typing import Any
 
-from ..modelarts import contract
 from . import catalog
 from . import defaults as d
+from . import modelarts_contract as contract
 from .errors import CHECK_PROJECT, ModelArtsError
 
 Json = dict[str, Any]
 
-NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-MAX_DESCRIPTION = contract.MAX_DESCRIPTION  # one source with the provider's checks
+NAME_RE = re.compile(contract.NAME_PATTERN)
+MAX_DESCRIPTION = contract.MAX_DESCRIPTION
 DEFAULT_CONSTRAINT: Json = {"type": "String", "editable": True, "required": False, "sensitive": False,
                             "valid_type": "None", "valid_range": []}
 
 
 def invalid(message: str) -> ModelArtsError:
-    return ModelArtsError(400, "ModelArts.2788", message)
+    return ModelArtsError(400, contract.INVALID_PARAMETER, message)
 
 
 def algorithm_not_found(algorithm_id: str) -> ModelArtsError:
-    return ModelArtsError(400, "ModelArts.2755", f"algorithm {algorithm_id} not found.", CHECK_PROJECT)
+    return ModelArtsError(400, contract.ALGORITHM_NOT_FOUND, f"algorithm {algorithm_id} not found.", CHECK_PROJECT)
 
 
 def job_not_found(job_id: str) -> ModelArtsError:
-    return ModelArtsError(400, "ModelArts.2775", f"training job {job_id} not found.", CHECK_PROJECT)
+    return ModelArtsError(400, contract.JOB_NOT_FOUND, f"training job {job_id} not found.", CHECK_PROJECT)
 
 
 def parse_json(raw: bytes) -> Any:
     try:
         return json.loads(raw or b"null")
     except ValueError as exc:
-        raise ModelArtsError(400, "ModelArts.2787", f"invalid JSON: {exc}") from exc
+        raise ModelArtsError(400, contract.INVALID_JSON, f"invalid JSON: {exc}") from exc
 
 
 def _object(value: Any, where: str, *, required: bool = False) -> Json:
@@ -81,7 +81,7 @@ def resolve_engine(spec: Any, where: str) -> Json:
         found = catalog.engine(engine_id=engine_id, name=name, version=version)
         if found is None:
             label = engine_id or f"{name} {version}"
-            raise ModelArtsError(400, "ModelArts.2780", f"engine {label} not found.")
+            raise ModelArtsError(400, contract.ENGINE_NOT_FOUND, f"engine {label} not found.")
         return found
     if isinstance(spec.get("image_url"), str) and spec["image_url"]:
         return {"engine_id": "", "engine_name": "", "engine_version": "", "image_url": spec["image_url"]}
@@ -91,9 +91,9 @@ def resolve_engine(spec: Any, where: str) -> Json:
 def _code(config: Json) -> tuple[str | None, str | None]:
     code_dir, boot_file = config.get("code_dir"), config.get("boot_file")
     if bool(code_dir) != bool(boot_file):
-        raise ModelArtsError(400, "ModelArts.2757", "code_dir and boot_file must be given together.")
+        raise ModelArtsError(400, contract.CODE_DIR_AND_BOOT_FILE, "code_dir and boot_file must be given together.")
     if code_dir and not str(boot_file).startswith(str(code_dir)):
-        raise ModelArtsError(400, "ModelArts.2758", "boot_file must be inside code_dir.")
+        raise ModelArtsError(400, contract.BOOT_FILE_OUTSIDE, "boot_file must be inside code_dir.")
     return code_dir, boot_file
 
 
@@ -105,7 +105,7 @@ def _parameters(raw: Any) -> list[Json]:
         if not isinstance(name, str) or not NAME_RE.match(name):
             raise invalid(f"parameters[{i}].name is invalid")
         if any(p["name"] == name for p in params):
-            raise ModelArtsError(400, "ModelArts.2767", f"parameter {name} is repeated.")
+            raise ModelArtsError(400, contract.PARAMETER_REPEATED, f"parameter {name} is repeated.")
         constraint = {**DEFAULT_CONSTRAINT, **_object(item.get("constraint"), f"parameters[{i}].constraint")}
         params.append({"name": name, "description": item.get("description", ""), "i18n_description": None,
                        "value": item.get("value", ""), "constraint": constraint})
@@ -240,12 +240,12 @@ def _resource(spec: Json) -> Json:
         raise invalid("spec.resource.flavor_id is required")
     flavor = catalog.flavor(flavor_id)
     if flavor is None:
-        raise ModelArtsError(400, "ModelArts.2781", f"flavor {flavor_id} not found.")
+        raise ModelArtsError(400, contract.FLAVOR_NOT_FOUND, f"flavor {flavor_id} not found.")
     nodes = resource.get("node_count", 1)
     if not isinstance(nodes, int) or isinstance(nodes, bool) or nodes < 1:
         raise invalid("spec.resource.node_count must be an integer >= 1")
     if nodes > flavor["max_num"]:
-        raise ModelArtsError(400, "ModelArts.2793",
+        raise ModelArtsError(400, contract.NODE_COUNT_ABOVE_MAX,
                              f"node_count {nodes} exceeds the maximum {flavor['max_num']} of {flavor_id}.")
     detail = {k: flavor[k] for k in ("flavor_type", "billing", "flavor_info")}
     return {"policy": "regular", "flavor_id": flavor_id, "flavor_name": flavor["flavor_name"],
@@ -260,7 +260,7 @@ def _tags(value: Any, where: str) -> list[Json] | None:
     tags = _list(value, where)
     if not all(isinstance(t, dict) and isinstance(t.get("key"), str) and t["key"]
                and isinstance(t.get("value", ""), str) for t in tags):
-        raise ModelArtsError(400, "ModelArts.0101", f"{where} must be a list of {{key, value}} strings.")
+        raise ModelArtsError(400, contract.INVALID_FIELD, f"{where} must be a list of {{key, value}} strings.")
     return [{"key": t["key"], "value": t.get("value", "")} for t in tags]
 
 
@@ -369,19 +369,19 @@ def build_job(body: Any, *, job_id: str, now_ms: int, algorithms: Callable[[str]
 
     ``algorithms`` looks up an algorithm's document by ID; ``taken`` holds the names in use."""
     body = _object(body, "body", required=True)
-    if body.get("kind") != "job":
+    if body.get("kind") != contract.JOB_KIND:
         raise invalid("kind must be 'job'")
     metadata = _object(body.get("metadata"), "metadata", required=True)
     name = _name(metadata, "training job")
     if name in taken:
-        raise ModelArtsError(400, "ModelArts.2751", f"training job name {name} already exists.")
+        raise ModelArtsError(400, contract.DUPLICATE_JOB_NAME, f"training job name {name} already exists.")
     description = _description(metadata)
     algorithm = _job_algorithm(_object(body.get("algorithm"), "algorithm", required=True), algorithms)
     spec = _object(body.get("spec"), "spec", required=True)
     annotations = _annotations(metadata)
     extras = ("log_export_path", "auto_stop")
     job: Json = {
-        "kind": "job",
+        "kind": contract.JOB_KIND,
         "metadata": {"id": job_id, "name": name, "description": description, "create_time": now_ms,
                      "workspace_id": metadata.get("workspace_id", "0"), "ai_project": "default-ai-project",
                      "user_name": "", "annotations": annotations},

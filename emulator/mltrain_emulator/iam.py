@@ -16,6 +16,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
 from . import defaults as d
+from . import modelarts_contract as mc
 from . import signing
 from .errors import IamError
 from .records import Token
@@ -87,7 +88,7 @@ async def issue_token(request: Request) -> Response:
         "roles": [{"id": "0", "name": "te_admin"}],
         "catalog": [],
     }}
-    return JSONResponse(content, status_code=201, headers={"X-Subject-Token": token})
+    return JSONResponse(content, status_code=201, headers={mc.TOKEN_HEADER: token})
 
 
 @router.get(d.IAM_PROJECTS)

@@ -22,7 +22,7 @@ def create_app(settings: EmulatorSettings | None = None, *, state_file: Path | N
                faults: list[FaultRule] | None = None) -> FastAPI:
     """Build the app. ``state_file`` is loaded now; every change is journaled beside it (persistence.py)."""
     world = World(settings, state_file=state_file, faults=faults)
-    app = FastAPI(title="pulumi-mltrain emulator", docs_url=d.ADMIN_PREFIX + "/docs",
+    app = FastAPI(title="mltrain-emulator", docs_url=d.ADMIN_PREFIX + "/docs",
                   openapi_url=d.ADMIN_PREFIX + "/openapi.json", redoc_url=None)
     app.state.world = world
     platforms = [*(alaya.build_router(prefix) for prefix in d.ALAYA_PREFIXES), iam.router, modelarts.router]

@@ -11,6 +11,7 @@ import secrets
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
+from . import alaya_contract as ac
 from . import catalog
 from . import defaults as d
 from .records import AlayaTask, Subscription
@@ -19,8 +20,8 @@ from .settings import EmulatorSettings, name_matches
 Json = dict[str, Any]
 
 BEIJING = timezone(timedelta(hours=8))
-ACTIVE = (d.TASK_QUEUED, d.TASK_STARTING, d.TASK_RUNNING)
-TERMINAL = (d.TASK_SUCCEEDED, d.TASK_FAILED, d.TASK_STOPPED)
+ACTIVE = ac.STOPPABLE
+TERMINAL = ac.TERMINAL
 
 
 def format_time(at: float | None) -> str | None:
@@ -40,7 +41,7 @@ def scheduling_failure(request: Json) -> str | None:
         storage = catalog.storage(config["storageId"])
         if storage is None:
             return f"storage {config['storageId']} does not exist"
-        if storage["status"] != "Active":
+        if storage["status"] != ac.STORAGE_ACTIVE:
             return f"storage {config['storageId']} is not Active ({storage['status']})"
         if config["storageType"] not in (None, storage["storageType"]):
             return f"storage {config['storageId']} is {storage['storageType']}, not {config['storageType']}"

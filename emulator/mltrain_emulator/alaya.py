@@ -13,6 +13,7 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
+from . import alaya_contract as ac
 from . import catalog
 from . import defaults as d
 from .alaya_lifecycle import ACTIVE, enter, subscription_view, task_view
@@ -23,16 +24,16 @@ from .records import AlayaTask, Subscription
 from .state import World, world_of
 
 Json = dict[str, Any]
-MAX_PAGE_SIZE = 100
+MAX_PAGE_SIZE = ac.MAX_PAGE_SIZE
 
 
 async def require_api_key(request: Request) -> None:
     header = request.headers.get("authorization")
     if not header:
-        raise AlayaError(40401, "Login credential expired, please log in again", http_status=401)
+        raise AlayaError(ac.LOGIN_EXPIRED, "Login credential expired, please log in again", http_status=401)
     scheme, _, key = header.partition(" ")
     if scheme.lower() != "bearer" or key.strip() not in world_of(request).settings.alaya_api_keys:
-        raise AlayaError(40006, "API key not found", http_status=401)
+        raise AlayaError(ac.API_KEY_NOT_FOUND, "API key not found", http_status=401)
 
 
 def _query_int(request: Request, name: str, default: int, low: int, high: int | None = None) -> int:
@@ -44,7 +45,7 @@ def _query_int(request: Request, name: str, default: int, low: int, high: int | 
     except ValueError:
         value = low - 1
     if value < low or (high is not None and value > high):
-        raise AlayaError(400, f"{name}: must be an integer >= {low}" + (f" and <= {high}" if high else ""))
+        raise AlayaError(ac.BAD_REQUEST, f"{name}: must be an integer >= {low}" + (f" and <= {high}" if high else ""))
     return value
 
 
@@ -59,7 +60,7 @@ def _page(request: Request, rows: list[Json]) -> Json:
 def _task(world: World, task_id: str) -> AlayaTask:
     task = world.tasks.get(task_id)
     if task is None:
-        raise AlayaError(404, f"training task {task_id} not found")
+        raise AlayaError(ac.NOT_FOUND, f"training task {task_id} not found")
     return task
 
 
@@ -68,10 +69,10 @@ async def create(request: Request) -> Json:
     try:
         body = json.loads(await request.body() or b"null")
     except ValueError as exc:
-        raise AlayaError(400, "body: invalid JSON") from exc
+        raise AlayaError(ac.BAD_REQUEST, "body: invalid JSON") from exc
     spec = normalise_create(body)
     if spec["productCode"] in world.settings.alaya_forbidden_products:
-        raise AlayaError(403, "Forbidden")
+        raise AlayaError(ac.FORBIDDEN, "Forbidden")
     key = str(uuid.uuid4())
     sub = Subscription(result_key=key, request=spec, created_at=world.now(),
                        never_resolve=bool(request.scope.get(NEVER_RESOLVE_SCOPE_KEY)))
@@ -82,10 +83,10 @@ async def create(request: Request) -> Json:
 
 def _result(request: Request, key: str | None) -> Json:
     if not key:
-        raise AlayaError(400, "resultKey: is required")
+        raise AlayaError(ac.BAD_REQUEST, "resultKey: is required")
     sub = world_of(request).subscriptions.get(key)
     if sub is None:
-        raise AlayaError(404, f"resultKey {key} not found")
+        raise AlayaError(ac.NOT_FOUND, f"resultKey {key} not found")
     return alaya_ok(subscription_view(sub, pending=bool(request.scope.get(NEVER_RESOLVE_SCOPE_KEY))))
 
 
@@ -107,7 +108,7 @@ async def stop(request: Request, task_id: str) -> Json:
     task = _task(world, task_id)
     if task.deleting_since is not None or task.status not in ACTIVE:
         shown = d.TASK_DELETING if task.deleting_since is not None else task.status
-        raise AlayaError(409, f"training task {task_id} cannot be stopped in status {shown}")
+        raise AlayaError(ac.CONFLICT, f"training task {task_id} cannot be stopped in status {shown}")
     enter(task, d.TASK_STOPPED, world.now(), "stopped by user")
     world.commit(task)
     return alaya_ok({})
@@ -117,7 +118,7 @@ async def delete(request: Request, task_id: str) -> Json:
     world = world_of(request)
     task = _task(world, task_id)
     if task.status in (d.TASK_STARTING, d.TASK_RUNNING):
-        raise AlayaError(409, "stop the task before deleting it")
+        raise AlayaError(ac.CONFLICT, "stop the task before deleting it")
     if task.deleting_since is None:
         task.deleting_since = world.now()
         world.commit(task)
@@ -157,7 +158,7 @@ def build_router(prefix: str) -> APIRouter:
     router = APIRouter(prefix=prefix, dependencies=[Depends(require_api_key)])
     router.add_api_route(d.ALAYA_CREATE, create, methods=["POST"])
     router.add_api_route(d.ALAYA_RESULT, result, methods=["GET"])
-    router.add_api_route(d.ALAYA_RESULT + "/{result_key}", result_by_path, methods=["GET"])
+    router.add_api_route(ac.RESULT_BY_KEY, result_by_path, methods=["GET"])
     router.add_api_route(d.ALAYA_TASK_LIST, list_tasks, methods=["GET"])
     router.add_api_route(d.ALAYA_CHECK_ENABLED, check_enabled, methods=["GET"])
     router.add_api_route(d.ALAYA_TASK_DETAIL, detail, methods=["GET"])

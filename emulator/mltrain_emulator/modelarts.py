@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse, Response
 
 from . import catalog, signing
 from . import defaults as d
+from . import modelarts_contract as mc
 from .errors import ModelArtsError
 from .modelarts_documents import (
     algorithm_not_found,
@@ -37,19 +38,19 @@ async def require_token(request: Request, project_id: str) -> None:
     if signing.is_signed(request):
         await signing.verify(request, world.now())
         if request.headers.get("x-project-id") != project_id or project_id not in world.settings.iam_projects.values():
-            raise ModelArtsError(403, "ModelArts.0210", "the project ID in the URL does not match X-Project-Id.",
+            raise ModelArtsError(403, mc.PROJECT_MISMATCH, "the project ID in the URL does not match X-Project-Id.",
                                  "Send X-Project-Id with the project ID of the URL.")
         return
-    token = request.headers.get("x-auth-token")
+    token = request.headers.get(mc.AUTH_HEADER)
     if not token:
-        raise ModelArtsError(401, "ModelArts.0201", "token is missing.", "Send an IAM token in X-Auth-Token.")
+        raise ModelArtsError(401, mc.TOKEN_MISSING, "token is missing.", "Send an IAM token in X-Auth-Token.")
     record = world.find_token(token)
     if record is None:
-        raise ModelArtsError(401, "ModelArts.0203", "token is invalid.", "Get a new token from IAM.")
+        raise ModelArtsError(401, mc.TOKEN_INVALID, "token is invalid.", "Get a new token from IAM.")
     if record.revoked or world.now() >= record.expires_at:
-        raise ModelArtsError(401, "ModelArts.0208", "token expired.", "Get a new token from IAM.")
+        raise ModelArtsError(401, mc.TOKEN_EXPIRED, "token expired.", "Get a new token from IAM.")
     if record.project_id != project_id:
-        raise ModelArtsError(403, "ModelArts.0210", "the project ID in the URL does not match the token.",
+        raise ModelArtsError(403, mc.PROJECT_MISMATCH, "the project ID in the URL does not match the token.",
                              "Use a token scoped to this project.")
 
 
@@ -93,7 +94,7 @@ def _job_task(job: TrainingJob, task_id: str) -> str:
 
 # --- catalogue ------------------------------------------------------------------------------------
 
-@router.get("/training-job-flavors")
+@router.get(mc.FLAVORS)
 async def flavors(request: Request) -> Json:
     kind = request.query_params.get("flavor_type")
     if kind not in (None, "", "CPU", "GPU", "Ascend"):
@@ -102,8 +103,8 @@ async def flavors(request: Request) -> Json:
     return {"total_count": len(rows), "flavors": rows}
 
 
-@router.get("/training-job-engines")
-@router.get("/job/training-job-engines")  # the path as seed 002 writes it
+@router.get(mc.ENGINES)
+@router.get(mc.ENGINES_SEED)
 async def engines(request: Request) -> Json:
     rows = catalog.engines()
     return {"total": len(rows), "items": rows}
@@ -111,25 +112,25 @@ async def engines(request: Request) -> Json:
 
 # --- algorithms -----------------------------------------------------------------------------------
 
-@router.post("/algorithms")
+@router.post(mc.ALGORITHMS)
 async def create_algorithm(request: Request) -> Response:
     world = world_of(request)
     document = build_algorithm(parse_json(await request.body()), algorithm_id=str(uuid.uuid4()),
                                now_ms=world.clock.now_ms())
     name = document["metadata"]["name"]
     if world.algorithm_index.has_name(name):
-        raise ModelArtsError(400, "ModelArts.2821", f"algorithm name {name} already exists.")
+        raise ModelArtsError(400, mc.DUPLICATE_ALGORITHM_NAME, f"algorithm name {name} already exists.")
     algorithm = Algorithm(id=document["metadata"]["id"], document=document)
     world.add_algorithm(algorithm)
     world.commit(algorithm)
     return JSONResponse(document, status_code=201)
 
 
-@router.get("/algorithms")
+@router.get(mc.ALGORITHMS)
 async def list_algorithms(request: Request) -> Json:
     query = request.query_params
     offset = _query_int(request, "offset", 0, 0, 1_000_000)
-    limit = _query_int(request, "limit", 10, 1, 50)
+    limit = _query_int(request, "limit", 10, 1, mc.PAGE_LIMIT)
     order = _order(query.get("order"))
     name_filter = ""
     for search in filter(None, (query.get("searches") or "").split(";")):
@@ -150,12 +151,12 @@ async def list_algorithms(request: Request) -> Json:
             "group_by": query.get("group_by") or "", "items": page}
 
 
-@router.get("/algorithms/{algorithm_id}")
+@router.get(mc.ALGORITHM)
 async def get_algorithm(request: Request, algorithm_id: str) -> Json:
     return _algorithm(world_of(request), algorithm_id).document
 
 
-@router.put("/algorithms/{algorithm_id}")
+@router.put(mc.ALGORITHM)
 async def update_algorithm(request: Request, algorithm_id: str) -> Response:
     """Full-body replacement (as Terraform uses it). A changed name is refused with ModelArts.2788."""
     world = world_of(request)
@@ -166,7 +167,7 @@ async def update_algorithm(request: Request, algorithm_id: str) -> Response:
     return JSONResponse(algorithm.document, status_code=201)
 
 
-@router.delete("/algorithms/{algorithm_id}")
+@router.delete(mc.ALGORITHM)
 async def delete_algorithm(request: Request, algorithm_id: str) -> Response:
     world = world_of(request)
     algorithm = _algorithm(world, algorithm_id)
@@ -177,7 +178,7 @@ async def delete_algorithm(request: Request, algorithm_id: str) -> Response:
 
 # --- training jobs --------------------------------------------------------------------------------
 
-@router.post("/training-jobs")
+@router.post(mc.JOBS)
 async def create_job(request: Request) -> Response:
     world = world_of(request)
     job_id, now = str(uuid.uuid4()), world.now()
@@ -190,13 +191,13 @@ async def create_job(request: Request) -> Response:
     return JSONResponse(job_view(job, now, full=world.settings.modelarts_full_detail), status_code=201)
 
 
-@router.get("/training-jobs/{training_job_id}")
+@router.get(mc.JOB)
 async def get_job(request: Request, training_job_id: str) -> Json:
     world = world_of(request)
     return job_view(_job(world, training_job_id), world.now(), full=world.settings.modelarts_full_detail)
 
 
-@router.put("/training-jobs/{training_job_id}")
+@router.put(mc.JOB)
 async def update_job(request: Request, training_job_id: str) -> Response:
     world = world_of(request)
     job = _job(world, training_job_id)
@@ -205,12 +206,12 @@ async def update_job(request: Request, training_job_id: str) -> Response:
     return JSONResponse(None)
 
 
-@router.get("/modelarts-training-job/{training_job_id}/tags")
+@router.get(mc.JOB_TAGS)
 async def job_tags(request: Request, training_job_id: str) -> Json:
     return {"tags": list(_job(world_of(request), training_job_id).tags)}
 
 
-@router.post("/modelarts-training-job/{training_job_id}/tags/create")
+@router.post(mc.JOB_TAGS_CREATE)
 async def tag_job(request: Request, training_job_id: str) -> Response:
     """Upsert by key; 204 like the platform."""
     world = world_of(request)
@@ -219,7 +220,7 @@ async def tag_job(request: Request, training_job_id: str) -> Response:
     tags = body.get("tags") if isinstance(body, dict) else None
     if not isinstance(tags, list) or not all(isinstance(t, dict) and isinstance(t.get("key"), str)
                                              and isinstance(t.get("value"), str) for t in tags):
-        raise ModelArtsError(400, "ModelArts.0101", "tags must be a list of {key, value} strings.")
+        raise ModelArtsError(400, mc.INVALID_FIELD, "tags must be a list of {key, value} strings.")
     merged = {t["key"]: t["value"] for t in job.tags}
     merged.update({t["key"]: t["value"] for t in tags})
     job.tags = [{"key": k, "value": v} for k, v in merged.items()]
@@ -227,7 +228,7 @@ async def tag_job(request: Request, training_job_id: str) -> Response:
     return Response(status_code=204)
 
 
-@router.delete("/modelarts-training-job/{training_job_id}/tags/delete")
+@router.delete(mc.JOB_TAGS_DELETE)
 async def untag_job(request: Request, training_job_id: str) -> Response:
     """Remove the given keys; 204 like the platform."""
     world = world_of(request)
@@ -235,14 +236,14 @@ async def untag_job(request: Request, training_job_id: str) -> Response:
     body = parse_json(await request.body())
     tags = body.get("tags") if isinstance(body, dict) else None
     if not isinstance(tags, list) or not all(isinstance(t, dict) and isinstance(t.get("key"), str) for t in tags):
-        raise ModelArtsError(400, "ModelArts.0101", "tags must be a list of {key} objects.")
+        raise ModelArtsError(400, mc.INVALID_FIELD, "tags must be a list of {key} objects.")
     keys = {t["key"] for t in tags}
     job.tags = [t for t in job.tags if t["key"] not in keys]
     world.commit(job)
     return Response(status_code=204)
 
 
-@router.delete("/training-jobs/{training_job_id}")
+@router.delete(mc.JOB)
 async def delete_job(request: Request, training_job_id: str) -> Response:
     """202 at once; the job stays readable, phase unchanged, until ``delete_delay`` has passed."""
     world = world_of(request)
@@ -253,16 +254,16 @@ async def delete_job(request: Request, training_job_id: str) -> Response:
     return Response(status_code=202)
 
 
-@router.post("/training-jobs/{training_job_id}/actions")
+@router.post(mc.JOB_ACTIONS)
 async def job_action(request: Request, training_job_id: str) -> Response:
     world = world_of(request)
     job = _job(world, training_job_id)
     body = parse_json(await request.body())
     action = body.get("action_type") if isinstance(body, dict) else None
-    if action != "terminate":
-        raise ModelArtsError(400, "ModelArts.2812", f"unsupported action_type {action!r}.")
+    if action != mc.TERMINATE:
+        raise ModelArtsError(400, mc.UNSUPPORTED_ACTION, f"unsupported action_type {action!r}.")
     if job.phase not in TERMINABLE:
-        raise ModelArtsError(409, "ModelArts.2796", f"a training job in phase {job.phase} cannot be stopped.")
+        raise ModelArtsError(409, mc.CANNOT_TERMINATE, f"a training job in phase {job.phase} cannot be stopped.")
     enter(job, d.PHASE_TERMINATING, world.now(), "terminating on user request")
     world.commit(job)
     return JSONResponse(job_view(job, world.now(), full=world.settings.modelarts_full_detail), status_code=202)
@@ -326,7 +327,7 @@ def _by_name(world: World, rules: list[Rule]) -> set[str] | None:
     return best
 
 
-@router.post("/training-job-searches")
+@router.post(mc.JOB_SEARCHES)
 async def search_jobs(request: Request) -> Json:
     """``offset`` is a page index here, unlike the algorithm list (api.md B.6 #6).
 
@@ -338,8 +339,8 @@ async def search_jobs(request: Request) -> Json:
     if not isinstance(body, dict):
         raise invalid("body must be an object")
     offset, limit = body.get("offset", 0), body.get("limit", 10)
-    if not isinstance(offset, int) or offset < 0 or not isinstance(limit, int) or not 1 <= limit <= 50:
-        raise invalid("offset must be >= 0 and limit between 1 and 50")
+    if not isinstance(offset, int) or offset < 0 or not isinstance(limit, int) or not 1 <= limit <= mc.PAGE_LIMIT:
+        raise invalid(f"offset must be >= 0 and limit between 1 and {mc.PAGE_LIMIT}")
     order = _order(body.get("order"))
     filters = body.get("filters") or []
     if not isinstance(filters, list):
@@ -362,7 +363,7 @@ async def search_jobs(request: Request) -> Json:
             "ai_project": "default-ai-project", "items": page}
 
 
-@router.get("/training-jobs/{training_job_id}/tasks/{task_id}/logs/url")
+@router.get(mc.JOB_LOG_URL)
 async def job_log_url(request: Request, training_job_id: str, task_id: str) -> Response:
     """While Creating, api.md B.4 documents 204 with ModelArts.2776 (logs not ready). A 204 cannot
     carry a body in HTTP/1.1, so the answer is a bare 204: clients retry later."""
@@ -374,7 +375,7 @@ async def job_log_url(request: Request, training_job_id: str, task_id: str) -> R
     return JSONResponse({"obs_url": log_url(job, task, world.now())})
 
 
-@router.get("/training-jobs/{training_job_id}/tasks/{task_id}/logs/preview")
+@router.get(mc.JOB_LOG_PREVIEW)
 async def job_log_preview(request: Request, training_job_id: str, task_id: str) -> Response:
     """The latest part of a task's log; a bare 204 while Creating (not ready, as for the log URL)."""
     world = world_of(request)
@@ -385,19 +386,19 @@ async def job_log_preview(request: Request, training_job_id: str, task_id: str) 
     return JSONResponse(log_preview(job, task, world.now()))
 
 
-@router.get("/training-jobs/{training_job_id}/events")
+@router.get(mc.JOB_EVENTS)
 async def job_events(request: Request, training_job_id: str) -> Json:
     """ListTrainingJobEvents: ?offset&limit (1-100, default 50)&order (asc|desc, default desc)."""
     job = _job(world_of(request), training_job_id)
     offset = _query_int(request, "offset", 0, 0, 1_000_000)
-    limit = _query_int(request, "limit", 50, 1, 100)
+    limit = _query_int(request, "limit", 50, 1, mc.EVENTS_LIMIT)
     rows = events(job)
     if _order(request.query_params.get("order") or "desc") == "desc":
         rows.reverse()
     return {"events": rows[offset:offset + limit], "total": len(rows)}
 
 
-@router.get("/training-jobs/{training_job_id}/metrics/{task_id}")
+@router.get(mc.JOB_METRICS)
 async def job_metrics(request: Request, training_job_id: str, task_id: str) -> Json:
     world = world_of(request)
     job = _job(world, training_job_id)

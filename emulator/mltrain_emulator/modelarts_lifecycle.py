@@ -14,12 +14,13 @@ import zlib
 from typing import Any
 
 from . import defaults as d
+from . import modelarts_contract as mc
 from .records import TrainingJob
 from .settings import EmulatorSettings, name_matches
 
 Json = dict[str, Any]
 
-TERMINABLE = (d.PHASE_CREATING, d.PHASE_PENDING, d.PHASE_RUNNING)
+TERMINABLE = mc.TERMINABLE
 SECONDARY = {d.PHASE_PENDING: "Queuing", d.PHASE_ABNORMAL: "Unknown"}
 
 
@@ -44,7 +45,7 @@ def _next(job: TrainingJob, settings: EmulatorSettings) -> tuple[float, str, str
 def enter(job: TrainingJob, phase: str, at: float, reason: str = "") -> None:
     if phase == d.PHASE_RUNNING:
         job.start_at = at
-    if phase in (d.PHASE_COMPLETED, d.PHASE_FAILED, d.PHASE_ABNORMAL, d.PHASE_TERMINATED):
+    if phase in mc.ENDED:
         job.end_at = at
     job.phase, job.phase_since, job.reason = phase, at, reason
 
