@@ -39,7 +39,7 @@ def _docs_index_example() -> str:
     text = (ROOT / "docs" / "_index.md").read_text()
     match = re.search(r"```python\n(.*?)```", text.split("## Example", 1)[1], re.S)
     assert match, "docs/_index.md has no ```python block under ## Example"
-    assert "from pulumi_mltrain import" in match.group(1), "docs/_index.md's first Python example is not the dynamic form"
+    assert "from pulumi_mltrain import" in match.group(1), "docs/_index.md's first Python example is not dynamic"
     return match.group(1)
 
 
