@@ -292,8 +292,7 @@ class TrainingJobHandler(RunReason, AlayaHandler):
                 raise
             mine = self._ours(spec, owner)
             if len(mine) == 1:
-                print(f"[mltrain] {err}; task {spec.name!r} found by its owner mark: {mine[0].get('id')}",
-                      file=sys.stderr)
+                notice(f"{err}; task {spec.name!r} found by its owner mark: {mine[0].get('id')}", owner)
                 return {"status": contract.SUB_SUCCESS, "trainingTaskId": str(mine[0].get("id"))}
             return {"status": contract.SUB_PROCESSING, "message": str(err)}
 
@@ -318,8 +317,8 @@ class TrainingJobHandler(RunReason, AlayaHandler):
                         "again: the provider looks for its own task by name and owner mark before creating, "
                         "so no duplicate is made"
                     ) from None
-                print(f"[mltrain] task {spec.name!r} not found {grace:.0f}s after an unanswered create; "
-                      "sending it again", file=sys.stderr)
+                notice(f"task {spec.name!r} not found {grace:.0f}s after an unanswered create; "
+                       "sending it again", owner)
         raise AssertionError("unreachable")
 
     def _ours(self, spec: Any, owner: Mark | None) -> list[dict[str, Any]]:
@@ -357,8 +356,7 @@ class TrainingJobHandler(RunReason, AlayaHandler):
         for task in self._ours(spec, owner):
             other = str(task.get("id"))
             if other != task_id:
-                print(f"[mltrain] removing {other}, a duplicate of {task_id} from the unanswered first request",
-                      file=sys.stderr)
+                notice(f"removing {other}, a duplicate of {task_id} from the unanswered first request", owner)
                 self._remove(other, deadline)
 
     def _existing(self, spec: Any, owner: Mark | None) -> str | None:
@@ -441,13 +439,13 @@ class TrainingJobHandler(RunReason, AlayaHandler):
             self._settle(object_id, deadline, label)
             return self._outputs(self.api().task(object_id))
         if "stopped" in changed:
-            print(f"[mltrain] {self.kind} {new.name!r}: stopped=false recorded; task {object_id} is not started "
-                  "again (to run the job again, change its replacement_trigger)", file=sys.stderr)
+            notice(f"{self.kind} {new.name!r}: stopped=false recorded; task {object_id} is not started "
+                   "again (to run the job again, change its replacement_trigger)", owner)
         recorded = [n for n, m in specs.field_metas(type(new)) if n in changed and m.on_change == "record"]
         if recorded:
-            print(f"[mltrain] {self.kind} {new.name!r}: {', '.join(recorded)} recorded in the state only: Alaya NeW "
-                  f"has no update call, so task {object_id} keeps the value it was created with (no new run; "
-                  "to run it again, use the replacement_trigger resource option)", file=sys.stderr)
+            notice(f"{self.kind} {new.name!r}: {', '.join(recorded)} recorded in the state only: Alaya NeW "
+                   f"has no update call, so task {object_id} keeps the value it was created with (no new run; "
+                   "to run it again, use the replacement_trigger resource option)", owner)
         return {}
 
     # ----- adopt / read / delete -----------------------------------------------------------------

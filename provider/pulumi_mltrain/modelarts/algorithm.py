@@ -8,14 +8,13 @@ Create is idempotent like the training job's: an algorithm of this name is adopt
 
 from __future__ import annotations
 
-import sys
 from typing import Any, ClassVar
 
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
 from ..handler import CREATE_ATTEMPTS, ManagedSpec
 from ..ownership import Mark, claim
-from ..progress import Label
+from ..progress import Label, notice
 from ..resource import MltrainProvider
 from ..transport import remaining
 from ..waiter import Backoff, look_for, wait_for
@@ -200,8 +199,7 @@ class AlgorithmHandler(ModelArtsHandler):
         algorithm = self.api().algorithm(algorithm_id)
         claim(self.noun, algorithm_id, spec.name, _mark(algorithm), owner)
         self._require_match(spec, algorithm_id, algorithm)
-        print(f"[mltrain] algorithm {spec.name!r} ({algorithm_id}) from an interrupted run found: adopting it",
-              file=sys.stderr)
+        notice(f"algorithm {spec.name!r} ({algorithm_id}) from an interrupted run found: adopting it", owner)
         return algorithm
 
     # ----- adopt / read / update / delete --------------------------------------------------------

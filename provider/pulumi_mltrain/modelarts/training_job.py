@@ -359,8 +359,8 @@ class TrainingJobHandler(RunReason, ModelArtsHandler):
                         "Run `pulumi up` again: the provider looks the job up by name before creating, "
                         "so no duplicate is made"
                     ) from None
-                print(f"[mltrain] job {spec.name!r} not found after an unanswered create; sending it again "
-                      "(a duplicate would be refused: job names are unique)", file=sys.stderr)
+                notice(f"job {spec.name!r} not found after an unanswered create; sending it again "
+                       "(a duplicate would be refused: job names are unique)", owner)
             except ApiError as err:
                 if err.code == contract.DUPLICATE_JOB_NAME:
                     found = self._existing(spec, owner, just_sent=attempt > 1)
@@ -509,8 +509,8 @@ class TrainingJobHandler(RunReason, ModelArtsHandler):
                 self._settle_stop(object_id, deadline, Label.of(self.kind, new, owner, object_id=object_id,
                                                                 doing="stopping"), look_first=not stopping)
         elif "stopped" in changed:
-            print(f"[mltrain] {self.kind} {new.name!r}: stopped=false recorded; job {object_id} is not started "
-                  "again (to run the job again, change its replacement_trigger)", file=sys.stderr)
+            notice(f"{self.kind} {new.name!r}: stopped=false recorded; job {object_id} is not started "
+                   "again (to run the job again, change its replacement_trigger)", owner)
         return self._outputs(self.api().job(object_id))
 
     def _tag(self, job_id: str, tags: dict[str, str] | None, previous: dict[str, str] | None) -> None:
