@@ -142,8 +142,10 @@ def test_pack_lists_every_policy_with_its_level() -> None:
         "modelarts-failure-notification": EnforcementLevel.MANDATORY,
         "modelarts-preemptible-retry": EnforcementLevel.MANDATORY,
         "gpu-hours-budget": EnforcementLevel.MANDATORY,
+        "new-run-budget": EnforcementLevel.MANDATORY,
     }
     assert isinstance(v.GPU_HOURS_BUDGET, StackValidationPolicy)
+    assert isinstance(v.NEW_RUN_BUDGET, StackValidationPolicy)
 
 
 def test_config_schemas_have_defaults_and_reach_the_engine() -> None:
