@@ -413,7 +413,9 @@ class TrainingJobHandler(RunReason, AlayaHandler):
     pending_states: ClassVar[frozenset[str]] = contract.BEFORE_RUNNING
 
     def _created_at(self, remote: dict[str, Any]) -> float | None:
-        return _epoch(remote.get("createdTime"))
+        """The end of the second `createdTime` names (it has whole seconds): never cuts the limit short."""
+        created = _epoch(remote.get("createdTime"))
+        return None if created is None else created + 1.0
 
     def _has_started(self, remote: dict[str, Any]) -> bool:
         return bool(remote.get("startTime"))
