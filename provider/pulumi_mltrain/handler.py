@@ -372,6 +372,8 @@ class Handler:
         partially created resource. An object that ends first (fails, stops, is deleted) or cannot be
         read is an error; when it is `ours` (this resource created it) it is rolled back, so that the
         platform and the state agree, and an adopted one is left as it is (it is not ours to delete).
+        A job still pending (`pending_states`) past its `max_pending_minutes` is the same error (see
+        pending.py), with the time pending and the platform's reason; `on_failure` decides alike.
         A wait that runs out of time says so and leaves the object for the next `pulumi up`, which
         waits again.
         """
