@@ -29,7 +29,8 @@ def _next(job: TrainingJob, settings: EmulatorSettings) -> tuple[float, str, str
     if job.phase == d.PHASE_CREATING:
         return since + step, d.PHASE_PENDING, ""
     if job.phase == d.PHASE_PENDING:
-        return since + step, d.PHASE_RUNNING, ""
+        queued = settings.modelarts_pending_seconds
+        return since + (step if queued is None else queued), d.PHASE_RUNNING, ""
     if job.phase == d.PHASE_RUNNING:
         end = since + settings.modelarts_run_seconds
         if name_matches(settings.modelarts_fail_names, name):

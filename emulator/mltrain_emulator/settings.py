@@ -59,6 +59,8 @@ class EmulatorSettings(BaseModel):
     # ModelArts
     modelarts_phase_delay: float = Field(default=1.0, ge=0)
     modelarts_run_seconds: float = Field(default=3.0, ge=0)
+    # How long a job stays Pending (queued for resources, secondary phase Queuing); None: modelarts_phase_delay.
+    modelarts_pending_seconds: float | None = Field(default=None, ge=0)
     modelarts_fail_names: str | None = None  # regex: Running → Failed
     modelarts_abnormal_names: str | None = None  # regex: Running → Abnormal
     # false (as the real platform): job details and searches leave out what Huawei's Terraform provider

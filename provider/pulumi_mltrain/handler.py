@@ -47,6 +47,7 @@ from .ownership import (
     physical_name,
     resource_of,
 )
+from .pending import PendingLimit
 from .progress import Label
 from .runs import replaced_by
 from .transport import remaining
@@ -339,6 +340,21 @@ class Handler:
         """(why the object ended before its target, details to add after what became of it)."""
         return "no reason given", ""
 
+    # The states of a job that has not run yet (queued, or being set up): what `max_pending_minutes` bounds.
+    pending_states: ClassVar[frozenset[str]] = frozenset()
+
+    def _created_at(self, remote: dict[str, Any]) -> float | None:
+        """When the platform created the object (epoch seconds), if its answer says."""
+        return None
+
+    def _has_started(self, remote: dict[str, Any]) -> bool:
+        """Whether the answer shows that the object has run (a start time)."""
+        return False
+
+    def _pending_reason(self, remote: dict[str, Any]) -> str:
+        """The platform's words for why the object still waits, if any."""
+        return ""
+
     def _roll_back(self, spec: Any, object_id: str) -> str:
         """Delete this resource's own object whose create fails; say what became of it."""
         raise NotImplementedError
@@ -356,6 +372,8 @@ class Handler:
         partially created resource. An object that ends first (fails, stops, is deleted) or cannot be
         read is an error; when it is `ours` (this resource created it) it is rolled back, so that the
         platform and the state agree, and an adopted one is left as it is (it is not ours to delete).
+        A job still pending (`pending_states`) past its `max_pending_minutes` is the same error (see
+        pending.py), with the time pending and the platform's reason; `on_failure` decides alike.
         A wait that runs out of time says so and leaves the object for the next `pulumi up`, which
         waits again.
         """
@@ -369,13 +387,22 @@ class Handler:
                 return self._unread(object_id)
         reached, never = goal
         what = self._what(spec, object_id)
+        minutes = getattr(spec, "max_pending_minutes", None)
+        pending = PendingLimit(minutes, self.pending_states, self.wait_backoff) if minutes else None
+
+        def done(remote: dict[str, Any]) -> bool:
+            state = self._state_of(remote)
+            if state in reached or state in never:
+                return True
+            return pending is not None and pending.over(state, self._created_at(remote), self._has_started(remote))
+
         try:
             final = wait_for(
-                lambda: self._fetch(object_id),
-                lambda r: self._state_of(r) in reached or self._state_of(r) in never,
+                lambda: self._fetch(object_id), done,
                 timeout=remaining(deadline), what=what, state_of=self._state_of, backoff=self.wait_backoff,
                 label=Label.of(self.kind, spec, owner, object_id=object_id),
                 notes=self._notes(spec, object_id),
+                hint=(lambda _: pending.hint()) if pending is not None else None,
             ).value
         except WaitTimeout as err:
             kept = self._kept(spec, object_id) if ours else (
@@ -390,14 +417,23 @@ class Handler:
         state = self._state_of(final)
         if state in reached:
             return self._recorded(spec, final)
-        why, tail = self._ended(spec, object_id, final)
+        outs: dict[str, Any] = {}
+        if state in never:
+            why, tail = self._ended(spec, object_id, final)
+            head, kept = f"{what} ended {state} before it was {spec.wait_for}: {why}", ""
+        else:  # pending past max_pending_minutes (`done` ends the wait on nothing else)
+            assert pending is not None
+            reason = self._pending_reason(final) or "the platform gives no reason"
+            why, tail = f"{pending.words(state)}: {reason}", ""
+            head, kept = f"{what} was {why}", f" as it is, still {state} (it may yet start),"
+            if "reason" in self.output_type.model_fields:
+                outs["reason"] = why
         if ours and getattr(spec, "on_failure", "delete") == "keep":
             raise KeptFailure(
-                f"{what} ended {state} before it was {spec.wait_for}: {why}. It was kept (on_failure=\"keep\") "
-                f"and is recorded with its status and reason: the next `pulumi up` replaces it and `pulumi "
-                f"destroy` deletes it{tail}", object_id, self._recorded(spec, final))
-        raise RemoteFailure(f"{what} ended {state} before it was {spec.wait_for}: {why}. "
-                            f"{self._undo(spec, object_id, ours)}{tail}")
+                f"{head}. It was kept (on_failure=\"keep\"){kept} and is recorded with its status and reason: the "
+                f"next `pulumi up` replaces it and `pulumi destroy` deletes it{tail}", object_id,
+                {**self._recorded(spec, final), **outs})
+        raise RemoteFailure(f"{head}. {self._undo(spec, object_id, ours)}{tail}")
 
     def refuse_take_over_in_replace(self, object_id: str) -> None:
         """A replacement created before its old object is deleted would find that object by its owner

@@ -131,6 +131,7 @@ PROVIDER_ONLY = {
     pa: {
         "REACHED": "what each wait_for target accepts: the provider's semantics",
         "NEVER": "what a wait_for target never becomes: the provider's semantics",
+        "BEFORE_RUNNING": "what max_pending_minutes bounds: the provider's semantics",
         "OWNER_ENV": "the provider's owner mark", "SECRET_DETAIL_KEYS": "what the provider redacts",
     },
     pm: {
@@ -139,6 +140,7 @@ PROVIDER_ONLY = {
         "ERROR_EVENTS": "how much the provider quotes",
         "FAILURES": "what a wait_for target never becomes: the provider's semantics",
         "REACHED": "what each wait_for target accepts: the provider's semantics",
+        "BEFORE_RUNNING": "what max_pending_minutes bounds: the provider's semantics",
         "OWNER_STACK": "the provider's owner mark", "OWNER_URN": "the provider's owner mark",
     },
 }

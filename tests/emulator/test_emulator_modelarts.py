@@ -198,6 +198,19 @@ def test_job_phases_follow_the_clock(emulator: EmulatorHandle, modelarts: httpx.
     assert status["task_statuses"] == [{"task": "worker-0", "exit_code": 0, "message": ""}]
 
 
+def test_a_job_stays_pending_for_modelarts_pending_seconds(emulator: EmulatorHandle, modelarts: httpx.Client,
+                                                           job_body: Body, algorithm_id: str, timing: Any) -> None:
+    """A job queued for resources: Pending (secondary phase Queuing) for the setting's time, then it runs."""
+    emulator.admin.set_settings(modelarts_pending_seconds=10 * timing.step)
+    job_id = _job(modelarts, job_body, algorithm_id)["metadata"]["id"]
+    phases = []
+    for seconds in (timing.step, 9 * timing.step, timing.step):
+        emulator.admin.advance(seconds)
+        status = modelarts.get(f"/training-jobs/{job_id}").json()["status"]
+        phases.append((status["phase"], status["secondary_phase"]))
+    assert phases == [("Pending", "Queuing"), ("Pending", "Queuing"), ("Running", "Running")]
+
+
 @pytest.mark.parametrize(("setting", "phase", "secondary", "exit_code"), [
     ("modelarts_fail_names", "Failed", "Failed", 1),
     ("modelarts_abnormal_names", "Abnormal", "Unknown", -1),

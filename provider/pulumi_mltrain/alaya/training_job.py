@@ -18,7 +18,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, SerializationInfo, field_serializer, model_validator
 
-from .. import runs, transport
+from .. import pending, runs, transport
 from .. import spec as specs
 from ..answers import from_beijing
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, UnexpectedAnswer
@@ -121,6 +121,9 @@ class TrainingJobSpec(ManagedSpec):
         "delete", description="A task that fails or stops during the create's wait: delete (the default) rolls it "
         "back; keep leaves it on the platform and in the state with its status and reason, so it can be "
         "inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.", on_change="local")
+    max_pending_minutes: float | None = specs.spec_field(
+        None, description=pending.description("QUEUED or STARTING"), on_change="local", gt=0,
+        allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod
@@ -149,6 +152,10 @@ class TrainingJobSpec(ManagedSpec):
         if self.create_type not in contract.CREATE_TYPES_SUPPORTED:
             out.append(("create_type", f"{self.create_type} cannot work: it copies a task or uses a template, "
                                        "and the create call has no field that names the source; use DIRECT"))
+        if self.max_pending_minutes is not None and self.wait_for not in contract.REACHED:
+            out.append(("max_pending_minutes", f"applies only while create waits for the task to run: "
+                                               f"wait_for={self.wait_for!r} does not wait; set wait_for to "
+                                               "'running' or 'completed', or unset max_pending_minutes"))
         if self.enable_timeout_cancel and self.timeout_hours is None:
             out.append(("timeout_hours", "is required when enable_timeout_cancel is true"))
         seen: dict[str, int] = {}
@@ -401,6 +408,19 @@ class TrainingJobHandler(RunReason, AlayaHandler):
     def _ended(self, spec: Any, object_id: str, remote: dict[str, Any]) -> tuple[str, str]:
         return str(remote.get("reason") or "no reason"), ""
 
+    pending_states: ClassVar[frozenset[str]] = contract.BEFORE_RUNNING
+
+    def _created_at(self, remote: dict[str, Any]) -> float | None:
+        """The end of the second `createdTime` names (it has whole seconds): never cuts the limit short."""
+        created = _epoch(remote.get("createdTime"))
+        return None if created is None else created + 1.0
+
+    def _has_started(self, remote: dict[str, Any]) -> bool:
+        return bool(remote.get("startTime"))
+
+    def _pending_reason(self, remote: dict[str, Any]) -> str:
+        return str(remote.get("reason") or "")
+
     def _notes(self, spec: Any, object_id: str) -> Callable[[dict[str, Any]], str | None]:
         """Said once per wait: Alaya NeW documents no log API, so no log lines can follow."""
         said: list[bool] = []
@@ -546,6 +566,12 @@ def _duration_ms(start: Any, end: Any) -> int | None:
                           * 1000))
     except (TypeError, ValueError):
         return None
+
+
+def _epoch(value: Any) -> float | None:
+    """Alaya NeW's Beijing wall-clock string as epoch seconds; None when absent or unreadable."""
+    text = from_beijing(value)
+    return datetime.fromisoformat(text).timestamp() if text else None
 
 
 def _refused(err: ApiError) -> bool:

@@ -59,6 +59,7 @@ PHASES = (CREATING, PENDING, RUNNING, COMPLETED, FAILED, ABNORMAL, TERMINATING, 
 TERMINABLE = frozenset({CREATING, PENDING, RUNNING})  # terminate is accepted only here (else 409 2796)
 FAILURES = frozenset({FAILED, ABNORMAL, TERMINATING, TERMINATED})  # never becomes what was asked for
 SETTLED = frozenset({COMPLETED, FAILED, ABNORMAL, TERMINATED})  # nothing more will happen
+BEFORE_RUNNING = frozenset({CREATING, PENDING})  # not run yet (Pending: queued for resources): max_pending_minutes
 
 # What each `wait_for` target accepts as reached.
 REACHED = {

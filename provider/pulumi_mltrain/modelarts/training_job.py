@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
-from .. import runs, transport
+from .. import pending, runs, transport
 from .. import spec as specs
 from ..answers import from_epoch_ms
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure
@@ -193,6 +193,9 @@ class TrainingJobSpec(ManagedSpec):
         "terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, "
         "so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` "
         "replaces it.", on_change="local")
+    max_pending_minutes: float | None = specs.spec_field(
+        None, description=pending.description("Creating or Pending"), on_change="local", gt=0,
+        allow_inf_nan=False)
 
     def as_declared(self) -> TrainingJobSpec:
         """ModelArts reports the code and engine of a job's algorithm in the job (the algorithm brings
@@ -205,6 +208,10 @@ class TrainingJobSpec(ManagedSpec):
 
     def cross_check(self) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
+        if self.max_pending_minutes is not None and self.wait_for not in ("running", "completed"):
+            out.append(("max_pending_minutes", f"applies only while create waits for the job to run: "
+                                               f"wait_for={self.wait_for!r} does not wait for it; set wait_for "
+                                               "to 'running' or 'completed', or unset max_pending_minutes"))
         inline = [f for f in _INLINE if getattr(self, f)]
         if self.algorithm_id:
             out += [(f, "cannot be combined with algorithm_id: the algorithm brings its own code and engine")
@@ -428,6 +435,18 @@ class TrainingJobHandler(RunReason, ModelArtsHandler):
         logs = f"; logs were exported to obs:/{spec.log_export_path}" if spec.log_export_path else ""
         tasks = [str(t) for t in (remote.get("status") or {}).get("tasks") or []]
         return (_reason(remote) or "no reason given") + logs, failure_tail(self.api(), object_id, tasks)
+
+    pending_states: ClassVar[frozenset[str]] = contract.BEFORE_RUNNING
+
+    def _created_at(self, remote: dict[str, Any]) -> float | None:
+        created = (remote.get("metadata") or {}).get("create_time")
+        return created / 1000 if isinstance(created, int) and not isinstance(created, bool) and created > 0 else None
+
+    def _has_started(self, remote: dict[str, Any]) -> bool:
+        return bool(from_epoch_ms((remote.get("status") or {}).get("start_time")))
+
+    def _pending_reason(self, remote: dict[str, Any]) -> str:
+        return _reason(remote)
 
     def _notes(self, spec: Any, object_id: str) -> Callable[[dict[str, Any]], str | None]:
         """The newest log lines of the job's first task while it runs: at most LOG_LINES lines not said

@@ -140,6 +140,10 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly logExportPath: pulumi.Output<string | undefined>;
     /**
+     * Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+     */
+    declare public readonly maxPendingMinutes: pulumi.Output<number | undefined>;
+    /**
      * Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.
      */
     declare public /*out*/ readonly metricsSummary: pulumi.Output<{[key: string]: number} | undefined>;
@@ -282,6 +286,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["imageUrl"] = args?.imageUrl;
             resourceInputs["inputs"] = args?.inputs;
             resourceInputs["logExportPath"] = args?.logExportPath;
+            resourceInputs["maxPendingMinutes"] = args?.maxPendingMinutes;
             resourceInputs["name"] = args?.name;
             resourceInputs["nodeCount"] = (args?.nodeCount) ?? 1;
             resourceInputs["notification"] = args?.notification;
@@ -341,6 +346,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["inputs"] = undefined /*out*/;
             resourceInputs["jobId"] = undefined /*out*/;
             resourceInputs["logExportPath"] = undefined /*out*/;
+            resourceInputs["maxPendingMinutes"] = undefined /*out*/;
             resourceInputs["metricsSummary"] = undefined /*out*/;
             resourceInputs["name"] = undefined /*out*/;
             resourceInputs["nodeCount"] = undefined /*out*/;
@@ -447,6 +453,10 @@ export interface TrainingJobArgs {
      * OBS directory the job's logs are exported to.
      */
     logExportPath?: pulumi.Input<string | undefined>;
+    /**
+     * Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+     */
+    maxPendingMinutes?: pulumi.Input<number | undefined>;
     /**
      * Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
      */

@@ -62,6 +62,8 @@ type TrainingJob struct {
 	JobId pulumi.StringOutput `pulumi:"jobId"`
 	// OBS directory the job's logs are exported to.
 	LogExportPath pulumi.StringPtrOutput `pulumi:"logExportPath"`
+	// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	MaxPendingMinutes pulumi.Float64PtrOutput `pulumi:"maxPendingMinutes"`
 	// Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.
 	MetricsSummary pulumi.Float64MapOutput `pulumi:"metricsSummary"`
 	// Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
@@ -254,6 +256,8 @@ type trainingJobArgs struct {
 	Inputs []DataInput `pulumi:"inputs"`
 	// OBS directory the job's logs are exported to.
 	LogExportPath *string `pulumi:"logExportPath"`
+	// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	MaxPendingMinutes *float64 `pulumi:"maxPendingMinutes"`
 	// Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
 	Name *string `pulumi:"name"`
 	// Number of nodes (at most the flavor's max_num). Allowed: >= 1.
@@ -330,6 +334,8 @@ type TrainingJobArgs struct {
 	Inputs DataInputArrayInput
 	// OBS directory the job's logs are exported to.
 	LogExportPath pulumi.StringPtrInput
+	// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	MaxPendingMinutes pulumi.Float64PtrInput
 	// Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
 	Name pulumi.StringPtrInput
 	// Number of nodes (at most the flavor's max_num). Allowed: >= 1.
@@ -572,6 +578,11 @@ func (o TrainingJobOutput) JobId() pulumi.StringOutput {
 // OBS directory the job's logs are exported to.
 func (o TrainingJobOutput) LogExportPath() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.LogExportPath }).(pulumi.StringPtrOutput)
+}
+
+// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+func (o TrainingJobOutput) MaxPendingMinutes() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.Float64PtrOutput { return v.MaxPendingMinutes }).(pulumi.Float64PtrOutput)
 }
 
 // Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.

@@ -38,6 +38,7 @@ class TrainingJobArgs:
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input['DataInputArgs']]]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  notification: pulumi.Input[Optional['NotificationArgs']] = None,
@@ -77,6 +78,7 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.str] image_url: Inline code: custom image (SWR path) instead of a preset engine.
         :param pulumi.Input[Sequence[pulumi.Input['DataInputArgs']]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
         :param pulumi.Input[_builtins.str] log_export_path: OBS directory the job's logs are exported to.
+        :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
         :param pulumi.Input['NotificationArgs'] notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
@@ -129,6 +131,8 @@ class TrainingJobArgs:
             pulumi.set(__self__, "inputs", inputs)
         if log_export_path is not None:
             pulumi.set(__self__, "log_export_path", log_export_path)
+        if max_pending_minutes is not None:
+            pulumi.set(__self__, "max_pending_minutes", max_pending_minutes)
         if name is not None:
             pulumi.set(__self__, "name", name)
         if node_count is None:
@@ -371,6 +375,18 @@ class TrainingJobArgs:
     @log_export_path.setter
     def log_export_path(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "log_export_path", value)
+
+    @_builtins.property
+    @pulumi.getter(name="maxPendingMinutes")
+    def max_pending_minutes(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+        """
+        return pulumi.get(self, "max_pending_minutes")
+
+    @max_pending_minutes.setter
+    def max_pending_minutes(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "max_pending_minutes", value)
 
     @_builtins.property
     @pulumi.getter
@@ -635,6 +651,7 @@ class TrainingJob(pulumi.CustomResource):
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  notification: pulumi.Input[Optional[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']]] = None,
@@ -677,6 +694,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] image_url: Inline code: custom image (SWR path) instead of a preset engine.
         :param pulumi.Input[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
         :param pulumi.Input[_builtins.str] log_export_path: OBS directory the job's logs are exported to.
+        :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
         :param pulumi.Input[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']] notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
@@ -738,6 +756,7 @@ class TrainingJob(pulumi.CustomResource):
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  notification: pulumi.Input[Optional[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']]] = None,
@@ -785,6 +804,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["image_url"] = image_url
             __props__.__dict__["inputs"] = inputs
             __props__.__dict__["log_export_path"] = log_export_path
+            __props__.__dict__["max_pending_minutes"] = max_pending_minutes
             __props__.__dict__["name"] = name
             if node_count is None:
                 node_count = 1
@@ -879,6 +899,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["inputs"] = None
         __props__.__dict__["job_id"] = None
         __props__.__dict__["log_export_path"] = None
+        __props__.__dict__["max_pending_minutes"] = None
         __props__.__dict__["metrics_summary"] = None
         __props__.__dict__["name"] = None
         __props__.__dict__["node_count"] = None
@@ -1098,6 +1119,14 @@ class TrainingJob(pulumi.CustomResource):
         OBS directory the job's logs are exported to.
         """
         return pulumi.get(self, "log_export_path")
+
+    @_builtins.property
+    @pulumi.getter(name="maxPendingMinutes")
+    def max_pending_minutes(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+        """
+        return pulumi.get(self, "max_pending_minutes")
 
     @_builtins.property
     @pulumi.getter(name="metricsSummary")
