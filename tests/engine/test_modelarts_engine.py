@@ -4,10 +4,10 @@ One engine stack (nine commands) holds what the engine decides: the example's li
 preview that calls no job API, update, replace, refresh after an out-of-band delete, destroy), wait
 targets and secrets, the refresh and repair of a drifted job and algorithm, an algorithm updated in
 place under the job that uses it, the scheduling, notification, volume and tag fields with their
-declared semantics and run reasons, and a job made outside the stack and taken over with adopt_id. The timed-out create that the next `up` adopts is held by the two
-`up` commands of test_errors.py. What the provider decides (the error a failing job gives, its log
-lines and its cleanup, a token revoked mid-run, which fields a check refuses) runs in-process against
-the emulator.
+declared semantics and run reasons, and a job made outside the stack and taken over with adopt_id.
+The timed-out create that the next `up` adopts is held by the two `up` commands of test_errors.py.
+What the provider decides (the error a failing job gives, its log lines and its cleanup, a token
+revoked mid-run, which fields a check refuses) runs in-process against the emulator.
 """
 
 from __future__ import annotations
