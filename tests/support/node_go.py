@@ -59,22 +59,35 @@ def build_nodejs_sdk() -> Path:
     return Path(out.strip().splitlines()[-1])
 
 
-class ExampleStack(Stack):
-    """A stack of an example copied with the repository's layout around it: HOME/repo/examples/NAME beside
-    HOME/repo/sdk (a link to the repository's sdk/), so that the example's relative paths to the SDKs
-    (package.json's file:../../sdk/nodejs/bin, go.mod's replace ../../sdk/go) hold as they are committed."""
+class ProjectStack(Stack):
+    """A stack of a copy of a project as it is, at HOME/NAME (Stack.from_project makes every project a
+    Python one), with npm's and Go's settings of `tool_env`."""
 
     @classmethod
-    def from_project(cls, project: Path, home: Path, *, name: str = "test", main: str | None = None) -> ExampleStack:
-        repo = home / "repo"
-        workdir = repo / "examples" / project.name
+    def workdir_for(cls, project: Path, home: Path) -> Path:
+        return home / project.name
+
+    @classmethod
+    def from_project(cls, project: Path, home: Path, *, name: str = "test", main: str | None = None) -> ProjectStack:
+        workdir = cls.workdir_for(project, home)
         shutil.copytree(project, workdir, ignore=shutil.ignore_patterns("node_modules", "bin", "Pulumi.*.yaml"))
-        (repo / "sdk").symlink_to(ROOT / "sdk", target_is_directory=True)
         (home / "state").mkdir(parents=True, exist_ok=True)
         stack = cls(workdir=workdir, home=home, name=name)
         stack.env_extra.update({k: v for k, v in tool_env().items() if k.startswith(("npm_config_", "GO"))})
         stack.init()
         return stack
+
+
+class ExampleStack(ProjectStack):
+    """A stack of an example copied with the repository's layout around it: HOME/repo/examples/NAME beside
+    HOME/repo/sdk (a link to the repository's sdk/), so that the example's relative paths to the SDKs
+    (package.json's file:../../sdk/nodejs/bin, go.mod's replace ../../sdk/go) hold as they are committed."""
+
+    @classmethod
+    def workdir_for(cls, project: Path, home: Path) -> Path:
+        (home / "repo").mkdir(parents=True)
+        (home / "repo" / "sdk").symlink_to(ROOT / "sdk", target_is_directory=True)
+        return home / "repo" / "examples" / project.name
 
 
 def npm_ci(workdir: Path) -> None:
