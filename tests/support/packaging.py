@@ -4,7 +4,9 @@ dependency ranges from the package index."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import sys
 import venv
 from pathlib import Path
 
@@ -20,6 +22,19 @@ def run(*argv: str | Path, timeout: float = 600) -> str:
     assert result.returncode == 0, f"{' '.join(map(str, argv))} exited {result.returncode}:\n" \
                                    f"{(result.stdout + result.stderr)[-4000:]}"
     return result.stdout
+
+
+def build_wheel(folder: Path) -> Path:
+    """The project's wheel, built into `folder` from a copy of the sources (no build/ or egg-info in the
+    working tree)."""
+    source, out = folder / "source", folder / "wheel"
+    shutil.copytree(ROOT / "provider", source / "provider", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        if (ROOT / name).exists():
+            shutil.copy(ROOT / name, source / name)
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, source)
+    [built] = list(out.glob("pulumi_mltrain-*.whl"))
+    return built
 
 
 def fresh_venv(folder: Path, *requirements: str | Path) -> Path:
