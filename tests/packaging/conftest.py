@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from support.packaging import build_wheel, fresh_venv
+from support.packaging import build_emulator_wheel, build_wheel, fresh_venv
 from support.shared import once
 
 
@@ -19,16 +19,8 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def emulator_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The emulator's wheel (mltrain-emulator, from emulator/), built once per session: no index has it, so
-    an install of pulumi-mltrain[emulator] finds it with --find-links."""
-    def build(folder: Path) -> Path:
-        source, out = folder / "source", folder / "wheel"
-        shutil.copytree(ROOT / "emulator", source, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info",
-                                                                                  "build"))
-        run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, source)
-        [built] = list(out.glob("mltrain_emulator-*.whl"))
-        return built
-    return once(tmp_path_factory, "emulator-wheel", build)
+    """The emulator's wheel, built once per session."""
+    return once(tmp_path_factory, "emulator-wheel", build_emulator_wheel)
 
 
 @pytest.fixture(scope="session")

@@ -37,6 +37,16 @@ def build_wheel(folder: Path) -> Path:
     return built
 
 
+def build_emulator_wheel(folder: Path) -> Path:
+    """The emulator's wheel (mltrain-emulator, from emulator/), built into `folder` from a copy: no index
+    has it, so an install of pulumi-mltrain[emulator] finds it with --find-links."""
+    source, out = folder / "source", folder / "wheel"
+    shutil.copytree(ROOT / "emulator", source, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
+    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, source)
+    [built] = list(out.glob("mltrain_emulator-*.whl"))
+    return built
+
+
 def fresh_venv(folder: Path, *requirements: str | Path) -> Path:
     """A new virtualenv at `folder` (outside the repository) with `requirements` installed."""
     assert not folder.resolve().is_relative_to(ROOT), f"{folder} must be outside {ROOT}"
