@@ -22,6 +22,9 @@ from plugin_support import (
     python_names,
     summary,
 )
+from plugin_support import (
+    said as said_by,
+)
 
 from pulumi_mltrain import runs
 from support import stacks
@@ -116,7 +119,7 @@ def test_alaya_reruns_are_explicit(emulator: Any, tmp_path: Path) -> None:
     assert creates(emulator) == made, "no create call"
     # Said in both forms: a native plugin's stderr reaches the user only when it fails, so the note goes
     # through the engine's log under the resource.
-    assert said(output_of(result), "description recorded in the state only") == {"dyn-a", "plug-a"}
+    assert said_by(output_of(result), "description recorded in the state only") == {"dyn-a", "plug-a"}
     held = reruns(stack)
     assert {n: r["id"] for n, r in held.items()} == second
     assert all(held[n]["outputs"]["description"] == "second" for n in ("dyn-a", "plug-a")), held
