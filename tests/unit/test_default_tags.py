@@ -171,3 +171,20 @@ def test_the_explicit_provider_default_tags_and_invalid_defaults(
         inprocess.settings("modelarts", emulator, **{"mltrain:defaultTags": '{"mltrain-owner-urn": "x"}'})
     with pytest.raises(ConfigError, match=r"mltrain:defaultTags.*JSON map"):
         inprocess.settings("modelarts", emulator, **{"mltrain:defaultTags": "team=ml"})
+
+
+def test_the_setting_is_one_row_of_the_settings_table() -> None:
+    """config._KEYS is the table (schema, SDKs and the plugin's provider come from it): the explicit
+    Provider's settings and arguments, and the docs' table, agree with it, defaultTags among them."""
+    import inspect
+    from pathlib import Path
+
+    from pulumi_mltrain import accounts, config
+
+    assert {name: key for name, key, _, _ in config._KEYS} == accounts.SETTINGS
+    arguments = set(inspect.signature(accounts.Provider.__init__).parameters) - {"self", "resource_name"}
+    assert arguments == set(accounts.SETTINGS)
+    assert config.ENV_VARS["default_tags"] == "MLTRAIN_DEFAULT_TAGS"
+    table = (Path(__file__).parents[2] / "docs" / "installation-configuration.md").read_text()
+    for name, key, env, _ in config._KEYS:
+        assert f"`mltrain:{key}`" in table and f"`{env}`" in table and f"`{name}`" in table, key
