@@ -205,6 +205,10 @@ def _config_variables() -> dict[str, Any]:
         info = Settings.model_fields[name]
         kind = {bool: "boolean", float: "number", int: "integer"}.get(type(info.default), "string")
         entry: dict[str, Any] = {"type": kind, "description": f"Environment fallback: {env}."}
+        if name == "default_tags":  # a map: the environment variable holds it as JSON
+            entry = {"type": "object", "additionalProperties": {"type": "string"},
+                     "description": f"Tags merged into every ModelArts training job's and algorithm's tags "
+                     f"(a resource's own win on the same key). Environment fallback: {env} (a JSON map)."}
         if secret:
             entry["secret"] = True
         out[key] = entry

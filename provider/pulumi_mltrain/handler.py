@@ -468,9 +468,11 @@ class Handler:
         default = self.settings.replace_running
         if default and "replace_running" in self.spec_type.model_fields and news.get("replace_running") is None:
             news = {**news, "replace_running": default}  # the stack-wide default (mltrain:replaceRunning)
+        news, default_failures = self._with_defaults(news)
         declared = news
         news, name_pending = self._with_name(olds, news)
         spec, failures = specs.validate(self.spec_type, news)
+        failures = default_failures + failures
         changed, replaces = specs.diff(self.spec_type, olds, spec.props()) if olds and spec else ([], [])
         if replaces and news.get("name") != declared.get("name") and not olds.get(IMPORTED_KEY):
             # A kept autoname (from the state) is not the replacement's: that is a new object, whose
@@ -504,6 +506,11 @@ class Handler:
         label = self.kind
         return Checked(inputs, tuple(Failure(f, f"{label}: {f} {r}" if f else f"{label}: {r}")
                                      for f, r in failures))
+
+    def _with_defaults(self, news: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """The inputs with the provider's defaults merged in (see ModelArts' default tags), and what
+        is wrong with the merge."""
+        return news, []
 
     def _with_name(self, olds: dict[str, Any], news: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         """Autonaming: a name the user did not set is chosen once and then kept (renames, aliases, refresh).

@@ -390,7 +390,10 @@ class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
             resource_requirements: Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].
                 Default: []. Changing it updates the resource in place.
             tags: User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner
-                mark, which never shows here; changed in place. Changing it updates the resource in place.
+                mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are
+                merged in, this resource's own winning on the same key: the checked inputs and outputs hold
+                the merged map. Tags added on the platform under other keys are kept. Changing it updates the
+                resource in place.
             advanced_config: Advanced configuration, e.g. {auto_search: {...}} for hyperparameter search
                 (ModelArts' own shape); changed in place. Changing it updates the resource in place.
             opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.
@@ -677,8 +680,11 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
             hang_retry: Restart the job when ModelArts finds it hanging (no progress). Sent as a job
                 annotation, which the job detail does not return: the state keeps the value sent, and no
                 drift is read for it. Changing it replaces the resource.
-            tags: User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner
-                mark lives beside them and never shows here. Changing it updates the resource in place.
+            tags: User tags {key: value} (job tags API; at most 20); changed in place. The default tags
+                (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked
+                inputs and outputs hold the merged map. The provider's owner mark lives beside them and never
+                shows here; tags added on the platform under other keys are left alone. Changing it updates
+                the resource in place.
             replace_running: refuse: a preview that would replace (delete and recreate) this job while it is
                 Creating, Pending or Running fails, naming the fields that force it; allow (the default)
                 replaces. Allowed: 'allow', 'refuse'. Default: 'allow'. Local: changing it only changes the

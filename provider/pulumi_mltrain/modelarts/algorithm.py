@@ -89,7 +89,10 @@ class AlgorithmSpec(ManagedSpec):
         wire="resource_requirements", on_change="update")
     tags: UserTags | None = specs.spec_field(
         None, description="User tags {key: value} (at most 20), kept in metadata.tags beside the provider's "
-        "owner mark, which never shows here; changed in place.", wire="metadata.tags", on_change="update")
+        "owner mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are "
+        "merged in, this resource's own winning on the same key: the checked inputs and outputs hold the "
+        "merged map. Tags added on the platform under other keys are kept.", wire="metadata.tags",
+        on_change="update")
     advanced_config: dict[str, Any] | None = specs.spec_field(
         None, description="Advanced configuration, e.g. {auto_search: {...}} for hyperparameter search "
         "(ModelArts' own shape); changed in place.", wire="advanced_config", on_change="update")
@@ -122,9 +125,11 @@ class AlgorithmSpec(ManagedSpec):
             out.append(("advanced_config", f"does not accept {', '.join(extra)}: ModelArts takes auto_search only"))
         return out
 
-    def put_body(self, previous: AlgorithmSpec | None = None, owner: Mark | None = None) -> dict[str, Any]:
+    def put_body(self, previous: AlgorithmSpec | None = None, owner: Mark | None = None,
+                 foreign: list[dict[str, str]] | None = None) -> dict[str, Any]:
         """The full body, with the owner mark; fields the previous version set and this one drops are
-        sent empty."""
+        sent empty. `foreign`: tags the platform holds that this resource did not set (added in the
+        console, say), kept as they are."""
         body = self.wire()
         for name in _CLEARABLE:
             if getattr(self, name) is None and previous is not None and getattr(previous, name, None):
@@ -134,6 +139,7 @@ class AlgorithmSpec(ManagedSpec):
             specs.put(body, "metadata.tags", [])
         if owner is not None:
             tags = [*tags, *owner_tags(owner)]
+        tags = [*tags, *(foreign or [])]
         if tags:
             specs.put(body, "metadata.tags", tags)
         if previous is not None and self.advanced_config is None and getattr(previous, "advanced_config", None):
@@ -227,7 +233,13 @@ class AlgorithmHandler(ModelArtsHandler):
                 deadline: float) -> dict[str, Any]:
         remote = [n for n in changed if specs.meta(type(new).model_fields[n], n).on_change != "local"]
         if remote:
-            updated = self.api().update_algorithm(object_id, new.put_body(old, owner))
+            # The PUT replaces metadata.tags whole: keep the tags this resource never set.
+            current = self.api().algorithm(object_id)
+            ours = {*(getattr(old, "tags", None) or {}), *(new.tags or {}), contract.OWNER_STACK, contract.OWNER_URN}
+            foreign = [{"key": str(t.get("key")), "value": str(t.get("value", ""))}
+                       for t in (current.get("metadata") or {}).get("tags") or []
+                       if isinstance(t, dict) and t.get("key") not in ours]
+            updated = self.api().update_algorithm(object_id, new.put_body(old, owner, foreign))
             if updated.get("metadata"):
                 return self._outputs(updated)
         return self._outputs(self.api().algorithm(object_id))

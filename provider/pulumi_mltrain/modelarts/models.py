@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from .. import config
 from . import contract
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -182,7 +183,7 @@ def duplicate_names(groups: dict[str, list[Any]]) -> list[tuple[str, str]]:
 
 # ----- tags, volumes, datasets, retries (issue 12, item 5) ---------------------------------------------
 _OWNER_KEYS = (contract.OWNER_STACK, contract.OWNER_URN)
-MAX_TAGS = 20
+MAX_TAGS = config.MAX_TAGS
 
 
 def _tags_in(value: Any) -> Any:

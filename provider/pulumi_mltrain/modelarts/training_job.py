@@ -173,8 +173,10 @@ class TrainingJobSpec(ManagedSpec):
         "for it.",
         wire=f"metadata.annotations.{contract.HANG_RETRY_ANNOTATION}", returned=False)
     tags: UserTags | None = specs.spec_field(
-        None, description="User tags {key: value} (job tags API; at most 20); changed in place. The provider's "
-        "owner mark lives beside them and never shows here.", wire="tags", on_change="update")
+        None, description="User tags {key: value} (job tags API; at most 20); changed in place. The default "
+        "tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked "
+        "inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows "
+        "here; tags added on the platform under other keys are left alone.", wire="tags", on_change="update")
     replace_running: Literal["allow", "refuse"] = specs.spec_field(
         "allow", description="refuse: a preview that would replace (delete and recreate) this job while it is "
         "Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.",

@@ -104,7 +104,7 @@ type TrainingJob struct {
 	StartTime pulumi.StringPtrOutput `pulumi:"startTime"`
 	// true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped pulumi.BoolPtrOutput `pulumi:"stopped"`
-	// User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
+	// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 	Tags pulumi.StringMapOutput `pulumi:"tags"`
 	// Each ended task's exit code and message [{task, exit_code, message}] (status.task_statuses).
 	TaskStatuses TaskExitArrayOutput `pulumi:"taskStatuses"`
@@ -286,7 +286,7 @@ type trainingJobArgs struct {
 	SshKeyPairNames []string `pulumi:"sshKeyPairNames"`
 	// true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped *bool `pulumi:"stopped"`
-	// User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
+	// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 	Tags map[string]string `pulumi:"tags"`
 	// Deadlines for create/update/delete in seconds (or use customTimeouts).
 	Timeouts *Timeouts `pulumi:"timeouts"`
@@ -364,7 +364,7 @@ type TrainingJobArgs struct {
 	SshKeyPairNames pulumi.StringArrayInput
 	// true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped pulumi.BoolPtrInput
-	// User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
+	// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 	Tags pulumi.StringMapInput
 	// Deadlines for create/update/delete in seconds (or use customTimeouts).
 	Timeouts TimeoutsPtrInput
@@ -685,7 +685,7 @@ func (o TrainingJobOutput) Stopped() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.BoolPtrOutput { return v.Stopped }).(pulumi.BoolPtrOutput)
 }
 
-// User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
+// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 func (o TrainingJobOutput) Tags() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringMapOutput { return v.Tags }).(pulumi.StringMapOutput)
 }
