@@ -428,7 +428,8 @@ def _failures(model: type[BaseModel], err: ValidationError, prefix: tuple[str, .
         msg = e["msg"].removeprefix("Value error, ")
         if e["type"] == "extra_forbidden":
             absent: dict[str, str] = getattr(model, "absent_inputs", {}) if len(loc) == 1 else {}
-            msg = absent.get(str(loc[0])) or "is not an input of this resource (check the spelling)"
+            why = {**absent, **{property_name(k): v for k, v in absent.items()}}.get(str(loc[0]))
+            msg = why or "is not an input of this resource (check the spelling)"
         elif e["type"] == "missing":
             msg = "is required"
         out.append((_loc(model, loc), msg))

@@ -15,7 +15,9 @@ import pytest
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
+from pulumi_mltrain import spec as specs
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
+from pulumi_mltrain.alaya.training_job import TrainingJobSpec as AlayaSpec
 from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from pulumi_mltrain.ownership import FAILED_KEY
@@ -125,3 +127,6 @@ def test_alaya_jobs_have_no_metric_gates(emulator: EmulatorHandle) -> None:
     props = {**inprocess.OWNER, "name": "gated", **alaya_job_args(wait_for="completed", success_criteria=LOW_GPU)}
     [(field, reason)] = inprocess.failures(alaya, props)
     assert field == "success_criteria" and "Alaya NeW has no metrics API" in reason, reason
+    # The plugin passes unknown properties on in the schema's spelling.
+    _, failures = specs.validate(AlayaSpec, {"successCriteria": LOW_GPU})
+    assert "Alaya NeW has no metrics API" in dict(failures)["successCriteria"], failures
