@@ -402,4 +402,4 @@ async def job_events(request: Request, training_job_id: str) -> Json:
 async def job_metrics(request: Request, training_job_id: str, task_id: str) -> Json:
     world = world_of(request)
     job = _job(world, training_job_id)
-    return metrics(job, _job_task(job, task_id), world.now())
+    return metrics(job, _job_task(job, task_id), world.now(), world.settings)

@@ -8,7 +8,7 @@ passing on both. ModelArts paths are relative to ``PREFIX``.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Literal, get_args
 
 # --- IAM: api.md B.0 -----------------------------------------------------------------------------------
 IAM_TOKENS: Final = "/v3/auth/tokens"  # POST password login: 201
@@ -92,3 +92,6 @@ TOKEN_INVALID: Final = "ModelArts.0203"  # HTTP 401
 TOKEN_EXPIRED: Final = "ModelArts.0208"  # HTTP 401
 PROJECT_MISMATCH: Final = "ModelArts.0210"  # HTTP 403: the URL's project is not the token's
 METRIC_NO_DATA: Final = -1  # B.2 (seed 002's example): a metrics sample without data
+# B.2 (seed 002's example answers all six, in this order): the metrics of GET .../metrics/{task_id}.
+MetricName = Literal["cpuUsage", "memUsage", "npuUtil", "npuMemUsage", "gpuUtil", "gpuMemUsage"]
+METRICS: Final = get_args(MetricName)

@@ -129,8 +129,10 @@ def _sample(job_id: str, task: str, metric: str, minute: int, low: float, high: 
     return round(low + (seed % 10_000) / 10_000 * (high - low), 3)
 
 
-def metrics(job: TrainingJob, task: str, now: float) -> Json:
-    """One sample per minute since creation (at most 60); -1 where there is no data yet."""
+def metrics(job: TrainingJob, task: str, now: float, settings: EmulatorSettings) -> Json:
+    """One sample per minute since creation (at most 60); -1 where there is no data yet. A job whose name
+    matches a pattern of `modelarts_final_metrics` answers those values as its latest sample once it has
+    started (all its tasks alike)."""
     until = job.end_at if job.end_at is not None else now
     count = min(60, max(1, math.floor((until - job.created_at) / 60) + 1))
     times = [job.created_at + 60 * i for i in range(count - 1)] + [until]
@@ -138,14 +140,18 @@ def metrics(job: TrainingJob, task: str, now: float) -> Json:
     ranges = {"cpuUsage": (20.0, 45.0), "memUsage": (0.5, 0.8)}
     if gpu:
         ranges |= {"gpuUtil": (60.0, 99.0), "gpuMemUsage": (0.4, 0.9)}
+    name = job.document["metadata"]["name"]
+    fixed = next((v for p, v in settings.modelarts_final_metrics.items() if name_matches(p, name)), {})
     result: list[Json] = []
-    for metric in ("cpuUsage", "memUsage", "npuUtil", "npuMemUsage", "gpuUtil", "gpuMemUsage"):
+    for metric in mc.METRICS:
         values: list[float] = []
         for minute, at in enumerate(times):
             if metric not in ranges or job.start_at is None or at < job.start_at:
-                values.append(-1)
+                values.append(mc.METRIC_NO_DATA)
             else:
                 values.append(_sample(job.id, task, metric, minute, *ranges[metric]))
+        if metric in fixed and job.start_at is not None:
+            values[-1] = fixed[metric]
         result.append({"metric": metric, "value": values})
     return {"metrics": result}
 

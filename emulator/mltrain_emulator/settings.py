@@ -6,12 +6,14 @@ One pydantic model, so ``POST /_admin/settings`` can merge a partial JSON object
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from . import defaults as d
+from . import modelarts_contract as mc
 
 
 class IamUser(BaseModel):
@@ -66,6 +68,10 @@ class EmulatorSettings(BaseModel):
     # false (as the real platform): job details and searches leave out what Huawei's Terraform provider
     # documents as not returned (modelarts_lifecycle.NOT_RETURNED); true answers the reference's full shape.
     modelarts_full_detail: bool = False
+    # {name regex: {metric: value}}: the latest sample of those metrics, in every task of a job whose name
+    # matches (re.search; the first matching pattern wins), once the job has started; e.g.
+    # {"^low-": {"gpuUtil": 12.0}}. Values are doubles >= 0 (-1 stays "no data").
+    modelarts_final_metrics: dict[str, dict[mc.MetricName, float]] = Field(default_factory=dict)
 
     # fault injection
     seed: int = 0
@@ -78,6 +84,16 @@ class EmulatorSettings(BaseModel):
                 re.compile(value)
             except re.error as exc:  # not a ValueError, so pydantic would not report it as one
                 raise ValueError(f"not a regular expression: {exc}") from exc
+        return value
+
+    @field_validator("modelarts_final_metrics")
+    @classmethod
+    def _final_metrics(cls, value: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        for pattern, fixed in value.items():
+            cls._compiles(pattern)
+            bad = [f"{k}={v}" for k, v in fixed.items() if not math.isfinite(v) or v < 0]
+            if bad:
+                raise ValueError(f"metric values are finite doubles >= 0: {', '.join(bad)}")
         return value
 
     def merged(self, patch: dict[str, Any]) -> EmulatorSettings:

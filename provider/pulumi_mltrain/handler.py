@@ -340,6 +340,15 @@ class Handler:
         """(why the object ended before its target, details to add after what became of it)."""
         return "no reason given", ""
 
+    # Outputs a create records once (e.g. what a gate read) that a refresh keeps as they are.
+    recorded_once: ClassVar[tuple[str, ...]] = ()
+
+    def _gate(self, spec: Any, object_id: str, remote: dict[str, Any], recorded: dict[str, Any],
+              deadline: float) -> tuple[dict[str, Any], str | None]:
+        """Checks of an object that reached its target, before it is recorded: (outputs to add, why it
+        misses them, said after what the object is; None when it passes). A miss is a failed run."""
+        return {}, None
+
     # The states of a job that has not run yet (queued, or being set up): what `max_pending_minutes` bounds.
     pending_states: ClassVar[frozenset[str]] = frozenset()
 
@@ -375,7 +384,8 @@ class Handler:
         A job still pending (`pending_states`) past its `max_pending_minutes` is the same error (see
         pending.py), with the time pending and the platform's reason; `on_failure` decides alike.
         A wait that runs out of time says so and leaves the object for the next `pulumi up`, which
-        waits again.
+        waits again. An object that reached its target and misses its `_gate` (a training job's
+        success_criteria) is a failed run too, decided alike.
         """
         goal = self._goal(spec)
         if goal is None:
@@ -415,10 +425,17 @@ class Handler:
         except MltrainError as err:
             raise RemoteFailure(f"waiting for {what} failed: {err}. {self._undo(spec, object_id, ours)}") from None
         state = self._state_of(final)
-        if state in reached:
-            return self._recorded(spec, final)
         outs: dict[str, Any] = {}
-        if state in never:
+        recorded: dict[str, Any] | None = None
+        if state in reached:
+            recorded = self._recorded(spec, final)
+            outs, missed = self._gate(spec, object_id, final, recorded, deadline)
+            if missed is None:
+                return {**recorded, **outs}
+            head, kept, tail = f"{what} {missed}", "", ""
+            if "reason" in self.output_type.model_fields:
+                outs["reason"] = missed
+        elif state in never:
             why, tail = self._ended(spec, object_id, final)
             head, kept = f"{what} ended {state} before it was {spec.wait_for}: {why}", ""
         else:  # pending past max_pending_minutes (`done` ends the wait on nothing else)
@@ -432,7 +449,7 @@ class Handler:
             raise KeptFailure(
                 f"{head}. It was kept (on_failure=\"keep\"){kept} and is recorded with its status and reason: the "
                 f"next `pulumi up` replaces it and `pulumi destroy` deletes it{tail}", object_id,
-                {**self._recorded(spec, final), **outs})
+                {**(recorded if recorded is not None else self._recorded(spec, final)), **outs})
         raise RemoteFailure(f"{head}. {self._undo(spec, object_id, ours)}{tail}")
 
     def refuse_take_over_in_replace(self, object_id: str) -> None:
@@ -634,7 +651,8 @@ class Handler:
         # change in place shows the reason of the run it keeps.
         kept = self._run_recorded(spec, props, False)
         inputs = {**specs.user_props(props, self.spec_type), **self._drift(spec, remote), **internal(props), **kept}
-        return Read(object_id, {**inputs, **self._only_outputs(outs)}, inputs)
+        once = {k: props[k] for k in self.recorded_once if props.get(k) is not None}
+        return Read(object_id, {**inputs, **once, **self._only_outputs(outs)}, inputs)
 
     def import_object(self, object_id: str, owner: dict[str, Any]) -> Read:
         """`pulumi import`: the object's inputs as the platform holds them (the spec's own read-back),

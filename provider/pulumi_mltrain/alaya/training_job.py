@@ -54,6 +54,10 @@ def _lower(value: Any) -> Any:
 class TrainingJobSpec(ManagedSpec):
     """Inputs of an Alaya NeW distributed training task (the fields of the create call)."""
 
+    absent_inputs: ClassVar[dict[str, str]] = {
+        "success_criteria": "is not available on Alaya NeW training jobs: Alaya NeW has no metrics API to "
+                            "check it against (metric gates are a ModelArts training job input)"}
+
     name: str = specs.spec_field(
         description="Task name; when unset, the resource name plus a suffix unique to this stack and resource, "
         "chosen at the first create and kept through renames (aliases).",

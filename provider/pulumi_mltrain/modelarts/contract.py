@@ -7,6 +7,8 @@ change here, and the emulator serves the same paths.
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 PLATFORM = "Huawei ModelArts"
 IAM_PLATFORM = "Huawei IAM"
 
@@ -95,3 +97,6 @@ RETRYABLE_CODES = frozenset({TOO_MANY_REQUESTS, GATEWAY_THROTTLED})
 NOT_READY_CODES = frozenset({"ModelArts.2776", "ModelArts.2777"})  # logs / metrics not ready yet
 
 METRIC_NO_DATA = -1  # a metrics sample without data
+# The metrics GET .../metrics/{task_id} answers (api.md B.2, seed 002's example), one average a minute.
+MetricName = Literal["cpuUsage", "memUsage", "npuUtil", "npuMemUsage", "gpuUtil", "gpuMemUsage"]
+METRICS = get_args(MetricName)

@@ -46,6 +46,8 @@ type TrainingJob struct {
 	EngineVersion pulumi.StringPtrOutput `pulumi:"engineVersion"`
 	// Environment variables (at most 100); wrap values in pulumi.Output.secret() to keep them encrypted in the state.
 	Environments pulumi.StringMapOutput `pulumi:"environments"`
+	// With success_criteria: the final values the gate read once the job Completed (the last sample with data of each metric of the first task), e.g. {gpuUtil: 87.5}; kept through refreshes.
+	FinalMetrics pulumi.Float64MapOutput `pulumi:"finalMetrics"`
 	// Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
 	FlavorId pulumi.StringOutput `pulumi:"flavorId"`
 	// GPUs of the whole job (gpus_per_node x node_count); known at preview.
@@ -104,6 +106,10 @@ type TrainingJob struct {
 	StartTime pulumi.StringPtrOutput `pulumi:"startTime"`
 	// true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped pulumi.BoolPtrOutput `pulumi:"stopped"`
+	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+	SuccessCriteria SuccessCriterionArrayOutput `pulumi:"successCriteria"`
+	// With success_criteria: whether every criterion held when the job Completed (false on a job kept by on_failure="keep"); unset without success_criteria.
+	SuccessCriteriaMet pulumi.BoolPtrOutput `pulumi:"successCriteriaMet"`
 	// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 	Tags pulumi.StringMapOutput `pulumi:"tags"`
 	// Each ended task's exit code and message [{task, exit_code, message}] (status.task_statuses).
@@ -286,6 +292,8 @@ type trainingJobArgs struct {
 	SshKeyPairNames []string `pulumi:"sshKeyPairNames"`
 	// true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped *bool `pulumi:"stopped"`
+	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+	SuccessCriteria []SuccessCriterion `pulumi:"successCriteria"`
 	// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 	Tags map[string]string `pulumi:"tags"`
 	// Deadlines for create/update/delete in seconds (or use customTimeouts).
@@ -364,6 +372,8 @@ type TrainingJobArgs struct {
 	SshKeyPairNames pulumi.StringArrayInput
 	// true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped pulumi.BoolPtrInput
+	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+	SuccessCriteria SuccessCriterionArrayInput
 	// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 	Tags pulumi.StringMapInput
 	// Deadlines for create/update/delete in seconds (or use customTimeouts).
@@ -540,6 +550,11 @@ func (o TrainingJobOutput) Environments() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringMapOutput { return v.Environments }).(pulumi.StringMapOutput)
 }
 
+// With success_criteria: the final values the gate read once the job Completed (the last sample with data of each metric of the first task), e.g. {gpuUtil: 87.5}; kept through refreshes.
+func (o TrainingJobOutput) FinalMetrics() pulumi.Float64MapOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.Float64MapOutput { return v.FinalMetrics }).(pulumi.Float64MapOutput)
+}
+
 // Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
 func (o TrainingJobOutput) FlavorId() pulumi.StringOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringOutput { return v.FlavorId }).(pulumi.StringOutput)
@@ -683,6 +698,16 @@ func (o TrainingJobOutput) StartTime() pulumi.StringPtrOutput {
 // true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 func (o TrainingJobOutput) Stopped() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.BoolPtrOutput { return v.Stopped }).(pulumi.BoolPtrOutput)
+}
+
+// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+func (o TrainingJobOutput) SuccessCriteria() SuccessCriterionArrayOutput {
+	return o.ApplyT(func(v *TrainingJob) SuccessCriterionArrayOutput { return v.SuccessCriteria }).(SuccessCriterionArrayOutput)
+}
+
+// With success_criteria: whether every criterion held when the job Completed (false on a job kept by on_failure="keep"); unset without success_criteria.
+func (o TrainingJobOutput) SuccessCriteriaMet() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.BoolPtrOutput { return v.SuccessCriteriaMet }).(pulumi.BoolPtrOutput)
 }
 
 // User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.

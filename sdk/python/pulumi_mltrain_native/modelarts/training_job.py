@@ -53,6 +53,7 @@ class TrainingJobArgs:
                  retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  ssh_key_pair_names: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  stopped: pulumi.Input[Optional[_builtins.bool]] = None,
+                 success_criteria: pulumi.Input[Optional[Sequence[pulumi.Input['SuccessCriterionArgs']]]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional['TimeoutsArgs']] = None,
                  unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -93,6 +94,7 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
         :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        :param pulumi.Input[Sequence[pulumi.Input['SuccessCriterionArgs']]] success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
         :param pulumi.Input['TimeoutsArgs'] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
         :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
@@ -169,6 +171,8 @@ class TrainingJobArgs:
             stopped = False
         if stopped is not None:
             pulumi.set(__self__, "stopped", stopped)
+        if success_criteria is not None:
+            pulumi.set(__self__, "success_criteria", success_criteria)
         if tags is not None:
             pulumi.set(__self__, "tags", tags)
         if timeouts is not None:
@@ -557,6 +561,18 @@ class TrainingJobArgs:
         pulumi.set(self, "stopped", value)
 
     @_builtins.property
+    @pulumi.getter(name="successCriteria")
+    def success_criteria(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['SuccessCriterionArgs']]]]:
+        """
+        Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+        """
+        return pulumi.get(self, "success_criteria")
+
+    @success_criteria.setter
+    def success_criteria(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['SuccessCriterionArgs']]]]):
+        pulumi.set(self, "success_criteria", value)
+
+    @_builtins.property
     @pulumi.getter
     def tags(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
@@ -666,6 +682,7 @@ class TrainingJob(pulumi.CustomResource):
                  retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  ssh_key_pair_names: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  stopped: pulumi.Input[Optional[_builtins.bool]] = None,
+                 success_criteria: pulumi.Input[Optional[Sequence[pulumi.Input[Union['SuccessCriterionArgs', 'SuccessCriterionArgsDict', 'outputs.SuccessCriterion']]]]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']]] = None,
                  unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -709,6 +726,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
         :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['SuccessCriterionArgs', 'SuccessCriterionArgsDict', 'outputs.SuccessCriterion']]]] success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
         :param pulumi.Input[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
         :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
@@ -771,6 +789,7 @@ class TrainingJob(pulumi.CustomResource):
                  retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  ssh_key_pair_names: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  stopped: pulumi.Input[Optional[_builtins.bool]] = None,
+                 success_criteria: pulumi.Input[Optional[Sequence[pulumi.Input[Union['SuccessCriterionArgs', 'SuccessCriterionArgsDict', 'outputs.SuccessCriterion']]]]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']]] = None,
                  unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -827,6 +846,7 @@ class TrainingJob(pulumi.CustomResource):
             if stopped is None:
                 stopped = False
             __props__.__dict__["stopped"] = stopped
+            __props__.__dict__["success_criteria"] = success_criteria
             __props__.__dict__["tags"] = tags
             __props__.__dict__["timeouts"] = timeouts
             __props__.__dict__["unconditional_retry"] = unconditional_retry
@@ -839,6 +859,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["create_time"] = None
             __props__.__dict__["duration_ms"] = None
             __props__.__dict__["end_time"] = None
+            __props__.__dict__["final_metrics"] = None
             __props__.__dict__["gpu_count"] = None
             __props__.__dict__["gpus_per_node"] = None
             __props__.__dict__["job_id"] = None
@@ -848,6 +869,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["run_reason"] = None
             __props__.__dict__["secondary_phase"] = None
             __props__.__dict__["start_time"] = None
+            __props__.__dict__["success_criteria_met"] = None
             __props__.__dict__["task_statuses"] = None
             __props__.__dict__["tasks"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["environments"])
@@ -891,6 +913,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["engine_name"] = None
         __props__.__dict__["engine_version"] = None
         __props__.__dict__["environments"] = None
+        __props__.__dict__["final_metrics"] = None
         __props__.__dict__["flavor_id"] = None
         __props__.__dict__["gpu_count"] = None
         __props__.__dict__["gpus_per_node"] = None
@@ -920,6 +943,8 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["ssh_key_pair_names"] = None
         __props__.__dict__["start_time"] = None
         __props__.__dict__["stopped"] = None
+        __props__.__dict__["success_criteria"] = None
+        __props__.__dict__["success_criteria_met"] = None
         __props__.__dict__["tags"] = None
         __props__.__dict__["task_statuses"] = None
         __props__.__dict__["tasks"] = None
@@ -1055,6 +1080,14 @@ class TrainingJob(pulumi.CustomResource):
         Environment variables (at most 100); wrap values in pulumi.Output.secret() to keep them encrypted in the state.
         """
         return pulumi.get(self, "environments")
+
+    @_builtins.property
+    @pulumi.getter(name="finalMetrics")
+    def final_metrics(self) -> pulumi.Output[Optional[Mapping[str, _builtins.float]]]:
+        """
+        With success_criteria: the final values the gate read once the job Completed (the last sample with data of each metric of the first task), e.g. {gpuUtil: 87.5}; kept through refreshes.
+        """
+        return pulumi.get(self, "final_metrics")
 
     @_builtins.property
     @pulumi.getter(name="flavorId")
@@ -1287,6 +1320,22 @@ class TrainingJob(pulumi.CustomResource):
         true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
         """
         return pulumi.get(self, "stopped")
+
+    @_builtins.property
+    @pulumi.getter(name="successCriteria")
+    def success_criteria(self) -> pulumi.Output[Optional[Sequence['outputs.SuccessCriterion']]]:
+        """
+        Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+        """
+        return pulumi.get(self, "success_criteria")
+
+    @_builtins.property
+    @pulumi.getter(name="successCriteriaMet")
+    def success_criteria_met(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        With success_criteria: whether every criterion held when the job Completed (false on a job kept by on_failure="keep"); unset without success_criteria.
+        """
+        return pulumi.get(self, "success_criteria_met")
 
     @_builtins.property
     @pulumi.getter
