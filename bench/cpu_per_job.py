@@ -1,6 +1,6 @@
 """Provider CPU per Alaya job: `TrainingJobProvider().create(...)` then `.delete(...)`, in this process.
 
-The emulator runs in a child process (`python -m pulumi_mltrain.emulator`), so the CPU measured here
+The emulator runs in a child process (`python -m mltrain_emulator`), so the CPU measured here
 (`time.process_time()`, every thread of this process: the provider's own work, httpx, pydantic, the
 deadline watchdog) is the provider's alone. Jobs run one after another after a few warm-up jobs, which
 pay the one-time costs (imports, first client, catalogue) that the benchmark's other rows measure.
@@ -29,9 +29,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "provider"))
 
+from mltrain_emulator.testing import EmulatorAdmin  # noqa: E402
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider  # noqa: E402
 from pulumi_mltrain.config import Settings  # noqa: E402
-from pulumi_mltrain.emulator.testing import EmulatorAdmin  # noqa: E402
 
 WARM_UP = 5
 ZERO_DELAYS = {"subscription_delay": 0.0, "task_state_delay": 0.0, "delete_delay": 0.0}
@@ -43,7 +43,7 @@ JOB = {"__mltrain_stack": "st-bench", "product_code": "PRD-TRAIN-2", "worker_cou
 @contextmanager
 def emulator() -> Iterator[str]:
     """The emulator in a child process on 127.0.0.1 (any free port); yields its URL."""
-    child = subprocess.Popen([sys.executable, "-m", "pulumi_mltrain.emulator", "--port", "0",
+    child = subprocess.Popen([sys.executable, "-m", "mltrain_emulator", "--port", "0",
                               "--log-level", "warning"], stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", action="store_true", help="print cProfile statistics to stderr")
     parser.add_argument("--top", type=int, default=40, help="lines of each profile table")
     args = parser.parse_args(argv)
-    from pulumi_mltrain.emulator import defaults
+    from mltrain_emulator import defaults
 
     profiler = cProfile.Profile(time.process_time) if args.profile else None
     with emulator() as url:

@@ -29,8 +29,8 @@ from typing import Any
 
 import httpx
 
-from pulumi_mltrain.emulator import EmulatorServer, EmulatorSettings
-from pulumi_mltrain.emulator import defaults as d
+from mltrain_emulator import EmulatorServer, EmulatorSettings
+from mltrain_emulator import defaults as d
 
 Json = dict[str, Any]
 SETTINGS: Json = {"subscription_delay": 0.0, "task_state_delay": 0.0, "delete_delay": 0.0,

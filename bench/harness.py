@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROGRAMS = Path(__file__).resolve().parent / "programs"
 sys.path.insert(0, str(ROOT / "tests"))
 
-from pulumi_mltrain.emulator import EmulatorAdmin, EmulatorServer, EmulatorSettings, defaults  # noqa: E402
+from mltrain_emulator import EmulatorAdmin, EmulatorServer, EmulatorSettings, defaults  # noqa: E402
 from support.pulumi_cli import BIN, VENV, Stack  # noqa: E402
 
 ZERO_DELAYS = {"subscription_delay": 0.0, "task_state_delay": 0.0, "delete_delay": 0.0}

@@ -27,8 +27,8 @@ from harness import OURS, Emulator, bench_stack
 from report import Row, secs, verdict
 from scenarios import Facts, Plan
 
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 
 LIMIT_TARGET = 1.5  # issue 25 item 4: wall ≤ 1.5 x the Retry-After floor
 _JOB = re.compile(r"\bjob-\d+\b")

@@ -18,8 +18,8 @@ from pulumi.dynamic.config import Config
 from report import NOT_MEASURED, Row, secs, verdict
 from scenarios import Facts, Plan
 
+from mltrain_emulator import defaults
 from pulumi_mltrain.alaya.training_job import TrainingJobHandler, TrainingJobProvider
-from pulumi_mltrain.emulator import defaults
 from pulumi_mltrain.waiter import Backoff, wait_for
 
 BENCH = Path(__file__).resolve().parent

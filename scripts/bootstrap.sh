@@ -9,13 +9,14 @@ cd "$root"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 # 1. Python environment: exactly the versions in requirements/dev.lock (refresh it with
-#    `bash scripts/lock.sh`), then the project itself without resolving anything again.
-#    Reinstalled only when the lock or pyproject.toml changes.
+#    `bash scripts/lock.sh`), then the project and the emulator (emulator/, the mltrain-emulator
+#    distribution) without resolving anything again. Reinstalled only when the lock or a pyproject.toml changes.
 python="${MLTRAIN_PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
-stamp=".venv/.mltrain-$(cat requirements/dev.lock pyproject.toml sdk/python/pyproject.toml | sha256sum | cut -c1-16)"
+stamp=".venv/.mltrain-$(cat requirements/dev.lock pyproject.toml emulator/pyproject.toml sdk/python/pyproject.toml \
+  | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   echo "bootstrap: installing requirements/dev.lock into .venv" >&2
   .venv/bin/python -m pip install -q -r requirements/dev.lock >&2
@@ -23,6 +24,8 @@ if [ ! -f "$stamp" ]; then
   # editable install and about the generated SDK's metadata (upstream codegen's table-form license, no
   # README), none of which a newcomer can act on. Errors still print.
   .venv/bin/python -m pip install -qq --no-deps -e . >&2
+  # After the project: reinstalling it removes the console scripts its earlier metadata named.
+  .venv/bin/python -m pip install -qq --no-deps -e emulator >&2
   # The generated SDK of the native plugin (sdk/python, scripts/sdkgen.sh); its dependencies are in the lock.
   .venv/bin/python -m pip install -qq --no-deps --no-build-isolation -e sdk/python >&2
   rm -f .venv/.mltrain-*; touch "$stamp"
@@ -46,7 +49,7 @@ fi
 # An editable install leaves the project's modules and the generated SDK uncompiled (pip byte-compiles
 # only what it copies), and with PYTHONDONTWRITEBYTECODE set every process would compile them again:
 # about 70 ms of each provider process. compileall writes only what is missing or stale.
-.venv/bin/python -m compileall -q provider sdk/python/pulumi_mltrain_native >/dev/null
+.venv/bin/python -m compileall -q provider emulator/mltrain_emulator sdk/python/pulumi_mltrain_native >/dev/null
 
 # 2. The Pulumi engine: a matching `pulumi` on PATH, else one built from the Go modules.
 want="${MLTRAIN_PULUMI_VERSION:-v3.274.1}"

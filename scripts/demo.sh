@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The demo: the quickstart stack through `pulumi up` against the embedded emulator, its outputs,
+# The demo: the quickstart stack through `pulumi up` against the emulator (mltrain-emulator), its outputs,
 # a second preview that reports no changes, then `pulumi destroy`.
 # Set KEEP=1 to keep the stack and the emulator running afterwards (it prints how to tear down).
 set -euo pipefail
@@ -20,8 +20,8 @@ export PULUMI_HOME="$state/pulumi-home" PULUMI_BACKEND_URL="file://$state/backen
 export PULUMI_CONFIG_PASSPHRASE="${PULUMI_CONFIG_PASSPHRASE:-mltrain-demo}"
 export PULUMI_SKIP_UPDATE_CHECK=true PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true PIP_DISABLE_PIP_VERSION_CHECK=1
 
-echo "== starting the embedded emulator on $url"
-.venv/bin/python -m pulumi_mltrain.emulator --port "$port" --state-file "$state/emulator.json" \
+echo "== starting the emulator (mltrain-emulator) on $url"
+.venv/bin/python -m mltrain_emulator --port "$port" --state-file "$state/emulator.json" \
   >"$state/emulator.log" 2>&1 &
 emulator_pid=$!
 stop_emulator() { kill "$emulator_pid" 2>/dev/null || true; }
@@ -33,7 +33,7 @@ done
 
 pulumi stack select --create demo --non-interactive >/dev/null
 pulumi config set mltrain:alayaEndpoint "$url" >/dev/null
-pulumi config set --secret mltrain:alayaApiKey "$(.venv/bin/python -c 'from pulumi_mltrain.emulator import defaults; print(defaults.DEFAULT_ALAYA_API_KEY)')" >/dev/null
+pulumi config set --secret mltrain:alayaApiKey "$(.venv/bin/python -c 'from mltrain_emulator import defaults; print(defaults.DEFAULT_ALAYA_API_KEY)')" >/dev/null
 
 echo "== pulumi up"
 pulumi up --yes --non-interactive

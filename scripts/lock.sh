@@ -12,6 +12,9 @@ if [ -z "$uv" ]; then
   echo "lock: uv not found; run bash scripts/bootstrap.sh (or pip install uv)" >&2
   exit 1
 fi
-exec "$uv" pip compile pyproject.toml --extra dev --python-version 3.11 --universal \
-  --no-emit-package pulumi-mltrain --custom-compile-command "bash scripts/lock.sh" \
-  -o requirements/dev.lock "$@"
+# The dev extra names pulumi-mltrain[emulator], i.e. mltrain-emulator, which no index has: the emulator's
+# folder is given as a second input (on stdin), so its dependency ranges are resolved with the rest. Both
+# projects stay out of the lock; bootstrap.sh installs them editable.
+printf './emulator\n' | "$uv" pip compile pyproject.toml - --extra dev --python-version 3.11 --universal \
+  --no-emit-package pulumi-mltrain --no-emit-package mltrain-emulator \
+  --custom-compile-command "bash scripts/lock.sh" -o requirements/dev.lock "$@"

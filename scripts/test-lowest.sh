@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The unit tests and policy validators against the LOWEST supported versions of the direct
-# dependencies (requirements/lowest.txt), in .venv-lowest; test tools come from the lock.
+# dependencies of pulumi-mltrain and mltrain-emulator (requirements/lowest.txt), in .venv-lowest; test tools come from the lock.
 # Extra arguments go to pytest.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -11,12 +11,15 @@ if [ ! -x "$venv/bin/python" ]; then
   "${MLTRAIN_PYTHON:-python3}" -m venv "$venv"
 fi
 tools="$(grep -E '^(pytest|pytest-xdist|execnet|iniconfig|pluggy|hypothesis|sortedcontainers|attrs)==' requirements/dev.lock)"
-stamp="$venv/.mltrain-$( (cat requirements/lowest.txt pyproject.toml; echo "$tools") | sha256sum | cut -c1-16)"
+stamp="$venv/.mltrain-$( (cat requirements/lowest.txt pyproject.toml emulator/pyproject.toml; echo "$tools") \
+  | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   echo "test-lowest: installing requirements/lowest.txt into $venv" >&2
   # shellcheck disable=SC2086
   "$venv/bin/python" -m pip install -q -r requirements/lowest.txt $tools >&2
   "$venv/bin/python" -m pip install -q --no-deps -e . >&2
+  # The emulator (tests/conftest.py starts it), a distribution of its own: its floors are in lowest.txt too.
+  "$venv/bin/python" -m pip install -q --no-deps -e emulator >&2
   rm -f "$venv"/.mltrain-*; touch "$stamp"
 fi
 "$venv/bin/python" -m pip check >&2 || true

@@ -13,7 +13,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 bash scripts/bootstrap.sh
-echo "== ruff"; .venv/bin/ruff check provider policy tests bench scripts examples tools
+echo "== ruff"; .venv/bin/ruff check provider policy tests bench scripts examples tools emulator plugin-package
 echo "== mypy"; .venv/bin/mypy
 echo "== pytest"
 exec env -u PYTHONDONTWRITEBYTECODE .venv/bin/python -m pytest -p no:cacheprovider -n 6 --dist worksteal "$@"

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pulumi_mltrain.emulator import EmulatorAdmin, EmulatorHandle, EmulatorServer
+from mltrain_emulator import EmulatorAdmin, EmulatorHandle, EmulatorServer
 
 
 @pytest.fixture(scope="session")

@@ -22,6 +22,10 @@ from pulumi_mltrain.registry import PACKAGE, PYTHON_PACKAGE
 NODEJS_PACKAGE = "@mltrain/pulumi-mltrain"
 GO_MODULE = "github.com/mltrain/pulumi-mltrain/sdk/go"
 
+# Enum values that are no identifier get a name, which the SDKs' enum members need.
+_SYMBOLS = {"<": "LessThan", "<=": "LessThanOrEqual", ">": "GreaterThan", ">=": "GreaterThanOrEqual",
+            "==": "Equal"}
+
 
 class _Types:
     """Collects nested object types under #/types, named after their module."""
@@ -60,7 +64,8 @@ class _Types:
     def enum(self, name: str, values: list[Any], module: str) -> str:
         """A Pulumi enum type (`type` + `enum` of values) for a closed set of primitive values."""
         token = f"{PACKAGE}:{module}:{name}"
-        spec = {"type": _json_type(values[0]), "enum": [{"value": v} for v in values]}
+        spec = {"type": _json_type(values[0]),
+                "enum": [{"value": v, **({"name": _SYMBOLS[v]} if v in _SYMBOLS else {})} for v in values]}
         if self.types.get(token, spec) != spec:
             raise ValueError(f"two different value sets would both be the enum type {token}; rename a field")
         self.types[token] = spec
@@ -205,6 +210,10 @@ def _config_variables() -> dict[str, Any]:
         info = Settings.model_fields[name]
         kind = {bool: "boolean", float: "number", int: "integer"}.get(type(info.default), "string")
         entry: dict[str, Any] = {"type": kind, "description": f"Environment fallback: {env}."}
+        if name == "default_tags":  # a map: the environment variable holds it as JSON
+            entry = {"type": "object", "additionalProperties": {"type": "string"},
+                     "description": f"Tags merged into every ModelArts training job's and algorithm's tags "
+                     f"(a resource's own win on the same key). Environment fallback: {env} (a JSON map)."}
         if secret:
             entry["secret"] = True
         out[key] = entry

@@ -27,6 +27,8 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
+from pulumi_mltrain import plan
+
 from . import resources as r
 from .secrets import is_secret
 
@@ -468,6 +470,65 @@ def validate_gpu_budget(args: StackValidationArgs, report: ReportViolation) -> N
     report("\n".join(lines), None)
 
 
+# ===== new-run-budget (stack) =======================================================================
+def _cap(description: str) -> dict[str, Any]:
+    return {"type": ["number", "null"], "default": None, "minimum": 0, "description": description}
+
+
+NEW_RUN_SCHEMA = PolicyConfigSchema(properties={
+    "maxNewGpuHours": _cap("Most GPU-hours (GPUs x timeout hours) the runs one update starts may take; a new GPU "
+                           "run without a timeout, or of unknown GPUs, exceeds any cap. null: no cap."),
+    "maxNewCost": _cap("Most the runs one update starts may cost (cost per hour x timeout hours), counting the runs "
+                       "whose price is known (Alaya NeW's catalogue; ModelArts has no price). null: no cap."),
+    "noStopRunning": _prop("boolean", False, "Refuse an update that replaces a training job: a stack policy cannot "
+                           "see the replaced job's status, so every replace counts as stopping a running job."),
+})
+
+
+NEW_RUN_KEYS = {"max_gpu_hours": "maxNewGpuHours", "max_cost": "maxNewCost", "no_stop_running": "noStopRunning"}
+
+
+def new_runs(args: StackValidationArgs) -> plan.Impact:
+    """The runs the previewed update starts, counted as `mltrain-plan` counts them (pulumi_mltrain.plan).
+
+    A stack policy sees no step: for a job the update creates, replaces or changes in place it gets the
+    provider's checked inputs (with `run_reason`), for the others their recorded outputs, which carry the
+    job's `status`/`phase`. So a job counts when its props are checked inputs (no recorded status) and its
+    `run_reason` starts a run."""
+    impact = plan.Impact(plan.stack_of(args.resources[0].urn) if args.resources else "")
+    for res in args.resources:
+        job = r.ours(res.resource_type, res.name, res.props, res.opts)
+        if job is None or job.kind not in r.TRAINING_JOBS:
+            continue
+        try:
+            if r.get(job.props, plan.STATE_FIELD[job.kind]) is not None:
+                continue  # recorded outputs: a job the update leaves alone
+            run = plan.run_of(job.kind, job.name, job.props)
+        except UnknownValueError as err:
+            impact.unknown.append(f"{job.label} ({err.message})")
+            continue
+        if run is None:
+            continue
+        impact.runs.append(run)
+        if run.replaces:
+            impact.stops.append(plan.Stop(job.name, job.kind, None, "replaced"))
+    return impact
+
+
+def validate_new_runs(args: StackValidationArgs, report: ReportViolation) -> None:
+    caps = plan.Caps(r.number(setting(args, NEW_RUN_SCHEMA, "maxNewGpuHours")),
+                     r.number(setting(args, NEW_RUN_SCHEMA, "maxNewCost")),
+                     r.truthy(setting(args, NEW_RUN_SCHEMA, "noStopRunning")))
+    impact = new_runs(args)
+    breaches = impact.breaches(caps)
+    if not breaches:
+        return
+    lines = [f"{text} ({NEW_RUN_KEYS[cap]})" for cap, text in breaches]
+    lines += [f"  {line}" for line in plan.table([plan.HEADER, *(run.row() for run in impact.runs)])]
+    lines += [f"  {line}" for line in impact.summary()]
+    report("\n".join(lines), None)
+
+
 # ===== modelarts-failure-notification ==================================================================
 NOTIFICATION_SCHEMA = PolicyConfigSchema(properties={
     "notifyAboveGpus": _prop("integer", 16, "ModelArts jobs with more GPUs than this (GPUs per node x nodes) must "
@@ -581,9 +642,14 @@ GPU_HOURS_BUDGET = StackValidationPolicy(
     name="gpu-hours-budget", description="The stack's training jobs must fit the GPU-hours budget.",
     validate=validate_gpu_budget, enforcement_level=MANDATORY, config_schema=BUDGET_SCHEMA,
     severity=Severity.HIGH)
+NEW_RUN_BUDGET = StackValidationPolicy(
+    name="new-run-budget", description="The runs one update starts must fit its caps (GPU-hours, cost, running jobs).",
+    validate=validate_new_runs, enforcement_level=MANDATORY, config_schema=NEW_RUN_SCHEMA,
+    severity=Severity.HIGH)
 
 POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
     TRAINING_JOB_TIMEOUT, ALLOWED_IMAGE_REGISTRIES, MAX_NODES_PER_JOB, READ_ONLY_DATASET_MOUNTS,
     NO_PLAINTEXT_SECRETS, AUTO_RETRY_BOUNDED, DESCRIPTION_PRESENT, MODELARTS_ALLOWED_FLAVORS,
     MODELARTS_LOG_EXPORT, MODELARTS_FAILURE_NOTIFICATION, MODELARTS_PREEMPTIBLE_RETRY, GPU_HOURS_BUDGET,
+    NEW_RUN_BUDGET,
 ]

@@ -46,6 +46,7 @@ SETTINGS: dict[str, str] = {
     "ambiguity_grace": "ambiguityGrace",
     "skip_credential_check": "skipCredentialCheck",
     "replace_running": "replaceRunning",
+    "default_tags": "defaultTags",
 }
 CREDENTIALS = ("alaya_api_key", "password", "secret_key", "security_token")
 # What makes two accounts different, per platform (module of the resource type).
@@ -93,6 +94,7 @@ class Provider(pulumi.ProviderResource):
         ambiguity_grace: pulumi.Input[float] | None = None,
         skip_credential_check: pulumi.Input[bool] | None = None,
         replace_running: pulumi.Input[str] | None = None,
+        default_tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
     ) -> None:
         # Deliberately no super().__init__(): nothing is registered (there is no `mltrain` plugin for
         # the engine to load); this object only carries settings to the resources that name it.

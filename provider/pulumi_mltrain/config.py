@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -40,6 +41,7 @@ _KEYS: tuple[tuple[str, str, str, bool], ...] = (
     ("ambiguity_grace", "ambiguityGrace", "MLTRAIN_AMBIGUITY_GRACE", False),
     ("skip_credential_check", "skipCredentialCheck", "MLTRAIN_SKIP_CREDENTIAL_CHECK", False),
     ("replace_running", "replaceRunning", "MLTRAIN_REPLACE_RUNNING", False),
+    ("default_tags", "defaultTags", "MLTRAIN_DEFAULT_TAGS", False),
 )
 CONFIG_KEYS = {name: f"mltrain:{key}" for name, key, _, _ in _KEYS}
 ENV_VARS = {name: env for name, _, env, _ in _KEYS}
@@ -126,6 +128,31 @@ class Settings(BaseModel):
     # The stack-wide default of every training job's `replace_running` (a job's own value wins), so a
     # team can make refusing to replace a live job the rule.
     replace_running: Literal["allow", "refuse"] | None = None
+    # Tags merged into every ModelArts training job's and algorithm's `tags` (the resource's own win on
+    # the same key), like pulumi-aws's defaultTags: a JSON map {key: value}.
+    default_tags: dict[str, str] | None = None
+
+    @field_validator("default_tags", mode="before")
+    @classmethod
+    def _tag_map(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                value = json.loads(value) if value.strip() else None
+            except ValueError:
+                raise ValueError(f"must be a JSON map of tags such as {{\"team\": \"ml\"}}, got {value!r}") from None
+        if value is None:
+            return None
+        if not isinstance(value, Mapping):
+            raise ValueError(f"must be a map of tags {{key: value}}, got {value!r}")
+        out: dict[str, str] = {}
+        for key, item in value.items():
+            if isinstance(item, bool) or not isinstance(item, str | int | float):
+                raise ValueError(f"tag {key!r} has the value {item!r}; tag values are strings")
+            out[str(key)] = item if isinstance(item, str) else str(item)
+        problems = default_tag_problems(out)
+        if problems:
+            raise ValueError("; ".join(problems))
+        return out
 
     @field_validator("max_retries", mode="before")
     @classmethod
@@ -215,6 +242,25 @@ class Settings(BaseModel):
                 f"or set {ENV_VARS[name]}"
             )
         return str(value)
+
+
+# ModelArts' limit on the tags of one job or algorithm (the owner mark's two not counted).
+MAX_TAGS = 20
+
+
+def default_tag_problems(tags: Mapping[str, str]) -> list[str]:
+    """What ModelArts or the owner mark would refuse in the default tags, one sentence each."""
+    from .modelarts.contract import OWNER_STACK, OWNER_URN
+
+    out: list[str] = []
+    for key, value in tags.items():
+        if key in (OWNER_STACK, OWNER_URN):
+            out.append(f"key {key!r} is reserved for the provider's owner mark; choose another key")
+        elif not 1 <= len(key) <= 128 or len(value) > 255:
+            out.append(f"tag {key!r} is not valid: keys must be 1-128 characters and values at most 255")
+    if len(tags) > MAX_TAGS:
+        out.append(f"has {len(tags)} tags; ModelArts allows at most {MAX_TAGS} on a job or algorithm")
+    return out
 
 
 def _describe(error: Any) -> str:

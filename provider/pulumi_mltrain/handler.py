@@ -47,6 +47,7 @@ from .ownership import (
     physical_name,
     resource_of,
 )
+from .pending import PendingLimit
 from .progress import Label
 from .runs import replaced_by
 from .transport import remaining
@@ -339,6 +340,30 @@ class Handler:
         """(why the object ended before its target, details to add after what became of it)."""
         return "no reason given", ""
 
+    # Outputs a create records once (e.g. what a gate read) that a refresh keeps as they are.
+    recorded_once: ClassVar[tuple[str, ...]] = ()
+
+    def _gate(self, spec: Any, object_id: str, remote: dict[str, Any], recorded: dict[str, Any],
+              deadline: float) -> tuple[dict[str, Any], str | None]:
+        """Checks of an object that reached its target, before it is recorded: (outputs to add, why it
+        misses them, said after what the object is; None when it passes). A miss is a failed run."""
+        return {}, None
+
+    # The states of a job that has not run yet (queued, or being set up): what `max_pending_minutes` bounds.
+    pending_states: ClassVar[frozenset[str]] = frozenset()
+
+    def _created_at(self, remote: dict[str, Any]) -> float | None:
+        """When the platform created the object (epoch seconds), if its answer says."""
+        return None
+
+    def _has_started(self, remote: dict[str, Any]) -> bool:
+        """Whether the answer shows that the object has run (a start time)."""
+        return False
+
+    def _pending_reason(self, remote: dict[str, Any]) -> str:
+        """The platform's words for why the object still waits, if any."""
+        return ""
+
     def _roll_back(self, spec: Any, object_id: str) -> str:
         """Delete this resource's own object whose create fails; say what became of it."""
         raise NotImplementedError
@@ -356,8 +381,11 @@ class Handler:
         partially created resource. An object that ends first (fails, stops, is deleted) or cannot be
         read is an error; when it is `ours` (this resource created it) it is rolled back, so that the
         platform and the state agree, and an adopted one is left as it is (it is not ours to delete).
+        A job still pending (`pending_states`) past its `max_pending_minutes` is the same error (see
+        pending.py), with the time pending and the platform's reason; `on_failure` decides alike.
         A wait that runs out of time says so and leaves the object for the next `pulumi up`, which
-        waits again.
+        waits again. An object that reached its target and misses its `_gate` (a training job's
+        success_criteria) is a failed run too, decided alike.
         """
         goal = self._goal(spec)
         if goal is None:
@@ -369,13 +397,22 @@ class Handler:
                 return self._unread(object_id)
         reached, never = goal
         what = self._what(spec, object_id)
+        minutes = getattr(spec, "max_pending_minutes", None)
+        pending = PendingLimit(minutes, self.pending_states, self.wait_backoff) if minutes else None
+
+        def done(remote: dict[str, Any]) -> bool:
+            state = self._state_of(remote)
+            if state in reached or state in never:
+                return True
+            return pending is not None and pending.over(state, self._created_at(remote), self._has_started(remote))
+
         try:
             final = wait_for(
-                lambda: self._fetch(object_id),
-                lambda r: self._state_of(r) in reached or self._state_of(r) in never,
+                lambda: self._fetch(object_id), done,
                 timeout=remaining(deadline), what=what, state_of=self._state_of, backoff=self.wait_backoff,
                 label=Label.of(self.kind, spec, owner, object_id=object_id),
                 notes=self._notes(spec, object_id),
+                hint=(lambda _: pending.hint()) if pending is not None else None,
             ).value
         except WaitTimeout as err:
             kept = self._kept(spec, object_id) if ours else (
@@ -388,16 +425,32 @@ class Handler:
         except MltrainError as err:
             raise RemoteFailure(f"waiting for {what} failed: {err}. {self._undo(spec, object_id, ours)}") from None
         state = self._state_of(final)
+        outs: dict[str, Any] = {}
+        recorded: dict[str, Any] | None = None
         if state in reached:
-            return self._recorded(spec, final)
-        why, tail = self._ended(spec, object_id, final)
+            recorded = self._recorded(spec, final)
+            outs, missed = self._gate(spec, object_id, final, recorded, deadline)
+            if missed is None:
+                return {**recorded, **outs}
+            head, kept, tail = f"{what} {missed}", "", ""
+            if "reason" in self.output_type.model_fields:
+                outs["reason"] = missed
+        elif state in never:
+            why, tail = self._ended(spec, object_id, final)
+            head, kept = f"{what} ended {state} before it was {spec.wait_for}: {why}", ""
+        else:  # pending past max_pending_minutes (`done` ends the wait on nothing else)
+            assert pending is not None
+            reason = self._pending_reason(final) or "the platform gives no reason"
+            why, tail = f"{pending.words(state)}: {reason}", ""
+            head, kept = f"{what} was {why}", f" as it is, still {state} (it may yet start),"
+            if "reason" in self.output_type.model_fields:
+                outs["reason"] = why
         if ours and getattr(spec, "on_failure", "delete") == "keep":
             raise KeptFailure(
-                f"{what} ended {state} before it was {spec.wait_for}: {why}. It was kept (on_failure=\"keep\") "
-                f"and is recorded with its status and reason: the next `pulumi up` replaces it and `pulumi "
-                f"destroy` deletes it{tail}", object_id, self._recorded(spec, final))
-        raise RemoteFailure(f"{what} ended {state} before it was {spec.wait_for}: {why}. "
-                            f"{self._undo(spec, object_id, ours)}{tail}")
+                f"{head}. It was kept (on_failure=\"keep\"){kept} and is recorded with its status and reason: the "
+                f"next `pulumi up` replaces it and `pulumi destroy` deletes it{tail}", object_id,
+                {**(recorded if recorded is not None else self._recorded(spec, final)), **outs})
+        raise RemoteFailure(f"{head}. {self._undo(spec, object_id, ours)}{tail}")
 
     def refuse_take_over_in_replace(self, object_id: str) -> None:
         """A replacement created before its old object is deleted would find that object by its owner
@@ -432,9 +485,11 @@ class Handler:
         default = self.settings.replace_running
         if default and "replace_running" in self.spec_type.model_fields and news.get("replace_running") is None:
             news = {**news, "replace_running": default}  # the stack-wide default (mltrain:replaceRunning)
+        news, default_failures = self._with_defaults(news)
         declared = news
         news, name_pending = self._with_name(olds, news)
         spec, failures = specs.validate(self.spec_type, news)
+        failures = default_failures + failures
         changed, replaces = specs.diff(self.spec_type, olds, spec.props()) if olds and spec else ([], [])
         if replaces and news.get("name") != declared.get("name") and not olds.get(IMPORTED_KEY):
             # A kept autoname (from the state) is not the replacement's: that is a new object, whose
@@ -468,6 +523,11 @@ class Handler:
         label = self.kind
         return Checked(inputs, tuple(Failure(f, f"{label}: {f} {r}" if f else f"{label}: {r}")
                                      for f, r in failures))
+
+    def _with_defaults(self, news: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """The inputs with the provider's defaults merged in (see ModelArts' default tags), and what
+        is wrong with the merge."""
+        return news, []
 
     def _with_name(self, olds: dict[str, Any], news: dict[str, Any]) -> tuple[dict[str, Any], bool]:
         """Autonaming: a name the user did not set is chosen once and then kept (renames, aliases, refresh).
@@ -591,7 +651,8 @@ class Handler:
         # change in place shows the reason of the run it keeps.
         kept = self._run_recorded(spec, props, False)
         inputs = {**specs.user_props(props, self.spec_type), **self._drift(spec, remote), **internal(props), **kept}
-        return Read(object_id, {**inputs, **self._only_outputs(outs)}, inputs)
+        once = {k: props[k] for k in self.recorded_once if props.get(k) is not None}
+        return Read(object_id, {**inputs, **once, **self._only_outputs(outs)}, inputs)
 
     def import_object(self, object_id: str, owner: dict[str, Any]) -> Read:
         """`pulumi import`: the object's inputs as the platform holds them (the spec's own read-back),

@@ -35,7 +35,8 @@ from .ownership import URN_KEY
 
 RUN_REASON = "run_reason"
 FIRST = "first run"
-FORCED = ("new run: replaces the previous run of unchanged inputs (a replacement_trigger, `pulumi up --replace` "
+NEW = "new run:"  # every reason of a replace starts with it; with FIRST, the reasons that start a run
+FORCED = (f"{NEW} replaces the previous run of unchanged inputs (a replacement_trigger, `pulumi up --replace` "
           "or a failed run kept by on_failure=\"keep\")")
 DESCRIPTION = (
     "Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a "
@@ -52,6 +53,13 @@ def _key(urn: Any, spec: Any) -> tuple[str, str] | None:
     if not isinstance(urn, str) or not urn:
         return None
     return urn, json.dumps(spec.props(), sort_keys=True, default=str)
+
+
+def starts_run(reason: Any) -> bool:
+    """Whether a `run_reason` as check gives it starts a run (a first or a new one; not an adopted job).
+    A change that keeps the run keeps the reason it was started with, so only a create's or a replace's
+    reason says that *this* change starts one (plan.py, and the policy `new-run-budget`)."""
+    return isinstance(reason, str) and (reason.startswith(FIRST) or reason.startswith(NEW))
 
 
 def replaced_by(fields: Iterable[str], what: str) -> str:
@@ -87,7 +95,7 @@ class RunReason:
             text = f"adopted: {self.noun} {adopted}, not started by this stack" if adopted else FIRST
             return {RUN_REASON: text + costs(inputs)}
         replaces = specs.diff(self.spec_type, olds, spec.props())[1]
-        fresh = f"new run: {replaced_by(replaces, f'the {self.noun}')}" if replaces else FORCED
+        fresh = f"{NEW} {replaced_by(replaces, f'the {self.noun}')}" if replaces else FORCED
         if key:
             _IF_REPLACED[key] = fresh + costs(inputs)
         if replaces:

@@ -204,6 +204,8 @@ class Spec(BaseModel):
 
     # Constant parts of every body, by dotted wire path, e.g. {"kind": "job"}.
     wire_constants: ClassVar[dict[str, Any]] = {}
+    # Inputs another platform's resource of the kind has and this one cannot: {field: why, as a failure}.
+    absent_inputs: ClassVar[dict[str, str]] = {}
 
     def cross_check(self) -> list[tuple[str, str]]:
         """Rules that involve several fields: (field, reason) pairs."""
@@ -425,7 +427,9 @@ def _failures(model: type[BaseModel], err: ValidationError, prefix: tuple[str, .
         loc = prefix + tuple(e["loc"])
         msg = e["msg"].removeprefix("Value error, ")
         if e["type"] == "extra_forbidden":
-            msg = "is not an input of this resource (check the spelling)"
+            absent: dict[str, str] = getattr(model, "absent_inputs", {}) if len(loc) == 1 else {}
+            why = {**absent, **{property_name(k): v for k, v in absent.items()}}.get(str(loc[0]))
+            msg = why or "is not an input of this resource (check the spelling)"
         elif e["type"] == "missing":
             msg = "is required"
         out.append((_loc(model, loc), msg))

@@ -98,6 +98,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["alayaEndpoint"] = args?.alayaEndpoint;
             resourceInputs["allowInsecureHttp"] = pulumi.output(args?.allowInsecureHttp).apply(JSON.stringify);
             resourceInputs["ambiguityGrace"] = pulumi.output(args?.ambiguityGrace).apply(JSON.stringify);
+            resourceInputs["defaultTags"] = pulumi.output(args?.defaultTags).apply(JSON.stringify);
             resourceInputs["huaweiAccessKey"] = args?.huaweiAccessKey;
             resourceInputs["huaweiDomain"] = args?.huaweiDomain;
             resourceInputs["huaweiIamEndpoint"] = args?.huaweiIamEndpoint;
@@ -143,6 +144,10 @@ export interface ProviderArgs {
      * Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
      */
     ambiguityGrace?: pulumi.Input<number | undefined>;
+    /**
+     * Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+     */
+    defaultTags?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**
      * Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
      */

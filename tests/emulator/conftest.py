@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 
 Json = dict[str, Any]
 STEP = 10.0  # every state step takes this long in these tests

@@ -13,9 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
-from pulumi_mltrain.emulator import EmulatorAdmin, EmulatorHandle, EmulatorServer, EmulatorSettings
-from pulumi_mltrain.emulator import defaults as d
-from pulumi_mltrain.emulator.__main__ import main
+from mltrain_emulator import EmulatorAdmin, EmulatorHandle, EmulatorServer, EmulatorSettings
+from mltrain_emulator import defaults as d
+from mltrain_emulator.__main__ import main
 
 Json = dict[str, Any]
 
@@ -113,7 +113,7 @@ def test_a_corrupt_state_file_is_refused(tmp_path: Path) -> None:
 
 def test_cli_serves_on_loopback_and_prints_credentials(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    command = [sys.executable, "-m", "pulumi_mltrain.emulator", "--port", "0", "--log-level", "warning",
+    command = [sys.executable, "-m", "mltrain_emulator", "--port", "0", "--log-level", "warning",
                "--subscription-delay", "0", "--state-file", str(tmp_path / "s.json"),
                "--fault", "GET /v1/product/*:status=503:times=1", "--seed", "3"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)

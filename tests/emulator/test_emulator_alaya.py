@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 
 CREATE = "/subscription/training/create"
 RESULT = "/subscription/training/result"

@@ -10,9 +10,9 @@ from typing import Any
 import httpx
 import pytest
 
-from pulumi_mltrain.emulator import EmulatorHandle, FaultRule, parse_fault_spec
-from pulumi_mltrain.emulator import defaults as d
-from pulumi_mltrain.emulator.fault_rules import FaultBook
+from mltrain_emulator import EmulatorHandle, FaultRule, parse_fault_spec
+from mltrain_emulator import defaults as d
+from mltrain_emulator.fault_rules import FaultBook
 
 CREATE = "/v1/subscription/training/create"
 Body = Callable[..., dict[str, Any]]

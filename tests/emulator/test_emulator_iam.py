@@ -8,8 +8,8 @@ from datetime import datetime
 import httpx
 import pytest
 
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 
 Login = Callable[..., httpx.Response]
 FLAVORS = f"/v2/{d.DEFAULT_PROJECT_ID}/training-job-flavors"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pulumi_mltrain.emulator.indexes import CreationIndex
+from mltrain_emulator.indexes import CreationIndex
 
 NAMES = st.text(alphabet="ab-", min_size=1, max_size=6)
 PROBES = ("", "a", "b-", "ab", "aba", "a-b", "bab-", "abab", "-", "zz", "aaa")

@@ -12,10 +12,10 @@ from typing import Any
 
 import httpx
 
-from pulumi_mltrain.emulator import EmulatorServer, EmulatorSettings
-from pulumi_mltrain.emulator import defaults as d
-from pulumi_mltrain.emulator.persistence import journal_path
-from pulumi_mltrain.emulator.state import World
+from mltrain_emulator import EmulatorServer, EmulatorSettings
+from mltrain_emulator import defaults as d
+from mltrain_emulator.persistence import journal_path
+from mltrain_emulator.state import World
 
 Json = dict[str, Any]
 LOGIN = {"auth": {"identity": {"methods": ["password"], "password": {"user": {

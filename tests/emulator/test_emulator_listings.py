@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 
-from pulumi_mltrain.emulator import EmulatorHandle
+from mltrain_emulator import EmulatorHandle
 
 Json = dict[str, Any]
 JOB_NAMES = ("ab-1", "ab-12", "xab-2", "c", "cab", "ab-1x", "zz-top", "ab", "b-12", "ab-123", "q", "cabab")

@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 
 Json = dict[str, Any]
 Body = Callable[..., Json]
@@ -198,6 +198,19 @@ def test_job_phases_follow_the_clock(emulator: EmulatorHandle, modelarts: httpx.
     assert status["task_statuses"] == [{"task": "worker-0", "exit_code": 0, "message": ""}]
 
 
+def test_a_job_stays_pending_for_modelarts_pending_seconds(emulator: EmulatorHandle, modelarts: httpx.Client,
+                                                           job_body: Body, algorithm_id: str, timing: Any) -> None:
+    """A job queued for resources: Pending (secondary phase Queuing) for the setting's time, then it runs."""
+    emulator.admin.set_settings(modelarts_pending_seconds=10 * timing.step)
+    job_id = _job(modelarts, job_body, algorithm_id)["metadata"]["id"]
+    phases = []
+    for seconds in (timing.step, 9 * timing.step, timing.step):
+        emulator.admin.advance(seconds)
+        status = modelarts.get(f"/training-jobs/{job_id}").json()["status"]
+        phases.append((status["phase"], status["secondary_phase"]))
+    assert phases == [("Pending", "Queuing"), ("Pending", "Queuing"), ("Running", "Running")]
+
+
 @pytest.mark.parametrize(("setting", "phase", "secondary", "exit_code"), [
     ("modelarts_fail_names", "Failed", "Failed", 1),
     ("modelarts_abnormal_names", "Abnormal", "Unknown", -1),
@@ -213,6 +226,32 @@ def test_name_regex_makes_jobs_fail(emulator: EmulatorHandle, modelarts: httpx.C
     assert (status["phase"], status["secondary_phase"]) == (phase, secondary)
     assert status["reason"] and status["task_statuses"][0]["exit_code"] == exit_code
     assert _phase(modelarts, fine_id) == "Completed"
+
+
+def test_final_metrics_by_name(emulator: EmulatorHandle, modelarts: httpx.Client, job_body: Body,
+                               algorithm_id: str, timing: Any) -> None:
+    emulator.admin.set_settings(modelarts_final_metrics={"^low-": {"gpuUtil": 12.0, "cpuUsage": 3.5}})
+    low_id = _job(modelarts, job_body, algorithm_id, name="low-1", nodes=2)["metadata"]["id"]
+    fine_id = _job(modelarts, job_body, algorithm_id, name="fine-2")["metadata"]["id"]
+
+    def read(job_id: str, task: str) -> dict[str, list[float]]:
+        rows = modelarts.get(f"/training-jobs/{job_id}/metrics/{task}").json()["metrics"]
+        assert [m["metric"] for m in rows] == ["cpuUsage", "memUsage", "npuUtil", "npuMemUsage", "gpuUtil",
+                                               "gpuMemUsage"]  # the seed's shape and order
+        return {m["metric"]: m["value"] for m in rows}
+
+    assert all(v == -1 for values in read(low_id, "worker-0").values() for v in values)  # not started yet
+    emulator.admin.advance(2 * timing.step + timing.run + 130)
+    assert _phase(modelarts, low_id) == "Completed"
+    for task in ("worker-0", "worker-1"):
+        low = read(low_id, task)
+        assert (low["gpuUtil"][-1], low["cpuUsage"][-1]) == (12.0, 3.5)
+        assert low["npuUtil"][-1] == -1 and 0.5 <= low["memUsage"][-1] <= 0.8  # the others as before
+    fine = read(fine_id, "worker-0")
+    assert fine["gpuUtil"][-1] == -1 and 20.0 <= fine["cpuUsage"][-1] <= 45.0
+    for bad in ({"^x": {"loss": 1.0}}, {"^x": {"gpuUtil": -1.0}}, {"(": {"gpuUtil": 1.0}}):
+        with pytest.raises(httpx.HTTPStatusError):
+            emulator.admin.set_settings(modelarts_final_metrics=bad)
 
 
 def test_description_update_only(modelarts: httpx.Client, job_body: Body, algorithm_id: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 from conftest import Timing
 
-from pulumi_mltrain.emulator import EmulatorHandle
+from mltrain_emulator import EmulatorHandle
 
 Body = Callable[..., dict[str, Any]]
 

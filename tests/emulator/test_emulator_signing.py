@@ -8,9 +8,9 @@ from typing import Any
 import httpx
 import pytest
 
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.errors import ApiError
 from pulumi_mltrain.modelarts import signer
 from pulumi_mltrain.modelarts.client import ModelArtsClient

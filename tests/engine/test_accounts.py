@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from pulumi_mltrain.emulator import EmulatorServer
-from pulumi_mltrain.emulator import defaults as d
-from pulumi_mltrain.emulator.testing import EmulatorAdmin
+from mltrain_emulator import EmulatorServer
+from mltrain_emulator import defaults as d
+from mltrain_emulator.testing import EmulatorAdmin
 from support import stacks
 from support.pulumi_cli import Stack
 

@@ -18,10 +18,10 @@ import httpx
 import pytest
 from test_drift import ALAYA_DECLARED, REPLACE_OPS, assert_alaya_repaired, assert_refreshed, patch_alaya_task
 
+from mltrain_emulator import catalog, defaults
 from pulumi_mltrain.alaya.storage_mount import StorageMountProvider
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec as AlayaJobSpec
-from pulumi_mltrain.emulator import catalog, defaults
 from pulumi_mltrain.errors import MltrainError
 from support import inprocess
 from support.drift import spec_inputs

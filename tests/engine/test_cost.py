@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from mltrain_emulator import EmulatorHandle
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
-from pulumi_mltrain.emulator import EmulatorHandle
 from support import inprocess, stacks
 from support.pulumi_cli import ROOT, Stack
 from support.stacks import alaya_job_args

@@ -15,12 +15,12 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from pulumi_mltrain import spec as specs
 from pulumi_mltrain.alaya.storage_mount import StorageMountProvider, StorageMountSpec
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec as AlayaJobSpec
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider, AlgorithmSpec
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from pulumi_mltrain.modelarts.training_job import TrainingJobSpec as ModelArtsJobSpec

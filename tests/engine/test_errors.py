@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pulumi_mltrain.emulator import EmulatorHandle, defaults
+from mltrain_emulator import EmulatorHandle, defaults
 from support import stacks
 from support.pulumi_cli import Stack
 

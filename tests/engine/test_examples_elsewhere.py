@@ -55,7 +55,17 @@ def copied(example: str, tmp_path: Path, emulator: Any) -> Stack:
 DESTROYED = {"quickstart"}
 
 
-@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.iterdir() if (p / "Pulumi.yaml").exists()))
+# The Python examples (the dynamic resources); examples/typescript and examples/go, on the plugin's SDKs in
+# this repository, are tests/plugin/test_sdk_examples.py's.
+PYTHON = sorted(p.name for p in EXAMPLES.iterdir() if (p / "Pulumi.yaml").exists() and (p / "__main__.py").exists())
+
+
+def test_every_example_is_run_by_an_engine_test() -> None:
+    others = sorted(p.name for p in EXAMPLES.iterdir() if (p / "Pulumi.yaml").exists() and p.name not in PYTHON)
+    assert others == ["go", "typescript"], others
+
+
+@pytest.mark.parametrize("example", PYTHON)
 def test_example_runs_from_a_copy_outside_the_repository(example: str, tmp_path: Path, emulator: Any) -> None:
     stack = copied(example, tmp_path, emulator)
     assert stack.workdir.is_relative_to(tmp_path)

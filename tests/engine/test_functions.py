@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_modelarts_engine import ALGORITHM_ARGS, job_args, jobs
 
-from pulumi_mltrain.emulator import EmulatorHandle, catalog
+from mltrain_emulator import EmulatorHandle, catalog
 from support import stacks
 from support.stacks import alaya_job_args
 

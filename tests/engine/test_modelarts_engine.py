@@ -3,11 +3,11 @@
 One engine stack (nine commands) holds what the engine decides: the example's lifecycle (a no-change
 preview that calls no job API, update, replace, refresh after an out-of-band delete, destroy), wait
 targets and secrets, the refresh and repair of a drifted job and algorithm, an algorithm updated in
-place under the job that uses it, and the scheduling, notification, volume and tag fields with their
-declared semantics and run reasons. The timed-out create that the next `up` adopts is held by the two
-`up` commands of test_errors.py. What the provider decides (the error a failing job gives, its log
-lines and its cleanup, a token revoked mid-run, which fields a check refuses) runs in-process against
-the emulator.
+place under the job that uses it, the scheduling, notification, volume and tag fields with their
+declared semantics and run reasons, and a job made outside the stack and taken over with adopt_id.
+The timed-out create that the next `up` adopts is held by the two `up` commands of test_errors.py.
+What the provider decides (the error a failing job gives, its log lines and its cleanup, a token
+revoked mid-run, which fields a check refuses) runs in-process against the emulator.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from test_modelarts_fields import FIELDS as VOLUME_FIELDS
 from test_preview_truth import ALGORITHM as USER_ALGORITHM
 from test_preview_truth import JOB as USER_JOB
 
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider, AlgorithmSpec
@@ -98,10 +98,12 @@ RUN_FIELDS: dict[str, Any] = {
 }
 RUN_FIELDS_CHANGED = {**RUN_FIELDS, "hang_retry": False, "notification": {"topic_urn": TOPIC, "events": ["JobFailed"]}}
 WAITS = ("accepted", "running", "completed")
+# A job made outside the stack (by hand, no owner mark), which the stack takes over with adopt_id.
+OUTSIDE: dict[str, Any] = {**RUN_FIELDS, "name": "made-by-hand", "wait_for": "accepted"}
 
 
-def suite_jobs(**changed: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The jobs of the stack beside the example (`algorithm` names an algorithm of the program)."""
+def suite_jobs_beside(extra: dict[str, dict[str, Any]], **changed: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The jobs of the stack beside the example (`algorithm` names an algorithm of the program), and `extra`."""
     declared: dict[str, dict[str, Any]] = {
         "accepted": {**job_args(), "algorithm": "algo"},
         "running": {**job_args(wait_for="running"), "algorithm": "algo"},
@@ -110,6 +112,7 @@ def suite_jobs(**changed: dict[str, Any]) -> dict[str, dict[str, Any]]:
         "drift": MA_JOB_DECLARED,
         "fields": VOLUME_FIELDS,
         "runfields": RUN_FIELDS,
+        **extra,
     }
     return {**declared, **changed}
 
@@ -123,6 +126,11 @@ def test_modelarts_stack_lifecycle(emulator: EmulatorHandle, modelarts_stack: Ca
     notification fields. Each section says which guarantee it holds and which former test it replaces;
     what the provider decides runs in-process (this file's, test_drift.py's and test_modelarts_fields.py's
     other tests)."""
+    outside = api(emulator).create_job(ModelArtsJobSpec.model_validate(OUTSIDE).wire())["metadata"]["id"]
+
+    def suite_jobs(**changed: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        return suite_jobs_beside({"adopted": {**OUTSIDE, "adopt_id": outside}}, **changed)
+
     stack = modelarts_stack(SUITE, {"sensitiveEnv": {name: {"WANDB_API_KEY": SECRET} for name in WAITS}},
                             example=str(EXAMPLE / "__main__.py"),
                             algorithms={"algo": ALGORITHM_DECLARED, "shared": USER_ALGORITHM}, jobs=suite_jobs())
@@ -133,6 +141,10 @@ def test_modelarts_stack_lifecycle(emulator: EmulatorHandle, modelarts_stack: Ca
     platform = {j["metadata"]["id"]: j for j in jobs(emulator)}
     ids = {name: state[name]["id"] for name in (EXAMPLE_JOB, *suite_jobs())}
     assert set(platform) == set(ids.values()), "one job per resource"
+    # Adoption with the real job detail (no annotations): the job made outside is taken over, not made again,
+    # and its tags carry this resource's mark from now on; the refresh and the previews below show no drift.
+    assert ids["adopted"] == outside and state["adopted"]["outputs"]["phase"] in ("Pending", "Running", "Completed")
+    assert contract.OWNER_STACK in {t["key"] for t in platform[outside]["tags"]}, "adopted: marked as ours"
     ids.update({name: state[name]["id"] for name in ("algo", "shared")})
 
     # --- The example as declared (was test_seed_example_lifecycle's first part).
@@ -251,7 +263,7 @@ def test_modelarts_stack_lifecycle(emulator: EmulatorHandle, modelarts_stack: Ca
     stack.up()
     state = by_name(stack.export())
     live = {j["metadata"]["id"]: j for j in jobs(emulator)}
-    for name in (EXAMPLE_JOB, "fields", "user", "drift"):
+    for name in (EXAMPLE_JOB, "fields", "user", "drift", "adopted"):
         assert state[name]["id"] == ids[name], f"{name}: updated in place, or left alone, keeps its ID"
     assert live[ids[EXAMPLE_JOB]]["metadata"]["description"] == "second run"
     assert contract.OWNER_STACK in {t["key"] for t in live[ids["fields"]]["tags"]}, "the owner mark stays beside tags"

@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from pulumi_mltrain.modelarts import contract
 from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from support import stacks
 from support.drift import Json
 from support.pulumi_cli import Stack

@@ -13,9 +13,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from support import inprocess
 from support.stacks import alaya_job_args

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from pulumi_mltrain import runs
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from pulumi_mltrain.ownership import FAILED_KEY
 from support import inprocess

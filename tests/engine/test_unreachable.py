@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pulumi_mltrain.emulator import EmulatorServer
-from pulumi_mltrain.emulator.testing import EmulatorAdmin, EmulatorHandle
+from mltrain_emulator import EmulatorServer
+from mltrain_emulator.testing import EmulatorAdmin, EmulatorHandle
 from support import stacks
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]

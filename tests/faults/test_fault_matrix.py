@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
+from mltrain_emulator import defaults as d
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.modelarts import iam
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from pulumi_mltrain.resource import MltrainProvider

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from pulumi_mltrain.emulator import defaults as d
+from mltrain_emulator import defaults as d
 from support import stacks
 from support.pulumi_cli import Stack
 

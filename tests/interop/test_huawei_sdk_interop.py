@@ -26,9 +26,9 @@ from huaweicloudsdkmodelarts.v1 import (
     SSHReq,
 )
 
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.client import ModelArtsClient
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider

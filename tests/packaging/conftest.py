@@ -3,32 +3,24 @@
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
 
-from support.packaging import fresh_venv, run
-from support.pulumi_cli import ROOT
+from support.packaging import build_emulator_wheel, build_wheel, fresh_venv
 from support.shared import once
 
 
 @pytest.fixture(scope="session")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The project's wheel, built once per session."""
-    def build(folder: Path) -> Path:
-        source, out = folder / "source", folder / "wheel"
-        # Built from a copy: no build/ or egg-info in the working tree.
-        shutil.copytree(ROOT / "provider", source / "provider",
-                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-        for name in ("pyproject.toml", "README.md", "LICENSE"):
-            if (ROOT / name).exists():
-                shutil.copy(ROOT / name, source / name)
-        run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, source)
-        [built] = list(out.glob("pulumi_mltrain-*.whl"))
-        return built
-    return once(tmp_path_factory, "mltrain-wheel", build)
+    return once(tmp_path_factory, "mltrain-wheel", build_wheel)
+
+
+@pytest.fixture(scope="session")
+def emulator_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The emulator's wheel, built once per session."""
+    return once(tmp_path_factory, "emulator-wheel", build_emulator_wheel)
 
 
 @pytest.fixture(scope="session")

@@ -55,3 +55,18 @@ def test_wheel_runs_an_example_from_a_fresh_venv_beside_another_provider(
     assert len(tasks) == 1, tasks
     assert stack.outputs()["training_task_id"] in str(tasks)
     assert "PRD-TRAIN-1" in stack.outputs()["product_codes"], stack.outputs()
+
+
+def test_wheel_carries_no_emulator(wheel: Path) -> None:
+    """The emulator is the mltrain-emulator distribution: pulumi-mltrain's wheel names it only as its extra."""
+    archive = zipfile.ZipFile(wheel)
+    names = archive.namelist()
+    assert "pulumi_mltrain/__init__.py" in names, names  # the listing is the package's
+    emulator = [n for n in names if "emulator" in n.lower()]  # no module, package or script of it
+    assert not emulator, emulator
+    [metadata] = [n for n in names if n.endswith(".dist-info/METADATA")]
+    requires = [line for line in archive.read(metadata).decode().splitlines() if line.startswith("Requires-Dist:")]
+    extra = [line for line in requires if 'extra == "emulator"' in line]
+    assert extra == ['Requires-Dist: mltrain-emulator<0.2,>=0.1; extra == "emulator"'], requires
+    [entry_points] = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
+    assert "mltrain-emulator" not in archive.read(entry_points).decode()

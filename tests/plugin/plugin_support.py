@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pulumi_mltrain.emulator import defaults as d
+from mltrain_emulator import defaults as d
 from support import stacks
 from support.pulumi_cli import BIN, VENV, Stack
 
@@ -86,7 +86,7 @@ def both_forms(stack: Stack, jobs: dict[str, dict[str, Any]], create_timeout: st
 
 
 # Fields whose values are maps with the user's own keys (never renamed).
-MAPS = {"env", "environments", "tags", "advanced_config", "resolved_engine", "metrics_summary"}
+MAPS = {"env", "environments", "tags", "advanced_config", "resolved_engine", "metrics_summary", "final_metrics"}
 
 
 def _snake(name: str) -> str:

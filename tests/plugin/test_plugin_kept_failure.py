@@ -39,7 +39,7 @@ def test_modelarts_kept_failure_is_recorded_readable_and_replaced(emulator: Any,
     says once that Alaya NeW has no log API. `bad` depends on `run` (in each form): the dynamic program
     ends at its first failure, and on a loaded machine `bad` could otherwise fail before `run` is done."""
     emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=2, delete_delay=0.2,
-                                modelarts_fail_names="-bad-", task_state_delay=0.2, subscription_delay=0.2)
+                                modelarts_fail_names="-bad-", task_state_delay=2, subscription_delay=0.2)
     job = modelarts_job_args(wait_for="completed", on_failure="keep")
     jobs = {"alaya": {"run": stacks.alaya_job_args(wait_for="running")}, "modelarts": {"bad": job}}
     stack = both_forms(both_platforms_stack(emulator, tmp_path), jobs, after={"bad": "run"})

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from plugin_support import managed, output_of, python_names, summary
 
+from mltrain_emulator import defaults as d
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.client import ModelArtsClient
 from support.pulumi_cli import Stack, change_counts

@@ -6,7 +6,8 @@ call before Read. The engine's view of the same move is test_state_upgrade.py.""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 from pulumi.provider.experimental import provider as p
 from pulumi.provider.experimental.property_value import PropertyValue
@@ -16,6 +17,19 @@ from pulumi_mltrain.plugin.provider import MltrainPlugin
 from support.stacks import alaya_job_args
 
 TOKEN = "mltrain:alaya:TrainingJob"
+T = TypeVar("T")
+
+
+def run(call: Coroutine[Any, Any, T]) -> T:
+    """Run one plugin call on a loop of its own: asyncio.run leaves no current event loop behind, which
+    later tests in the same worker (pulumi.Output.from_input) need."""
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(call)
+    finally:
+        loop.close()
+
+
 URN = f"urn:pulumi:dev::names::{TOKEN}::job"
 CAMEL = {"product_code": "productCode", "worker_count": "workerCount", "training_framework": "trainingFramework",
          "start_command": "startCommand", "timeout_hours": "timeoutHours"}
@@ -28,7 +42,7 @@ def camel_args() -> dict[str, Any]:
 
 def plugin_for(emulator: Any) -> MltrainPlugin:
     plugin = MltrainPlugin()
-    asyncio.run(plugin.configure(p.ConfigureRequest(
+    run(plugin.configure(p.ConfigureRequest(
         variables={"mltrain:config:alayaEndpoint": emulator.url, "mltrain:config:alayaApiKey": emulator.alaya_api_key},
         args={}, accept_secrets=True, accept_resources=False)))
     return plugin
@@ -43,7 +57,7 @@ def test_camel_case_in_and_out_and_a_field_named_state_moves_without_a_change(em
     plugin = plugin_for(emulator)
     news = sdk.wrap({**camel_args(), "waitFor": "created"})
 
-    checked = asyncio.run(plugin.check(p.CheckRequest(URN, {}, news, b"")))
+    checked = run(plugin.check(p.CheckRequest(URN, {}, news, b"")))
     assert not checked.failures, [(f.property, f.reason) for f in checked.failures]
     inputs = sdk.plain(checked.inputs or {})[0]
     assert inputs["productCode"] == "PRD-TRAIN-2" and inputs["workerCount"] == 2 and inputs["waitFor"] == "created"
@@ -52,7 +66,7 @@ def test_camel_case_in_and_out_and_a_field_named_state_moves_without_a_change(em
     # A misspelt property and a bad nested one are named as the program wrote them.
     mount = {"storageId": "s", "storageType": "nas-capacity", "fileDirectory": "d", "mountPath": "rel"}
     bad = sdk.wrap({**camel_args(), "workerCount": 0, "storageMounts": [mount]})
-    failed = asyncio.run(plugin.check(p.CheckRequest(URN, {}, bad, b"")))
+    failed = run(plugin.check(p.CheckRequest(URN, {}, bad, b"")))
     named = {f.property for f in failed.failures or []}
     assert "workerCount" in named and any(n.startswith("storageMounts[0].") for n in named), named
 
@@ -65,25 +79,25 @@ def test_camel_case_in_and_out_and_a_field_named_state_moves_without_a_change(em
     assert "product_code" in old_state and "training_task_id" in old_state
 
     before = calls(emulator)
-    again = asyncio.run(plugin.check(p.CheckRequest(URN, sdk.wrap(old_inputs), news, b"")))
+    again = run(plugin.check(p.CheckRequest(URN, sdk.wrap(old_inputs), news, b"")))
     assert not again.failures
-    diff = asyncio.run(plugin.diff(p.DiffRequest(URN, created.id, sdk.wrap(old_state), again.inputs or {}, [])))
+    diff = run(plugin.diff(p.DiffRequest(URN, created.id, sdk.wrap(old_state), again.inputs or {}, [])))
     assert (diff.changes, diff.replaces, diff.diffs) in ((False, [], []), (None, [], [])), (diff.changes, diff.diffs)
     # The same against a state half moved (new inputs, old outputs: what a no-change `up` records).
-    half = asyncio.run(plugin.diff(p.DiffRequest(URN, created.id, {**sdk.wrap(old_state), **(again.inputs or {})},
+    half = run(plugin.diff(p.DiffRequest(URN, created.id, {**sdk.wrap(old_state), **(again.inputs or {})},
                                                  again.inputs or {}, [])))
     assert not half.changes and not half.replaces, half.diffs
     assert calls(emulator) == before, "check and diff of the old state call no platform API"
 
     # A real change is reported under the schema's name.
-    changed = asyncio.run(plugin.diff(p.DiffRequest(
+    changed = run(plugin.diff(p.DiffRequest(
         URN, created.id, sdk.wrap(old_state), {**(again.inputs or {}), "workerCount": PropertyValue(4.0)}, [])))
     assert changed.changes and changed.replaces == ["workerCount"], (changed.diffs, changed.replaces)
 
-    read = asyncio.run(plugin.read(p.ReadRequest(URN, created.id, sdk.wrap(old_state), sdk.wrap(old_inputs))))
+    read = run(plugin.read(p.ReadRequest(URN, created.id, sdk.wrap(old_state), sdk.wrap(old_inputs))))
     outputs, read_inputs = sdk.plain(read.properties or {})[0], sdk.plain(read.inputs or {})[0]
     assert read.resource_id == created.id
     assert outputs["trainingTaskId"] == created.id and outputs["productCode"] == "PRD-TRAIN-2"
     assert read_inputs["workerCount"] == 2 and "worker_count" not in read_inputs and "training_task_id" not in outputs
-    asyncio.run(plugin.delete(p.DeleteRequest(URN, created.id, sdk.wrap(old_state), 60)))
+    run(plugin.delete(p.DeleteRequest(URN, created.id, sdk.wrap(old_state), 60)))
     assert emulator.admin.state()["alaya"]["tasks"] == []

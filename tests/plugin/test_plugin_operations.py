@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from plugin_support import RAW, alaya_job, declare, managed, on_path, output_of, summary, tasks
 
-from pulumi_mltrain.emulator import EmulatorAdmin, EmulatorServer
-from pulumi_mltrain.emulator import defaults as d
+from mltrain_emulator import EmulatorAdmin, EmulatorServer
+from mltrain_emulator import defaults as d
 from support.pulumi_cli import Stack
 from support.stacks import alaya_task_ids
 

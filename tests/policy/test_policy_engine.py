@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pulumi_mltrain.emulator import defaults
+from mltrain_emulator import defaults
 from support.pulumi_cli import BIN, ROOT, VENV, Stack
 
 pytestmark = pytest.mark.engine

@@ -31,11 +31,11 @@ from pulumi_policy.proxy import (
     unknown_checking_proxy,
 )
 
+from mltrain_emulator import catalog
 from mltrain_policies import POLICIES, SecretString, is_secret, secrets, track_secrets, untrack_secrets
 from mltrain_policies import resources as r
 from mltrain_policies import validators as v
 from pulumi_mltrain import registry
-from pulumi_mltrain.emulator import catalog
 from pulumi_mltrain.spec import property_name, to_property_names
 
 STORAGE = "72a2a885-e45e-4c79-aaf3-e1fa05abdb92"
@@ -142,8 +142,10 @@ def test_pack_lists_every_policy_with_its_level() -> None:
         "modelarts-failure-notification": EnforcementLevel.MANDATORY,
         "modelarts-preemptible-retry": EnforcementLevel.MANDATORY,
         "gpu-hours-budget": EnforcementLevel.MANDATORY,
+        "new-run-budget": EnforcementLevel.MANDATORY,
     }
     assert isinstance(v.GPU_HOURS_BUDGET, StackValidationPolicy)
+    assert isinstance(v.NEW_RUN_BUDGET, StackValidationPolicy)
 
 
 def test_config_schemas_have_defaults_and_reach_the_engine() -> None:

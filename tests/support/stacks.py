@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pulumi_mltrain.emulator.testing import EmulatorAdmin
+from mltrain_emulator.testing import EmulatorAdmin
 
 from .pulumi_cli import ROOT, Stack
 

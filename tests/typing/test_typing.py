@@ -1,5 +1,5 @@
-"""Static typing of the program side: mypy --strict and basedpyright accept the examples and the README
-example, and reject a misspelled argument and a wrong type.
+"""Static typing of the program side: mypy --strict and basedpyright accept the examples, the README example
+and the overview's dynamic-resource example (docs/_index.md), and reject a misspelled argument and a wrong type.
 
 Every case is a file of its own, and each checker runs once over all of them (a checker process costs
 seconds; the cases are independent top-level modules): each test reads its files' diagnostics from that
@@ -31,6 +31,15 @@ def _readme_example() -> str:
     section = text.split("## Example", 1)[1]
     match = re.search(r"```python\n(.*?)```", section, re.S)
     assert match, "README.md has no ```python block under ## Example"
+    return match.group(1)
+
+
+def _docs_index_example() -> str:
+    """The first Python block of docs/_index.md: the program on the dynamic resources (`pulumi_mltrain`)."""
+    text = (ROOT / "docs" / "_index.md").read_text()
+    match = re.search(r"```python\n(.*?)```", text.split("## Example", 1)[1], re.S)
+    assert match, "docs/_index.md has no ```python block under ## Example"
+    assert "from pulumi_mltrain import" in match.group(1), "docs/_index.md's first Python example is not dynamic"
     return match.group(1)
 
 
@@ -117,7 +126,7 @@ needs_text(job.{optional})
 class Cases:
     """The files every checker is run on."""
 
-    programs: list[Path]  # the examples (copies) and the README example: must pass
+    programs: list[Path]  # the examples (copies), the README example and the overview's: must pass
     good: Path  # the correct form of BAD: must pass, or the rejections prove nothing
     bad: list[Path]  # BAD per REJECTED case
     present_good: Path
@@ -131,7 +140,7 @@ def _cases(where: Path) -> Cases:
     """The case files in `where` (written by the first worker to ask: `_write_cases`)."""
     return Cases(
         programs=[*(where / f"example_{p.parent.name.replace('-', '_')}_{p.stem.strip('_')}.py" for p in EXAMPLES),
-                  where / "readme_example.py"],
+                  where / "readme_example.py", where / "docs_index_example.py"],
         good=where / "good.py",
         bad=[where / f"bad_{i}.py" for i in range(len(REJECTED))],
         present_good=where / "present_good.py",
@@ -141,9 +150,10 @@ def _cases(where: Path) -> Cases:
 
 def _write_cases(where: Path) -> Path:
     cases = _cases(where)
-    for example, path in zip(EXAMPLES, cases.programs[:-1], strict=True):
+    for example, path in zip(EXAMPLES, cases.programs[:-2], strict=True):
         path.write_text(example.read_text())
-    cases.programs[-1].write_text(_readme_example())
+    cases.programs[-2].write_text(_readme_example())
+    cases.programs[-1].write_text(_docs_index_example())
     cases.good.write_text(BAD.format(count="3", extra=""))
     for path, (count, extra, _) in zip(cases.bad, REJECTED, strict=True):
         path.write_text(BAD.format(count=count, extra=extra))

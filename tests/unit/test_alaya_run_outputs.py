@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
+from mltrain_emulator import EmulatorHandle
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.emulator import EmulatorHandle
 from support.runs import assert_end_is_start_plus_duration
 from support.stacks import alaya_job_args
 

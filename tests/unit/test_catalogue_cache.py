@@ -8,11 +8,11 @@ from collections.abc import Iterator
 import pytest
 from pulumi.runtime import config as pulumi_config
 
+from mltrain_emulator.testing import EmulatorHandle
 from pulumi_mltrain.alaya import lookups
 from pulumi_mltrain.alaya.contract import PRODUCTS
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider
 from pulumi_mltrain.calls import program_settings
-from pulumi_mltrain.emulator.testing import EmulatorHandle
 from support.inprocess import OWNER, alaya_config, checked, fresh_process
 from support.stacks import alaya_job_args
 

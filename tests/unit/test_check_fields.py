@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from pulumi.provider.experimental import provider as p
 from pydantic import BaseModel
 
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from pulumi_mltrain import registry
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.plugin import sdk
 from pulumi_mltrain.plugin.provider import MltrainPlugin
 from pulumi_mltrain.resource import MltrainProvider

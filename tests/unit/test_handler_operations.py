@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from pulumi_mltrain.accounts import SETTINGS_KEY
 from pulumi_mltrain.alaya.storage_mount import StorageMountHandler
 from pulumi_mltrain.alaya.training_job import TrainingJobHandler as AlayaJobs
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.handler import Handler
 from pulumi_mltrain.modelarts import iam

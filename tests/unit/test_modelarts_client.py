@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from pulumi_mltrain.answers import MAX_TEXT
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.errors import AmbiguousOutcome, ApiError, ConfigError, EndpointError, NotFound, UnexpectedAnswer
 from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.client import ModelArtsClient

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.modelarts import iam
 from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from pulumi_mltrain.errors import ApiError
 from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider

@@ -15,12 +15,12 @@ from pathlib import Path
 import httpx
 import pytest
 
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
 from pulumi_mltrain import transport
 from pulumi_mltrain.alaya.client import AlayaClient, BearerAuth
 from pulumi_mltrain.alaya.client import decode as alaya_decode
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.emulator import EmulatorHandle
-from pulumi_mltrain.emulator import defaults as d
 from pulumi_mltrain.errors import AmbiguousOutcome, ApiError, ConfigError, NotFound, Retryable, WaitTimeout
 from pulumi_mltrain.waiter import Backoff, wait_for
 

@@ -92,6 +92,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "wait_for",
         "stopped",
         "on_failure",
+        "max_pending_minutes",
     )
     _outputs = (
         "training_task_id",
@@ -145,6 +146,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         wait_for: pulumi.Output[Literal["created", "running", "completed"]]
         stopped: pulumi.Output[bool]
         on_failure: pulumi.Output[Literal["delete", "keep"]]
+        max_pending_minutes: pulumi.Output[float | None]
         training_task_id: pulumi.Output[str]
         status: pulumi.Output[str]
         result_key: pulumi.Output[str | None]
@@ -185,6 +187,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         wait_for: pulumi.Input[Literal["created", "running", "completed"]] | None = None,
         stopped: pulumi.Input[bool] | None = None,
         on_failure: pulumi.Input[Literal["delete", "keep"]] | None = None,
+        max_pending_minutes: pulumi.Input[float] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """Declare a alaya.TrainingJob.
@@ -249,6 +252,15 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
                 be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it. Allowed:
                 'delete', 'keep'. Default: 'delete'. Local: changing it only changes the provider's
                 behaviour, nothing remote.
+            max_pending_minutes: Minutes the job may stay pending (QUEUED or STARTING) while create waits for
+                running or completed; past them the job fails as a failed run does (on_failure decides:
+                delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and
+                records it with its status and reason), and the error gives the time pending and the
+                platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create
+                time on the platform, so a take-over after an interrupted run counts from the real start;
+                once the job has run, it no longer applies. Needs wait_for running or completed; the create
+                deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or
+                updates the job. Local: changing it only changes the provider's behaviour, nothing remote.
             opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.
         """
         self._register(resource_name, {
@@ -275,6 +287,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
             "wait_for": wait_for,
             "stopped": stopped,
             "on_failure": on_failure,
+            "max_pending_minutes": max_pending_minutes,
         }, opts)
 
 

@@ -31,6 +31,9 @@ TERMINAL = frozenset({SUCCEEDED, FAILED, STOPPED})
 # ModelArts: a task that fails or stops first is an error, and is rolled back).
 REACHED = {"running": frozenset({RUNNING, SUCCEEDED}), "completed": frozenset({SUCCEEDED})}
 NEVER = frozenset({FAILED, STOPPED, PAUSED, DELETING})
+# Not run yet, what `max_pending_minutes` bounds: QUEUED waits for resources, STARTING has them and is
+# being set up (image pull, containers); both are time before the training runs.
+BEFORE_RUNNING = frozenset({QUEUED, STARTING})
 
 # Spellings of the create call's enum fields. The seed's field table writes trainingType as
 # `pre_training` / `HPC` and trainingFramwork in lower case; its curl example writes PRE_TRAINING and

@@ -18,7 +18,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, SerializationInfo, field_serializer, model_validator
 
-from .. import runs, transport
+from .. import pending, runs, transport
 from .. import spec as specs
 from ..answers import from_beijing
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure, UnexpectedAnswer
@@ -53,6 +53,10 @@ def _lower(value: Any) -> Any:
 
 class TrainingJobSpec(ManagedSpec):
     """Inputs of an Alaya NeW distributed training task (the fields of the create call)."""
+
+    absent_inputs: ClassVar[dict[str, str]] = {
+        "success_criteria": "is not available on Alaya NeW training jobs: Alaya NeW has no metrics API to "
+                            "check it against (metric gates are a ModelArts training job input)"}
 
     name: str = specs.spec_field(
         description="Task name; when unset, the resource name plus a suffix unique to this stack and resource, "
@@ -121,6 +125,9 @@ class TrainingJobSpec(ManagedSpec):
         "delete", description="A task that fails or stops during the create's wait: delete (the default) rolls it "
         "back; keep leaves it on the platform and in the state with its status and reason, so it can be "
         "inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.", on_change="local")
+    max_pending_minutes: float | None = specs.spec_field(
+        None, description=pending.description("QUEUED or STARTING"), on_change="local", gt=0,
+        allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod
@@ -149,6 +156,10 @@ class TrainingJobSpec(ManagedSpec):
         if self.create_type not in contract.CREATE_TYPES_SUPPORTED:
             out.append(("create_type", f"{self.create_type} cannot work: it copies a task or uses a template, "
                                        "and the create call has no field that names the source; use DIRECT"))
+        if self.max_pending_minutes is not None and self.wait_for not in contract.REACHED:
+            out.append(("max_pending_minutes", f"applies only while create waits for the task to run: "
+                                               f"wait_for={self.wait_for!r} does not wait; set wait_for to "
+                                               "'running' or 'completed', or unset max_pending_minutes"))
         if self.enable_timeout_cancel and self.timeout_hours is None:
             out.append(("timeout_hours", "is required when enable_timeout_cancel is true"))
         seen: dict[str, int] = {}
@@ -292,8 +303,7 @@ class TrainingJobHandler(RunReason, AlayaHandler):
                 raise
             mine = self._ours(spec, owner)
             if len(mine) == 1:
-                print(f"[mltrain] {err}; task {spec.name!r} found by its owner mark: {mine[0].get('id')}",
-                      file=sys.stderr)
+                notice(f"{err}; task {spec.name!r} found by its owner mark: {mine[0].get('id')}", owner)
                 return {"status": contract.SUB_SUCCESS, "trainingTaskId": str(mine[0].get("id"))}
             return {"status": contract.SUB_PROCESSING, "message": str(err)}
 
@@ -318,8 +328,8 @@ class TrainingJobHandler(RunReason, AlayaHandler):
                         "again: the provider looks for its own task by name and owner mark before creating, "
                         "so no duplicate is made"
                     ) from None
-                print(f"[mltrain] task {spec.name!r} not found {grace:.0f}s after an unanswered create; "
-                      "sending it again", file=sys.stderr)
+                notice(f"task {spec.name!r} not found {grace:.0f}s after an unanswered create; "
+                       "sending it again", owner)
         raise AssertionError("unreachable")
 
     def _ours(self, spec: Any, owner: Mark | None) -> list[dict[str, Any]]:
@@ -357,8 +367,7 @@ class TrainingJobHandler(RunReason, AlayaHandler):
         for task in self._ours(spec, owner):
             other = str(task.get("id"))
             if other != task_id:
-                print(f"[mltrain] removing {other}, a duplicate of {task_id} from the unanswered first request",
-                      file=sys.stderr)
+                notice(f"removing {other}, a duplicate of {task_id} from the unanswered first request", owner)
                 self._remove(other, deadline)
 
     def _existing(self, spec: Any, owner: Mark | None) -> str | None:
@@ -403,6 +412,19 @@ class TrainingJobHandler(RunReason, AlayaHandler):
     def _ended(self, spec: Any, object_id: str, remote: dict[str, Any]) -> tuple[str, str]:
         return str(remote.get("reason") or "no reason"), ""
 
+    pending_states: ClassVar[frozenset[str]] = contract.BEFORE_RUNNING
+
+    def _created_at(self, remote: dict[str, Any]) -> float | None:
+        """The end of the second `createdTime` names (it has whole seconds): never cuts the limit short."""
+        created = _epoch(remote.get("createdTime"))
+        return None if created is None else created + 1.0
+
+    def _has_started(self, remote: dict[str, Any]) -> bool:
+        return bool(remote.get("startTime"))
+
+    def _pending_reason(self, remote: dict[str, Any]) -> str:
+        return str(remote.get("reason") or "")
+
     def _notes(self, spec: Any, object_id: str) -> Callable[[dict[str, Any]], str | None]:
         """Said once per wait: Alaya NeW documents no log API, so no log lines can follow."""
         said: list[bool] = []
@@ -441,13 +463,13 @@ class TrainingJobHandler(RunReason, AlayaHandler):
             self._settle(object_id, deadline, label)
             return self._outputs(self.api().task(object_id))
         if "stopped" in changed:
-            print(f"[mltrain] {self.kind} {new.name!r}: stopped=false recorded; task {object_id} is not started "
-                  "again (to run the job again, change its replacement_trigger)", file=sys.stderr)
+            notice(f"{self.kind} {new.name!r}: stopped=false recorded; task {object_id} is not started "
+                   "again (to run the job again, change its replacement_trigger)", owner)
         recorded = [n for n, m in specs.field_metas(type(new)) if n in changed and m.on_change == "record"]
         if recorded:
-            print(f"[mltrain] {self.kind} {new.name!r}: {', '.join(recorded)} recorded in the state only: Alaya NeW "
-                  f"has no update call, so task {object_id} keeps the value it was created with (no new run; "
-                  "to run it again, use the replacement_trigger resource option)", file=sys.stderr)
+            notice(f"{self.kind} {new.name!r}: {', '.join(recorded)} recorded in the state only: Alaya NeW "
+                   f"has no update call, so task {object_id} keeps the value it was created with (no new run; "
+                   "to run it again, use the replacement_trigger resource option)", owner)
         return {}
 
     # ----- adopt / read / delete -----------------------------------------------------------------
@@ -548,6 +570,12 @@ def _duration_ms(start: Any, end: Any) -> int | None:
                           * 1000))
     except (TypeError, ValueError):
         return None
+
+
+def _epoch(value: Any) -> float | None:
+    """Alaya NeW's Beijing wall-clock string as epoch seconds; None when absent or unreadable."""
+    text = from_beijing(value)
+    return datetime.fromisoformat(text).timestamp() if text else None
 
 
 def _refused(err: ApiError) -> bool:

@@ -24,6 +24,7 @@ __all__ = [
     "ParameterConstraint",
     "RequiredAffinity",
     "ResourceRequirement",
+    "SuccessCriterion",
     "TaskExit",
     "Timeouts",
     "TrainingJob",
@@ -235,6 +236,23 @@ class Notification(TypedDict):
     events: pulumi.Input[Sequence[pulumi.Input[str]]]
 
 
+class SuccessCriterion(TypedDict):
+    """A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+
+    Keys:
+        metric: A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or
+            npuMemUsage. Allowed: 'cpuUsage', 'memUsage', 'npuUtil', 'npuMemUsage', 'gpuUtil', 'gpuMemUsage'.
+            Required.
+        op: Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: '<', '<=', '>', '>=',
+            '=='. Required.
+        value: Threshold, in the metric's own unit as the API reports it. Required.
+    """
+
+    metric: pulumi.Input[Literal["cpuUsage", "memUsage", "npuUtil", "npuMemUsage", "gpuUtil", "gpuMemUsage"]]
+    op: pulumi.Input[Literal["<", "<=", ">", ">=", "=="]]
+    value: pulumi.Input[float]
+
+
 class TaskExit(TypedDict):
     """How one task of a job ended (`status.task_statuses[]`): what to read first when a run failed.
 
@@ -390,7 +408,10 @@ class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
             resource_requirements: Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].
                 Default: []. Changing it updates the resource in place.
             tags: User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner
-                mark, which never shows here; changed in place. Changing it updates the resource in place.
+                mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are
+                merged in, this resource's own winning on the same key: the checked inputs and outputs hold
+                the merged map. Tags added on the platform under other keys are kept. Changing it updates the
+                resource in place.
             advanced_config: Advanced configuration, e.g. {auto_search: {...}} for hyperparameter search
                 (ModelArts' own shape); changed in place. Changing it updates the resource in place.
             opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.
@@ -426,8 +447,8 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
     """A Huawei Cloud ModelArts v2 training job.
 
     Outputs (besides every input): job_id, phase, secondary_phase, duration_ms, start_time, end_time,
-        task_statuses, tasks, metrics_summary, create_time, reason, gpus_per_node, gpu_count, billing_code,
-        run_reason.
+        task_statuses, tasks, metrics_summary, final_metrics, success_criteria_met, create_time, reason,
+        gpus_per_node, gpu_count, billing_code, run_reason.
 
     Every input reads as an Output: the value given, the default the provider filled in, or None for an
         optional input left out (the provider never fills those in).
@@ -473,6 +494,8 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "wait_for",
         "stopped",
         "on_failure",
+        "max_pending_minutes",
+        "success_criteria",
     )
     _outputs = (
         "job_id",
@@ -484,6 +507,8 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "task_statuses",
         "tasks",
         "metrics_summary",
+        "final_metrics",
+        "success_criteria_met",
         "create_time",
         "reason",
         "gpus_per_node",
@@ -540,6 +565,8 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         wait_for: pulumi.Output[Literal["accepted", "running", "completed"]]
         stopped: pulumi.Output[bool]
         on_failure: pulumi.Output[Literal["delete", "keep"]]
+        max_pending_minutes: pulumi.Output[float | None]
+        success_criteria: pulumi.Output[list[SuccessCriterion] | None]
         job_id: pulumi.Output[str]
         phase: pulumi.Output[str]
         secondary_phase: pulumi.Output[str | None]
@@ -549,6 +576,8 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         task_statuses: pulumi.Output[list[TaskExit] | None]
         tasks: pulumi.Output[list[str] | None]
         metrics_summary: pulumi.Output[dict[str, float] | None]
+        final_metrics: pulumi.Output[dict[str, float] | None]
+        success_criteria_met: pulumi.Output[bool | None]
         create_time: pulumi.Output[int | None]
         reason: pulumi.Output[str | None]
         gpus_per_node: pulumi.Output[int | None]
@@ -596,6 +625,8 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         wait_for: pulumi.Input[Literal["accepted", "running", "completed"]] | None = None,
         stopped: pulumi.Input[bool] | None = None,
         on_failure: pulumi.Input[Literal["delete", "keep"]] | None = None,
+        max_pending_minutes: pulumi.Input[float] | None = None,
+        success_criteria: pulumi.Input[Sequence[pulumi.Input[SuccessCriterion]]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """Declare a modelarts.TrainingJob.
@@ -674,8 +705,11 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
             hang_retry: Restart the job when ModelArts finds it hanging (no progress). Sent as a job
                 annotation, which the job detail does not return: the state keeps the value sent, and no
                 drift is read for it. Changing it replaces the resource.
-            tags: User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner
-                mark lives beside them and never shows here. Changing it updates the resource in place.
+            tags: User tags {key: value} (job tags API; at most 20); changed in place. The default tags
+                (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked
+                inputs and outputs hold the merged map. The provider's owner mark lives beside them and never
+                shows here; tags added on the platform under other keys are left alone. Changing it updates
+                the resource in place.
             replace_running: refuse: a preview that would replace (delete and recreate) this job while it is
                 Creating, Pending or Running fails, naming the fields that force it; allow (the default)
                 replaces. Allowed: 'allow', 'refuse'. Default: 'allow'. Local: changing it only changes the
@@ -694,6 +728,25 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails;
                 the next `pulumi up` replaces it. Allowed: 'delete', 'keep'. Default: 'delete'. Local:
                 changing it only changes the provider's behaviour, nothing remote.
+            max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits
+                for running or completed; past them the job fails as a failed run does (on_failure decides:
+                delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and
+                records it with its status and reason), and the error gives the time pending and the
+                platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create
+                time on the platform, so a take-over after an interrupted run counts from the real start;
+                once the job has run, it no longer applies. Needs wait_for running or completed; the create
+                deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or
+                updates the job. Local: changing it only changes the provider's behaviour, nothing remote.
+            success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g.
+                [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with
+                the final value of its metric: the last sample with data (not -1) of the job's first task
+                (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not
+                read. A metric without data misses. A miss ends the create like a failed run (on_failure
+                decides: delete, or keep with the reason), naming the metric, the value seen and the
+                threshold; final_metrics and success_criteria_met record what was read. Only the six metrics
+                the API reports are supported (custom metrics a job may declare are not read). Changing it is
+                recorded only: a finished run is not judged again. Local: changing it only changes the
+                provider's behaviour, nothing remote.
             opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.
         """
         self._register(resource_name, {
@@ -733,4 +786,6 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
             "wait_for": wait_for,
             "stopped": stopped,
             "on_failure": on_failure,
+            "max_pending_minutes": max_pending_minutes,
+            "success_criteria": success_criteria,
         }, opts)

@@ -8,14 +8,13 @@ Create is idempotent like the training job's: an algorithm of this name is adopt
 
 from __future__ import annotations
 
-import sys
 from typing import Any, ClassVar
 
 from .. import spec as specs
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
 from ..handler import CREATE_ATTEMPTS, ManagedSpec
 from ..ownership import Mark, claim
-from ..progress import Label
+from ..progress import Label, notice
 from ..resource import MltrainProvider
 from ..transport import remaining
 from ..waiter import Backoff, look_for, wait_for
@@ -90,7 +89,10 @@ class AlgorithmSpec(ManagedSpec):
         wire="resource_requirements", on_change="update")
     tags: UserTags | None = specs.spec_field(
         None, description="User tags {key: value} (at most 20), kept in metadata.tags beside the provider's "
-        "owner mark, which never shows here; changed in place.", wire="metadata.tags", on_change="update")
+        "owner mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are "
+        "merged in, this resource's own winning on the same key: the checked inputs and outputs hold the "
+        "merged map. Tags added on the platform under other keys are kept.", wire="metadata.tags",
+        on_change="update")
     advanced_config: dict[str, Any] | None = specs.spec_field(
         None, description="Advanced configuration, e.g. {auto_search: {...}} for hyperparameter search "
         "(ModelArts' own shape); changed in place.", wire="advanced_config", on_change="update")
@@ -123,9 +125,11 @@ class AlgorithmSpec(ManagedSpec):
             out.append(("advanced_config", f"does not accept {', '.join(extra)}: ModelArts takes auto_search only"))
         return out
 
-    def put_body(self, previous: AlgorithmSpec | None = None, owner: Mark | None = None) -> dict[str, Any]:
+    def put_body(self, previous: AlgorithmSpec | None = None, owner: Mark | None = None,
+                 foreign: list[dict[str, str]] | None = None) -> dict[str, Any]:
         """The full body, with the owner mark; fields the previous version set and this one drops are
-        sent empty."""
+        sent empty. `foreign`: tags the platform holds that this resource did not set (added in the
+        console, say), kept as they are."""
         body = self.wire()
         for name in _CLEARABLE:
             if getattr(self, name) is None and previous is not None and getattr(previous, name, None):
@@ -135,6 +139,7 @@ class AlgorithmSpec(ManagedSpec):
             specs.put(body, "metadata.tags", [])
         if owner is not None:
             tags = [*tags, *owner_tags(owner)]
+        tags = [*tags, *(foreign or [])]
         if tags:
             specs.put(body, "metadata.tags", tags)
         if previous is not None and self.advanced_config is None and getattr(previous, "advanced_config", None):
@@ -200,8 +205,7 @@ class AlgorithmHandler(ModelArtsHandler):
         algorithm = self.api().algorithm(algorithm_id)
         claim(self.noun, algorithm_id, spec.name, _mark(algorithm), owner)
         self._require_match(spec, algorithm_id, algorithm)
-        print(f"[mltrain] algorithm {spec.name!r} ({algorithm_id}) from an interrupted run found: adopting it",
-              file=sys.stderr)
+        notice(f"algorithm {spec.name!r} ({algorithm_id}) from an interrupted run found: adopting it", owner)
         return algorithm
 
     # ----- adopt / read / update / delete --------------------------------------------------------
@@ -229,7 +233,13 @@ class AlgorithmHandler(ModelArtsHandler):
                 deadline: float) -> dict[str, Any]:
         remote = [n for n in changed if specs.meta(type(new).model_fields[n], n).on_change != "local"]
         if remote:
-            updated = self.api().update_algorithm(object_id, new.put_body(old, owner))
+            # The PUT replaces metadata.tags whole: keep the tags this resource never set.
+            current = self.api().algorithm(object_id)
+            ours = {*(getattr(old, "tags", None) or {}), *(new.tags or {}), contract.OWNER_STACK, contract.OWNER_URN}
+            foreign = [{"key": str(t.get("key")), "value": str(t.get("value", ""))}
+                       for t in (current.get("metadata") or {}).get("tags") or []
+                       if isinstance(t, dict) and t.get("key") not in ours]
+            updated = self.api().update_algorithm(object_id, new.put_body(old, owner, foreign))
             if updated.get("metadata"):
                 return self._outputs(updated)
         return self._outputs(self.api().algorithm(object_id))

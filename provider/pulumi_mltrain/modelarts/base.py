@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ..accounts import SETTINGS_KEY
+from ..config import CONFIG_KEYS, MAX_TAGS
 from ..errors import MltrainError
 from ..handler import Handler
 from ..ownership import Mark
@@ -38,6 +41,42 @@ class ModelArtsHandler(Handler):
 
     def _catalog_failures(self, api: ModelArtsClient, spec: Any) -> list[tuple[str, str]]:
         return []
+
+    # ----- default tags (mltrain:defaultTags) -----------------------------------------------------
+    def _with_defaults(self, news: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        """The provider's default tags merged into `tags` (the resource's own win on the same key).
+
+        The merged map is the resource's `tags` from here on: in the checked inputs (so previews
+        and policies see every tag the platform will carry), in the state and in the outputs. A
+        change of the defaults is therefore a change of `tags`, made in place; a default that is
+        dropped is removed from the platform only because the state says that this resource set it.
+        """
+        defaults = self.settings.default_tags
+        own = news.get("tags")
+        if not defaults or "tags" not in self.spec_type.model_fields:
+            return news, []
+        if own is not None and not isinstance(own, Mapping):
+            return news, []  # not known yet (preview): merged once it is
+        own = dict(own or {})
+        merged = {**defaults, **own}
+        if len(merged) > MAX_TAGS:
+            source = ("the provider's `default_tags`" if news.get(SETTINGS_KEY) is not None
+                      else f"`{CONFIG_KEYS['default_tags']}`")
+            shared = len(set(defaults) & set(own))
+            return news, [("tags", f"has {len(merged)} tags with the default tags of {source} ({len(defaults)} "
+                                   f"default, {len(own)} of its own, {shared} of them on the same key); ModelArts "
+                                   f"allows at most {MAX_TAGS}: remove keys from {source} or from this resource's "
+                                   "`tags`")]
+        return {**news, "tags": merged}, []
+
+    def _drift(self, spec: Any, remote: dict[str, Any] | None) -> dict[str, Any]:
+        """Tags drift only on the keys this resource sets: a tag added on the platform under another
+        key is someone else's, and is neither reported nor recorded (so no update removes it)."""
+        out = super()._drift(spec, remote)
+        if isinstance(out.get("tags"), dict):
+            mine = getattr(spec, "tags", None) or {}
+            out["tags"] = {k: v for k, v in out["tags"].items() if k in mine} or None
+        return out
 
 
 def owner_tags(owner: Mark) -> list[dict[str, str]]:

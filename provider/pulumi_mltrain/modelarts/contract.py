@@ -7,6 +7,8 @@ change here, and the emulator serves the same paths.
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 PLATFORM = "Huawei ModelArts"
 IAM_PLATFORM = "Huawei IAM"
 
@@ -59,6 +61,7 @@ PHASES = (CREATING, PENDING, RUNNING, COMPLETED, FAILED, ABNORMAL, TERMINATING, 
 TERMINABLE = frozenset({CREATING, PENDING, RUNNING})  # terminate is accepted only here (else 409 2796)
 FAILURES = frozenset({FAILED, ABNORMAL, TERMINATING, TERMINATED})  # never becomes what was asked for
 SETTLED = frozenset({COMPLETED, FAILED, ABNORMAL, TERMINATED})  # nothing more will happen
+BEFORE_RUNNING = frozenset({CREATING, PENDING})  # not run yet (Pending: queued for resources): max_pending_minutes
 
 # What each `wait_for` target accepts as reached.
 REACHED = {
@@ -94,3 +97,6 @@ RETRYABLE_CODES = frozenset({TOO_MANY_REQUESTS, GATEWAY_THROTTLED})
 NOT_READY_CODES = frozenset({"ModelArts.2776", "ModelArts.2777"})  # logs / metrics not ready yet
 
 METRIC_NO_DATA = -1  # a metrics sample without data
+# The metrics GET .../metrics/{task_id} answers (api.md B.2, seed 002's example), one average a minute.
+MetricName = Literal["cpuUsage", "memUsage", "npuUtil", "npuMemUsage", "gpuUtil", "gpuMemUsage"]
+METRICS = get_args(MetricName)

@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from .. import config
 from . import contract
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -137,6 +138,28 @@ class ResourceRequirement(_Nested):
     operator: Literal["in"] = Field("in", description="Always `in`.")
 
 
+MetricOp = Literal["<", "<=", ">", ">=", "=="]
+_OPS: dict[str, Any] = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+                        ">=": lambda a, b: a >= b, "==": lambda a, b: a == b}
+
+
+class SuccessCriterion(_Nested):
+    """A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50)."""
+
+    metric: contract.MetricName = Field(
+        description="A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or "
+        "npuMemUsage.")
+    op: MetricOp = Field(description="Comparison of the final value with `value`: <, <=, >, >= or ==.")
+    value: float = Field(description="Threshold, in the metric's own unit as the API reports it.",
+                         allow_inf_nan=False)
+
+    def holds(self, seen: float) -> bool:
+        return bool(_OPS[self.op](seen, self.value))
+
+    def words(self) -> str:
+        return f"{self.metric} {self.op} {self.value:g}"
+
+
 # ----- rules shared by Algorithm and TrainingJob ----------------------------------------------------
 def engine_problems(engine_id: str | None, engine_name: str | None, engine_version: str | None,
                     image_url: str | None) -> list[tuple[str, str]]:
@@ -182,7 +205,7 @@ def duplicate_names(groups: dict[str, list[Any]]) -> list[tuple[str, str]]:
 
 # ----- tags, volumes, datasets, retries (issue 12, item 5) ---------------------------------------------
 _OWNER_KEYS = (contract.OWNER_STACK, contract.OWNER_URN)
-MAX_TAGS = 20
+MAX_TAGS = config.MAX_TAGS
 
 
 def _tags_in(value: Any) -> Any:

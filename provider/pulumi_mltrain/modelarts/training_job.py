@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
-from .. import runs, transport
+from .. import pending, runs, transport
 from .. import spec as specs
 from ..answers import from_epoch_ms
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure
@@ -51,6 +51,7 @@ from .models import (
     ObsPath,
     RequiredAffinity,
     RetryCount,
+    SuccessCriterion,
     TaskExit,
     UserTags,
     Volume,
@@ -68,6 +69,9 @@ MAX_ENVIRONMENTS = contract.MAX_ENVIRONMENTS
 # Log lines in the progress of a wait: at most LOG_LINES new lines (each cut to LOG_WIDTH characters)
 # of the job's first task, looked up at most every LOG_EVERY seconds per wait.
 LOG_LINES, LOG_WIDTH, LOG_EVERY = 3, 200, 10.0
+# How long a success_criteria check looks for metrics that are not ready yet (ModelArts.2777) after the job
+# Completed, at most (never past the create deadline).
+METRICS_GRACE = 60.0
 _INLINE = ("code_dir", "boot_file", "command", "engine_id", "engine_name", "engine_version", "image_url")
 
 
@@ -173,8 +177,10 @@ class TrainingJobSpec(ManagedSpec):
         "for it.",
         wire=f"metadata.annotations.{contract.HANG_RETRY_ANNOTATION}", returned=False)
     tags: UserTags | None = specs.spec_field(
-        None, description="User tags {key: value} (job tags API; at most 20); changed in place. The provider's "
-        "owner mark lives beside them and never shows here.", wire="tags", on_change="update")
+        None, description="User tags {key: value} (job tags API; at most 20); changed in place. The default "
+        "tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked "
+        "inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows "
+        "here; tags added on the platform under other keys are left alone.", wire="tags", on_change="update")
     replace_running: Literal["allow", "refuse"] = specs.spec_field(
         "allow", description="refuse: a preview that would replace (delete and recreate) this job while it is "
         "Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.",
@@ -193,6 +199,19 @@ class TrainingJobSpec(ManagedSpec):
         "terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, "
         "so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` "
         "replaces it.", on_change="local")
+    max_pending_minutes: float | None = specs.spec_field(
+        None, description=pending.description("Creating or Pending"), on_change="local", gt=0,
+        allow_inf_nan=False)
+    success_criteria: list[SuccessCriterion] | None = specs.spec_field(
+        None, description="Metric gates, with wait_for=\"completed\" only: [{metric, op, value}], e.g. "
+        "[{metric: gpuUtil, op: \">=\", value: 50}]. Once the job has Completed, each is compared with the "
+        "final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], "
+        "as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without "
+        "data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the "
+        "reason), naming the metric, the value seen and the threshold; final_metrics and "
+        "success_criteria_met record what was read. Only the six metrics the API reports are supported "
+        "(custom metrics a job may declare are not read). Changing it is recorded only: a finished run is "
+        "not judged again.", on_change="local")
 
     def as_declared(self) -> TrainingJobSpec:
         """ModelArts reports the code and engine of a job's algorithm in the job (the algorithm brings
@@ -205,6 +224,14 @@ class TrainingJobSpec(ManagedSpec):
 
     def cross_check(self) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
+        if self.success_criteria and self.wait_for != "completed":
+            out.append(("success_criteria", f"is checked against the final metrics of a completed job: "
+                                            f"wait_for={self.wait_for!r} does not wait for the job to complete; "
+                                            "set wait_for to 'completed', or unset success_criteria"))
+        if self.max_pending_minutes is not None and self.wait_for not in ("running", "completed"):
+            out.append(("max_pending_minutes", f"applies only while create waits for the job to run: "
+                                               f"wait_for={self.wait_for!r} does not wait for it; set wait_for "
+                                               "to 'running' or 'completed', or unset max_pending_minutes"))
         inline = [f for f in _INLINE if getattr(self, f)]
         if self.algorithm_id:
             out += [(f, "cannot be combined with algorithm_id: the algorithm brings its own code and engine")
@@ -253,6 +280,12 @@ class TrainingJobOutputs(specs.Output):
     tasks: list[str] | None = specs.output_field(description="Task names, e.g. [worker-0].")
     metrics_summary: dict[str, float] | None = specs.output_field(
         description="Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.")
+    final_metrics: dict[str, float] | None = specs.output_field(
+        description="With success_criteria: the final values the gate read once the job Completed (the last "
+        "sample with data of each metric of the first task), e.g. {gpuUtil: 87.5}; kept through refreshes.")
+    success_criteria_met: bool | None = specs.output_field(
+        description="With success_criteria: whether every criterion held when the job Completed (false on a "
+        "job kept by on_failure=\"keep\"); unset without success_criteria.")
     create_time: int | None = specs.output_field(description="Creation time, epoch milliseconds.")
     reason: str | None = specs.output_field(description="Why the job failed or stopped, when it did.")
     gpus_per_node: int | None = specs.output_field(
@@ -359,8 +392,8 @@ class TrainingJobHandler(RunReason, ModelArtsHandler):
                         "Run `pulumi up` again: the provider looks the job up by name before creating, "
                         "so no duplicate is made"
                     ) from None
-                print(f"[mltrain] job {spec.name!r} not found after an unanswered create; sending it again "
-                      "(a duplicate would be refused: job names are unique)", file=sys.stderr)
+                notice(f"job {spec.name!r} not found after an unanswered create; sending it again "
+                       "(a duplicate would be refused: job names are unique)", owner)
             except ApiError as err:
                 if err.code == contract.DUPLICATE_JOB_NAME:
                     found = self._existing(spec, owner, just_sent=attempt > 1)
@@ -424,10 +457,57 @@ class TrainingJobHandler(RunReason, ModelArtsHandler):
         # minute): the read costs a call per create and says nothing; refresh reads them.
         return self._outputs(remote, metrics=spec.wait_for == "completed")
 
+    recorded_once: ClassVar[tuple[str, ...]] = ("final_metrics", "success_criteria_met")
+
+    def _gate(self, spec: Any, object_id: str, remote: dict[str, Any], recorded: dict[str, Any],
+              deadline: float) -> tuple[dict[str, Any], str | None]:
+        """success_criteria against the final metrics of the first task: the latest sample with data of
+        each metric (the read `_recorded` made, else one looked for within METRICS_GRACE)."""
+        criteria: list[SuccessCriterion] = getattr(spec, "success_criteria", None) or []
+        if not criteria:
+            return {}, None
+        tasks = [str(t) for t in (remote.get("status") or {}).get("tasks") or []]
+        seen: dict[str, float] = dict(recorded.get("metrics_summary") or {})
+        problem = "every sample is -1"
+        if not tasks:
+            problem = "the job reports no task"
+        elif not seen:
+            try:
+                samples = look_for(lambda: self.api().metrics(object_id, tasks[0]), within=METRICS_GRACE,
+                                   deadline=deadline)
+            except MltrainError as err:
+                samples, problem = None, f"its metrics could not be read: {err}"
+            else:
+                if samples is None:
+                    problem = f"ModelArts had no metrics ready within {METRICS_GRACE:.0f}s"
+            seen = metrics_summary(samples)
+        misses = [f"{c.metric} has no data ({problem}); the criterion is {c.words()}" if c.metric not in seen
+                  else f"{c.metric} was {seen[c.metric]:g}, the criterion is {c.words()}"
+                  for c in criteria if c.metric not in seen or not c.holds(seen[c.metric])]
+        outs: dict[str, Any] = {"final_metrics": seen or None, "success_criteria_met": not misses}
+        if seen:
+            outs["metrics_summary"] = seen
+        if not misses:
+            return outs, None
+        task = f" of task {tasks[0]}" if tasks else ""
+        return outs, f"Completed but missed its success_criteria (final metrics{task}): " + "; ".join(misses)
+
     def _ended(self, spec: Any, object_id: str, remote: dict[str, Any]) -> tuple[str, str]:
         logs = f"; logs were exported to obs:/{spec.log_export_path}" if spec.log_export_path else ""
         tasks = [str(t) for t in (remote.get("status") or {}).get("tasks") or []]
         return (_reason(remote) or "no reason given") + logs, failure_tail(self.api(), object_id, tasks)
+
+    pending_states: ClassVar[frozenset[str]] = contract.BEFORE_RUNNING
+
+    def _created_at(self, remote: dict[str, Any]) -> float | None:
+        created = (remote.get("metadata") or {}).get("create_time")
+        return created / 1000 if isinstance(created, int) and not isinstance(created, bool) and created > 0 else None
+
+    def _has_started(self, remote: dict[str, Any]) -> bool:
+        return bool(from_epoch_ms((remote.get("status") or {}).get("start_time")))
+
+    def _pending_reason(self, remote: dict[str, Any]) -> str:
+        return _reason(remote)
 
     def _notes(self, spec: Any, object_id: str) -> Callable[[dict[str, Any]], str | None]:
         """The newest log lines of the job's first task while it runs: at most LOG_LINES lines not said
@@ -480,12 +560,12 @@ class TrainingJobHandler(RunReason, ModelArtsHandler):
         tags = self.api().job_tags(object_id)
         self._reconcile(object_id, {**self.api().job(object_id), "tags": tags}, spec, how="adopt")
         # Marked only once it has reached its target: a job that fails first stays someone else's.
-        self._record_after_wait(spec, object_id, deadline, owner, ours=False)
+        judged = self._record_after_wait(spec, object_id, deadline, owner, ours=False)
         # Taken over on purpose: the job's tags carry this resource's mark from now on.
         tags_now = _tags_to_write(spec, owner, tags)
         if tags_now:
             self.api().tag_job(object_id, tags_now)
-        return self._outputs(self.api().job(object_id))
+        return {**judged, **self._outputs(self.api().job(object_id))}
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         job = self.api().job(object_id)
@@ -509,8 +589,8 @@ class TrainingJobHandler(RunReason, ModelArtsHandler):
                 self._settle_stop(object_id, deadline, Label.of(self.kind, new, owner, object_id=object_id,
                                                                 doing="stopping"), look_first=not stopping)
         elif "stopped" in changed:
-            print(f"[mltrain] {self.kind} {new.name!r}: stopped=false recorded; job {object_id} is not started "
-                  "again (to run the job again, change its replacement_trigger)", file=sys.stderr)
+            notice(f"{self.kind} {new.name!r}: stopped=false recorded; job {object_id} is not started "
+                   "again (to run the job again, change its replacement_trigger)", owner)
         return self._outputs(self.api().job(object_id))
 
     def _tag(self, job_id: str, tags: dict[str, str] | None, previous: dict[str, str] | None) -> None:

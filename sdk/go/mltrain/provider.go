@@ -91,6 +91,8 @@ type providerArgs struct {
 	AllowInsecureHttp *bool `pulumi:"allowInsecureHttp"`
 	// Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
 	AmbiguityGrace *float64 `pulumi:"ambiguityGrace"`
+	// Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+	DefaultTags map[string]string `pulumi:"defaultTags"`
 	// Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
 	HuaweiAccessKey *string `pulumi:"huaweiAccessKey"`
 	// Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
@@ -137,6 +139,8 @@ type ProviderArgs struct {
 	AllowInsecureHttp pulumi.BoolPtrInput
 	// Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
 	AmbiguityGrace pulumi.Float64PtrInput
+	// Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+	DefaultTags pulumi.StringMapInput
 	// Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
 	HuaweiAccessKey pulumi.StringPtrInput
 	// Environment fallback: MLTRAIN_HUAWEI_DOMAIN.

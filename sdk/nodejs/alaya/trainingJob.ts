@@ -104,6 +104,10 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly imageType: pulumi.Output<enums.alaya.TrainingJobImageType | undefined>;
     /**
+     * Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+     */
+    declare public readonly maxPendingMinutes: pulumi.Output<number | undefined>;
+    /**
      * Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
      */
     declare public readonly maxRetryCount: pulumi.Output<number | undefined>;
@@ -216,6 +220,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["env"] = args?.env;
             resourceInputs["image"] = args?.image;
             resourceInputs["imageType"] = args?.imageType;
+            resourceInputs["maxPendingMinutes"] = args?.maxPendingMinutes;
             resourceInputs["maxRetryCount"] = args?.maxRetryCount;
             resourceInputs["name"] = args?.name;
             resourceInputs["onFailure"] = (args?.onFailure) ?? "delete";
@@ -258,6 +263,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["gpusPerNode"] = undefined /*out*/;
             resourceInputs["image"] = undefined /*out*/;
             resourceInputs["imageType"] = undefined /*out*/;
+            resourceInputs["maxPendingMinutes"] = undefined /*out*/;
             resourceInputs["maxRetryCount"] = undefined /*out*/;
             resourceInputs["name"] = undefined /*out*/;
             resourceInputs["onFailure"] = undefined /*out*/;
@@ -323,6 +329,10 @@ export interface TrainingJobArgs {
      * general, application or private; must match the image.
      */
     imageType?: pulumi.Input<enums.alaya.TrainingJobImageType | undefined>;
+    /**
+     * Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+     */
+    maxPendingMinutes?: pulumi.Input<number | undefined>;
     /**
      * Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
      */

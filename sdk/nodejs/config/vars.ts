@@ -52,6 +52,17 @@ Object.defineProperty(exports, "ambiguityGrace", {
 });
 
 /**
+ * Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+ */
+export declare const defaultTags: {[key: string]: string} | undefined;
+Object.defineProperty(exports, "defaultTags", {
+    get() {
+        return __config.getObject<{[key: string]: string}>("defaultTags");
+    },
+    enumerable: true,
+});
+
+/**
  * Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
  */
 export declare const huaweiAccessKey: string | undefined;

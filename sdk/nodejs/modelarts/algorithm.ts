@@ -124,7 +124,7 @@ export class Algorithm extends pulumi.CustomResource {
      */
     declare public readonly resourceRequirements: pulumi.Output<outputs.modelarts.ResourceRequirement[] | undefined>;
     /**
-     * User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place.
+     * User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. Tags added on the platform under other keys are kept.
      */
     declare public readonly tags: pulumi.Output<{[key: string]: string} | undefined>;
     /**
@@ -275,7 +275,7 @@ export interface AlgorithmArgs {
      */
     resourceRequirements?: pulumi.Input<pulumi.Input<inputs.modelarts.ResourceRequirementArgs>[] | undefined>;
     /**
-     * User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place.
+     * User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. Tags added on the platform under other keys are kept.
      */
     tags?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**

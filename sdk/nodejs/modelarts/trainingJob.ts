@@ -108,6 +108,10 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly environments: pulumi.Output<{[key: string]: string} | undefined>;
     /**
+     * With success_criteria: the final values the gate read once the job Completed (the last sample with data of each metric of the first task), e.g. {gpuUtil: 87.5}; kept through refreshes.
+     */
+    declare public /*out*/ readonly finalMetrics: pulumi.Output<{[key: string]: number} | undefined>;
+    /**
      * Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
      */
     declare public readonly flavorId: pulumi.Output<string>;
@@ -139,6 +143,10 @@ export class TrainingJob extends pulumi.CustomResource {
      * OBS directory the job's logs are exported to.
      */
     declare public readonly logExportPath: pulumi.Output<string | undefined>;
+    /**
+     * Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+     */
+    declare public readonly maxPendingMinutes: pulumi.Output<number | undefined>;
     /**
      * Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.
      */
@@ -220,7 +228,15 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly stopped: pulumi.Output<boolean | undefined>;
     /**
-     * User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
+     * Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+     */
+    declare public readonly successCriteria: pulumi.Output<outputs.modelarts.SuccessCriterion[] | undefined>;
+    /**
+     * With success_criteria: whether every criterion held when the job Completed (false on a job kept by on_failure="keep"); unset without success_criteria.
+     */
+    declare public /*out*/ readonly successCriteriaMet: pulumi.Output<boolean | undefined>;
+    /**
+     * User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
      */
     declare public readonly tags: pulumi.Output<{[key: string]: string} | undefined>;
     /**
@@ -282,6 +298,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["imageUrl"] = args?.imageUrl;
             resourceInputs["inputs"] = args?.inputs;
             resourceInputs["logExportPath"] = args?.logExportPath;
+            resourceInputs["maxPendingMinutes"] = args?.maxPendingMinutes;
             resourceInputs["name"] = args?.name;
             resourceInputs["nodeCount"] = (args?.nodeCount) ?? 1;
             resourceInputs["notification"] = args?.notification;
@@ -296,6 +313,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["retryCount"] = args?.retryCount;
             resourceInputs["sshKeyPairNames"] = args?.sshKeyPairNames;
             resourceInputs["stopped"] = (args?.stopped) ?? false;
+            resourceInputs["successCriteria"] = args?.successCriteria;
             resourceInputs["tags"] = args?.tags;
             resourceInputs["timeouts"] = args?.timeouts;
             resourceInputs["unconditionalRetry"] = args?.unconditionalRetry;
@@ -306,6 +324,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["createTime"] = undefined /*out*/;
             resourceInputs["durationMs"] = undefined /*out*/;
             resourceInputs["endTime"] = undefined /*out*/;
+            resourceInputs["finalMetrics"] = undefined /*out*/;
             resourceInputs["gpuCount"] = undefined /*out*/;
             resourceInputs["gpusPerNode"] = undefined /*out*/;
             resourceInputs["jobId"] = undefined /*out*/;
@@ -315,6 +334,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["runReason"] = undefined /*out*/;
             resourceInputs["secondaryPhase"] = undefined /*out*/;
             resourceInputs["startTime"] = undefined /*out*/;
+            resourceInputs["successCriteriaMet"] = undefined /*out*/;
             resourceInputs["taskStatuses"] = undefined /*out*/;
             resourceInputs["tasks"] = undefined /*out*/;
         } else {
@@ -333,6 +353,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["engineName"] = undefined /*out*/;
             resourceInputs["engineVersion"] = undefined /*out*/;
             resourceInputs["environments"] = undefined /*out*/;
+            resourceInputs["finalMetrics"] = undefined /*out*/;
             resourceInputs["flavorId"] = undefined /*out*/;
             resourceInputs["gpuCount"] = undefined /*out*/;
             resourceInputs["gpusPerNode"] = undefined /*out*/;
@@ -341,6 +362,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["inputs"] = undefined /*out*/;
             resourceInputs["jobId"] = undefined /*out*/;
             resourceInputs["logExportPath"] = undefined /*out*/;
+            resourceInputs["maxPendingMinutes"] = undefined /*out*/;
             resourceInputs["metricsSummary"] = undefined /*out*/;
             resourceInputs["name"] = undefined /*out*/;
             resourceInputs["nodeCount"] = undefined /*out*/;
@@ -361,6 +383,8 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["sshKeyPairNames"] = undefined /*out*/;
             resourceInputs["startTime"] = undefined /*out*/;
             resourceInputs["stopped"] = undefined /*out*/;
+            resourceInputs["successCriteria"] = undefined /*out*/;
+            resourceInputs["successCriteriaMet"] = undefined /*out*/;
             resourceInputs["tags"] = undefined /*out*/;
             resourceInputs["taskStatuses"] = undefined /*out*/;
             resourceInputs["tasks"] = undefined /*out*/;
@@ -448,6 +472,10 @@ export interface TrainingJobArgs {
      */
     logExportPath?: pulumi.Input<string | undefined>;
     /**
+     * Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+     */
+    maxPendingMinutes?: pulumi.Input<number | undefined>;
+    /**
      * Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
      */
     name?: pulumi.Input<string | undefined>;
@@ -504,7 +532,11 @@ export interface TrainingJobArgs {
      */
     stopped?: pulumi.Input<boolean | undefined>;
     /**
-     * User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
+     * Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+     */
+    successCriteria?: pulumi.Input<pulumi.Input<inputs.modelarts.SuccessCriterionArgs>[] | undefined>;
+    /**
+     * User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
      */
     tags?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**

@@ -307,6 +307,24 @@ export namespace modelarts {
     }
 
     /**
+     * A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+     */
+    export interface SuccessCriterionArgs {
+        /**
+         * A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+         */
+        metric: pulumi.Input<enums.modelarts.SuccessCriterionMetric>;
+        /**
+         * Comparison of the final value with `value`: <, <=, >, >= or ==.
+         */
+        op: pulumi.Input<enums.modelarts.SuccessCriterionOp>;
+        /**
+         * Threshold, in the metric's own unit as the API reports it.
+         */
+        value: pulumi.Input<number>;
+    }
+
+    /**
      * Deadlines in seconds; filled from `opts.custom_timeouts` when not given.
      */
     export interface TimeoutsArgs {

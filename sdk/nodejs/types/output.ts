@@ -461,6 +461,24 @@ export namespace modelarts {
     }
 
     /**
+     * A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+     */
+    export interface SuccessCriterion {
+        /**
+         * A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+         */
+        metric: enums.modelarts.SuccessCriterionMetric;
+        /**
+         * Comparison of the final value with `value`: <, <=, >, >= or ==.
+         */
+        op: enums.modelarts.SuccessCriterionOp;
+        /**
+         * Threshold, in the metric's own unit as the API reports it.
+         */
+        value: number;
+    }
+
+    /**
      * How one task of a job ended (`status.task_statuses[]`): what to read first when a run failed.
      */
     export interface TaskExit {

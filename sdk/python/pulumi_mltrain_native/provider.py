@@ -23,6 +23,7 @@ class ProviderArgs:
                  alaya_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  allow_insecure_http: pulumi.Input[Optional[_builtins.bool]] = None,
                  ambiguity_grace: pulumi.Input[Optional[_builtins.float]] = None,
+                 default_tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  huawei_access_key: pulumi.Input[Optional[_builtins.str]] = None,
                  huawei_domain: pulumi.Input[Optional[_builtins.str]] = None,
                  huawei_iam_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
@@ -47,6 +48,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] alaya_endpoint: Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
         :param pulumi.Input[_builtins.bool] allow_insecure_http: Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
         :param pulumi.Input[_builtins.float] ambiguity_grace: Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] default_tags: Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
         :param pulumi.Input[_builtins.str] huawei_access_key: Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
         :param pulumi.Input[_builtins.str] huawei_domain: Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
         :param pulumi.Input[_builtins.str] huawei_iam_endpoint: Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
@@ -73,6 +75,8 @@ class ProviderArgs:
             pulumi.set(__self__, "allow_insecure_http", allow_insecure_http)
         if ambiguity_grace is not None:
             pulumi.set(__self__, "ambiguity_grace", ambiguity_grace)
+        if default_tags is not None:
+            pulumi.set(__self__, "default_tags", default_tags)
         if huawei_access_key is not None:
             pulumi.set(__self__, "huawei_access_key", huawei_access_key)
         if huawei_domain is not None:
@@ -155,6 +159,18 @@ class ProviderArgs:
     @ambiguity_grace.setter
     def ambiguity_grace(self, value: pulumi.Input[Optional[_builtins.float]]):
         pulumi.set(self, "ambiguity_grace", value)
+
+    @_builtins.property
+    @pulumi.getter(name="defaultTags")
+    def default_tags(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
+        """
+        Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+        """
+        return pulumi.get(self, "default_tags")
+
+    @default_tags.setter
+    def default_tags(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "default_tags", value)
 
     @_builtins.property
     @pulumi.getter(name="huaweiAccessKey")
@@ -371,6 +387,7 @@ class Provider(pulumi.ProviderResource):
                  alaya_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  allow_insecure_http: pulumi.Input[Optional[_builtins.bool]] = None,
                  ambiguity_grace: pulumi.Input[Optional[_builtins.float]] = None,
+                 default_tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  huawei_access_key: pulumi.Input[Optional[_builtins.str]] = None,
                  huawei_domain: pulumi.Input[Optional[_builtins.str]] = None,
                  huawei_iam_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
@@ -398,6 +415,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] alaya_endpoint: Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
         :param pulumi.Input[_builtins.bool] allow_insecure_http: Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
         :param pulumi.Input[_builtins.float] ambiguity_grace: Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] default_tags: Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
         :param pulumi.Input[_builtins.str] huawei_access_key: Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
         :param pulumi.Input[_builtins.str] huawei_domain: Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
         :param pulumi.Input[_builtins.str] huawei_iam_endpoint: Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
@@ -444,6 +462,7 @@ class Provider(pulumi.ProviderResource):
                  alaya_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  allow_insecure_http: pulumi.Input[Optional[_builtins.bool]] = None,
                  ambiguity_grace: pulumi.Input[Optional[_builtins.float]] = None,
+                 default_tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  huawei_access_key: pulumi.Input[Optional[_builtins.str]] = None,
                  huawei_domain: pulumi.Input[Optional[_builtins.str]] = None,
                  huawei_iam_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
@@ -474,6 +493,7 @@ class Provider(pulumi.ProviderResource):
             __props__.__dict__["alaya_endpoint"] = alaya_endpoint
             __props__.__dict__["allow_insecure_http"] = pulumi.Output.from_input(allow_insecure_http).apply(pulumi.runtime.to_json) if allow_insecure_http is not None else None
             __props__.__dict__["ambiguity_grace"] = pulumi.Output.from_input(ambiguity_grace).apply(pulumi.runtime.to_json) if ambiguity_grace is not None else None
+            __props__.__dict__["default_tags"] = pulumi.Output.from_input(default_tags).apply(pulumi.runtime.to_json) if default_tags is not None else None
             __props__.__dict__["huawei_access_key"] = huawei_access_key
             __props__.__dict__["huawei_domain"] = huawei_domain
             __props__.__dict__["huawei_iam_endpoint"] = huawei_iam_endpoint

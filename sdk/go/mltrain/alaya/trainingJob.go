@@ -44,6 +44,8 @@ type TrainingJob struct {
 	Image pulumi.StringOutput `pulumi:"image"`
 	// general, application or private; must match the image.
 	ImageType TrainingJobImageTypePtrOutput `pulumi:"imageType"`
+	// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	MaxPendingMinutes pulumi.Float64PtrOutput `pulumi:"maxPendingMinutes"`
 	// Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
 	MaxRetryCount pulumi.IntPtrOutput `pulumi:"maxRetryCount"`
 	// Task name; when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: at least 1 character(s), at most 64 characters.
@@ -196,6 +198,8 @@ type trainingJobArgs struct {
 	Image string `pulumi:"image"`
 	// general, application or private; must match the image.
 	ImageType *TrainingJobImageType `pulumi:"imageType"`
+	// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	MaxPendingMinutes *float64 `pulumi:"maxPendingMinutes"`
 	// Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
 	MaxRetryCount *int `pulumi:"maxRetryCount"`
 	// Task name; when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: at least 1 character(s), at most 64 characters.
@@ -246,6 +250,8 @@ type TrainingJobArgs struct {
 	Image pulumi.StringInput
 	// general, application or private; must match the image.
 	ImageType TrainingJobImageTypePtrInput
+	// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	MaxPendingMinutes pulumi.Float64PtrInput
 	// Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
 	MaxRetryCount pulumi.IntPtrInput
 	// Task name; when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: at least 1 character(s), at most 64 characters.
@@ -433,6 +439,11 @@ func (o TrainingJobOutput) Image() pulumi.StringOutput {
 // general, application or private; must match the image.
 func (o TrainingJobOutput) ImageType() TrainingJobImageTypePtrOutput {
 	return o.ApplyT(func(v *TrainingJob) TrainingJobImageTypePtrOutput { return v.ImageType }).(TrainingJobImageTypePtrOutput)
+}
+
+// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+func (o TrainingJobOutput) MaxPendingMinutes() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.Float64PtrOutput { return v.MaxPendingMinutes }).(pulumi.Float64PtrOutput)
 }
 
 // Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.

@@ -31,6 +31,11 @@ func GetAmbiguityGrace(ctx *pulumi.Context) float64 {
 	return config.GetFloat64(ctx, "mltrain:ambiguityGrace")
 }
 
+// Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+func GetDefaultTags(ctx *pulumi.Context) string {
+	return config.Get(ctx, "mltrain:defaultTags")
+}
+
 // Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
 func GetHuaweiAccessKey(ctx *pulumi.Context) string {
 	return config.Get(ctx, "mltrain:huaweiAccessKey")

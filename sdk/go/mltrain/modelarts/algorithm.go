@@ -53,7 +53,7 @@ type Algorithm struct {
 	ResolvedEngine pulumi.MapOutput `pulumi:"resolvedEngine"`
 	// Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].
 	ResourceRequirements ResourceRequirementArrayOutput `pulumi:"resourceRequirements"`
-	// User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place.
+	// User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. Tags added on the platform under other keys are kept.
 	Tags pulumi.StringMapOutput `pulumi:"tags"`
 	// Deadlines for create/update/delete in seconds (or use customTimeouts).
 	Timeouts TimeoutsPtrOutput `pulumi:"timeouts"`
@@ -152,7 +152,7 @@ type algorithmArgs struct {
 	ParametersCustomization *bool `pulumi:"parametersCustomization"`
 	// Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].
 	ResourceRequirements []ResourceRequirement `pulumi:"resourceRequirements"`
-	// User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place.
+	// User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. Tags added on the platform under other keys are kept.
 	Tags map[string]string `pulumi:"tags"`
 	// Deadlines for create/update/delete in seconds (or use customTimeouts).
 	Timeouts *Timeouts `pulumi:"timeouts"`
@@ -194,7 +194,7 @@ type AlgorithmArgs struct {
 	ParametersCustomization pulumi.BoolPtrInput
 	// Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].
 	ResourceRequirements ResourceRequirementArrayInput
-	// User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place.
+	// User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. Tags added on the platform under other keys are kept.
 	Tags pulumi.StringMapInput
 	// Deadlines for create/update/delete in seconds (or use customTimeouts).
 	Timeouts TimeoutsPtrInput
@@ -384,7 +384,7 @@ func (o AlgorithmOutput) ResourceRequirements() ResourceRequirementArrayOutput {
 	return o.ApplyT(func(v *Algorithm) ResourceRequirementArrayOutput { return v.ResourceRequirements }).(ResourceRequirementArrayOutput)
 }
 
-// User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place.
+// User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. Tags added on the platform under other keys are kept.
 func (o AlgorithmOutput) Tags() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *Algorithm) pulumi.StringMapOutput { return v.Tags }).(pulumi.StringMapOutput)
 }

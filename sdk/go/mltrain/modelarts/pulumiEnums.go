@@ -1173,6 +1173,350 @@ func (in *resourceRequirementOperatorPtr) ToResourceRequirementOperatorPtrOutput
 	return pulumi.ToOutputWithContext(ctx, in).(ResourceRequirementOperatorPtrOutput)
 }
 
+type SuccessCriterionMetric string
+
+const (
+	SuccessCriterionMetricCpuUsage    = SuccessCriterionMetric("cpuUsage")
+	SuccessCriterionMetricMemUsage    = SuccessCriterionMetric("memUsage")
+	SuccessCriterionMetricNpuUtil     = SuccessCriterionMetric("npuUtil")
+	SuccessCriterionMetricNpuMemUsage = SuccessCriterionMetric("npuMemUsage")
+	SuccessCriterionMetricGpuUtil     = SuccessCriterionMetric("gpuUtil")
+	SuccessCriterionMetricGpuMemUsage = SuccessCriterionMetric("gpuMemUsage")
+)
+
+func (SuccessCriterionMetric) ElementType() reflect.Type {
+	return reflect.TypeOf((*SuccessCriterionMetric)(nil)).Elem()
+}
+
+func (e SuccessCriterionMetric) ToSuccessCriterionMetricOutput() SuccessCriterionMetricOutput {
+	return pulumi.ToOutput(e).(SuccessCriterionMetricOutput)
+}
+
+func (e SuccessCriterionMetric) ToSuccessCriterionMetricOutputWithContext(ctx context.Context) SuccessCriterionMetricOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(SuccessCriterionMetricOutput)
+}
+
+func (e SuccessCriterionMetric) ToSuccessCriterionMetricPtrOutput() SuccessCriterionMetricPtrOutput {
+	return e.ToSuccessCriterionMetricPtrOutputWithContext(context.Background())
+}
+
+func (e SuccessCriterionMetric) ToSuccessCriterionMetricPtrOutputWithContext(ctx context.Context) SuccessCriterionMetricPtrOutput {
+	return SuccessCriterionMetric(e).ToSuccessCriterionMetricOutputWithContext(ctx).ToSuccessCriterionMetricPtrOutputWithContext(ctx)
+}
+
+func (e SuccessCriterionMetric) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e SuccessCriterionMetric) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e SuccessCriterionMetric) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e SuccessCriterionMetric) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type SuccessCriterionMetricOutput struct{ *pulumi.OutputState }
+
+func (SuccessCriterionMetricOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SuccessCriterionMetric)(nil)).Elem()
+}
+
+func (o SuccessCriterionMetricOutput) ToSuccessCriterionMetricOutput() SuccessCriterionMetricOutput {
+	return o
+}
+
+func (o SuccessCriterionMetricOutput) ToSuccessCriterionMetricOutputWithContext(ctx context.Context) SuccessCriterionMetricOutput {
+	return o
+}
+
+func (o SuccessCriterionMetricOutput) ToSuccessCriterionMetricPtrOutput() SuccessCriterionMetricPtrOutput {
+	return o.ToSuccessCriterionMetricPtrOutputWithContext(context.Background())
+}
+
+func (o SuccessCriterionMetricOutput) ToSuccessCriterionMetricPtrOutputWithContext(ctx context.Context) SuccessCriterionMetricPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v SuccessCriterionMetric) *SuccessCriterionMetric {
+		return &v
+	}).(SuccessCriterionMetricPtrOutput)
+}
+
+func (o SuccessCriterionMetricOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o SuccessCriterionMetricOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e SuccessCriterionMetric) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o SuccessCriterionMetricOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o SuccessCriterionMetricOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e SuccessCriterionMetric) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type SuccessCriterionMetricPtrOutput struct{ *pulumi.OutputState }
+
+func (SuccessCriterionMetricPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**SuccessCriterionMetric)(nil)).Elem()
+}
+
+func (o SuccessCriterionMetricPtrOutput) ToSuccessCriterionMetricPtrOutput() SuccessCriterionMetricPtrOutput {
+	return o
+}
+
+func (o SuccessCriterionMetricPtrOutput) ToSuccessCriterionMetricPtrOutputWithContext(ctx context.Context) SuccessCriterionMetricPtrOutput {
+	return o
+}
+
+func (o SuccessCriterionMetricPtrOutput) Elem() SuccessCriterionMetricOutput {
+	return o.ApplyT(func(v *SuccessCriterionMetric) SuccessCriterionMetric {
+		if v != nil {
+			return *v
+		}
+		var ret SuccessCriterionMetric
+		return ret
+	}).(SuccessCriterionMetricOutput)
+}
+
+func (o SuccessCriterionMetricPtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o SuccessCriterionMetricPtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *SuccessCriterionMetric) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// SuccessCriterionMetricInput is an input type that accepts values of the SuccessCriterionMetric enum
+// A concrete instance of `SuccessCriterionMetricInput` can be one of the following:
+//
+//	SuccessCriterionMetricCpuUsage
+//	SuccessCriterionMetricMemUsage
+//	SuccessCriterionMetricNpuUtil
+//	SuccessCriterionMetricNpuMemUsage
+//	SuccessCriterionMetricGpuUtil
+//	SuccessCriterionMetricGpuMemUsage
+type SuccessCriterionMetricInput interface {
+	pulumi.Input
+
+	ToSuccessCriterionMetricOutput() SuccessCriterionMetricOutput
+	ToSuccessCriterionMetricOutputWithContext(context.Context) SuccessCriterionMetricOutput
+}
+
+var successCriterionMetricPtrType = reflect.TypeOf((**SuccessCriterionMetric)(nil)).Elem()
+
+type SuccessCriterionMetricPtrInput interface {
+	pulumi.Input
+
+	ToSuccessCriterionMetricPtrOutput() SuccessCriterionMetricPtrOutput
+	ToSuccessCriterionMetricPtrOutputWithContext(context.Context) SuccessCriterionMetricPtrOutput
+}
+
+type successCriterionMetricPtr string
+
+func SuccessCriterionMetricPtr(v string) SuccessCriterionMetricPtrInput {
+	return (*successCriterionMetricPtr)(&v)
+}
+
+func (*successCriterionMetricPtr) ElementType() reflect.Type {
+	return successCriterionMetricPtrType
+}
+
+func (in *successCriterionMetricPtr) ToSuccessCriterionMetricPtrOutput() SuccessCriterionMetricPtrOutput {
+	return pulumi.ToOutput(in).(SuccessCriterionMetricPtrOutput)
+}
+
+func (in *successCriterionMetricPtr) ToSuccessCriterionMetricPtrOutputWithContext(ctx context.Context) SuccessCriterionMetricPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(SuccessCriterionMetricPtrOutput)
+}
+
+type SuccessCriterionOp string
+
+const (
+	SuccessCriterionOpLessThan           = SuccessCriterionOp("<")
+	SuccessCriterionOpLessThanOrEqual    = SuccessCriterionOp("<=")
+	SuccessCriterionOpGreaterThan        = SuccessCriterionOp(">")
+	SuccessCriterionOpGreaterThanOrEqual = SuccessCriterionOp(">=")
+	SuccessCriterionOpEqual              = SuccessCriterionOp("==")
+)
+
+func (SuccessCriterionOp) ElementType() reflect.Type {
+	return reflect.TypeOf((*SuccessCriterionOp)(nil)).Elem()
+}
+
+func (e SuccessCriterionOp) ToSuccessCriterionOpOutput() SuccessCriterionOpOutput {
+	return pulumi.ToOutput(e).(SuccessCriterionOpOutput)
+}
+
+func (e SuccessCriterionOp) ToSuccessCriterionOpOutputWithContext(ctx context.Context) SuccessCriterionOpOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(SuccessCriterionOpOutput)
+}
+
+func (e SuccessCriterionOp) ToSuccessCriterionOpPtrOutput() SuccessCriterionOpPtrOutput {
+	return e.ToSuccessCriterionOpPtrOutputWithContext(context.Background())
+}
+
+func (e SuccessCriterionOp) ToSuccessCriterionOpPtrOutputWithContext(ctx context.Context) SuccessCriterionOpPtrOutput {
+	return SuccessCriterionOp(e).ToSuccessCriterionOpOutputWithContext(ctx).ToSuccessCriterionOpPtrOutputWithContext(ctx)
+}
+
+func (e SuccessCriterionOp) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e SuccessCriterionOp) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e SuccessCriterionOp) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e SuccessCriterionOp) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type SuccessCriterionOpOutput struct{ *pulumi.OutputState }
+
+func (SuccessCriterionOpOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SuccessCriterionOp)(nil)).Elem()
+}
+
+func (o SuccessCriterionOpOutput) ToSuccessCriterionOpOutput() SuccessCriterionOpOutput {
+	return o
+}
+
+func (o SuccessCriterionOpOutput) ToSuccessCriterionOpOutputWithContext(ctx context.Context) SuccessCriterionOpOutput {
+	return o
+}
+
+func (o SuccessCriterionOpOutput) ToSuccessCriterionOpPtrOutput() SuccessCriterionOpPtrOutput {
+	return o.ToSuccessCriterionOpPtrOutputWithContext(context.Background())
+}
+
+func (o SuccessCriterionOpOutput) ToSuccessCriterionOpPtrOutputWithContext(ctx context.Context) SuccessCriterionOpPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v SuccessCriterionOp) *SuccessCriterionOp {
+		return &v
+	}).(SuccessCriterionOpPtrOutput)
+}
+
+func (o SuccessCriterionOpOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o SuccessCriterionOpOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e SuccessCriterionOp) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o SuccessCriterionOpOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o SuccessCriterionOpOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e SuccessCriterionOp) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type SuccessCriterionOpPtrOutput struct{ *pulumi.OutputState }
+
+func (SuccessCriterionOpPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**SuccessCriterionOp)(nil)).Elem()
+}
+
+func (o SuccessCriterionOpPtrOutput) ToSuccessCriterionOpPtrOutput() SuccessCriterionOpPtrOutput {
+	return o
+}
+
+func (o SuccessCriterionOpPtrOutput) ToSuccessCriterionOpPtrOutputWithContext(ctx context.Context) SuccessCriterionOpPtrOutput {
+	return o
+}
+
+func (o SuccessCriterionOpPtrOutput) Elem() SuccessCriterionOpOutput {
+	return o.ApplyT(func(v *SuccessCriterionOp) SuccessCriterionOp {
+		if v != nil {
+			return *v
+		}
+		var ret SuccessCriterionOp
+		return ret
+	}).(SuccessCriterionOpOutput)
+}
+
+func (o SuccessCriterionOpPtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o SuccessCriterionOpPtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *SuccessCriterionOp) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// SuccessCriterionOpInput is an input type that accepts values of the SuccessCriterionOp enum
+// A concrete instance of `SuccessCriterionOpInput` can be one of the following:
+//
+//	SuccessCriterionOpLessThan
+//	SuccessCriterionOpLessThanOrEqual
+//	SuccessCriterionOpGreaterThan
+//	SuccessCriterionOpGreaterThanOrEqual
+//	SuccessCriterionOpEqual
+type SuccessCriterionOpInput interface {
+	pulumi.Input
+
+	ToSuccessCriterionOpOutput() SuccessCriterionOpOutput
+	ToSuccessCriterionOpOutputWithContext(context.Context) SuccessCriterionOpOutput
+}
+
+var successCriterionOpPtrType = reflect.TypeOf((**SuccessCriterionOp)(nil)).Elem()
+
+type SuccessCriterionOpPtrInput interface {
+	pulumi.Input
+
+	ToSuccessCriterionOpPtrOutput() SuccessCriterionOpPtrOutput
+	ToSuccessCriterionOpPtrOutputWithContext(context.Context) SuccessCriterionOpPtrOutput
+}
+
+type successCriterionOpPtr string
+
+func SuccessCriterionOpPtr(v string) SuccessCriterionOpPtrInput {
+	return (*successCriterionOpPtr)(&v)
+}
+
+func (*successCriterionOpPtr) ElementType() reflect.Type {
+	return successCriterionOpPtrType
+}
+
+func (in *successCriterionOpPtr) ToSuccessCriterionOpPtrOutput() SuccessCriterionOpPtrOutput {
+	return pulumi.ToOutput(in).(SuccessCriterionOpPtrOutput)
+}
+
+func (in *successCriterionOpPtr) ToSuccessCriterionOpPtrOutputWithContext(ctx context.Context) SuccessCriterionOpPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(SuccessCriterionOpPtrOutput)
+}
+
 type TrainingJobOnFailure string
 
 const (
@@ -1685,6 +2029,10 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ResourceRequirementKeyPtrInput)(nil)).Elem(), ResourceRequirementKey("flavor_type"))
 	pulumi.RegisterInputType(reflect.TypeOf((*ResourceRequirementOperatorInput)(nil)).Elem(), ResourceRequirementOperator("in"))
 	pulumi.RegisterInputType(reflect.TypeOf((*ResourceRequirementOperatorPtrInput)(nil)).Elem(), ResourceRequirementOperator("in"))
+	pulumi.RegisterInputType(reflect.TypeOf((*SuccessCriterionMetricInput)(nil)).Elem(), SuccessCriterionMetric("cpuUsage"))
+	pulumi.RegisterInputType(reflect.TypeOf((*SuccessCriterionMetricPtrInput)(nil)).Elem(), SuccessCriterionMetric("cpuUsage"))
+	pulumi.RegisterInputType(reflect.TypeOf((*SuccessCriterionOpInput)(nil)).Elem(), SuccessCriterionOp("<"))
+	pulumi.RegisterInputType(reflect.TypeOf((*SuccessCriterionOpPtrInput)(nil)).Elem(), SuccessCriterionOp("<"))
 	pulumi.RegisterInputType(reflect.TypeOf((*TrainingJobOnFailureInput)(nil)).Elem(), TrainingJobOnFailure("delete"))
 	pulumi.RegisterInputType(reflect.TypeOf((*TrainingJobOnFailurePtrInput)(nil)).Elem(), TrainingJobOnFailure("delete"))
 	pulumi.RegisterInputType(reflect.TypeOf((*TrainingJobReplaceRunningInput)(nil)).Elem(), TrainingJobReplaceRunning("allow"))
@@ -1705,6 +2053,10 @@ func init() {
 	pulumi.RegisterOutputType(ResourceRequirementKeyPtrOutput{})
 	pulumi.RegisterOutputType(ResourceRequirementOperatorOutput{})
 	pulumi.RegisterOutputType(ResourceRequirementOperatorPtrOutput{})
+	pulumi.RegisterOutputType(SuccessCriterionMetricOutput{})
+	pulumi.RegisterOutputType(SuccessCriterionMetricPtrOutput{})
+	pulumi.RegisterOutputType(SuccessCriterionOpOutput{})
+	pulumi.RegisterOutputType(SuccessCriterionOpPtrOutput{})
 	pulumi.RegisterOutputType(TrainingJobOnFailureOutput{})
 	pulumi.RegisterOutputType(TrainingJobOnFailurePtrOutput{})
 	pulumi.RegisterOutputType(TrainingJobReplaceRunningOutput{})

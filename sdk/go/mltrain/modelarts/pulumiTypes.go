@@ -2177,6 +2177,124 @@ func (o ResourceRequirementArrayOutput) Index(i pulumi.IntInput) ResourceRequire
 	}).(ResourceRequirementOutput)
 }
 
+// A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+type SuccessCriterion struct {
+	// A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+	Metric SuccessCriterionMetric `pulumi:"metric"`
+	// Comparison of the final value with `value`: <, <=, >, >= or ==.
+	Op SuccessCriterionOp `pulumi:"op"`
+	// Threshold, in the metric's own unit as the API reports it.
+	Value float64 `pulumi:"value"`
+}
+
+// SuccessCriterionInput is an input type that accepts SuccessCriterionArgs and SuccessCriterionOutput values.
+// You can construct a concrete instance of `SuccessCriterionInput` via:
+//
+//	SuccessCriterionArgs{...}
+type SuccessCriterionInput interface {
+	pulumi.Input
+
+	ToSuccessCriterionOutput() SuccessCriterionOutput
+	ToSuccessCriterionOutputWithContext(context.Context) SuccessCriterionOutput
+}
+
+// A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+type SuccessCriterionArgs struct {
+	// A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+	Metric SuccessCriterionMetricInput `pulumi:"metric"`
+	// Comparison of the final value with `value`: <, <=, >, >= or ==.
+	Op SuccessCriterionOpInput `pulumi:"op"`
+	// Threshold, in the metric's own unit as the API reports it.
+	Value pulumi.Float64Input `pulumi:"value"`
+}
+
+func (SuccessCriterionArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*SuccessCriterion)(nil)).Elem()
+}
+
+func (i SuccessCriterionArgs) ToSuccessCriterionOutput() SuccessCriterionOutput {
+	return i.ToSuccessCriterionOutputWithContext(context.Background())
+}
+
+func (i SuccessCriterionArgs) ToSuccessCriterionOutputWithContext(ctx context.Context) SuccessCriterionOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SuccessCriterionOutput)
+}
+
+// SuccessCriterionArrayInput is an input type that accepts SuccessCriterionArray and SuccessCriterionArrayOutput values.
+// You can construct a concrete instance of `SuccessCriterionArrayInput` via:
+//
+//	SuccessCriterionArray{ SuccessCriterionArgs{...} }
+type SuccessCriterionArrayInput interface {
+	pulumi.Input
+
+	ToSuccessCriterionArrayOutput() SuccessCriterionArrayOutput
+	ToSuccessCriterionArrayOutputWithContext(context.Context) SuccessCriterionArrayOutput
+}
+
+type SuccessCriterionArray []SuccessCriterionInput
+
+func (SuccessCriterionArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SuccessCriterion)(nil)).Elem()
+}
+
+func (i SuccessCriterionArray) ToSuccessCriterionArrayOutput() SuccessCriterionArrayOutput {
+	return i.ToSuccessCriterionArrayOutputWithContext(context.Background())
+}
+
+func (i SuccessCriterionArray) ToSuccessCriterionArrayOutputWithContext(ctx context.Context) SuccessCriterionArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(SuccessCriterionArrayOutput)
+}
+
+// A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+type SuccessCriterionOutput struct{ *pulumi.OutputState }
+
+func (SuccessCriterionOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*SuccessCriterion)(nil)).Elem()
+}
+
+func (o SuccessCriterionOutput) ToSuccessCriterionOutput() SuccessCriterionOutput {
+	return o
+}
+
+func (o SuccessCriterionOutput) ToSuccessCriterionOutputWithContext(ctx context.Context) SuccessCriterionOutput {
+	return o
+}
+
+// A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+func (o SuccessCriterionOutput) Metric() SuccessCriterionMetricOutput {
+	return o.ApplyT(func(v SuccessCriterion) SuccessCriterionMetric { return v.Metric }).(SuccessCriterionMetricOutput)
+}
+
+// Comparison of the final value with `value`: <, <=, >, >= or ==.
+func (o SuccessCriterionOutput) Op() SuccessCriterionOpOutput {
+	return o.ApplyT(func(v SuccessCriterion) SuccessCriterionOp { return v.Op }).(SuccessCriterionOpOutput)
+}
+
+// Threshold, in the metric's own unit as the API reports it.
+func (o SuccessCriterionOutput) Value() pulumi.Float64Output {
+	return o.ApplyT(func(v SuccessCriterion) float64 { return v.Value }).(pulumi.Float64Output)
+}
+
+type SuccessCriterionArrayOutput struct{ *pulumi.OutputState }
+
+func (SuccessCriterionArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]SuccessCriterion)(nil)).Elem()
+}
+
+func (o SuccessCriterionArrayOutput) ToSuccessCriterionArrayOutput() SuccessCriterionArrayOutput {
+	return o
+}
+
+func (o SuccessCriterionArrayOutput) ToSuccessCriterionArrayOutputWithContext(ctx context.Context) SuccessCriterionArrayOutput {
+	return o
+}
+
+func (o SuccessCriterionArrayOutput) Index(i pulumi.IntInput) SuccessCriterionOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) SuccessCriterion {
+		return vs[0].([]SuccessCriterion)[vs[1].(int)]
+	}).(SuccessCriterionOutput)
+}
+
 // How one task of a job ended (`status.task_statuses[]`): what to read first when a run failed.
 type TaskExit struct {
 	// The task's exit code (0 when it succeeded).
@@ -2662,6 +2780,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*RequiredAffinityPtrInput)(nil)).Elem(), RequiredAffinityArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ResourceRequirementInput)(nil)).Elem(), ResourceRequirementArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ResourceRequirementArrayInput)(nil)).Elem(), ResourceRequirementArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SuccessCriterionInput)(nil)).Elem(), SuccessCriterionArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*SuccessCriterionArrayInput)(nil)).Elem(), SuccessCriterionArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*TimeoutsInput)(nil)).Elem(), TimeoutsArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*TimeoutsPtrInput)(nil)).Elem(), TimeoutsArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*VolumeInput)(nil)).Elem(), VolumeArgs{})
@@ -2698,6 +2818,8 @@ func init() {
 	pulumi.RegisterOutputType(RequiredAffinityPtrOutput{})
 	pulumi.RegisterOutputType(ResourceRequirementOutput{})
 	pulumi.RegisterOutputType(ResourceRequirementArrayOutput{})
+	pulumi.RegisterOutputType(SuccessCriterionOutput{})
+	pulumi.RegisterOutputType(SuccessCriterionArrayOutput{})
 	pulumi.RegisterOutputType(TaskExitOutput{})
 	pulumi.RegisterOutputType(TaskExitArrayOutput{})
 	pulumi.RegisterOutputType(TaskLogOutput{})

@@ -46,6 +46,8 @@ type TrainingJob struct {
 	EngineVersion pulumi.StringPtrOutput `pulumi:"engineVersion"`
 	// Environment variables (at most 100); wrap values in pulumi.Output.secret() to keep them encrypted in the state.
 	Environments pulumi.StringMapOutput `pulumi:"environments"`
+	// With success_criteria: the final values the gate read once the job Completed (the last sample with data of each metric of the first task), e.g. {gpuUtil: 87.5}; kept through refreshes.
+	FinalMetrics pulumi.Float64MapOutput `pulumi:"finalMetrics"`
 	// Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
 	FlavorId pulumi.StringOutput `pulumi:"flavorId"`
 	// GPUs of the whole job (gpus_per_node x node_count); known at preview.
@@ -62,6 +64,8 @@ type TrainingJob struct {
 	JobId pulumi.StringOutput `pulumi:"jobId"`
 	// OBS directory the job's logs are exported to.
 	LogExportPath pulumi.StringPtrOutput `pulumi:"logExportPath"`
+	// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	MaxPendingMinutes pulumi.Float64PtrOutput `pulumi:"maxPendingMinutes"`
 	// Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.
 	MetricsSummary pulumi.Float64MapOutput `pulumi:"metricsSummary"`
 	// Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
@@ -102,7 +106,11 @@ type TrainingJob struct {
 	StartTime pulumi.StringPtrOutput `pulumi:"startTime"`
 	// true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped pulumi.BoolPtrOutput `pulumi:"stopped"`
-	// User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
+	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+	SuccessCriteria SuccessCriterionArrayOutput `pulumi:"successCriteria"`
+	// With success_criteria: whether every criterion held when the job Completed (false on a job kept by on_failure="keep"); unset without success_criteria.
+	SuccessCriteriaMet pulumi.BoolPtrOutput `pulumi:"successCriteriaMet"`
+	// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 	Tags pulumi.StringMapOutput `pulumi:"tags"`
 	// Each ended task's exit code and message [{task, exit_code, message}] (status.task_statuses).
 	TaskStatuses TaskExitArrayOutput `pulumi:"taskStatuses"`
@@ -254,6 +262,8 @@ type trainingJobArgs struct {
 	Inputs []DataInput `pulumi:"inputs"`
 	// OBS directory the job's logs are exported to.
 	LogExportPath *string `pulumi:"logExportPath"`
+	// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	MaxPendingMinutes *float64 `pulumi:"maxPendingMinutes"`
 	// Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
 	Name *string `pulumi:"name"`
 	// Number of nodes (at most the flavor's max_num). Allowed: >= 1.
@@ -282,7 +292,9 @@ type trainingJobArgs struct {
 	SshKeyPairNames []string `pulumi:"sshKeyPairNames"`
 	// true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped *bool `pulumi:"stopped"`
-	// User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
+	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+	SuccessCriteria []SuccessCriterion `pulumi:"successCriteria"`
+	// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 	Tags map[string]string `pulumi:"tags"`
 	// Deadlines for create/update/delete in seconds (or use customTimeouts).
 	Timeouts *Timeouts `pulumi:"timeouts"`
@@ -330,6 +342,8 @@ type TrainingJobArgs struct {
 	Inputs DataInputArrayInput
 	// OBS directory the job's logs are exported to.
 	LogExportPath pulumi.StringPtrInput
+	// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	MaxPendingMinutes pulumi.Float64PtrInput
 	// Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
 	Name pulumi.StringPtrInput
 	// Number of nodes (at most the flavor's max_num). Allowed: >= 1.
@@ -358,7 +372,9 @@ type TrainingJobArgs struct {
 	SshKeyPairNames pulumi.StringArrayInput
 	// true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped pulumi.BoolPtrInput
-	// User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
+	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+	SuccessCriteria SuccessCriterionArrayInput
+	// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 	Tags pulumi.StringMapInput
 	// Deadlines for create/update/delete in seconds (or use customTimeouts).
 	Timeouts TimeoutsPtrInput
@@ -534,6 +550,11 @@ func (o TrainingJobOutput) Environments() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringMapOutput { return v.Environments }).(pulumi.StringMapOutput)
 }
 
+// With success_criteria: the final values the gate read once the job Completed (the last sample with data of each metric of the first task), e.g. {gpuUtil: 87.5}; kept through refreshes.
+func (o TrainingJobOutput) FinalMetrics() pulumi.Float64MapOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.Float64MapOutput { return v.FinalMetrics }).(pulumi.Float64MapOutput)
+}
+
 // Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
 func (o TrainingJobOutput) FlavorId() pulumi.StringOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringOutput { return v.FlavorId }).(pulumi.StringOutput)
@@ -572,6 +593,11 @@ func (o TrainingJobOutput) JobId() pulumi.StringOutput {
 // OBS directory the job's logs are exported to.
 func (o TrainingJobOutput) LogExportPath() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.LogExportPath }).(pulumi.StringPtrOutput)
+}
+
+// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+func (o TrainingJobOutput) MaxPendingMinutes() pulumi.Float64PtrOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.Float64PtrOutput { return v.MaxPendingMinutes }).(pulumi.Float64PtrOutput)
 }
 
 // Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.
@@ -674,7 +700,17 @@ func (o TrainingJobOutput) Stopped() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.BoolPtrOutput { return v.Stopped }).(pulumi.BoolPtrOutput)
 }
 
-// User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
+// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+func (o TrainingJobOutput) SuccessCriteria() SuccessCriterionArrayOutput {
+	return o.ApplyT(func(v *TrainingJob) SuccessCriterionArrayOutput { return v.SuccessCriteria }).(SuccessCriterionArrayOutput)
+}
+
+// With success_criteria: whether every criterion held when the job Completed (false on a job kept by on_failure="keep"); unset without success_criteria.
+func (o TrainingJobOutput) SuccessCriteriaMet() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.BoolPtrOutput { return v.SuccessCriteriaMet }).(pulumi.BoolPtrOutput)
+}
+
+// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 func (o TrainingJobOutput) Tags() pulumi.StringMapOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringMapOutput { return v.Tags }).(pulumi.StringMapOutput)
 }

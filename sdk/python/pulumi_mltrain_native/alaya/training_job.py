@@ -32,6 +32,7 @@ class TrainingJobArgs:
                  enable_timeout_cancel: pulumi.Input[Optional[_builtins.bool]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  image_type: pulumi.Input[Optional['TrainingJobImageType']] = None,
+                 max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
@@ -58,6 +59,7 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.bool] enable_timeout_cancel: Cancel the task after timeout_hours; implied by timeout_hours.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables; wrap values in pulumi.Output.secret() to keep them encrypted in the state.
         :param pulumi.Input['TrainingJobImageType'] image_type: general, application or private; must match the image.
+        :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         :param pulumi.Input[_builtins.int] max_retry_count: Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
         :param pulumi.Input[_builtins.str] name: Task name; when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: at least 1 character(s), at most 64 characters.
         :param pulumi.Input['TrainingJobOnFailure'] on_failure: A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
@@ -91,6 +93,8 @@ class TrainingJobArgs:
             pulumi.set(__self__, "env", env)
         if image_type is not None:
             pulumi.set(__self__, "image_type", image_type)
+        if max_pending_minutes is not None:
+            pulumi.set(__self__, "max_pending_minutes", max_pending_minutes)
         if max_retry_count is not None:
             pulumi.set(__self__, "max_retry_count", max_retry_count)
         if name is not None:
@@ -247,6 +251,18 @@ class TrainingJobArgs:
     @image_type.setter
     def image_type(self, value: pulumi.Input[Optional['TrainingJobImageType']]):
         pulumi.set(self, "image_type", value)
+
+    @_builtins.property
+    @pulumi.getter(name="maxPendingMinutes")
+    def max_pending_minutes(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+        """
+        return pulumi.get(self, "max_pending_minutes")
+
+    @max_pending_minutes.setter
+    def max_pending_minutes(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "max_pending_minutes", value)
 
     @_builtins.property
     @pulumi.getter(name="maxRetryCount")
@@ -419,6 +435,7 @@ class TrainingJob(pulumi.CustomResource):
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  image_type: pulumi.Input[Optional['TrainingJobImageType']] = None,
+                 max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
@@ -448,6 +465,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables; wrap values in pulumi.Output.secret() to keep them encrypted in the state.
         :param pulumi.Input[_builtins.str] image: Container image, e.g. harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu. Allowed: at least 1 character(s).
         :param pulumi.Input['TrainingJobImageType'] image_type: general, application or private; must match the image.
+        :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         :param pulumi.Input[_builtins.int] max_retry_count: Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
         :param pulumi.Input[_builtins.str] name: Task name; when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: at least 1 character(s), at most 64 characters.
         :param pulumi.Input['TrainingJobOnFailure'] on_failure: A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
@@ -496,6 +514,7 @@ class TrainingJob(pulumi.CustomResource):
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  image_type: pulumi.Input[Optional['TrainingJobImageType']] = None,
+                 max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
@@ -532,6 +551,7 @@ class TrainingJob(pulumi.CustomResource):
                 raise TypeError("Missing required property 'image'")
             __props__.__dict__["image"] = image
             __props__.__dict__["image_type"] = image_type
+            __props__.__dict__["max_pending_minutes"] = max_pending_minutes
             __props__.__dict__["max_retry_count"] = max_retry_count
             __props__.__dict__["name"] = name
             if on_failure is None:
@@ -611,6 +631,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["gpus_per_node"] = None
         __props__.__dict__["image"] = None
         __props__.__dict__["image_type"] = None
+        __props__.__dict__["max_pending_minutes"] = None
         __props__.__dict__["max_retry_count"] = None
         __props__.__dict__["name"] = None
         __props__.__dict__["on_failure"] = None
@@ -751,6 +772,14 @@ class TrainingJob(pulumi.CustomResource):
         general, application or private; must match the image.
         """
         return pulumi.get(self, "image_type")
+
+    @_builtins.property
+    @pulumi.getter(name="maxPendingMinutes")
+    def max_pending_minutes(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+        """
+        return pulumi.get(self, "max_pending_minutes")
 
     @_builtins.property
     @pulumi.getter(name="maxRetryCount")

@@ -34,6 +34,11 @@ ambiguityGrace: Optional[float]
 Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
 """
 
+defaultTags: Optional[str]
+"""
+Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+"""
+
 huaweiAccessKey: Optional[str]
 """
 Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.

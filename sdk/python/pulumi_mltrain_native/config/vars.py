@@ -49,6 +49,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get_float('ambiguityGrace')
 
     @_builtins.property
+    def default_tags(self) -> Optional[str]:
+        """
+        Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+        """
+        return __config__.get('defaultTags')
+
+    @_builtins.property
     def huawei_access_key(self) -> Optional[str]:
         """
         Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.

@@ -14,6 +14,8 @@ __all__ = [
     'RequiredAffinityJobLevel',
     'ResourceRequirementKey',
     'ResourceRequirementOperator',
+    'SuccessCriterionMetric',
+    'SuccessCriterionOp',
     'TrainingJobOnFailure',
     'TrainingJobReplaceRunning',
     'TrainingJobWaitFor',
@@ -64,6 +66,25 @@ class ResourceRequirementKey(_builtins.str, Enum):
 @pulumi.type_token("mltrain:modelarts:ResourceRequirementOperator")
 class ResourceRequirementOperator(_builtins.str, Enum):
     IN_ = "in"
+
+
+@pulumi.type_token("mltrain:modelarts:SuccessCriterionMetric")
+class SuccessCriterionMetric(_builtins.str, Enum):
+    CPU_USAGE = "cpuUsage"
+    MEM_USAGE = "memUsage"
+    NPU_UTIL = "npuUtil"
+    NPU_MEM_USAGE = "npuMemUsage"
+    GPU_UTIL = "gpuUtil"
+    GPU_MEM_USAGE = "gpuMemUsage"
+
+
+@pulumi.type_token("mltrain:modelarts:SuccessCriterionOp")
+class SuccessCriterionOp(_builtins.str, Enum):
+    LESS_THAN = "<"
+    LESS_THAN_OR_EQUAL = "<="
+    GREATER_THAN = ">"
+    GREATER_THAN_OR_EQUAL = ">="
+    EQUAL = "=="
 
 
 @pulumi.type_token("mltrain:modelarts:TrainingJobOnFailure")

@@ -40,6 +40,8 @@ __all__ = [
     'RequiredAffinityArgsDict',
     'ResourceRequirementArgs',
     'ResourceRequirementArgsDict',
+    'SuccessCriterionArgs',
+    'SuccessCriterionArgsDict',
     'TimeoutsArgs',
     'TimeoutsArgsDict',
     'VolumeArgs',
@@ -946,6 +948,77 @@ class ResourceRequirementArgs:
     @operator.setter
     def operator(self, value: pulumi.Input[Optional['ResourceRequirementOperator']]):
         pulumi.set(self, "operator", value)
+
+
+class SuccessCriterionArgsDict(TypedDict):
+    """
+    A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+    """
+    metric: pulumi.Input['SuccessCriterionMetric']
+    """
+    A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+    """
+    op: pulumi.Input['SuccessCriterionOp']
+    """
+    Comparison of the final value with `value`: <, <=, >, >= or ==.
+    """
+    value: pulumi.Input[_builtins.float]
+    """
+    Threshold, in the metric's own unit as the API reports it.
+    """
+
+@pulumi.input_type
+class SuccessCriterionArgs:
+    def __init__(__self__, *,
+                 metric: pulumi.Input['SuccessCriterionMetric'],
+                 op: pulumi.Input['SuccessCriterionOp'],
+                 value: pulumi.Input[_builtins.float]):
+        """
+        A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+
+        :param pulumi.Input['SuccessCriterionMetric'] metric: A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+        :param pulumi.Input['SuccessCriterionOp'] op: Comparison of the final value with `value`: <, <=, >, >= or ==.
+        :param pulumi.Input[_builtins.float] value: Threshold, in the metric's own unit as the API reports it.
+        """
+        pulumi.set(__self__, "metric", metric)
+        pulumi.set(__self__, "op", op)
+        pulumi.set(__self__, "value", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def metric(self) -> pulumi.Input['SuccessCriterionMetric']:
+        """
+        A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+        """
+        return pulumi.get(self, "metric")
+
+    @metric.setter
+    def metric(self, value: pulumi.Input['SuccessCriterionMetric']):
+        pulumi.set(self, "metric", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def op(self) -> pulumi.Input['SuccessCriterionOp']:
+        """
+        Comparison of the final value with `value`: <, <=, >, >= or ==.
+        """
+        return pulumi.get(self, "op")
+
+    @op.setter
+    def op(self, value: pulumi.Input['SuccessCriterionOp']):
+        pulumi.set(self, "op", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def value(self) -> pulumi.Input[_builtins.float]:
+        """
+        Threshold, in the metric's own unit as the API reports it.
+        """
+        return pulumi.get(self, "value")
+
+    @value.setter
+    def value(self, value: pulumi.Input[_builtins.float]):
+        pulumi.set(self, "value", value)
 
 
 class TimeoutsArgsDict(TypedDict):

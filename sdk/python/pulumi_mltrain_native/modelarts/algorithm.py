@@ -60,7 +60,7 @@ class AlgorithmArgs:
         :param pulumi.Input[Sequence[pulumi.Input['AlgorithmParameterArgs']]] parameters: Hyperparameters with defaults and constraints.
         :param pulumi.Input[_builtins.bool] parameters_customization: Whether jobs may pass hyperparameters the algorithm does not declare.
         :param pulumi.Input[Sequence[pulumi.Input['ResourceRequirementArgs']]] resource_requirements: Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. Tags added on the platform under other keys are kept.
         :param pulumi.Input['TimeoutsArgs'] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
         :param pulumi.Input[_builtins.str] workspace_id: Workspace ID; ModelArts uses the default workspace "0" when unset.
         """
@@ -303,7 +303,7 @@ class AlgorithmArgs:
     @pulumi.getter
     def tags(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place.
+        User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. Tags added on the platform under other keys are kept.
         """
         return pulumi.get(self, "tags")
 
@@ -383,7 +383,7 @@ class Algorithm(pulumi.CustomResource):
         :param pulumi.Input[Sequence[pulumi.Input[Union['AlgorithmParameterArgs', 'AlgorithmParameterArgsDict', 'outputs.AlgorithmParameter']]]] parameters: Hyperparameters with defaults and constraints.
         :param pulumi.Input[_builtins.bool] parameters_customization: Whether jobs may pass hyperparameters the algorithm does not declare.
         :param pulumi.Input[Sequence[pulumi.Input[Union['ResourceRequirementArgs', 'ResourceRequirementArgsDict', 'outputs.ResourceRequirement']]]] resource_requirements: Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. Tags added on the platform under other keys are kept.
         :param pulumi.Input[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
         :param pulumi.Input[_builtins.str] workspace_id: Workspace ID; ModelArts uses the default workspace "0" when unset.
         """
@@ -677,7 +677,7 @@ class Algorithm(pulumi.CustomResource):
     @pulumi.getter
     def tags(self) -> pulumi.Output[Optional[Mapping[str, _builtins.str]]]:
         """
-        User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place.
+        User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. Tags added on the platform under other keys are kept.
         """
         return pulumi.get(self, "tags")
 

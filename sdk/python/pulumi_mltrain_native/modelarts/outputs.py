@@ -31,6 +31,7 @@ __all__ = [
     'ParameterConstraint',
     'RequiredAffinity',
     'ResourceRequirement',
+    'SuccessCriterion',
     'TaskExit',
     'TaskLog',
     'Timeouts',
@@ -875,6 +876,51 @@ class ResourceRequirement(dict):
         Always `in`.
         """
         return pulumi.get(self, "operator")
+
+
+@pulumi.output_type
+class SuccessCriterion(dict):
+    """
+    A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+    """
+    def __init__(__self__, *,
+                 metric: 'SuccessCriterionMetric',
+                 op: 'SuccessCriterionOp',
+                 value: _builtins.float):
+        """
+        A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+
+        :param 'SuccessCriterionMetric' metric: A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+        :param 'SuccessCriterionOp' op: Comparison of the final value with `value`: <, <=, >, >= or ==.
+        :param _builtins.float value: Threshold, in the metric's own unit as the API reports it.
+        """
+        pulumi.set(__self__, "metric", metric)
+        pulumi.set(__self__, "op", op)
+        pulumi.set(__self__, "value", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def metric(self) -> 'SuccessCriterionMetric':
+        """
+        A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+        """
+        return pulumi.get(self, "metric")
+
+    @_builtins.property
+    @pulumi.getter
+    def op(self) -> 'SuccessCriterionOp':
+        """
+        Comparison of the final value with `value`: <, <=, >, >= or ==.
+        """
+        return pulumi.get(self, "op")
+
+    @_builtins.property
+    @pulumi.getter
+    def value(self) -> _builtins.float:
+        """
+        Threshold, in the metric's own unit as the API reports it.
+        """
+        return pulumi.get(self, "value")
 
 
 @pulumi.output_type

@@ -38,6 +38,7 @@ class TrainingJobArgs:
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input['DataInputArgs']]]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  notification: pulumi.Input[Optional['NotificationArgs']] = None,
@@ -52,6 +53,7 @@ class TrainingJobArgs:
                  retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  ssh_key_pair_names: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  stopped: pulumi.Input[Optional[_builtins.bool]] = None,
+                 success_criteria: pulumi.Input[Optional[Sequence[pulumi.Input['SuccessCriterionArgs']]]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional['TimeoutsArgs']] = None,
                  unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -77,6 +79,7 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.str] image_url: Inline code: custom image (SWR path) instead of a preset engine.
         :param pulumi.Input[Sequence[pulumi.Input['DataInputArgs']]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
         :param pulumi.Input[_builtins.str] log_export_path: OBS directory the job's logs are exported to.
+        :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
         :param pulumi.Input['NotificationArgs'] notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
@@ -91,7 +94,8 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
         :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
+        :param pulumi.Input[Sequence[pulumi.Input['SuccessCriterionArgs']]] success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
         :param pulumi.Input['TimeoutsArgs'] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
         :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         :param pulumi.Input[Sequence[pulumi.Input['VolumeArgs']]] volumes: Storage mounts [{nfs: {nfs_server_path, local_path, read_only?}} | {obs: {obs_url, local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless read_only is false; local paths absolute and distinct.
@@ -129,6 +133,8 @@ class TrainingJobArgs:
             pulumi.set(__self__, "inputs", inputs)
         if log_export_path is not None:
             pulumi.set(__self__, "log_export_path", log_export_path)
+        if max_pending_minutes is not None:
+            pulumi.set(__self__, "max_pending_minutes", max_pending_minutes)
         if name is not None:
             pulumi.set(__self__, "name", name)
         if node_count is None:
@@ -165,6 +171,8 @@ class TrainingJobArgs:
             stopped = False
         if stopped is not None:
             pulumi.set(__self__, "stopped", stopped)
+        if success_criteria is not None:
+            pulumi.set(__self__, "success_criteria", success_criteria)
         if tags is not None:
             pulumi.set(__self__, "tags", tags)
         if timeouts is not None:
@@ -373,6 +381,18 @@ class TrainingJobArgs:
         pulumi.set(self, "log_export_path", value)
 
     @_builtins.property
+    @pulumi.getter(name="maxPendingMinutes")
+    def max_pending_minutes(self) -> pulumi.Input[Optional[_builtins.float]]:
+        """
+        Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+        """
+        return pulumi.get(self, "max_pending_minutes")
+
+    @max_pending_minutes.setter
+    def max_pending_minutes(self, value: pulumi.Input[Optional[_builtins.float]]):
+        pulumi.set(self, "max_pending_minutes", value)
+
+    @_builtins.property
     @pulumi.getter
     def name(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
@@ -541,10 +561,22 @@ class TrainingJobArgs:
         pulumi.set(self, "stopped", value)
 
     @_builtins.property
+    @pulumi.getter(name="successCriteria")
+    def success_criteria(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['SuccessCriterionArgs']]]]:
+        """
+        Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+        """
+        return pulumi.get(self, "success_criteria")
+
+    @success_criteria.setter
+    def success_criteria(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['SuccessCriterionArgs']]]]):
+        pulumi.set(self, "success_criteria", value)
+
+    @_builtins.property
     @pulumi.getter
     def tags(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
+        User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
         """
         return pulumi.get(self, "tags")
 
@@ -635,6 +667,7 @@ class TrainingJob(pulumi.CustomResource):
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  notification: pulumi.Input[Optional[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']]] = None,
@@ -649,6 +682,7 @@ class TrainingJob(pulumi.CustomResource):
                  retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  ssh_key_pair_names: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  stopped: pulumi.Input[Optional[_builtins.bool]] = None,
+                 success_criteria: pulumi.Input[Optional[Sequence[pulumi.Input[Union['SuccessCriterionArgs', 'SuccessCriterionArgsDict', 'outputs.SuccessCriterion']]]]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']]] = None,
                  unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -677,6 +711,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] image_url: Inline code: custom image (SWR path) instead of a preset engine.
         :param pulumi.Input[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
         :param pulumi.Input[_builtins.str] log_export_path: OBS directory the job's logs are exported to.
+        :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
         :param pulumi.Input[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']] notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
@@ -691,7 +726,8 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
         :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['SuccessCriterionArgs', 'SuccessCriterionArgsDict', 'outputs.SuccessCriterion']]]] success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
         :param pulumi.Input[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
         :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         :param pulumi.Input[Sequence[pulumi.Input[Union['VolumeArgs', 'VolumeArgsDict', 'outputs.Volume']]]] volumes: Storage mounts [{nfs: {nfs_server_path, local_path, read_only?}} | {obs: {obs_url, local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless read_only is false; local paths absolute and distinct.
@@ -738,6 +774,7 @@ class TrainingJob(pulumi.CustomResource):
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  notification: pulumi.Input[Optional[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']]] = None,
@@ -752,6 +789,7 @@ class TrainingJob(pulumi.CustomResource):
                  retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  ssh_key_pair_names: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  stopped: pulumi.Input[Optional[_builtins.bool]] = None,
+                 success_criteria: pulumi.Input[Optional[Sequence[pulumi.Input[Union['SuccessCriterionArgs', 'SuccessCriterionArgsDict', 'outputs.SuccessCriterion']]]]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']]] = None,
                  unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -785,6 +823,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["image_url"] = image_url
             __props__.__dict__["inputs"] = inputs
             __props__.__dict__["log_export_path"] = log_export_path
+            __props__.__dict__["max_pending_minutes"] = max_pending_minutes
             __props__.__dict__["name"] = name
             if node_count is None:
                 node_count = 1
@@ -807,6 +846,7 @@ class TrainingJob(pulumi.CustomResource):
             if stopped is None:
                 stopped = False
             __props__.__dict__["stopped"] = stopped
+            __props__.__dict__["success_criteria"] = success_criteria
             __props__.__dict__["tags"] = tags
             __props__.__dict__["timeouts"] = timeouts
             __props__.__dict__["unconditional_retry"] = unconditional_retry
@@ -819,6 +859,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["create_time"] = None
             __props__.__dict__["duration_ms"] = None
             __props__.__dict__["end_time"] = None
+            __props__.__dict__["final_metrics"] = None
             __props__.__dict__["gpu_count"] = None
             __props__.__dict__["gpus_per_node"] = None
             __props__.__dict__["job_id"] = None
@@ -828,6 +869,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["run_reason"] = None
             __props__.__dict__["secondary_phase"] = None
             __props__.__dict__["start_time"] = None
+            __props__.__dict__["success_criteria_met"] = None
             __props__.__dict__["task_statuses"] = None
             __props__.__dict__["tasks"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["environments"])
@@ -871,6 +913,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["engine_name"] = None
         __props__.__dict__["engine_version"] = None
         __props__.__dict__["environments"] = None
+        __props__.__dict__["final_metrics"] = None
         __props__.__dict__["flavor_id"] = None
         __props__.__dict__["gpu_count"] = None
         __props__.__dict__["gpus_per_node"] = None
@@ -879,6 +922,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["inputs"] = None
         __props__.__dict__["job_id"] = None
         __props__.__dict__["log_export_path"] = None
+        __props__.__dict__["max_pending_minutes"] = None
         __props__.__dict__["metrics_summary"] = None
         __props__.__dict__["name"] = None
         __props__.__dict__["node_count"] = None
@@ -899,6 +943,8 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["ssh_key_pair_names"] = None
         __props__.__dict__["start_time"] = None
         __props__.__dict__["stopped"] = None
+        __props__.__dict__["success_criteria"] = None
+        __props__.__dict__["success_criteria_met"] = None
         __props__.__dict__["tags"] = None
         __props__.__dict__["task_statuses"] = None
         __props__.__dict__["tasks"] = None
@@ -1036,6 +1082,14 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "environments")
 
     @_builtins.property
+    @pulumi.getter(name="finalMetrics")
+    def final_metrics(self) -> pulumi.Output[Optional[Mapping[str, _builtins.float]]]:
+        """
+        With success_criteria: the final values the gate read once the job Completed (the last sample with data of each metric of the first task), e.g. {gpuUtil: 87.5}; kept through refreshes.
+        """
+        return pulumi.get(self, "final_metrics")
+
+    @_builtins.property
     @pulumi.getter(name="flavorId")
     def flavor_id(self) -> pulumi.Output[_builtins.str]:
         """
@@ -1098,6 +1152,14 @@ class TrainingJob(pulumi.CustomResource):
         OBS directory the job's logs are exported to.
         """
         return pulumi.get(self, "log_export_path")
+
+    @_builtins.property
+    @pulumi.getter(name="maxPendingMinutes")
+    def max_pending_minutes(self) -> pulumi.Output[Optional[_builtins.float]]:
+        """
+        Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+        """
+        return pulumi.get(self, "max_pending_minutes")
 
     @_builtins.property
     @pulumi.getter(name="metricsSummary")
@@ -1260,10 +1322,26 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "stopped")
 
     @_builtins.property
+    @pulumi.getter(name="successCriteria")
+    def success_criteria(self) -> pulumi.Output[Optional[Sequence['outputs.SuccessCriterion']]]:
+        """
+        Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+        """
+        return pulumi.get(self, "success_criteria")
+
+    @_builtins.property
+    @pulumi.getter(name="successCriteriaMet")
+    def success_criteria_met(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        With success_criteria: whether every criterion held when the job Completed (false on a job kept by on_failure="keep"); unset without success_criteria.
+        """
+        return pulumi.get(self, "success_criteria_met")
+
+    @_builtins.property
     @pulumi.getter
     def tags(self) -> pulumi.Output[Optional[Mapping[str, _builtins.str]]]:
         """
-        User tags {key: value} (job tags API; at most 20); changed in place. The provider's owner mark lives beside them and never shows here.
+        User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
         """
         return pulumi.get(self, "tags")
 

@@ -55,6 +55,27 @@ export const ResourceRequirementOperator = {
 
 export type ResourceRequirementOperator = (typeof ResourceRequirementOperator)[keyof typeof ResourceRequirementOperator];
 
+export const SuccessCriterionMetric = {
+    CpuUsage: "cpuUsage",
+    MemUsage: "memUsage",
+    NpuUtil: "npuUtil",
+    NpuMemUsage: "npuMemUsage",
+    GpuUtil: "gpuUtil",
+    GpuMemUsage: "gpuMemUsage",
+} as const;
+
+export type SuccessCriterionMetric = (typeof SuccessCriterionMetric)[keyof typeof SuccessCriterionMetric];
+
+export const SuccessCriterionOp = {
+    LessThan: "<",
+    LessThanOrEqual: "<=",
+    GreaterThan: ">",
+    GreaterThanOrEqual: ">=",
+    Equal: "==",
+} as const;
+
+export type SuccessCriterionOp = (typeof SuccessCriterionOp)[keyof typeof SuccessCriterionOp];
+
 export const TrainingJobOnFailure = {
     Delete: "delete",
     Keep: "keep",

@@ -1,0 +1,3 @@
+from pulumi_mltrain.plugin import main
+
+main()

@@ -1,0 +1,405 @@
+"""What an update spends: the training runs it starts and the running jobs it stops.
+
+`mltrain-plan` reads `pulumi preview --json` (files, or standard input; several previews one after
+another are read in turn) and prints per stack the runs the update starts, with their GPUs, the most
+hours each can run (its timeout), their cost per hour and at most, and the running jobs it stops or
+replaces; it exits 1 above the caps given (`--max-new-gpu-hours`, `--max-new-cost`, `--no-stop-running`).
+The policy `new-run-budget` (mltrain_policies) counts with the same functions (`run_of`, `Impact`).
+
+What counts as a run is what the provider said at check (runs.py): a training job's `run_reason`
+that starts with `first run` or `new run:`, on a step that creates or replaces it. An unchanged job,
+or one changed in place, keeps the reason of the run it already has: its step is `same` or `update`,
+and it is not counted; neither is an adopted job (`adopted: ...`). A job's timeout is Alaya NeW's
+`timeout_hours` (when `enable_timeout_cancel` is on) and ModelArts' `auto_stop_hours`; without one a
+run is unbounded. Alaya NeW jobs carry their price per hour from the product catalogue
+(`cost_per_hour`); ModelArts jobs carry none (only `billing_code`), so their cost is "price unknown",
+never estimated.
+
+This module needs neither pulumi-policy nor a running engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from . import registry, runs
+from .alaya import contract as alaya_contract
+from .modelarts import contract as modelarts_contract
+from .spec import property_name
+
+ALAYA_JOB = "alaya:TrainingJob"
+MODELARTS_JOB = "modelarts:TrainingJob"
+TRAINING_JOBS = (ALAYA_JOB, MODELARTS_JOB)
+
+# A job's timeout field and the recorded field that says whether it is live, by kind.
+TIMEOUT_FIELD = {ALAYA_JOB: "timeout_hours", MODELARTS_JOB: "auto_stop_hours"}
+STATE_FIELD = {ALAYA_JOB: "status", MODELARTS_JOB: "phase"}
+LIVE = {ALAYA_JOB: alaya_contract.LIVE, MODELARTS_JOB: modelarts_contract.TERMINABLE}
+
+# Step operations of `pulumi preview --json`.
+STARTING_OPS = ("create", "replace", "create-replacement")
+STOPPING_OPS = ("replace", "delete-replaced", "delete")
+# How the CLI writes a value unknown during a preview.
+UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+
+
+starts_run = runs.starts_run
+
+
+def kind_of(resource_type: str) -> str | None:
+    """`alaya:TrainingJob` for either form's type token of a training job, else None."""
+    found = registry.resource(resource_type)
+    return found.kind if found is not None and found.kind in TRAINING_JOBS else None
+
+
+def value(props: Mapping[str, Any], key: str) -> Any:
+    """A property by its field name, in the dynamic form's spelling or the plugin's (camelCase)."""
+    for name in (key, property_name(key)):
+        try:
+            return props[name]
+        except KeyError:
+            continue
+    return None
+
+
+def number(raw: Any) -> float | None:
+    """A known number (the engine's are floats), else None (absent, unknown or not a number)."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        return None
+    return int(raw) if float(raw).is_integer() else float(raw)
+
+
+def fmt(amount: float | None) -> str:
+    if amount is None:
+        return "-"
+    rounded = round(float(amount), 2)
+    return f"{int(rounded)}" if rounded.is_integer() else f"{rounded:g}"
+
+
+def timeout_hours(kind: str, props: Mapping[str, Any]) -> float | None:
+    """The most hours a job can run (its timeout), None when it has none (unbounded)."""
+    hours = number(value(props, TIMEOUT_FIELD[kind]))
+    if kind == ALAYA_JOB and value(props, "enable_timeout_cancel") is False:
+        return None  # timeout_hours applies only with enable_timeout_cancel
+    return hours
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run an update starts: one created or replaced training job."""
+
+    name: str
+    kind: str
+    reason: str
+    gpus: float | None  # None: the catalogue gave no GPU count (a preview without credentials)
+    hours: float | None  # None: no timeout, unbounded
+    cost_per_hour: float | None  # None: price unknown (always for ModelArts)
+    replaces: bool = False
+
+    @property
+    def timeout_field(self) -> str:
+        return TIMEOUT_FIELD[self.kind]
+
+    @property
+    def gpu_hours(self) -> float | None:
+        """GPUs x hours at most; 0 without GPUs; None when unbounded or the GPUs are unknown."""
+        if self.gpus == 0:
+            return 0
+        if self.gpus is None or self.hours is None:
+            return None
+        return self.gpus * self.hours
+
+    @property
+    def max_cost(self) -> float | None:
+        """Cost per hour x hours at most; None when the price is unknown or the run unbounded."""
+        if self.cost_per_hour is None or self.hours is None:
+            return None
+        return self.cost_per_hour * self.hours
+
+    def row(self) -> list[str]:
+        gpus = "unknown" if self.gpus is None else fmt(self.gpus)
+        hours = f"unbounded (no {self.timeout_field})" if self.hours is None else \
+            f"{fmt(self.hours)} ({self.timeout_field})"
+        if self.gpu_hours is not None:
+            gpu_hours = fmt(self.gpu_hours)
+        else:
+            gpu_hours = "unknown" if self.gpus is None else "unbounded"
+        if self.cost_per_hour is None:
+            per_hour = at_most = "price unknown"
+        else:
+            per_hour = f"{fmt(self.cost_per_hour)}/h"
+            at_most = fmt(self.max_cost) if self.max_cost is not None else "unbounded"
+        step = "replace" if self.replaces else "create"
+        return [self.name, self.kind, step, gpus, hours, gpu_hours, per_hour, at_most]
+
+
+@dataclass(frozen=True)
+class Stop:
+    """A job the update stops: replaced or deleted while its recorded status/phase is live."""
+
+    name: str
+    kind: str
+    state: str | None  # the recorded status/phase; None when it is not visible (a stack policy)
+    how: str  # "replaced" or "deleted"
+    job_id: str | None = None
+
+    def line(self) -> str:
+        state = f"{STATE_FIELD[self.kind]} {self.state}" if self.state else \
+            "its status is not visible here, it may be running"
+        job = f" {self.job_id}" if self.job_id else ""
+        return f"{self.kind} '{self.name}'{job} ({state}) is {self.how}"
+
+
+@dataclass(frozen=True)
+class Caps:
+    """The limits of one update: None for no limit."""
+
+    max_gpu_hours: float | None = None
+    max_cost: float | None = None
+    no_stop_running: bool = False
+
+
+@dataclass
+class Impact:
+    """What one stack's update starts and stops."""
+
+    stack: str
+    runs: list[Run] = field(default_factory=list)
+    stops: list[Stop] = field(default_factory=list)
+    unknown: list[str] = field(default_factory=list)  # jobs whose run the preview cannot describe
+
+    @property
+    def unbounded(self) -> list[Run]:
+        """Runs with GPUs and no timeout, or whose GPUs are unknown: their GPU-hours have no bound."""
+        return [r for r in self.runs if r.gpu_hours is None]
+
+    @property
+    def gpu_hours(self) -> float:
+        """GPU-hours at most of the bounded runs."""
+        return sum(r.gpu_hours or 0 for r in self.runs)
+
+    @property
+    def priced(self) -> list[Run]:
+        return [r for r in self.runs if r.cost_per_hour is not None]
+
+    @property
+    def unpriced(self) -> list[Run]:
+        return [r for r in self.runs if r.cost_per_hour is None]
+
+    @property
+    def cost_per_hour(self) -> float:
+        return sum(r.cost_per_hour or 0 for r in self.runs)
+
+    @property
+    def cost(self) -> float | None:
+        """Cost at most of the priced runs; None when one of them is unbounded."""
+        if any(r.max_cost is None for r in self.priced):
+            return None
+        return sum(r.max_cost or 0 for r in self.priced)
+
+    def breaches(self, caps: Caps) -> list[tuple[str, str]]:
+        """(the Caps field, a sentence) for each cap the update goes beyond."""
+        found: list[tuple[str, str]] = []
+        if caps.max_gpu_hours is not None:
+            if self.unbounded:
+                why = "; ".join(f"'{r.name}' has " + ("unknown GPUs" if r.gpus is None else f"no {r.timeout_field}")
+                                for r in self.unbounded)
+                found.append(("max_gpu_hours", "the new runs' GPU-hours are unbounded (above "
+                              f"{fmt(caps.max_gpu_hours)}): {why}"))
+            elif self.gpu_hours > caps.max_gpu_hours:
+                found.append(("max_gpu_hours", f"the new runs take up to {fmt(self.gpu_hours)} GPU-hours, above the "
+                              f"cap of {fmt(caps.max_gpu_hours)}"))
+        if caps.max_cost is not None:
+            cost = self.cost
+            if cost is None:
+                found.append(("max_cost", f"the new runs' cost is unbounded (above {fmt(caps.max_cost)}): "
+                              + ", ".join(f"'{r.name}'" for r in self.priced if r.max_cost is None)
+                              + " has a price and no timeout"))
+            elif cost > caps.max_cost:
+                found.append(("max_cost", f"the new runs cost up to {fmt(cost)}, above the cap of "
+                              f"{fmt(caps.max_cost)}" + self._unpriced_note()))
+        if caps.no_stop_running and self.stops:
+            found.append(("no_stop_running", "the update stops running jobs: "
+                          + "; ".join(s.line() for s in self.stops)))
+        return found
+
+    def _unpriced_note(self) -> str:
+        if not self.unpriced:
+            return ""
+        return " (not counted, price unknown: " + ", ".join(f"'{r.name}'" for r in self.unpriced) + ")"
+
+    def summary(self) -> list[str]:
+        """The totals, a line each."""
+        count = len(self.runs)
+        lines = [f"new runs: {count}"]
+        if self.runs:
+            hours = "unbounded" if self.unbounded else fmt(self.gpu_hours)
+            lines.append(f"GPU-hours at most: {hours}")
+            if self.priced:
+                cost = "unbounded" if self.cost is None else fmt(self.cost)
+                lines.append(f"cost at most: {cost} ({fmt(self.cost_per_hour)}/h)" + self._unpriced_note())
+            else:
+                lines.append("cost at most: price unknown")
+        if self.stops:
+            lines.append("stops running jobs:")
+            lines += [f"  {s.line()}" for s in self.stops]
+        else:
+            lines.append("stops running jobs: none")
+        if self.unknown:
+            lines.append("not counted (unknown at preview): " + "; ".join(self.unknown))
+        return lines
+
+
+HEADER = ["resource", "kind", "step", "GPUs", "hours at most", "GPU-hours", "cost/h", "cost at most"]
+
+
+def run_of(kind: str, name: str, props: Mapping[str, Any], replaces: bool | None = None) -> Run | None:
+    """The run a training job starts, from its checked inputs (`props`, either spelling), or None when
+    its `run_reason` says no run starts. `replaces`: whether it replaces a job (else read from the
+    reason: a new run replaces one, a first run does not)."""
+    reason = value(props, runs.RUN_REASON)
+    if not starts_run(reason):
+        return None
+    gpus = number(value(props, "gpu_count"))
+    price = number(value(props, "cost_per_hour")) if kind == ALAYA_JOB else None  # ModelArts: no price
+    return Run(name, kind, reason, gpus, timeout_hours(kind, props), price,
+               reason.startswith(runs.NEW) if replaces is None else replaces)
+
+
+def stop_of(kind: str, name: str, outputs: Mapping[str, Any], how: str) -> Stop | None:
+    """The job a replace or delete stops, when its recorded status/phase is live."""
+    state = value(outputs, STATE_FIELD[kind])
+    if not isinstance(state, str) or state.upper() not in {s.upper() for s in LIVE[kind]}:
+        return None
+    job_id = value(outputs, "training_task_id") if kind == ALAYA_JOB else value(outputs, "job_id")
+    return Stop(name, kind, state, how, str(job_id) if job_id else None)
+
+
+# ----- pulumi preview --json ----------------------------------------------------------------------
+
+def stack_of(urn: str) -> str:
+    """`urn:pulumi:<stack>::<project>::...` -> `<project>/<stack>`."""
+    parts = urn.split("::")
+    stack = parts[0].rsplit(":", 1)[-1] if parts else urn
+    return f"{parts[1]}/{stack}" if len(parts) > 1 else stack
+
+
+def _props(state: Any) -> dict[str, Any]:
+    """A step state's checked inputs, with its outputs for what the inputs lack."""
+    if not isinstance(state, Mapping):
+        return {}
+    return {**(state.get("outputs") or {}), **(state.get("inputs") or {})}
+
+
+def impacts(previews: Iterable[Mapping[str, Any]]) -> list[Impact]:
+    """The impact of each stack the previews cover, in the order they name them."""
+    found: dict[str, Impact] = {}
+    for preview in previews:
+        seen_runs: set[str] = set()
+        seen_stops: set[str] = set()
+        for step in preview.get("steps") or []:
+            urn, op = str(step.get("urn", "")), str(step.get("op", ""))
+            new, old = step.get("newState") or {}, step.get("oldState") or {}
+            kind = kind_of(str(new.get("type") or old.get("type") or urn.split("::")[-2:][0]))
+            if kind is None:
+                continue
+            impact = found.setdefault(stack_of(urn), Impact(stack_of(urn)))
+            name = urn.rsplit("::", 1)[-1]
+            if op in STARTING_OPS and urn not in seen_runs:
+                seen_runs.add(urn)
+                props = _props(new)
+                run = run_of(kind, name, props, replaces=op != "create")
+                if run is not None:
+                    impact.runs.append(run)
+                elif value(props, runs.RUN_REASON) in (None, UNKNOWN):
+                    impact.unknown.append(f"{kind} '{name}' ({op}: its inputs are not all known, so no "
+                                          "run_reason)")
+            if op in STOPPING_OPS and urn not in seen_stops:
+                seen_stops.add(urn)
+                stop = stop_of(kind, name, old.get("outputs") or {}, "deleted" if op == "delete" else "replaced")
+                if stop is not None:
+                    impact.stops.append(stop)
+    return list(found.values())
+
+
+def documents(text: str) -> Iterator[Mapping[str, Any]]:
+    """The JSON documents of `text`, one after another (`pulumi preview --json` of several stacks)."""
+    decoder = json.JSONDecoder()
+    at = 0
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at >= len(text):
+            return
+        doc, at = decoder.raw_decode(text, at)
+        if not isinstance(doc, Mapping) or "steps" not in doc:
+            raise ValueError("not the output of `pulumi preview --json` (no `steps`)")
+        yield doc
+
+
+def table(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+            for row in rows]
+
+
+def report(impact: Impact, caps: Caps) -> list[str]:
+    lines = [f"stack {impact.stack}:"]
+    if impact.runs:
+        lines += [f"  {line}" for line in table([HEADER, *(r.row() for r in impact.runs)])]
+    lines += [f"  {line}" for line in impact.summary()]
+    lines += [f"  over the cap: {text} ({FLAGS[cap]})" for cap, text in impact.breaches(caps)]
+    return lines
+
+
+FLAGS = {"max_gpu_hours": "--max-new-gpu-hours", "max_cost": "--max-new-cost", "no_stop_running": "--no-stop-running"}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="mltrain-plan",
+        description="What a `pulumi preview --json` of pulumi-mltrain training jobs would start and stop: the new "
+                    "runs (GPUs, hours at most, cost) and the running jobs replaced or deleted.")
+    parser.add_argument("files", nargs="*", help="`pulumi preview --json` output (default, or `-`: standard input)")
+    parser.add_argument("--max-new-gpu-hours", type=float, metavar="N",
+                        help="exit 1 when the new runs can take more GPU-hours than N (or are unbounded)")
+    parser.add_argument("--max-new-cost", type=float, metavar="X",
+                        help="exit 1 when the new runs with a known price can cost more than X (or are unbounded)")
+    parser.add_argument("--no-stop-running", action="store_true",
+                        help="exit 1 when the update replaces or deletes a job whose recorded status is live")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    args = parse_args(argv)
+    out = stdout or sys.stdout
+    caps = Caps(args.max_new_gpu_hours, args.max_new_cost, args.no_stop_running)
+    texts: list[str] = []
+    try:
+        for path in args.files or ["-"]:
+            if path == "-":
+                texts.append((stdin or sys.stdin).read())
+            else:
+                with open(path, encoding="utf-8") as handle:
+                    texts.append(handle.read())
+        previews = [doc for text in texts for doc in documents(text)]
+    except (OSError, ValueError) as err:
+        print(f"mltrain-plan: {err}", file=sys.stderr)
+        return 2
+    found = impacts(previews)
+    if not found:
+        print("no training jobs in the preview: no new runs, no running job stopped", file=out)
+    over = False
+    for impact in found:
+        print("\n".join(report(impact, caps)), file=out)
+        over = over or bool(impact.breaches(caps))
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""Test program: a sweep of Alaya NeW trials on PRD-TRAIN-2 (4 GPUs per node, 2 nodes, 12 h), one
+training job per trial, each re-run when its `replacement_trigger` changes.
+
+Config: `trials` (JSON: trial name -> its trigger, e.g. {"lr-1e-4": "v1"}), `form` (`dynamic`, the
+default, or `plugin`: the native plugin's `mltrain:alaya:TrainingJob`).
+"""
+
+import json
+
+import pulumi
+
+from pulumi_mltrain import alaya
+
+config = pulumi.Config()
+trials = json.loads(config.require("trials"))
+form = config.get("form") or "dynamic"
+
+for trial, trigger in trials.items():
+    args = {"description": f"sweep trial {trial}", "product_code": "PRD-TRAIN-2", "worker_count": 2,
+            "image": "harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu", "training_framework": "pytorch",
+            "start_command": f"python3 train.py --lr {trial.removeprefix('lr-')}", "timeout_hours": 12}
+    opts = pulumi.ResourceOptions(replacement_trigger=trigger)
+    if form == "plugin":
+        pulumi.CustomResource("mltrain:alaya:TrainingJob", trial, args,
+                              pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(delete_before_replace=True)))
+    else:
+        alaya.TrainingJob(trial, opts=opts, **args)

@@ -1,0 +1,190 @@
+"""`mltrain:defaultTags` on ModelArts jobs and algorithms, in process against the emulator: the defaults
+reach the platform's tags, a resource's own tags win, a change of the defaults is an update in place
+that removes only the keys this resource set, tags added on the platform are not drift, and the
+limit of 20 after the merge fails the check."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
+from pulumi_mltrain.accounts import SETTINGS_KEY
+from pulumi_mltrain.errors import ConfigError
+from pulumi_mltrain.modelarts import iam
+from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
+from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+from support import inprocess
+
+OWNER = {"__mltrain_stack": "st-tags", "__mltrain_urn": "urn:pulumi:test::tags::pulumi-python:dynamic/x:Y::r"}
+MARK = {"mltrain-owner-stack": "st-tags", "mltrain-owner-urn": OWNER["__mltrain_urn"]}
+DEFAULTS = {"team": "ml", "cost-center": "cc-1"}
+
+
+@pytest.fixture(autouse=True)
+def quick(emulator: EmulatorHandle) -> Iterator[None]:
+    iam.forget_tokens()
+    emulator.admin.set_settings(modelarts_phase_delay=0.1, modelarts_run_seconds=0.3, delete_delay=0.1)
+    yield
+    iam.forget_tokens()
+
+
+def with_defaults(provider: Any, emulator: EmulatorHandle, tags: dict[str, str] | None) -> Any:
+    config = {"mltrain:defaultTags": json.dumps(tags)} if tags is not None else {}
+    return inprocess.configured(provider, "modelarts", emulator, **config)
+
+
+def algorithm_props(**changes: Any) -> dict[str, Any]:
+    return {**OWNER, "name": "algo-tags", "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+            "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1], **changes}
+
+
+@pytest.fixture
+def job_props() -> Callable[..., dict[str, Any]]:
+    def make(**changes: Any) -> dict[str, Any]:
+        return {**OWNER, "name": "job-tags", "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+                "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1],
+                "flavor_id": d.FLAVOR_CPU_8U, **changes}
+
+    return make
+
+
+def job_tags(emulator: EmulatorHandle, job_id: str) -> dict[str, str]:
+    """The job's tags as the platform holds them (the emulator's own state, owner mark included)."""
+    job = next(j for j in emulator.admin.state()["modelarts"]["jobs"] if j["metadata"]["id"] == job_id)
+    return {t["key"]: t["value"] for t in job["tags"]}
+
+
+def algorithm_tags(provider: AlgorithmProvider, algorithm_id: str) -> dict[str, str]:
+    metadata = provider.handler.api().algorithm(algorithm_id)["metadata"]
+    return {t["key"]: t["value"] for t in metadata.get("tags") or []}
+
+
+def test_defaults_reach_the_platform_and_own_tags_win(
+        emulator: EmulatorHandle, job_props: Callable[..., dict[str, Any]]) -> None:
+    jobs = with_defaults(TrainingJobProvider(), emulator, DEFAULTS)
+    algorithms = with_defaults(AlgorithmProvider(), emulator, DEFAULTS)
+    own = {"team": "nlp", "run": "r1"}
+
+    job_inputs = inprocess.checked(jobs, job_props(tags=own))
+    assert job_inputs["tags"] == {"team": "nlp", "cost-center": "cc-1", "run": "r1"}, \
+        "the checked inputs (what a preview and policies see) hold the merged tags, the own value winning"
+    job = jobs.create(job_inputs)
+    assert job_tags(emulator, str(job.id)) == {**MARK, "team": "nlp", "cost-center": "cc-1", "run": "r1"}
+    assert job.outs["tags"] == {"team": "nlp", "cost-center": "cc-1", "run": "r1"}
+
+    algorithm = algorithms.create(inprocess.checked(algorithms, algorithm_props()))
+    assert algorithm_tags(algorithms, str(algorithm.id)) == {**MARK, **DEFAULTS}
+    assert algorithm.outs["tags"] == DEFAULTS
+
+
+def test_a_change_of_defaults_updates_in_place_and_removes_only_our_keys(
+        emulator: EmulatorHandle, job_props: Callable[..., dict[str, Any]]) -> None:
+    jobs = with_defaults(TrainingJobProvider(), emulator, DEFAULTS)
+    algorithms = with_defaults(AlgorithmProvider(), emulator, DEFAULTS)
+    job = jobs.create(inprocess.checked(jobs, job_props(tags={"run": "r1"})))
+    algorithm = algorithms.create(inprocess.checked(algorithms, algorithm_props()))
+    job_id, algorithm_id = str(job.id), str(algorithm.id)
+    # Someone adds a tag in the console, under a key neither the defaults nor the resource set.
+    jobs.handler.api().tag_job(job_id, [{"key": "owner-team", "value": "console"}])
+    put = algorithms.handler.api().algorithm(algorithm_id)
+    body = {"metadata": {**put["metadata"], "tags": [*put["metadata"]["tags"], {"key": "owner-team",
+                                                                               "value": "console"}]},
+            "job_config": put["job_config"]}
+    algorithms.handler.api().update_algorithm(algorithm_id, body)
+
+    changed = {"team": "platform", "env": "prod"}  # cost-center dropped, team changed, env added
+    jobs = with_defaults(TrainingJobProvider(), emulator, changed)
+    algorithms = with_defaults(AlgorithmProvider(), emulator, changed)
+    for provider, created, props in ((jobs, job, job_props(tags={"run": "r1"})),
+                                     (algorithms, algorithm, algorithm_props())):
+        news = inprocess.checked(provider, props, created.outs)
+        diff = provider.diff(str(created.id), created.outs, news)
+        assert diff.changes and not diff.replaces, "a change of the default tags is made in place"
+        updated = provider.update(str(created.id), created.outs, news)
+        assert "cost-center" not in updated.outs["tags"]
+
+    assert job_tags(emulator, job_id) == {**MARK, "team": "platform", "env": "prod", "run": "r1",
+                                          "owner-team": "console"}
+    assert algorithm_tags(algorithms, algorithm_id) == {**MARK, "team": "platform", "env": "prod",
+                                                        "owner-team": "console"}
+
+
+def test_tags_added_on_the_platform_are_not_drift(
+        emulator: EmulatorHandle, job_props: Callable[..., dict[str, Any]]) -> None:
+    jobs = with_defaults(TrainingJobProvider(), emulator, DEFAULTS)
+    inputs = inprocess.checked(jobs, job_props())
+    job = jobs.create(inputs)
+    jobs.handler.api().tag_job(str(job.id), [{"key": "added-in-console", "value": "x"}])
+
+    read = jobs.read(str(job.id), job.outs)
+    assert read.inputs["tags"] == DEFAULTS and read.outs["tags"] == DEFAULTS
+    news = inprocess.checked(jobs, job_props(), read.outs)
+    assert not jobs.diff(str(job.id), read.outs, news).changes, "a no-change preview after refresh is quiet"
+
+    # A default removed on the platform is drift (this resource set it), and only that key is recorded.
+    jobs.handler.api().untag_job(str(job.id), [{"key": "team"}])
+    drifted = jobs.read(str(job.id), job.outs)
+    assert drifted.inputs["tags"] == {"cost-center": "cc-1"}
+    news = inprocess.checked(jobs, job_props(), drifted.outs)
+    assert jobs.diff(str(job.id), drifted.outs, news).changes
+    jobs.update(str(job.id), drifted.outs, news)
+    assert job_tags(emulator, str(job.id)) == {**MARK, **DEFAULTS, "added-in-console": "x"}
+
+
+def test_more_than_twenty_tags_after_the_merge_fail_the_check(
+        emulator: EmulatorHandle, job_props: Callable[..., dict[str, Any]]) -> None:
+    defaults = {f"d{i}": "v" for i in range(15)}
+    jobs = with_defaults(TrainingJobProvider(), emulator, defaults)
+    algorithms = with_defaults(AlgorithmProvider(), emulator, defaults)
+    own = {f"own{i}": "v" for i in range(5)} | {"d0": "mine"}  # 15 + 5 new keys + 1 shared = 20: fine
+    assert not jobs.check({}, job_props(tags=own)).failures
+    own["one-more"] = "v"
+    for provider, props in ((jobs, job_props(tags=own)), (algorithms, algorithm_props(tags=own))):
+        failures = provider.check({}, props).failures
+        assert [f.property for f in failures] == ["tags"], failures
+        assert "`mltrain:defaultTags`" in failures[0].reason and "has 21 tags" in failures[0].reason
+        assert "at most 20" in failures[0].reason
+    assert not emulator.admin.state()["modelarts"]["jobs"], "nothing was created"
+
+
+def test_the_explicit_provider_default_tags_and_invalid_defaults(
+        emulator: EmulatorHandle, job_props: Callable[..., dict[str, Any]]) -> None:
+    jobs = with_defaults(TrainingJobProvider(), emulator, None)
+    explicit = {**inprocess.modelarts_config(emulator), **inprocess.BASE_CONFIG}
+    settings = {name: explicit[f"mltrain:{key}"] for name, key in
+                (("iam_endpoint", "huaweiIamEndpoint"), ("modelarts_endpoint", "modelartsEndpoint"),
+                 ("project_name", "huaweiProjectName"), ("project_id", "huaweiProjectId"),
+                 ("user", "huaweiUser"), ("domain", "huaweiDomain"), ("password", "huaweiPassword"))}
+    props = job_props(tags={"run": "r1"}, **{SETTINGS_KEY: {**settings, "default_tags": {"team": "ml"}}})
+    assert inprocess.checked(jobs, props)["tags"] == {"team": "ml", "run": "r1"}
+    many = {f"k{i}": "v" for i in range(20)}
+    failures = jobs.check({}, job_props(**{SETTINGS_KEY: {**settings, "default_tags": many}},
+                                        tags={"run": "r1"})).failures
+    assert failures and "the provider's `default_tags`" in failures[0].reason
+
+    with pytest.raises(ConfigError, match=r"mltrain:defaultTags.*reserved for the provider's owner mark"):
+        inprocess.settings("modelarts", emulator, **{"mltrain:defaultTags": '{"mltrain-owner-urn": "x"}'})
+    with pytest.raises(ConfigError, match=r"mltrain:defaultTags.*JSON map"):
+        inprocess.settings("modelarts", emulator, **{"mltrain:defaultTags": "team=ml"})
+
+
+def test_the_setting_is_one_row_of_the_settings_table() -> None:
+    """config._KEYS is the table (schema, SDKs and the plugin's provider come from it): the explicit
+    Provider's settings and arguments, and the docs' table, agree with it, defaultTags among them."""
+    import inspect
+    from pathlib import Path
+
+    from pulumi_mltrain import accounts, config
+
+    assert {name: key for name, key, _, _ in config._KEYS} == accounts.SETTINGS
+    arguments = set(inspect.signature(accounts.Provider.__init__).parameters) - {"self", "resource_name"}
+    assert arguments == set(accounts.SETTINGS)
+    assert config.ENV_VARS["default_tags"] == "MLTRAIN_DEFAULT_TAGS"
+    table = (Path(__file__).parents[2] / "docs" / "installation-configuration.md").read_text()
+    for name, key, env, _ in config._KEYS:
+        assert f"`mltrain:{key}`" in table and f"`{env}`" in table and f"`{name}`" in table, key

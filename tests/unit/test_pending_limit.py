@@ -1,0 +1,159 @@
+"""`max_pending_minutes` on the training jobs of both platforms, in the provider against the emulator:
+a job that stays queued past the limit while create waits fails with the time it was pending and the
+platform's reason, and is deleted (by default) or kept and recorded (`on_failure="keep"`); the pending
+period counts from the job's own create time, so a take-over counts from the real start; a job that
+starts in time, or has already run, is not affected; a wait_for that does not wait is a preview error.
+
+The emulator keeps a job queued: Alaya NeW tasks stay QUEUED for `task_state_delay` (a stop is
+immediate), ModelArts jobs stay Pending (secondary phase Queuing) for `modelarts_pending_seconds`.
+Limits are fractions of a minute (the field allows them), so each wait lasts a few seconds."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import pytest
+
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
+from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
+from pulumi_mltrain.errors import MltrainError
+from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
+from pulumi_mltrain.ownership import FAILED_KEY
+from support import inprocess
+from support.stacks import alaya_job_args
+
+LIMIT = 0.02  # minutes: 1.2 s
+MA_JOB = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+          "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1]}
+# Per platform: the status output, the state a queued job shows, the reason the error gives, and the
+# wait_for that does not wait.
+PLATFORMS = {
+    "alaya": ("status", "QUEUED", "the platform gives no reason", "created"),
+    "modelarts": ("phase", "Pending", "secondary phase Queuing", "accepted"),
+}
+
+
+@pytest.fixture(autouse=True)
+def quick(emulator: EmulatorHandle) -> None:
+    emulator.admin.set_settings(subscription_delay=0.1, task_state_delay=0.1, modelarts_phase_delay=0.1,
+                                modelarts_run_seconds=600, delete_delay=0.1)
+
+
+def _provider(emulator: EmulatorHandle, platform: str) -> Any:
+    provider = AlayaJobs() if platform == "alaya" else ModelArtsJobs()
+    return inprocess.configured(provider, platform, emulator)
+
+
+def _job(platform: str, **args: Any) -> dict[str, Any]:
+    declared = alaya_job_args(**args) if platform == "alaya" else {**MA_JOB, **args}
+    return {**inprocess.OWNER, "name": "queued", **declared}
+
+
+def _keep_queued(emulator: EmulatorHandle) -> None:
+    """Jobs created from now on wait for resources for a long time (QUEUED, Pending)."""
+    emulator.admin.set_settings(task_state_delay=1000, modelarts_pending_seconds=1000)
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_job_pending_past_the_limit_fails_and_is_deleted(emulator: EmulatorHandle, platform: str) -> None:
+    _, state, reason, _ = PLATFORMS[platform]
+    _keep_queued(emulator)
+    provider = _provider(emulator, platform)
+    props = inprocess.checked(provider, _job(platform, wait_for="running", max_pending_minutes=LIMIT))
+    began = time.monotonic()
+    with pytest.raises(MltrainError) as caught:
+        provider.create(props)
+    took = time.monotonic() - began
+    text = str(caught.value)
+    assert text.startswith("TrainingJob 'queued': "), text
+    assert f"was still {state} after " in text, text
+    assert f"s pending (since its create), past max_pending_minutes={LIMIT:g} (1s): {reason}. " in text, text
+    assert "It was deleted so" in text, text
+    assert took >= LIMIT * 60, "not before the limit"
+    assert inprocess.platform_ids(emulator, platform) == [], "terminated and deleted: nothing is left"
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_job_pending_past_the_limit_is_kept_with_on_failure_keep(emulator: EmulatorHandle,
+                                                                   platform: str) -> None:
+    status, state, reason, _ = PLATFORMS[platform]
+    _keep_queued(emulator)
+    provider = _provider(emulator, platform)
+    props = inprocess.checked(provider, _job(platform, wait_for="completed", max_pending_minutes=LIMIT,
+                                             on_failure="keep"))
+    result = provider.create(props)
+    outs = dict(result.outs)
+    failed = str(outs[FAILED_KEY])
+    assert failed.startswith("TrainingJob 'queued': ") and f"was still {state} after " in failed, failed
+    assert f'It was kept (on_failure="keep") as it is, still {state} (it may yet start)' in failed, failed
+    assert outs[status] == state, outs
+    assert outs["reason"].startswith(f"still {state} after ") and outs["reason"].endswith(reason), outs
+    assert inprocess.platform_ids(emulator, platform) == [result.id], "kept on the platform"
+    diff = provider.diff(result.id, outs, props)
+    assert diff.replaces == [FAILED_KEY], "the next up replaces it"
+    provider.delete(result.id, outs)
+    assert inprocess.platform_ids(emulator, platform) == []
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_take_over_counts_from_the_jobs_create_time(emulator: EmulatorHandle, platform: str) -> None:
+    """An interrupted run left the job queued: the next create takes it over and fails it at its first
+    look, the limit having passed since the job was created, not since this wait began."""
+    _, state, reason, quick_wait = PLATFORMS[platform]
+    limit = 0.05  # 3 s
+    _keep_queued(emulator)
+    provider = _provider(emulator, platform)
+    first = provider.create(inprocess.checked(provider, _job(platform, wait_for=quick_wait)))
+    time.sleep(limit * 60 + 0.3)
+    props = inprocess.checked(provider, _job(platform, wait_for="running", max_pending_minutes=limit))
+    began = time.monotonic()
+    with pytest.raises(MltrainError) as caught:
+        provider.create(props)
+    took = time.monotonic() - began
+    text = str(caught.value)
+    pending = re.search(rf"was still {state} after (\d+)s pending", text)
+    assert first.id in text and pending and int(pending[1]) >= 3 and reason in text, text
+    assert took < limit * 60, f"counted from the wait ({took:.1f}s), not from the create"
+    assert inprocess.platform_ids(emulator, platform) == []
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_job_that_starts_in_time_is_not_affected(emulator: EmulatorHandle, platform: str) -> None:
+    status, *_ = PLATFORMS[platform]
+    provider = _provider(emulator, platform)
+    declared = _job(platform, wait_for="running", max_pending_minutes=0.05)
+    result = provider.create(inprocess.checked(provider, declared))
+    assert result.outs[status] in ("RUNNING", "Running"), result.outs
+    assert FAILED_KEY not in result.outs and not result.outs.get("reason"), result.outs
+    assert inprocess.platform_ids(emulator, platform) == [result.id]
+    changed = inprocess.checked(provider, {**declared, "max_pending_minutes": 0.5}, dict(result.outs))
+    diff = provider.diff(result.id, dict(result.outs), changed)
+    assert diff.replaces == [] and diff.changes, "local: recorded, never a replace"
+
+
+def test_a_job_that_has_run_is_not_failed_when_its_retry_queues_it(emulator: EmulatorHandle) -> None:
+    """Alaya NeW queues a failed task again while it has retries: it has run, so the limit is over."""
+    emulator.admin.set_settings(task_state_delay=0.5, fail_task_names="^queued$")
+    provider = _provider(emulator, "alaya")
+    props = inprocess.checked(provider, _job("alaya", wait_for="completed", max_pending_minutes=LIMIT,
+                                             max_retry_count=1))
+    with pytest.raises(MltrainError) as caught:
+        provider.create(props)
+    text = str(caught.value)
+    assert "ended FAILED before it was completed" in text and "pending" not in text, text
+
+
+@pytest.mark.parametrize("platform", PLATFORMS)
+def test_a_wait_for_that_does_not_wait_is_a_preview_error(emulator: EmulatorHandle, platform: str) -> None:
+    *_, no_wait = PLATFORMS[platform]
+    provider = _provider(emulator, platform)
+    for declared in ({"wait_for": no_wait}, {}):
+        refused = inprocess.failures(provider, _job(platform, max_pending_minutes=5, **declared))
+        assert [p for p, _ in refused] == ["max_pending_minutes"], refused
+        assert f"wait_for='{no_wait}' does not wait" in refused[0][1], refused
+    assert inprocess.failures(provider, _job(platform, max_pending_minutes=5, wait_for="completed")) == []
+    assert [p for p, _ in inprocess.failures(provider, _job(platform, max_pending_minutes=0,
+                                                            wait_for="running"))] == ["max_pending_minutes"]
