@@ -1,7 +1,8 @@
 """The plugin's property names, without the engine: schema.json's camelCase names in and out, and a
 state written before 0.2 (the spec's field names, exactly what the handlers return and what the 0.1
-plugin recorded) moved to the new names by Check and Read, with a Diff of no changes and no platform
-call before Read. The engine's view of the same move is test_state_upgrade.py."""
+plugin recorded) moved to the new names by Check, Read and an update that only renames it (a Diff
+with no property diff), none of which calls the platform. The engine's view of the same move is
+tests/upgrade/test_upgrade.py."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def calls(emulator: Any) -> dict[str, int]:
     return dict(emulator.admin.requests()["endpoints"])
 
 
-def test_camel_case_in_and_out_and_a_field_named_state_moves_without_a_change(emulator: Any) -> None:
+def test_camel_case_in_and_out_and_a_field_named_state_is_renamed_in_place(emulator: Any) -> None:
     emulator.admin.set_settings(subscription_delay=0.1, task_state_delay=0.1)
     plugin = plugin_for(emulator)
     news = sdk.wrap({**camel_args(), "waitFor": "created"})
@@ -82,12 +83,19 @@ def test_camel_case_in_and_out_and_a_field_named_state_moves_without_a_change(em
     again = run(plugin.check(p.CheckRequest(URN, sdk.wrap(old_inputs), news, b"")))
     assert not again.failures
     diff = run(plugin.diff(p.DiffRequest(URN, created.id, sdk.wrap(old_state), again.inputs or {}, [])))
-    assert (diff.changes, diff.replaces, diff.diffs) in ((False, [], []), (None, [], [])), (diff.changes, diff.diffs)
-    # The same against a state half moved (new inputs, old outputs: what a no-change `up` records).
-    half = run(plugin.diff(p.DiffRequest(URN, created.id, {**sdk.wrap(old_state), **(again.inputs or {})},
-                                                 again.inputs or {}, [])))
-    assert not half.changes and not half.replaces, half.diffs
-    assert calls(emulator) == before, "check and diff of the old state call no platform API"
+    # An update with no property diff: it renames the state, so that resources built from its outputs
+    # read them by the schema's names (tests/upgrade holds the engine's view).
+    assert (diff.changes, diff.replaces, diff.diffs) == (True, [], []), (diff.changes, diff.diffs)
+    for preview in (True, False):
+        renamed = run(plugin.update(p.UpdateRequest(URN, created.id, sdk.wrap(old_state), again.inputs or {},
+                                                    60, [], preview)))
+        outputs = sdk.plain(renamed.properties or {})[0]
+        assert outputs["trainingTaskId"] == created.id and outputs["productCode"] == "PRD-TRAIN-2", outputs
+        assert not [k for k in outputs if "_" in k and not k.startswith("__mltrain_")], sorted(outputs)
+    # A state in the schema's names is no change.
+    moved = run(plugin.diff(p.DiffRequest(URN, created.id, renamed.properties or {}, again.inputs or {}, [])))
+    assert not moved.changes and not moved.replaces, moved.diffs
+    assert calls(emulator) == before, "check, diff and the renaming update of the old state call no platform API"
 
     # A real change is reported under the schema's name.
     changed = run(plugin.diff(p.DiffRequest(

@@ -36,8 +36,8 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "plugin")]
 
 import plugin_support as ps  # noqa: E402
 
-from pulumi_mltrain.emulator import EmulatorAdmin, EmulatorHandle, EmulatorServer  # noqa: E402
-from pulumi_mltrain.emulator import defaults as d  # noqa: E402
+from mltrain_emulator import EmulatorAdmin, EmulatorHandle, EmulatorServer  # noqa: E402
+from mltrain_emulator import defaults as d  # noqa: E402
 from support import inprocess, stacks  # noqa: E402
 from support.pulumi_cli import Stack  # noqa: E402
 

@@ -68,12 +68,14 @@ class MltrainPlugin(p.Provider):
         return p.GetSchemaResponse(schema=text)
 
     async def configure(self, request: p.ConfigureRequest) -> p.ConfigureResponse:
-        """Settings from the provider's variables (`mltrain:*` keys); no preview creates (the checked
-        inputs, derived outputs included, are the preview's outputs) and no output values."""
+        """Settings from the provider's variables (`mltrain:*` keys), and no output values. Previews call
+        Create and Update (`supports_preview`) only so that an update that renames a state's properties
+        (see `diff`) previews its renamed outputs; every other preview answers what the engine would
+        without it: the checked inputs, derived outputs included."""
         variables = provider_variables(request)
         Settings.load(variables)  # a malformed endpoint or number fails here, naming the key
         self._variables = variables
-        return p.ConfigureResponse(accept_secrets=True, supports_preview=False, accept_resources=False,
+        return p.ConfigureResponse(accept_secrets=True, supports_preview=True, accept_resources=False,
                                    accept_outputs=False)
 
     async def invoke(self, request: p.InvokeRequest) -> p.InvokeResponse:
@@ -115,7 +117,8 @@ class MltrainPlugin(p.Provider):
 
     async def diff(self, request: p.DiffRequest) -> p.DiffResponse:
         handler = self._handler(request.type)
-        olds = _fields(handler, sdk.plain(request.old_state)[0])
+        raw = sdk.plain(request.old_state)[0]
+        olds = _fields(handler, raw)
         news = _fields(handler, sdk.plain(request.new_inputs)[0])
         imported = bool(olds.pop(IMPORTED_KEY, False))
         result = await sdk.run_sync(handler.diff, olds, news)
@@ -128,6 +131,12 @@ class MltrainPlugin(p.Provider):
             covered = _covered(handler, olds, news, changed)
             changed = [k for k in changed if k not in covered]
             replaces = [k for k in replaces if k not in covered]
+        if not changed and _old_names(handler, raw):
+            # A state written before 0.2 (field names): an update that renames it and calls nothing, so that
+            # resources built from its outputs read them by the schema's names, in the preview too. A state
+            # left as it is would hand them the old names, which they would read as missing (and replace).
+            return p.DiffResponse(changes=True, replaces=[], delete_before_replace=result.delete_before_replace,
+                                  diffs=[], detailed_diff={})
         detailed = {_path(handler, k): p.PropertyDiff(_kind(k in replaces, k in olds, k in news), True)
                     for k in changed}
         return p.DiffResponse(changes=bool(changed), replaces=[_path(handler, k) for k in replaces],
@@ -135,6 +144,8 @@ class MltrainPlugin(p.Provider):
                               diffs=[_path(handler, k) for k in changed], detailed_diff=detailed)
 
     async def create(self, request: p.CreateRequest) -> p.CreateResponse:
+        if request.preview:
+            return p.CreateResponse(resource_id="", properties=request.properties)  # the checked inputs
         handler = self._handler(request.type)
         props, secret = sdk.plain(request.properties)
         props = _fields(handler, props)
@@ -179,10 +190,16 @@ class MltrainPlugin(p.Provider):
 
     async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
         handler = self._handler(request.type)
-        olds = _fields(handler, sdk.plain(request.olds)[0])
+        raw, old_secret = sdk.plain(request.olds)
+        olds = _fields(handler, raw)
         news, secret = sdk.plain(request.news)
         news = _fields(handler, news)
         partial = olds.get(PARTIAL_KEY)
+        if not partial and _old_names(handler, raw) and not (await sdk.run_sync(handler.diff, olds, news)).changed:
+            # Only the names change (see `diff`): the state as it is, under the schema's names.
+            return p.UpdateResponse(properties=_wrap(handler, olds, old_secret | secret))
+        if request.preview:
+            return p.UpdateResponse(properties=request.news)  # the checked inputs
         if partial:
             # A partial create: finish it as a create of this resource's own object (waited for, and
             # rolled back when it failed meanwhile), within the create timeout the engine gave the
@@ -217,6 +234,11 @@ def provider_variables(request: p.ConfigureRequest) -> dict[str, str]:
         whole = isinstance(value, float) and value.is_integer()
         out[f"mltrain:{name}"] = value if isinstance(value, str) else json.dumps(int(value) if whole else value)
     return out
+
+
+def _old_names(handler: Handler, state: dict[str, Any]) -> bool:
+    """Whether a state holds properties under their field names (written before 0.2)."""
+    return set(state) != set(specs.to_property_names(_fields(handler, state), *_models(handler)))
 
 
 def _models(handler: Handler) -> tuple[type[Any], ...]:
