@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from . import alaya, modelarts
+    from .abandoned import abandoned_runs
     from .accounts import Provider
 
 # httpx's package import tries its command-line client (`httpx._main`: click, pygments, rich) and
@@ -28,13 +29,17 @@ if "httpx" not in sys.modules:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None marks a module absent
 
 __version__ = "0.1.0"
-__all__ = ["Provider", "__version__", "alaya", "modelarts"]
+__all__ = ["Provider", "__version__", "abandoned_runs", "alaya", "modelarts"]
 
 
 def __getattr__(name: str) -> Any:
     """Import a platform on first use: a provider process serving Alaya never loads ModelArts."""
     if name in ("alaya", "modelarts"):
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "abandoned_runs":  # a plain function (no invoke): docs/abandoned-runs.md
+        from .abandoned import abandoned_runs
+
+        return abandoned_runs
     if name == "Provider":
         from .accounts import Provider
 

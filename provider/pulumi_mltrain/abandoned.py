@@ -1,0 +1,332 @@
+"""Abandoned runs: training jobs that carry the owner mark of a stack of this backend, yet no stack records.
+
+A job is left behind when its stack forgets it: `pulumi stack rm --force` on a stack that still had
+jobs, `pulumi state delete`, or a create whose answer never reached the state (an `up` killed after
+the platform accepted the job). It keeps running, and costing, with nobody to stop it.
+
+`abandoned_runs` is a plain function (no Pulumi invoke: it needs no engine and runs anywhere the
+`pulumi` CLI does); `mltrain-runs abandoned` prints its result and, with `--stop`, stops the jobs.
+
+What the backend holds is read with the user's own `pulumi` CLI and environment (login,
+PULUMI_BACKEND_URL, PULUMI_CONFIG_PASSPHRASE...): `pulumi stack ls --all --json`, then
+`pulumi stack export` of each stack. From the exports come the stack identities (the dynamic form's
+`mltrain-stack-identity` resource and every `__mltrain_stack` in a state; the plugin form's identity of
+each stack's project and name) and every ID any stack records (resources, outputs and pending
+operations alike).
+
+A job with an owner mark (stack identity S, URN `urn:pulumi:STACK::PROJECT::...`) that no stack
+records is abandoned when either
+
+1. S is the identity of a stack this backend holds (that stack does not record it: an interrupted
+   create, a `pulumi state delete`); or
+2. S is no identity this backend holds, PROJECT is a project of this backend, and this backend has
+   no stack STACK of PROJECT: the stack was removed (a removed stack can no longer be read, so its
+   identity is unknown and its URN is what is left).
+
+Anything else is never listed: a job without a mark (made by hand, by another tool), a job any stack
+records, a job whose URN names a project this backend does not hold (another backend's), and one
+whose URN names a stack this backend holds under an identity that is not that stack's (a stack of
+the same project and name in another backend; or a stack removed and made again, whose old jobs
+are then left alone). Rule 2 cannot tell a removed stack from a stack of the same project under a
+name this backend never had in another backend on the same account: review the list before `--stop`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .answers import from_beijing
+from .config import Settings
+from .errors import MltrainError
+from .ownership import STACK_KEY, Mark
+
+STACK_IDENTITY_TYPE = "pulumi-python:dynamic/mltrain:StackIdentity"
+
+
+class BackendError(MltrainError):
+    """The `pulumi` CLI could not list or export the backend's stacks."""
+
+
+@dataclass(frozen=True)
+class StackRecord:
+    """What one stack of the backend says: its project and name, identities, and the IDs it records."""
+
+    project: str
+    name: str
+    identities: frozenset[str]
+    recorded: frozenset[str]
+
+
+@dataclass
+class Backend:
+    """The stacks of one backend, as `pulumi stack export` gives them."""
+
+    stacks: list[StackRecord] = field(default_factory=list)
+
+    @property
+    def projects(self) -> set[str]:
+        return {s.project for s in self.stacks}
+
+    def identities(self) -> set[str]:
+        return {i for s in self.stacks for i in s.identities}
+
+    def recorded(self) -> set[str]:
+        return {r for s in self.stacks for r in s.recorded}
+
+    def stack(self, project: str, name: str) -> StackRecord | None:
+        return next((s for s in self.stacks if s.project == project and s.name == name), None)
+
+
+@dataclass(frozen=True)
+class AbandonedRun:
+    platform: str  # "alaya" or "modelarts"
+    job_id: str
+    name: str | None
+    stack: str  # PROJECT/STACK, from the mark's URN
+    resource: str  # the resource name at the end of the URN
+    urn: str
+    stack_identity: str
+    why: str  # "stack removed" or "not recorded by its stack"
+    status: str
+    live: bool  # still running or queued: what --stop stops
+    age_hours: float | None
+    cost_so_far: float | None  # None: not known (ModelArts gives no price; Alaya without a listed hourly price)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def urn_parts(urn: str) -> tuple[str, str]:
+    """`urn:pulumi:STACK::PROJECT::TYPE::NAME` -> (PROJECT, STACK)."""
+    head, _, rest = urn.partition("::")
+    return rest.partition("::")[0], head.removeprefix("urn:pulumi:")
+
+
+def stack_record(project: str, name: str, exported: Mapping[str, Any]) -> StackRecord:
+    """Identities and recorded IDs of one `pulumi stack export`."""
+    from .plugin.identity import stack_identity
+
+    deployment = exported.get("deployment") or {}
+    identities = {stack_identity(f"urn:pulumi:{name}::{project}::x::x")}
+    recorded: set[str] = set()
+    for res in [*(deployment.get("resources") or []),
+                *((op.get("resource") or {}) for op in deployment.get("pending_operations") or [])]:
+        if res.get("type") == STACK_IDENTITY_TYPE and res.get("id"):
+            identities.add(str(res["id"]))
+        if res.get("type") == "pulumi:providers:mltrain":
+            configured = (res.get("inputs") or {}).get("stackIdentity")
+            if isinstance(configured, str) and configured:
+                identities.add(stack_identity("", configured))
+        for props in (res.get("inputs"), res.get("outputs")):
+            if isinstance(props, Mapping):
+                if isinstance(props.get(STACK_KEY), str) and props[STACK_KEY]:
+                    identities.add(props[STACK_KEY])
+                recorded.update(_strings(props))
+        if res.get("id"):
+            recorded.add(str(res["id"]))
+    return StackRecord(project, name, frozenset(identities), frozenset(recorded))
+
+
+def _strings(value: Any) -> Iterable[str]:
+    """Every string in a state's properties (IDs are recorded in outputs such as `training_task_id`)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _strings(v)
+
+
+def _pulumi(args: Sequence[str], env: Mapping[str, str] | None, cwd: str | None) -> str:
+    argv = [os.environ.get("MLTRAIN_PULUMI", "pulumi"), *args, "--non-interactive"]
+    try:
+        done = subprocess.run(argv, env=dict(env) if env is not None else None, cwd=cwd, capture_output=True,
+                              text=True, timeout=600, check=False)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise BackendError(f"`pulumi {' '.join(args)}` could not run: {err}") from None
+    if done.returncode != 0:
+        raise BackendError(f"`pulumi {' '.join(args)}` exited {done.returncode}: {done.stderr.strip()[-2000:]}")
+    return done.stdout
+
+
+def read_backend(env: Mapping[str, str] | None = None, cwd: str | None = None) -> Backend:
+    """Every stack of the current backend (`pulumi stack ls --all`), exported."""
+    backend = Backend()
+    for row in json.loads(_pulumi(["stack", "ls", "--all", "--json"], env, cwd) or "[]"):
+        full = str(row["name"])
+        parts = full.split("/")
+        project = parts[-2] if len(parts) >= 2 else _project_of(env, cwd)
+        exported = json.loads(_pulumi(["stack", "export", "--stack", full], env, cwd))
+        backend.stacks.append(stack_record(project, parts[-1], exported))
+    return backend
+
+
+def _project_of(env: Mapping[str, str] | None, cwd: str | None) -> str:
+    """The project of the folder the CLI runs in (a stack name without a project is one of it)."""
+    import yaml
+
+    folder = cwd or os.getcwd()
+    for name in ("Pulumi.yaml", "Pulumi.yml"):
+        path = os.path.join(folder, name)
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                return str(yaml.safe_load(f)["name"])
+    raise BackendError("`pulumi stack ls` named a stack without its project, and no Pulumi.yaml is here")
+
+
+def stack_settings(stack: str | None = None, env: Mapping[str, str] | None = None,
+                   cwd: str | None = None) -> Settings:
+    """The `mltrain:*` settings of a stack's config (`stack`, else the selected one), then the environment."""
+    args = ["config", "--json", "--show-secrets", *(["--stack", stack] if stack else [])]
+    values = {k: v.get("value") for k, v in json.loads(_pulumi(args, env, cwd) or "{}").items()
+              if isinstance(v, dict)}
+    return Settings.load({k: v for k, v in values.items() if v is not None}, env)
+
+
+def verdict(mark: Mark | None, job_id: str, backend: Backend, identities: set[str],
+            recorded: set[str]) -> str | None:
+    """Why a job is abandoned (rules 1 and 2 of the module's doc), or None when it is not."""
+    if mark is None or job_id in recorded:
+        return None
+    if mark.stack in identities:
+        return "not recorded by its stack"
+    project, name = urn_parts(mark.urn)
+    if project in backend.projects and backend.stack(project, name) is None:
+        return "stack removed"
+    return None
+
+
+def _hours(seconds: float | None) -> float | None:
+    return None if seconds is None else round(max(0.0, seconds) / 3600, 3)
+
+
+def _alaya_epoch(value: Any) -> float | None:
+    text = from_beijing(value)
+    return datetime.fromisoformat(text).timestamp() if text else None
+
+
+def alaya_runs(settings: Settings, backend: Backend, now: float | None = None) -> list[AbandonedRun]:
+    from .alaya import contract
+    from .alaya.catalog import job_costs, products
+    from .alaya.client import AlayaClient
+    from .alaya.training_job import _mark
+
+    now = time.time() if now is None else now
+    api = AlayaClient(settings)
+    identities, recorded = backend.identities(), backend.recorded()
+    catalogue: list[dict[str, Any]] | None = None
+    out: list[AbandonedRun] = []
+    for row in api.list_tasks():
+        task_id = str(row.get("id"))
+        if task_id in recorded:
+            continue
+        detail = api.task(task_id)
+        mark = _mark(detail)
+        why = verdict(mark, task_id, backend, identities, recorded)
+        if why is None or mark is None:
+            continue
+        status = str(detail.get("status") or "UNKNOWN").upper()
+        created, started = _alaya_epoch(detail.get("createdTime")), _alaya_epoch(detail.get("startTime"))
+        ended = _alaya_epoch(detail.get("endTime"))
+        resource = detail.get("resource")
+        resource = resource if isinstance(resource, dict) else {}
+        product = detail.get("productCode") or resource.get("productCode")
+        workers = detail.get("workerCount") or resource.get("workerCount")
+        cost = None
+        if product and isinstance(workers, int):
+            if catalogue is None:
+                catalogue = products(api)
+            hourly = job_costs(catalogue, str(product), workers).get("cost_per_hour")
+            if hourly is not None:
+                running = 0.0 if started is None else ((ended or now) - started) / 3600
+                cost = round(hourly * max(0.0, running), 4)
+        project, stack = urn_parts(mark.urn)
+        out.append(AbandonedRun(
+            platform="alaya", job_id=task_id, name=detail.get("name"), stack=f"{project}/{stack}",
+            resource=mark.urn.rsplit("::", 1)[-1], urn=mark.urn, stack_identity=mark.stack, why=why,
+            status=status, live=status in contract.LIVE, age_hours=_hours(None if created is None else now - created),
+            cost_so_far=cost))
+    return out
+
+
+def modelarts_runs(settings: Settings, backend: Backend, now: float | None = None) -> list[AbandonedRun]:
+    from .modelarts import contract
+    from .modelarts.base import mark_in
+    from .modelarts.client import ModelArtsClient
+
+    now = time.time() if now is None else now
+    api = ModelArtsClient(settings)
+    identities, recorded = backend.identities(), backend.recorded()
+    out: list[AbandonedRun] = []
+    for row in api.search_jobs():
+        metadata = row.get("metadata") or {}
+        job_id = str(metadata.get("id"))
+        if job_id in recorded:
+            continue
+        # Tags since 0.2; 0.1.x kept the mark in the annotations.
+        mark = mark_in(api.job_tags(job_id)) or mark_in(metadata.get("annotations"))
+        why = verdict(mark, job_id, backend, identities, recorded)
+        if why is None or mark is None:
+            continue
+        phase = str((row.get("status") or {}).get("phase") or "Unknown")
+        created = metadata.get("create_time")
+        project, stack = urn_parts(mark.urn)
+        out.append(AbandonedRun(
+            platform="modelarts", job_id=job_id, name=metadata.get("name"), stack=f"{project}/{stack}",
+            resource=mark.urn.rsplit("::", 1)[-1], urn=mark.urn, stack_identity=mark.stack, why=why,
+            status=phase, live=phase in contract.TERMINABLE,
+            age_hours=_hours(now - created / 1000) if isinstance(created, int | float) else None,
+            cost_so_far=None))  # ModelArts' answers carry no price: the cost is not known here
+    return out
+
+
+def configured_platforms(settings: Settings) -> list[str]:
+    from .modelarts.catalog import configured
+
+    return [p for p, on in (("alaya", bool(settings.alaya_api_key)), ("modelarts", configured(settings))) if on]
+
+
+def abandoned_runs(settings: Settings | None = None, *, config_stack: str | None = None,
+                   platforms: Sequence[str] | None = None, env: Mapping[str, str] | None = None,
+                   cwd: str | None = None, backend: Backend | None = None) -> list[AbandonedRun]:
+    """The abandoned runs on every platform `settings` can reach (rules in the module's doc).
+
+    `settings`: the platforms' credentials; by default the config of `config_stack` (else the
+    selected stack) and then the environment, as `stack_settings` reads them. `platforms`: "alaya",
+    "modelarts" (default: each one the settings configure). `backend`: the stacks, read with the
+    `pulumi` CLI in `cwd` with `env` unless given.
+    """
+    if settings is None:
+        settings = stack_settings(config_stack, env, cwd)
+    if backend is None:
+        backend = read_backend(env, cwd)
+    chosen = list(platforms) if platforms is not None else configured_platforms(settings)
+    runs: list[AbandonedRun] = []
+    if "alaya" in chosen:
+        runs += alaya_runs(settings, backend)
+    if "modelarts" in chosen:
+        runs += modelarts_runs(settings, backend)
+    return runs
+
+
+def stop(settings: Settings, run: AbandonedRun) -> None:
+    """Stop one abandoned run: Alaya's stop call, ModelArts' terminate. Only a run that is still live."""
+    if not run.live:
+        return
+    if run.platform == "alaya":
+        from .alaya.client import AlayaClient
+
+        AlayaClient(settings).stop_task(run.job_id)
+    else:
+        from .modelarts.client import ModelArtsClient
+
+        ModelArtsClient(settings).terminate_job(run.job_id)

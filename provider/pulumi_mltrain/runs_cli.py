@@ -1,0 +1,82 @@
+"""`mltrain-runs`: the training runs of this backend's stacks on the platforms (docs/abandoned-runs.md).
+
+    mltrain-runs abandoned [--config-stack NAME] [--platform alaya|modelarts] [--json] [--stop [--yes]]
+
+Run it where `pulumi` runs for the project (its folder, the same login and environment): the
+backend's stacks are read with the `pulumi` CLI (`MLTRAIN_PULUMI` names another binary), and the
+platforms' credentials come from the config of `--config-stack` (else the selected stack), then
+from the environment (MLTRAIN_*), as the provider reads them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .abandoned import AbandonedRun, abandoned_runs, stack_settings, stop
+from .errors import MltrainError
+
+
+def _table(runs: Sequence[AbandonedRun]) -> str:
+    head = ("PLATFORM", "JOB ID", "NAME", "STACK", "RESOURCE", "WHY", "STATUS", "AGE (h)", "COST SO FAR")
+    rows = [head] + [(r.platform, r.job_id, r.name or "-", r.stack, r.resource, r.why, r.status,
+                      "?" if r.age_hours is None else f"{r.age_hours:.2f}",
+                      "unknown" if r.cost_so_far is None else f"{r.cost_so_far:.2f}") for r in runs]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="mltrain-runs", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    ab = sub.add_parser("abandoned", help="jobs marked by a stack of this backend that no stack records")
+    ab.add_argument("--config-stack", help="the stack whose config holds the credentials (default: the selected one)")
+    ab.add_argument("--platform", action="append", choices=("alaya", "modelarts"),
+                    help="only this platform (repeatable; default: every platform the settings configure)")
+    ab.add_argument("--json", action="store_true", help="print the runs as JSON")
+    ab.add_argument("--stop", action="store_true", help="stop the runs that are still live, after a confirmation")
+    ab.add_argument("--yes", action="store_true", help="with --stop: no confirmation (CI)")
+    args = parser.parse_args(argv)
+    try:
+        settings = stack_settings(args.config_stack)
+        runs = abandoned_runs(settings, platforms=args.platform)
+    except MltrainError as err:
+        print(f"mltrain-runs: {err}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps([r.as_dict() for r in runs], indent=2))
+    elif runs:
+        print(_table(runs))
+        if any(r.cost_so_far is None and r.platform == "modelarts" for r in runs):
+            print("\nModelArts gives no prices: the cost of its jobs is unknown here.")
+    else:
+        print("no abandoned runs")
+    if not args.stop:
+        return 0
+    live = [r for r in runs if r.live]
+    if not live:
+        print("nothing to stop", file=sys.stderr)
+        return 0
+    if not args.yes:
+        if not sys.stdin.isatty():
+            print("mltrain-runs: --stop asks for a confirmation; pass --yes to stop without one", file=sys.stderr)
+            return 2
+        answer = input(f"Stop {len(live)} run(s): {', '.join(r.job_id for r in live)}? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("nothing stopped", file=sys.stderr)
+            return 1
+    failed = 0
+    for run in live:
+        try:
+            stop(settings, run)
+            print(f"stopped {run.platform} {run.job_id} ({run.stack} {run.resource})", file=sys.stderr)
+        except MltrainError as err:
+            failed += 1
+            print(f"mltrain-runs: could not stop {run.platform} {run.job_id}: {err}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
