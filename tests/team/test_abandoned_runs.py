@@ -1,6 +1,7 @@
 """`mltrain-runs abandoned` on a file backend against the emulator: it finds the job of a force-removed
-stack, and only that one, among a kept job, a job made by hand and a job of another backend; `--stop
---yes` stops it and nothing else."""
+stack and the job of an interrupted create whose pending create was cleared by hand, and only those,
+among a kept job, a job made by hand and a job of another backend; `--stop --yes` stops them and
+nothing else."""
 
 from __future__ import annotations
 
@@ -16,9 +17,13 @@ from pulumi_mltrain.alaya.client import AlayaClient
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec
 from pulumi_mltrain.config import Settings
 from support import stacks
+from support.interrupted import kill_up, plugins_of, start_up, wait_for_plugins_to_exit, wait_while_running
 from support.pulumi_cli import VENV, Stack
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
+
+CREATE = "POST /v1/subscription/training/create"
+SLOW_SUBSCRIPTION = 30.0
 
 
 def runs(stack: Stack, *args: str) -> subprocess.CompletedProcess[str]:
@@ -50,6 +55,24 @@ def test_abandoned_finds_and_stops_only_the_removed_stacks_job(emulator: Any, tm
         stack.up()
     kept, removed, foreign = task_id(a), task_id(b), task_id(other)
 
+    # Stack c's up is killed after the platform accepted the create; the pending create is cleared by hand.
+    c = stacks.sibling_stack(a, "c")
+    emulator.admin.set_settings(subscription_delay=SLOW_SUBSCRIPTION)
+    creates = emulator.admin.requests()["endpoints"].get(CREATE, 0)
+    up = start_up(c, tmp_path / "c-up.log")
+    try:
+        wait_while_running(up, tmp_path / "c-up.log",
+                           lambda: emulator.admin.requests()["endpoints"].get(CREATE, 0) > creates, "the create call")
+        plugins, go_hosts = plugins_of(up)
+    finally:
+        kill_up(up)
+    wait_for_plugins_to_exit(plugins, go_hosts)
+    emulator.admin.advance(SLOW_SUBSCRIPTION + 60)
+    emulator.admin.set_settings(subscription_delay=0.2)
+    c.run("cancel", "--yes")
+    c.refresh("--clear-pending-creates")
+    [interrupted] = set(statuses(emulator)) - {kept, removed, foreign}
+
     settings = Settings.load({"alayaEndpoint": emulator.url, "alayaApiKey": emulator.alaya_api_key}, {})
     api = AlayaClient(settings)
     body = TrainingJobSpec(**stacks.alaya_job_args(name="made-by-hand")).wire()
@@ -65,12 +88,13 @@ def test_abandoned_finds_and_stops_only_the_removed_stacks_job(emulator: Any, tm
 
     b.run("stack", "rm", "--force", "--yes", "--stack", "b")
     running = statuses(emulator)
-    assert {running[t] for t in (kept, removed, foreign, by_hand)} == {"RUNNING"}
-    assert len({kept, removed, foreign, by_hand}) == 4
+    assert {running[t] for t in (kept, removed, foreign, by_hand, interrupted)} == {"RUNNING"}, running
+    assert len({kept, removed, foreign, by_hand, interrupted}) == 5
 
-    found = json.loads(runs(a, "abandoned", "--config-stack", "a", "--json").stdout)
-    assert [(r["platform"], r["job_id"]) for r in found] == [("alaya", removed)], found
-    [run] = found
+    found = {r["job_id"]: r for r in json.loads(runs(a, "abandoned", "--config-stack", "a", "--json").stdout)}
+    assert sorted(found) == sorted([removed, interrupted]), found
+    assert found[interrupted]["stack"] == f"{a.project}/c" and found[interrupted]["why"] == "not recorded by its stack"
+    run = found[removed]
     assert run["stack"] == f"{a.project}/b" and run["resource"] == "job"
     assert run["why"] == "stack removed" and run["status"] == "RUNNING" and run["live"]
     assert run["age_hours"] is not None and run["cost_so_far"] is not None and run["cost_so_far"] >= 0
@@ -79,11 +103,12 @@ def test_abandoned_finds_and_stops_only_the_removed_stacks_job(emulator: Any, tm
     assert removed in table and kept not in table and foreign not in table and str(by_hand) not in table
 
     stopped = runs(a, "abandoned", "--config-stack", "a", "--stop", "--yes")
-    assert f"stopped alaya {removed}" in stopped.stderr
+    assert f"stopped alaya {removed}" in stopped.stderr and f"stopped alaya {interrupted}" in stopped.stderr
     after = statuses(emulator)
-    assert after[removed] == "STOPPED"
+    assert after[removed] == after[interrupted] == "STOPPED"
     assert {after[t] for t in (kept, foreign, by_hand)} == {"RUNNING"}, after
-    # The stack that keeps its job still records it, and nothing is left to stop.
+    # Stopped runs are still listed (they exist), and nothing is left to stop.
     again = json.loads(runs(a, "abandoned", "--config-stack", "a", "--json").stdout)
-    assert [r["job_id"] for r in again] == [removed] and not again[0]["live"]
+    assert sorted(r["job_id"] for r in again) == sorted([removed, interrupted])
+    assert not any(r["live"] for r in again)
     assert "nothing to stop" in runs(a, "abandoned", "--config-stack", "a", "--stop", "--yes").stderr
