@@ -19,16 +19,18 @@ records is abandoned when either
 
 1. S is the identity of a stack this backend holds (that stack does not record it: an interrupted
    create, a `pulumi state delete`); or
-2. S is no identity this backend holds, PROJECT is a project of this backend, and this backend has
-   no stack STACK of PROJECT: the stack was removed (a removed stack can no longer be read, so its
-   identity is unknown and its URN is what is left).
+2. only when asked for (`removed_stacks=True`, `--include-removed-stacks`): S is no identity this
+   backend holds, PROJECT is a project of this backend, and this backend has no stack STACK of
+   PROJECT: the stack was removed (a removed stack can no longer be read, so its identity is unknown
+   and its URN is what is left).
 
 Anything else is never listed: a job without a mark (made by hand, by another tool), a job any stack
 records, a job whose URN names a project this backend does not hold (another backend's), and one
 whose URN names a stack this backend holds under an identity that is not that stack's (a stack of
 the same project and name in another backend; or a stack removed and made again, whose old jobs
 are then left alone). Rule 2 cannot tell a removed stack from a stack of the same project under a
-name this backend never had in another backend on the same account: review the list before `--stop`.
+name this backend never had in another backend on the same account, which is why it is not the
+default: review its list before `--stop`.
 """
 
 from __future__ import annotations
@@ -193,12 +195,14 @@ def stack_settings(stack: str | None = None, env: Mapping[str, str] | None = Non
 
 
 def verdict(mark: Mark | None, job_id: str, backend: Backend, identities: set[str],
-            recorded: set[str]) -> str | None:
+            recorded: set[str], removed_stacks: bool) -> str | None:
     """Why a job is abandoned (rules 1 and 2 of the module's doc), or None when it is not."""
     if mark is None or job_id in recorded:
         return None
     if mark.stack in identities:
         return "not recorded by its stack"
+    if not removed_stacks:
+        return None
     project, name = urn_parts(mark.urn)
     if project in backend.projects and backend.stack(project, name) is None:
         return "stack removed"
@@ -214,7 +218,8 @@ def _alaya_epoch(value: Any) -> float | None:
     return datetime.fromisoformat(text).timestamp() if text else None
 
 
-def alaya_runs(settings: Settings, backend: Backend, now: float | None = None) -> list[AbandonedRun]:
+def alaya_runs(settings: Settings, backend: Backend, now: float | None = None, *,
+               removed_stacks: bool = False) -> list[AbandonedRun]:
     from .alaya import contract
     from .alaya.catalog import job_costs, products
     from .alaya.client import AlayaClient
@@ -231,7 +236,7 @@ def alaya_runs(settings: Settings, backend: Backend, now: float | None = None) -
             continue
         detail = api.task(task_id)
         mark = _mark(detail)
-        why = verdict(mark, task_id, backend, identities, recorded)
+        why = verdict(mark, task_id, backend, identities, recorded, removed_stacks)
         if why is None or mark is None:
             continue
         status = str(detail.get("status") or "UNKNOWN").upper()
@@ -258,7 +263,8 @@ def alaya_runs(settings: Settings, backend: Backend, now: float | None = None) -
     return out
 
 
-def modelarts_runs(settings: Settings, backend: Backend, now: float | None = None) -> list[AbandonedRun]:
+def modelarts_runs(settings: Settings, backend: Backend, now: float | None = None, *,
+                   removed_stacks: bool = False) -> list[AbandonedRun]:
     from .modelarts import contract
     from .modelarts.base import mark_in
     from .modelarts.client import ModelArtsClient
@@ -274,7 +280,7 @@ def modelarts_runs(settings: Settings, backend: Backend, now: float | None = Non
             continue
         # Tags since 0.2; 0.1.x kept the mark in the annotations.
         mark = mark_in(api.job_tags(job_id)) or mark_in(metadata.get("annotations"))
-        why = verdict(mark, job_id, backend, identities, recorded)
+        why = verdict(mark, job_id, backend, identities, recorded, removed_stacks)
         if why is None or mark is None:
             continue
         phase = str((row.get("status") or {}).get("phase") or "Unknown")
@@ -297,8 +303,10 @@ def configured_platforms(settings: Settings) -> list[str]:
 
 def abandoned_runs(settings: Settings | None = None, *, config_stack: str | None = None,
                    platforms: Sequence[str] | None = None, env: Mapping[str, str] | None = None,
-                   cwd: str | None = None, backend: Backend | None = None) -> list[AbandonedRun]:
-    """The abandoned runs on every platform `settings` can reach (rules in the module's doc).
+                   cwd: str | None = None, backend: Backend | None = None,
+                   removed_stacks: bool = False) -> list[AbandonedRun]:
+    """The abandoned runs on every platform `settings` can reach (rules in the module's doc; rule 2
+    only with `removed_stacks`).
 
     `settings`: the platforms' credentials; by default the config of `config_stack` (else the
     selected stack) and then the environment, as `stack_settings` reads them. `platforms`: "alaya",
@@ -312,9 +320,9 @@ def abandoned_runs(settings: Settings | None = None, *, config_stack: str | None
     chosen = list(platforms) if platforms is not None else configured_platforms(settings)
     runs: list[AbandonedRun] = []
     if "alaya" in chosen:
-        runs += alaya_runs(settings, backend)
+        runs += alaya_runs(settings, backend, removed_stacks=removed_stacks)
     if "modelarts" in chosen:
-        runs += modelarts_runs(settings, backend)
+        runs += modelarts_runs(settings, backend, removed_stacks=removed_stacks)
     return runs
 
 

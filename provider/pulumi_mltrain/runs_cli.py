@@ -35,13 +35,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ab.add_argument("--config-stack", help="the stack whose config holds the credentials (default: the selected one)")
     ab.add_argument("--platform", action="append", choices=("alaya", "modelarts"),
                     help="only this platform (repeatable; default: every platform the settings configure)")
+    ab.add_argument("--include-removed-stacks", action="store_true",
+                    help="also list jobs whose mark names a stack of this backend's projects that no longer exists "
+                    "(a force-removed stack); such a job may also belong to a stack of that name in another backend")
     ab.add_argument("--json", action="store_true", help="print the runs as JSON")
     ab.add_argument("--stop", action="store_true", help="stop the runs that are still live, after a confirmation")
     ab.add_argument("--yes", action="store_true", help="with --stop: no confirmation (CI)")
     args = parser.parse_args(argv)
     try:
         settings = stack_settings(args.config_stack)
-        runs = abandoned_runs(settings, platforms=args.platform)
+        runs = abandoned_runs(settings, platforms=args.platform, removed_stacks=args.include_removed_stacks)
     except MltrainError as err:
         print(f"mltrain-runs: {err}", file=sys.stderr)
         return 2
