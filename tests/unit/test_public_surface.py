@@ -9,7 +9,8 @@ from pulumi_mltrain import alaya, modelarts
 
 
 def test_package_surface() -> None:
-    assert pulumi_mltrain.__all__ == ["Provider", "__version__", "alaya", "modelarts"]
+    assert pulumi_mltrain.__all__ == ["Provider", "__version__", "abandoned_runs", "alaya", "modelarts"]
+    assert callable(pulumi_mltrain.abandoned_runs)
     assert isinstance(pulumi_mltrain.Provider("acct", alaya_endpoint="https://a"), pulumi.ProviderResource)
     assert pulumi_mltrain.alaya is alaya and pulumi_mltrain.modelarts is modelarts
 
