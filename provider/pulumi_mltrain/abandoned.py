@@ -223,7 +223,7 @@ def alaya_runs(settings: Settings, backend: Backend, now: float | None = None, *
     from .alaya import contract
     from .alaya.catalog import job_costs, products
     from .alaya.client import AlayaClient
-    from .alaya.training_job import _mark
+    from .alaya.tasks import mark as _mark
 
     now = time.time() if now is None else now
     api = AlayaClient(settings)

@@ -22,19 +22,21 @@ from __future__ import annotations
 
 import contextvars
 import sys
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from . import cache, transport
+from . import cache, deadline
 from . import spec as specs
 from .accounts import ACCOUNT_KEY, explicit_settings
 from .config import CONFIG_KEYS, Settings
-from .errors import ApiError, MltrainError, NotFound, RemoteFailure, WaitTimeout, for_resource
+from .errors import ApiError, MltrainError, NotFound, for_resource
+from .lifecycle import removal
+from .lifecycle.protocol import Objects
+from .lifecycle.record import KeptFailure
 from .ownership import (
     EXISTS_KEY,
     FAILED_KEY,
@@ -47,11 +49,7 @@ from .ownership import (
     physical_name,
     resource_of,
 )
-from .pending import PendingLimit
-from .progress import Label
 from .runs import replaced_by
-from .transport import remaining
-from .waiter import Backoff, wait_for
 
 
 class Timeouts(BaseModel):
@@ -81,9 +79,6 @@ class ManagedSpec(specs.Spec):
     )
 
 
-# How many times a create may be sent when its answers are lost and the object never shows up.
-CREATE_ATTEMPTS = 3
-
 # The settings of the resource a call is about, when it names an explicit provider (one per RPC thread).
 _ACCOUNT: contextvars.ContextVar[Settings | None] = contextvars.ContextVar("mltrain_account", default=None)
 # Whether the create being served replaces a resource of the state (its inputs carry EXISTS_KEY).
@@ -93,14 +88,6 @@ _REPLACING: contextvars.ContextVar[bool] = contextvars.ContextVar("mltrain_repla
 _DERIVED: contextvars.ContextVar[bool] = contextvars.ContextVar("mltrain_derived", default=True)
 # How long the look for a failed create's object may take (see `Handler.survivor`).
 SURVIVOR_SECONDS = 30.0
-
-
-class KeptFailure(RemoteFailure):
-    """A job of this resource's own that ended before its `wait_for`, kept by `on_failure="keep"`."""
-
-    def __init__(self, message: str, object_id: str, outs: dict[str, Any]) -> None:
-        super().__init__(message)
-        self.object_id, self.outs = object_id, outs
 
 
 @dataclass(frozen=True)
@@ -177,6 +164,8 @@ class Handler:
     # Types whose ID is made of inputs (no remote object of its own): the fields, in the ID's order
     # (`import_object` splits an import ID on ":" into them).
     import_id_fields: ClassVar[tuple[str, ...]] = ()
+    # Outputs a create records once (e.g. what a gate read) that a refresh keeps as they are.
+    recorded_once: ClassVar[tuple[str, ...]] = ()
 
     # ----- configuration and clients -------------------------------------------------------------
     def configure(self, settings: Settings) -> None:
@@ -212,33 +201,33 @@ class Handler:
         return cache.client(name, last[1], lambda: build(settings))
 
     # ----- platform calls (subclasses) -----------------------------------------------------------
-    def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
+    def _create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
         raise NotImplementedError
 
-    def _adopt(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
+    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         """Take an existing object under management (`adopt_id`, `pulumi import`): it is not this
-        resource's own, so a wait that fails leaves it where it is (see `_record_after_wait`)."""
+        resource's own, so a wait that fails leaves it where it is (see `lifecycle/record.py`)."""
         raise MltrainError(f"{self.kind} cannot adopt existing objects")
 
-    def _take_over(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
+    def _take_over(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         """Finish the create of this resource's own object, whose ID the state already holds (the
         plugin's partially created resource); by default as `_adopt` takes an object."""
-        return self._adopt(object_id, spec, owner, deadline)
+        return self._adopt(object_id, spec, owner)
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         """(outputs, the platform object in wire shape for drift detection, or None when it has none),
         or None when the platform reports the object on its way out. Raises NotFound when it says so."""
         raise NotImplementedError
 
-    def _listed(self, object_id: str, spec: Any) -> bool:
-        """The second look before "gone" is believed: whether a listing still shows the object."""
-        return False
+    def objects(self) -> Objects[Any] | None:
+        """The platform's objects of this kind (`lifecycle.protocol`), for the second look before
+        "gone" is believed; None: the resource has no remote object of its own."""
+        return None
 
-    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None,
-                deadline: float) -> dict[str, Any]:
+    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None) -> dict[str, Any]:
         return {}
 
-    def _delete(self, object_id: str, spec: Any, deadline: float) -> bool:
+    def _delete(self, object_id: str, spec: Any) -> bool:
         """Remove the object; True when the platform accepted the delete and then stopped knowing the
         object (that answer needs no second look), False when it was not found before its delete was
         accepted (a listing is asked to agree first, as on read). Raises NotFound like False."""
@@ -311,147 +300,6 @@ class Handler:
                          f"credentials, set `{CONFIG_KEYS['skip_credential_check']}` to true")]
         return None
 
-    # ----- record after wait: the one rule of every path that records an object ------------------
-    # How the wait polls; the platform's own states and reads come from the hooks below.
-    wait_backoff: ClassVar[Backoff] = Backoff()
-
-    def _goal(self, spec: Any) -> tuple[frozenset[str], frozenset[str]] | None:
-        """(states that reach `spec.wait_for`, states from which it never will), or None: no wait."""
-        return None
-
-    def _fetch(self, object_id: str) -> dict[str, Any]:
-        raise NotImplementedError
-
-    def _state_of(self, remote: dict[str, Any]) -> str:
-        raise NotImplementedError
-
-    def _what(self, spec: Any, object_id: str) -> str:
-        return f"{self.noun} {object_id}"
-
-    def _recorded(self, spec: Any, remote: dict[str, Any]) -> dict[str, Any]:
-        """The outputs recorded for the object as `remote` shows it."""
-        raise NotImplementedError
-
-    def _unread(self, object_id: str) -> dict[str, Any]:
-        """The outputs of an object that needs no wait and whose read failed: the ID is what matters."""
-        return {}
-
-    def _ended(self, spec: Any, object_id: str, remote: dict[str, Any]) -> tuple[str, str]:
-        """(why the object ended before its target, details to add after what became of it)."""
-        return "no reason given", ""
-
-    # Outputs a create records once (e.g. what a gate read) that a refresh keeps as they are.
-    recorded_once: ClassVar[tuple[str, ...]] = ()
-
-    def _gate(self, spec: Any, object_id: str, remote: dict[str, Any], recorded: dict[str, Any],
-              deadline: float) -> tuple[dict[str, Any], str | None]:
-        """Checks of an object that reached its target, before it is recorded: (outputs to add, why it
-        misses them, said after what the object is; None when it passes). A miss is a failed run."""
-        return {}, None
-
-    # The states of a job that has not run yet (queued, or being set up): what `max_pending_minutes` bounds.
-    pending_states: ClassVar[frozenset[str]] = frozenset()
-
-    def _created_at(self, remote: dict[str, Any]) -> float | None:
-        """When the platform created the object (epoch seconds), if its answer says."""
-        return None
-
-    def _has_started(self, remote: dict[str, Any]) -> bool:
-        """Whether the answer shows that the object has run (a start time)."""
-        return False
-
-    def _pending_reason(self, remote: dict[str, Any]) -> str:
-        """The platform's words for why the object still waits, if any."""
-        return ""
-
-    def _roll_back(self, spec: Any, object_id: str) -> str:
-        """Delete this resource's own object whose create fails; say what became of it."""
-        raise NotImplementedError
-
-    def _kept(self, spec: Any, object_id: str) -> str:
-        """What a wait that ran out of time left behind, and how the next `pulumi up` continues."""
-        raise NotImplementedError
-
-    def _record_after_wait(self, spec: Any, object_id: str, deadline: float, owner: Mark | None, *,
-                           ours: bool) -> dict[str, Any]:
-        """The outputs to record for `object_id` once it has reached `spec.wait_for` within `deadline`.
-
-        Every path that records an object ends here: a fresh create, the take-over of this resource's
-        own object from an interrupted or timed-out run, `adopt_id`, `pulumi import` and the plugin's
-        partially created resource. An object that ends first (fails, stops, is deleted) or cannot be
-        read is an error; when it is `ours` (this resource created it) it is rolled back, so that the
-        platform and the state agree, and an adopted one is left as it is (it is not ours to delete).
-        A job still pending (`pending_states`) past its `max_pending_minutes` is the same error (see
-        pending.py), with the time pending and the platform's reason; `on_failure` decides alike.
-        A wait that runs out of time says so and leaves the object for the next `pulumi up`, which
-        waits again. An object that reached its target and misses its `_gate` (a training job's
-        success_criteria) is a failed run too, decided alike.
-        """
-        goal = self._goal(spec)
-        if goal is None:
-            try:
-                return self._recorded(spec, self._fetch(object_id))
-            except MltrainError:
-                if not ours:
-                    raise
-                return self._unread(object_id)
-        reached, never = goal
-        what = self._what(spec, object_id)
-        minutes = getattr(spec, "max_pending_minutes", None)
-        pending = PendingLimit(minutes, self.pending_states, self.wait_backoff) if minutes else None
-
-        def done(remote: dict[str, Any]) -> bool:
-            state = self._state_of(remote)
-            if state in reached or state in never:
-                return True
-            return pending is not None and pending.over(state, self._created_at(remote), self._has_started(remote))
-
-        try:
-            final = wait_for(
-                lambda: self._fetch(object_id), done,
-                timeout=remaining(deadline), what=what, state_of=self._state_of, backoff=self.wait_backoff,
-                label=Label.of(self.kind, spec, owner, object_id=object_id),
-                notes=self._notes(spec, object_id),
-                hint=(lambda _: pending.hint()) if pending is not None else None,
-            ).value
-        except WaitTimeout as err:
-            kept = self._kept(spec, object_id) if ours else (
-                f"{self.noun.capitalize()} {object_id} was adopted, not created here: it was left as it is and "
-                f"nothing was recorded; the next `pulumi up` waits for it again")
-            raise WaitTimeout(f"{err}. {kept}") from None
-        except NotFound:
-            raise RemoteFailure(f"{what} disappeared while waiting for it to be {spec.wait_for}"
-                                + (f". {self._roll_back(spec, object_id)}" if ours else "")) from None
-        except MltrainError as err:
-            raise RemoteFailure(f"waiting for {what} failed: {err}. {self._undo(spec, object_id, ours)}") from None
-        state = self._state_of(final)
-        outs: dict[str, Any] = {}
-        recorded: dict[str, Any] | None = None
-        if state in reached:
-            recorded = self._recorded(spec, final)
-            outs, missed = self._gate(spec, object_id, final, recorded, deadline)
-            if missed is None:
-                return {**recorded, **outs}
-            head, kept, tail = f"{what} {missed}", "", ""
-            if "reason" in self.output_type.model_fields:
-                outs["reason"] = missed
-        elif state in never:
-            why, tail = self._ended(spec, object_id, final)
-            head, kept = f"{what} ended {state} before it was {spec.wait_for}: {why}", ""
-        else:  # pending past max_pending_minutes (`done` ends the wait on nothing else)
-            assert pending is not None
-            reason = self._pending_reason(final) or "the platform gives no reason"
-            why, tail = f"{pending.words(state)}: {reason}", ""
-            head, kept = f"{what} was {why}", f" as it is, still {state} (it may yet start),"
-            if "reason" in self.output_type.model_fields:
-                outs["reason"] = why
-        if ours and getattr(spec, "on_failure", "delete") == "keep":
-            raise KeptFailure(
-                f"{head}. It was kept (on_failure=\"keep\"){kept} and is recorded with its status and reason: the "
-                f"next `pulumi up` replaces it and `pulumi destroy` deletes it{tail}", object_id,
-                {**(recorded if recorded is not None else self._recorded(spec, final)), **outs})
-        raise RemoteFailure(f"{head}. {self._undo(spec, object_id, ours)}{tail}")
-
     def refuse_take_over_in_replace(self, object_id: str) -> None:
         """A replacement created before its old object is deleted would find that object by its owner
         mark and take it over, and the delete that follows would remove it: refuse (nothing changes)."""
@@ -461,16 +309,6 @@ class Handler:
                 "deleted: the engine creates the replacement first (a replacement_trigger or `--replace` does "
                 "that unless told otherwise). Add delete_before_replace=True to this resource's options (the "
                 "dynamic resources of pulumi_mltrain set it for training jobs)")
-
-    def _notes(self, spec: Any, object_id: str) -> Callable[[dict[str, Any]], str | None] | None:
-        """What the wait for `object_id` says between its state lines (see `waiter.wait_for`'s notes)."""
-        return None
-
-    def _undo(self, spec: Any, object_id: str, ours: bool) -> str:
-        if ours:
-            return self._roll_back(spec, object_id)
-        return (f"It was adopted, not created by this resource, so it was not deleted and nothing was "
-                f"recorded; delete {self.noun} {object_id} yourself or adopt another")
 
     # ----- operations ----------------------------------------------------------------------------
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> Checked:
@@ -582,17 +420,17 @@ class Handler:
     def _create_op(self, props: dict[str, Any], timeout: float | None, resume: str | None = None) -> Created:
         spec = self._parse(props)
         owner = Mark.from_props(props)
-        deadline = self._deadline(spec, "create", timeout)
+        budget = self._deadline(spec, "create", timeout, f"creating {self.kind} '{self._label(spec)}'")
         new_run = bool(props.get(EXISTS_KEY)) and not resume
         replacing = _REPLACING.set(new_run)
         try:
-            with transport.operation_deadline(deadline, f"creating {self.kind} '{self._label(spec)}'"):
+            with deadline.scope(budget):
                 if resume:
-                    object_id, outs = resume, self._resumed(resume, spec, owner, deadline)
+                    object_id, outs = resume, self._resumed(resume, spec, owner)
                 elif spec.adopt_id:
-                    object_id, outs = spec.adopt_id, self._adopt(spec.adopt_id, spec, owner, deadline)
+                    object_id, outs = spec.adopt_id, self._adopt(spec.adopt_id, spec, owner)
                 else:
-                    object_id, outs = self._create(spec, owner, deadline)
+                    object_id, outs = self._create(spec, owner)
         except KeptFailure as err:
             failed = str(for_resource(self.kind, self._label(spec), err))
             return Created(err.object_id, {**self._outs(spec, err.outs, props),
@@ -603,9 +441,9 @@ class Handler:
             _REPLACING.reset(replacing)
         return Created(object_id, {**self._outs(spec, outs, props), **self._run_recorded(spec, props, new_run)})
 
-    def _resumed(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
+    def _resumed(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         try:
-            return self._take_over(object_id, spec, owner, deadline)
+            return self._take_over(object_id, spec, owner)
         except NotFound as err:
             raise MltrainError(
                 f"{self.noun} {object_id}, recorded as partially created, is not found ({err}): `pulumi refresh` "
@@ -619,8 +457,8 @@ class Handler:
         if spec is None or not getattr(spec, "name", None):
             return None
         try:
-            with self.account(props), transport.operation_deadline(time.monotonic() + SURVIVOR_SECONDS,
-                                                                  "looking for the object"):
+            with self.account(props), deadline.scope(deadline.Deadline.after(SURVIVOR_SECONDS,
+                                                                            "looking for the object")):
                 found = self._existing(spec, Mark.from_props(props))
                 if found is None:
                     return None
@@ -681,9 +519,8 @@ class Handler:
                 raise MltrainError(f"{self.kind} {object_id}: the platform's copy does not read back "
                                    "as valid inputs, so it cannot be imported")
             inputs = {**spec.as_declared().props(), **owner}
-            deadline = self._deadline(spec, "create")
-            with transport.operation_deadline(deadline, f"importing {self.kind} {object_id}"):
-                outs = self._adopt(object_id, spec, Mark.from_props(owner), deadline)
+            with deadline.scope(self._deadline(spec, "create", None, f"importing {self.kind} {object_id}")):
+                outs = self._adopt(object_id, spec, Mark.from_props(owner))
         return Read(object_id, self._outs(spec, {**found[0], **outs}, inputs), inputs)
 
     def _drift(self, spec: Any, remote: dict[str, Any] | None) -> dict[str, Any]:
@@ -703,12 +540,10 @@ class Handler:
         return {name: values.get(name) for name in specs.differing(spec, theirs) if name in values}
 
     def _confirm_gone(self, object_id: str, spec: Any, said: str) -> None:
-        """Believe "not found" only when a listing agrees; otherwise keep everything and say why."""
-        if self._listed(object_id, spec):
-            raise MltrainError(
-                f"the platform answered 'not found' for {self.noun} {object_id} ({said}), yet still lists it; "
-                "nothing was removed from the state or reported deleted. Check the endpoint settings and "
-                "run the command again")
+        """Believe "not found" only when a listing agrees (`lifecycle.removal.confirm_gone`)."""
+        objects, name = self.objects(), getattr(spec, "name", None)
+        if objects is not None and isinstance(name, str):
+            removal.confirm_gone(objects, object_id, name, said)
 
     def update(self, object_id: str, olds: dict[str, Any], news: dict[str, Any], *,
                timeout: float | None = None) -> Updated:
@@ -721,11 +556,10 @@ class Handler:
                    timeout: float | None) -> Updated:
         old, new = self._parse(olds, strict=False), self._parse(news)
         changed, _ = specs.diff(self.spec_type, olds, news)
-        deadline = self._deadline(new, "update", timeout)
+        budget = self._deadline(new, "update", timeout, f"updating {self.kind} '{self._label(new)}'")
         try:
-            with transport.operation_deadline(deadline, f"updating {self.kind} '{self._label(new)}'"):
-                outs = self._update(object_id, old, new, changed, Mark.from_props(news) or Mark.from_props(olds),
-                                    deadline)
+            with deadline.scope(budget):
+                outs = self._update(object_id, old, new, changed, Mark.from_props(news) or Mark.from_props(olds))
         except Exception as err:
             raise for_resource(self.kind, self._label(new), err) from None
         previous = self._only_outputs(olds)
@@ -738,11 +572,11 @@ class Handler:
 
     def _delete_op(self, object_id: str, props: dict[str, Any], timeout: float | None) -> None:
         spec = self._parse(props, strict=False)
-        deadline = self._deadline(spec, "delete", timeout)
+        budget = self._deadline(spec, "delete", timeout, f"deleting {self.kind} '{self._label(spec)}'")
         try:
             try:
-                with transport.operation_deadline(deadline, f"deleting {self.kind} '{self._label(spec)}'"):
-                    confirmed = self._delete(object_id, spec, deadline)
+                with deadline.scope(budget):
+                    confirmed = self._delete(object_id, spec)
             except NotFound as err:
                 self._confirm_gone(object_id, spec, str(err))
                 return
@@ -769,12 +603,15 @@ class Handler:
         """`_label` of inputs that may not be valid (the fields it reads, unchecked)."""
         return self._label(self.spec_type.model_construct(**specs.user_props(props, self.spec_type)))
 
-    def _deadline(self, spec: Any, op: str, timeout: float | None = None) -> float:
-        """When `op` must be done: the `timeouts` input, else the engine's `timeout`, else the default."""
-        chosen = getattr(spec.timeouts, op, None) if spec.timeouts else None
-        engine = timeout if timeout is not None and timeout > 0 else None
-        seconds = float(chosen or engine or self.default_timeouts[op])
-        return time.monotonic() + seconds
+    def timeout(self, spec: Any, op: str, engine: float | None = None) -> float:
+        """Seconds `op` may take: the `timeouts` input, else the engine's timeout, else the default."""
+        chosen = getattr(spec.timeouts, op, None) if getattr(spec, "timeouts", None) else None
+        given = engine if engine is not None and engine > 0 else None
+        return float(chosen or given or self.default_timeouts[op])
+
+    def _deadline(self, spec: Any, op: str, engine: float | None, what: str) -> deadline.Deadline:
+        """The one deadline of this operation (`deadline.py`)."""
+        return deadline.Deadline.after(self.timeout(spec, op, engine), what)
 
     def _only_outputs(self, values: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in values.items() if k in self.output_type.model_fields}

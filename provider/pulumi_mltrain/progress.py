@@ -48,6 +48,10 @@ class Label:
         name = resource_of(urn) if urn else str(getattr(spec, "name", "") or "?")
         return cls(kind, name, object_id, urn, doing)
 
+    def doing_now(self, object_id: str, doing: str) -> Label:
+        """The same resource, at a step of its own on `object_id` ("stopping", "deleting")."""
+        return Label(self.kind, self.name, object_id, self.urn, doing)
+
     def heading(self) -> str:
         ident = f" ({self.object_id})" if self.object_id else ""
         step = f", {self.doing}" if self.doing else ""

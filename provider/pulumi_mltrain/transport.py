@@ -13,7 +13,7 @@ request was turned away, so those are retried like reads.
 
 Deadlines are wall-clock totals, not per-read timeouts: a server that drips a byte a second would
 otherwise keep a request alive forever. Each request gets min(policy.timeout, what the operation has
-left); see ``operation_deadline``.
+left); see `deadline.py`.
 """
 
 from __future__ import annotations
@@ -31,11 +31,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC
-from typing import Any, overload
+from typing import Any
 
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
+from . import deadline
 from .config import endpoint_problem
 from .errors import AmbiguousOutcome, ConfigError, Retryable, WaitTimeout
 
@@ -58,48 +59,6 @@ class Policy:
 
 # A platform-specific reader: (response, method, path) -> parsed data, or raises ApiError.
 Decoder = Callable[[httpx.Response, str, str], Any]
-
-
-@dataclass(frozen=True)
-class _Deadline:
-    at: float  # time.monotonic() seconds
-    what: str
-    seconds: float  # the whole budget, for messages
-
-
-# A contextvar, so each provider RPC thread (and each asyncio task) has its own.
-_DEADLINE: contextvars.ContextVar[_Deadline | None] = contextvars.ContextVar("mltrain_deadline", default=None)
-
-
-@contextmanager
-def operation_deadline(deadline: float, what: str = "the operation", *, override: bool = False) -> Iterator[None]:
-    """Cap every request and retry inside the block at ``deadline`` (``time.monotonic()`` seconds).
-
-    Nested blocks keep the earlier deadline, unless ``override``: a clean-up that must run after its
-    operation ran out of time (deleting a task whose ID cannot be recorded) gets a budget of its own.
-    ``what`` names the operation in the error raised when a request cannot start because nothing
-    remains (e.g. "creating alaya:TrainingJob 'x'").
-    """
-    outer = _DEADLINE.get()
-    keep = outer is not None and outer.at <= deadline and not override
-    token = _DEADLINE.set(outer if keep else _Deadline(deadline, what, max(0.0, deadline - time.monotonic())))
-    try:
-        yield
-    finally:
-        _DEADLINE.reset(token)
-
-
-@overload
-def remaining(deadline: float) -> float: ...
-@overload
-def remaining(deadline: None = None) -> float | None: ...
-def remaining(deadline: float | None = None) -> float | None:
-    """Seconds left before `deadline` (``time.monotonic()`` seconds; never below 0), or without it
-    before the current operation deadline (None when there is none)."""
-    if deadline is not None:
-        return max(0.0, deadline - time.monotonic())
-    current = _DEADLINE.get()
-    return None if current is None else current.at - time.monotonic()
 
 
 _SINGLE: contextvars.ContextVar[bool] = contextvars.ContextVar("mltrain_single_attempt", default=False)
@@ -226,8 +185,8 @@ def retrying(policy: Policy) -> Retrying:
     attempts = stop_after_attempt(policy.max_retries + 1)
 
     def stop(state: RetryCallState) -> bool:
-        left = remaining()
-        return attempts(state) or (left is not None and state.upcoming_sleep >= left)
+        found = deadline.current()
+        return attempts(state) or (found is not None and state.upcoming_sleep >= found.left())
 
     return Retrying(stop=stop, wait=wait, retry=retry_if_exception_type(Retryable), reraise=True,
                     sleep=time.sleep)
@@ -340,7 +299,7 @@ def call(
 ) -> Any:
     """Send one request (retrying when safe) and return the decoded data or raise ApiError.
 
-    Inside ``operation_deadline`` no request starts after the deadline, none runs past it, and no
+    Inside an operation's deadline (`deadline.scope`) no request starts after the deadline, none runs past it, and no
     retry is attempted whose backoff would end past it: the last error is raised instead. Inside
     ``single_attempt`` the request is sent once.
     """
@@ -368,11 +327,10 @@ def call(
             raise
 
     def one_attempt() -> Any:
-        left = remaining()
-        if left is not None and left <= 0:
-            current = _DEADLINE.get()
-            what = current.what if current else "the operation"
-            raise WaitTimeout(f"{method} {path} was not sent: {what} ran out of time; raise its timeout "
+        found = deadline.current()
+        left = None if found is None else found.at - time.monotonic()
+        if found is not None and left is not None and left <= 0:
+            raise WaitTimeout(f"{method} {path} was not sent: {found.what} ran out of time; raise its timeout "
                               f"(customTimeouts) or check the platform")
         return attempt(policy.timeout if left is None else min(policy.timeout, left))
 
@@ -385,10 +343,9 @@ def call(
 def _transport_failure(err: httpx.TransportError, *, cut: bool) -> str:
     """What went wrong in transit, in words. A timeout that the operation's deadline cut short (``cut``:
     the request had less than its own timeout) says so, since raising the request timeout would not help."""
-    current = _DEADLINE.get()
-    left = remaining()
+    current = deadline.current()
     detail = f"{type(err).__name__}: {str(err) or 'no detail'}"
-    if isinstance(err, httpx.TimeoutException) and cut and current is not None and left is not None and left < 0.5:
+    if isinstance(err, httpx.TimeoutException) and cut and current is not None and current.left() < 0.5:
         return (f"no answer within the {round(current.seconds, 1):g}s deadline of {current.what}; raise its timeout "
                 "(customTimeouts) or check the platform")
     if isinstance(err, httpx.ConnectError | httpx.ConnectTimeout):

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from . import deadline
 from .errors import Retryable, WaitTimeout
 from .progress import Label, Reporter, Sink
 from .transport import single_attempt
@@ -151,15 +152,15 @@ def look_for(
     find: Callable[[], T | None],
     *,
     within: float,
-    deadline: float,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
 ) -> T | None:
-    """Call `find` with growing pauses for up to `within` seconds (never past `deadline`).
+    """Call `find` with growing pauses for up to `within` seconds (never past the operation's deadline).
 
     Used after a create whose outcome is unknown: the object may still appear.
     """
-    stop = min(deadline, clock() + within)
+    found_deadline = deadline.current()
+    stop = clock() + (within if found_deadline is None else min(within, found_deadline.left()))
     delay = 0.5
     while True:
         found = find()

@@ -322,7 +322,7 @@ def test_a_failing_job_is_a_clear_error_and_leaves_nothing(emulator: EmulatorHan
     output = str(failed.value)
     assert output.startswith("TrainingJob 'doomed-train': training job 'doomed-train' ("), output
     assert "ended Failed before it was completed" in output and "exited with code 1" in output
-    assert "deleted so nothing is left behind" in output
+    assert "deleted so that nothing is left behind" in output
     assert jobs(emulator) == []
 
 

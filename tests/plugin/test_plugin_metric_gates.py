@@ -42,7 +42,7 @@ def test_a_missed_gate_fails_the_up_and_stops_its_dependents(emulator: Any, tmp_
     assert first.returncode != 0, output[-4000:]
     assert said(output, "gpuUtil was 12, the criterion is gpuUtil >= 50") == {"dyn-low", "plug-low"}, \
         output[-4000:]
-    assert said(output, "It was deleted so nothing is left behind") == {"dyn-low", "plug-low"}, output[-4000:]
+    assert said(output, "It was deleted so that nothing is left behind") == {"dyn-low", "plug-low"}, output[-4000:]
     assert sorted(by_resource(emulator, "modelarts")) == ["dyn-ok", "plug-ok"], \
         "the missed jobs were deleted and their dependents never created"
     held = by_name(stack)

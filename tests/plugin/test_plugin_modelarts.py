@@ -161,7 +161,7 @@ def test_lifecycle_fields_update_deadline_import_and_rollback(
     result = stack.up(check=False)
     output = result.stdout + result.stderr
     assert result.returncode != 0 and "TrainingJob 'doomed-" in output, output[-3000:]
-    assert "It was deleted so nothing is left behind" in output
+    assert "It was deleted so that nothing is left behind" in output
     assert "partially created" not in output, output[-3000:]
     # The job's own log lines (a Python traceback of the training script) are quoted; no provider frames.
     assert "pulumi_mltrain/" not in output and "provider/experimental" not in output, output[-3000:]

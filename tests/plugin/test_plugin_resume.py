@@ -20,7 +20,7 @@ ALAYA = ("ok", "bad")
 MODELARTS = ("ma-ok", "ma-bad")
 NAMES = sorted(f"{form}-{job}" for form in ("dyn", "plug") for job in (*ALAYA, *MODELARTS))
 FAILED = {"alaya": ("ended FAILED before it was completed", "It was deleted so that nothing is left behind"),
-          "modelarts": ("ended Failed before it was completed", "It was deleted so nothing is left behind")}
+          "modelarts": ("ended Failed before it was completed", "It was deleted so that nothing is left behind")}
 
 
 def test_take_over_waits_again(emulator: Any, tmp_path: Path) -> None:

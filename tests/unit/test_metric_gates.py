@@ -81,7 +81,7 @@ def test_a_miss_deletes_the_job_and_names_metric_value_and_threshold(emulator: E
     assert "gpuUtil was 12, the criterion is gpuUtil >= 50" in text, text
     assert "npuUtil has no data (every sample is -1); the criterion is npuUtil > 0" in text, text
     assert "cpuUsage" not in text, "a criterion that holds is not named"
-    assert "It was deleted so nothing is left behind" in text, text
+    assert "It was deleted so that nothing is left behind" in text, text
     assert inprocess.platform_ids(emulator, "modelarts") == [], "terminated and deleted"
 
 

@@ -89,7 +89,7 @@ def test_a_failing_job_is_deleted_and_explained(emulator: EmulatorHandle, jobs: 
     text = str(caught.value)
     assert text.startswith("TrainingJob 'doomed-1': training job 'doomed-1' (")
     assert "ended Failed before it was completed" in text and "exited with code 1" in text
-    assert "logs were exported to obs://b/logs/. It was deleted so nothing is left behind" in text
+    assert "logs were exported to obs://b/logs/. It was deleted so that nothing is left behind" in text
     assert live(emulator) == []
 
 

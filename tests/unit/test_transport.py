@@ -17,10 +17,11 @@ import pytest
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
-from pulumi_mltrain import transport
+from pulumi_mltrain import deadline, transport
 from pulumi_mltrain.alaya.client import AlayaClient, BearerAuth
 from pulumi_mltrain.alaya.client import decode as alaya_decode
 from pulumi_mltrain.config import Settings
+from pulumi_mltrain.deadline import Deadline
 from pulumi_mltrain.errors import AmbiguousOutcome, ApiError, ConfigError, NotFound, Retryable, WaitTimeout
 from pulumi_mltrain.waiter import Backoff, wait_for
 
@@ -409,7 +410,7 @@ def test_the_operation_deadline_caps_retries(emulator: EmulatorHandle) -> None:
     policy = transport.Policy(timeout=10, max_retries=10, backoff_initial=0.3, backoff_max=0.6)
     with emulated(emulator, policy) as http:
         started = time.monotonic()
-        with transport.operation_deadline(started + 2.0), pytest.raises(Retryable, match="503"):
+        with deadline.scope(Deadline(started + 2.0, "the operation", 2.0)), pytest.raises(Retryable, match="503"):
             transport.call(http, "GET", ENABLED, alaya_decode, policy)
         elapsed = time.monotonic() - started
     assert elapsed < 2.0 + 0.5  # stopped before a backoff that would pass the deadline
@@ -421,7 +422,7 @@ def test_the_operation_deadline_caps_each_request(emulator: EmulatorHandle) -> N
     policy = transport.Policy(timeout=30, max_retries=5, backoff_initial=0.01, backoff_max=0.02)
     with emulated(emulator, policy) as http:
         started = time.monotonic()
-        with transport.operation_deadline(started + 1.5, "reading alaya:TrainingJob 'x'"), \
+        with deadline.scope(Deadline(started + 1.5, "reading alaya:TrainingJob 'x'", 1.5)), \
                 pytest.raises(Retryable) as caught:
             transport.call(http, "GET", ENABLED, alaya_decode, policy)
         assert time.monotonic() - started < 1.5 + 2
@@ -435,7 +436,7 @@ def test_a_write_cut_by_the_operation_deadline_is_ambiguous(emulator: EmulatorHa
     policy = transport.Policy(timeout=30, max_retries=5)
     expected = (r"no answer within the 1s deadline of updating x; .* the request was sent, so the platform may or "
                 r"may not have applied it")
-    with emulated(emulator, policy) as http, transport.operation_deadline(time.monotonic() + 1.0, "updating x"), \
+    with emulated(emulator, policy) as http, deadline.scope(Deadline.after(1.0, "updating x")), \
             pytest.raises(AmbiguousOutcome, match=expected):
         transport.call(http, "PUT", ENABLED, alaya_decode, policy, idempotent=False)
 
@@ -443,13 +444,13 @@ def test_a_write_cut_by_the_operation_deadline_is_ambiguous(emulator: EmulatorHa
 def test_no_request_starts_after_the_operation_deadline(emulator: EmulatorHandle) -> None:
     policy = transport.Policy(timeout=5, max_retries=2)
     with emulated(emulator, policy) as http:
-        with transport.operation_deadline(time.monotonic() + 60):
-            with transport.operation_deadline(time.monotonic() - 1, "creating alaya:TrainingJob 'late'"), \
+        with deadline.scope(Deadline.after(60, "the operation")):
+            with deadline.scope(Deadline(time.monotonic() - 1, "creating alaya:TrainingJob 'late'", 0)), \
                     pytest.raises(WaitTimeout) as err:
                 transport.call(http, "GET", ENABLED, alaya_decode, policy)
-            left = transport.remaining()
-            assert left is not None and 50 < left <= 60  # the inner block ended; the outer one holds
-        assert transport.remaining() is None
+            left = deadline.left()
+            assert 50 < left <= 60  # the inner block ended; the outer one holds
+        assert deadline.current() is None
         assert transport.call(http, "GET", ENABLED, alaya_decode, policy) is True  # no deadline: as before
     assert str(err.value) == (f"GET {ENABLED} was not sent: creating alaya:TrainingJob 'late' ran out of time; "
                               "raise its timeout (customTimeouts) or check the platform")
@@ -473,24 +474,22 @@ def test_polls_during_an_outage_send_one_request_each(emulator: EmulatorHandle) 
 
 
 def test_a_later_inner_deadline_does_not_extend_the_outer_one() -> None:
-    with transport.operation_deadline(time.monotonic() + 5), transport.operation_deadline(time.monotonic() + 500):
-        left = transport.remaining()
-        assert left is not None and left <= 5
+    with deadline.scope(Deadline.after(5, "outer")), deadline.scope(Deadline.after(500, "inner")):
+        assert deadline.left() <= 5
 
 
 def test_a_clean_up_may_override_a_spent_deadline() -> None:
-    with transport.operation_deadline(time.monotonic() - 1):
-        with transport.operation_deadline(time.monotonic() + 30, "cleaning up", override=True):
-            left = transport.remaining()
-            assert left is not None and left > 25
-        left = transport.remaining()
-        assert left is not None and left < 0
+    with deadline.scope(Deadline(time.monotonic() - 1, "spent", 0)):
+        with deadline.scope(Deadline.after(30, "cleaning up"), override=True):
+            assert deadline.left() > 25
+        spent = deadline.current()
+        assert spent is not None and spent.at < time.monotonic() and deadline.left() == 0
 
 
 def test_the_deadline_is_per_thread() -> None:
-    seen: list[float | None] = []
-    with transport.operation_deadline(time.monotonic() + 5):
-        thread = threading.Thread(target=lambda: seen.append(transport.remaining()))
+    seen: list[Deadline | None] = []
+    with deadline.scope(Deadline.after(5, "here")):
+        thread = threading.Thread(target=lambda: seen.append(deadline.current()))
         thread.start()
         thread.join()
     assert seen == [None]

@@ -89,7 +89,7 @@ class StorageMountHandler(AlayaHandler):
             "capacity_gb": row.get("capacityGB"),
         }
 
-    def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
+    def _create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
         rows = self.api().storages()
         problem = storage_problem(rows, spec.storage_id, spec.storage_type)
         if problem:
@@ -97,15 +97,15 @@ class StorageMountHandler(AlayaHandler):
         row = next(r for r in rows if r.get("storageId") == spec.storage_id)
         return f"{spec.storage_id}:{spec.file_directory}:{spec.mount_path}", self._outputs(spec, row)
 
-    def _adopt(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
-        return self._create(spec, owner, 0.0)[1]
+    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+        return self._create(spec, owner)[1]
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         row = self._lookup(spec)
         # The listing is the platform's own answer; the row is what drift is read from (its type).
         return None if row is None else (self._outputs(spec, row), row)
 
-    def _delete(self, object_id: str, spec: Any, deadline: float) -> bool:
+    def _delete(self, object_id: str, spec: Any) -> bool:
         """Nothing remote: the storage belongs to the tenant, the mount to the tasks."""
         return True
 

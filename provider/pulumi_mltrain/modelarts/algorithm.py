@@ -11,13 +11,13 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .. import spec as specs
-from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound
-from ..handler import CREATE_ATTEMPTS, ManagedSpec
+from ..handler import ManagedSpec
+from ..lifecycle import removal, resend
+from ..lifecycle.protocol import Stop
 from ..ownership import Mark, claim
 from ..progress import Label, notice
 from ..resource import MltrainProvider
-from ..transport import remaining
-from ..waiter import Backoff, look_for, wait_for
+from ..waiter import Backoff
 from . import contract
 from .base import ModelArtsHandler, mark_in, owner_tags
 from .catalog import catalog_failures
@@ -168,32 +168,21 @@ class AlgorithmHandler(ModelArtsHandler):
     def _catalog_failures(self, api: ModelArtsClient, spec: Any) -> list[tuple[str, str]]:
         return catalog_failures(api, engine=(spec.engine_id, spec.engine_name, spec.engine_version))
 
+    def objects(self) -> Algorithms:
+        return Algorithms(self.api())
+
     # ----- create --------------------------------------------------------------------------------
-    def _create(self, spec: Any, owner: Mark | None, deadline: float) -> tuple[str, dict[str, Any]]:
+    def _create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
         found = self._existing(spec, owner)
-        if found is not None:
-            return str(found["metadata"]["id"]), self._outputs(found)
-        api = self.api()
-        for attempt in range(1, CREATE_ATTEMPTS + 1):
-            try:
-                created = api.create_algorithm(spec.put_body(owner=owner))
-                return str(created["metadata"]["id"]), self._outputs(created)
-            except AmbiguousOutcome as err:
-                found = look_for(lambda: self._existing(spec, owner), within=self.settings.ambiguity_grace,
-                                 deadline=deadline)
-                if found is not None:
-                    return str(found["metadata"]["id"]), self._outputs(found)
-                if attempt == CREATE_ATTEMPTS:
-                    raise MltrainError(f"{err}. No algorithm named {spec.name!r} appeared; run `pulumi up` again: "
-                                       "the provider looks for its own algorithm by name and owner mark first, "
-                                       "so no duplicate is made") from None
-            except ApiError as err:
-                if err.code == contract.DUPLICATE_ALGORITHM_NAME:
-                    found = self._existing(spec, owner)
-                    if found is not None:
-                        return str(found["metadata"]["id"]), self._outputs(found)
-                raise
-        raise AssertionError("unreachable")
+        if found is None:
+            submitted = resend.submit(
+                lambda: self.api().create_algorithm(spec.put_body(owner=owner)),
+                lambda _: self._existing(spec, owner), noun="algorithm", name=spec.name,
+                grace=self.settings.ambiguity_grace, owner=owner,
+                duplicate=lambda err: err.code == contract.DUPLICATE_ALGORITHM_NAME)
+            found = submitted.found if submitted.found is not None else submitted.sent
+            assert found is not None
+        return str(found["metadata"]["id"]), self._outputs(found)
 
     def _existing(self, spec: Any, owner: Mark | None) -> dict[str, Any] | None:
         """This resource's own algorithm from an interrupted run: adopt it; one of the name that is not
@@ -209,7 +198,7 @@ class AlgorithmHandler(ModelArtsHandler):
         return algorithm
 
     # ----- adopt / read / update / delete --------------------------------------------------------
-    def _adopt(self, object_id: str, spec: Any, owner: Mark | None, deadline: float) -> dict[str, Any]:
+    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         algorithm = self.api().algorithm(object_id)
         self._require_match(spec, object_id, algorithm)
         if owner is not None and _mark(algorithm) != owner:
@@ -223,14 +212,7 @@ class AlgorithmHandler(ModelArtsHandler):
         algorithm = self.api().algorithm(object_id)
         return self._outputs(algorithm), algorithm
 
-    def _listed(self, object_id: str, spec: Any) -> bool:
-        name = getattr(spec, "name", None)
-        if not name:
-            return False
-        return any(str((a.get("metadata") or {}).get("id")) == object_id for a in self.api().find_algorithms(name))
-
-    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None,
-                deadline: float) -> dict[str, Any]:
+    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None) -> dict[str, Any]:
         remote = [n for n in changed if specs.meta(type(new).model_fields[n], n).on_change != "local"]
         if remote:
             # The PUT replaces metadata.tags whole: keep the tags this resource never set.
@@ -244,27 +226,8 @@ class AlgorithmHandler(ModelArtsHandler):
                 return self._outputs(updated)
         return self._outputs(self.api().algorithm(object_id))
 
-    def _delete(self, object_id: str, spec: Any, deadline: float) -> bool:
-        """DELETE, then read until ModelArts answers its own not-found (2755). True: the accepted DELETE
-        proves that the ID and the endpoint address this algorithm, so that answer needs no listing;
-        a not-found to the DELETE itself returns False, and the caller asks a listing first."""
-        api = self.api()
-        try:
-            api.delete_algorithm(object_id)
-        except NotFound:
-            return False
-
-        def gone() -> str:
-            try:
-                api.algorithm(object_id)
-                return "deleting"
-            except NotFound:
-                return "deleted"
-
-        wait_for(gone, lambda s: s == "deleted", timeout=remaining(deadline),
-                 what=f"deleting algorithm {object_id}", backoff=Backoff(first=0.5, maximum=5.0),
-                 label=Label.of(self.kind, spec, object_id=object_id, doing="deleting"))
-        return True
+    def _delete(self, object_id: str, spec: Any) -> bool:
+        return removal.remove(self.objects(), object_id, Label.of(self.kind, spec, object_id=object_id))
 
     def _outputs(self, algorithm: dict[str, Any]) -> dict[str, Any]:
         metadata = algorithm.get("metadata") or {}
@@ -282,6 +245,39 @@ class AlgorithmHandler(ModelArtsHandler):
             "create_time": metadata.get("create_time"),
             "update_time": metadata.get("update_time"),
         }
+
+
+class Algorithms:
+    """The algorithms of one ModelArts project, for the removal (`lifecycle.removal`): nothing to stop,
+    a DELETE, then reads until ModelArts answers its own not-found (2755)."""
+
+    noun = "algorithm"
+    platform = "ModelArts"
+    poll = Backoff(first=0.5, maximum=5.0)
+
+    def __init__(self, api: ModelArtsClient) -> None:
+        self.api = api
+
+    def get(self, object_id: str) -> dict[str, Any]:
+        return self.api.algorithm(object_id)
+
+    def state_of(self, remote: dict[str, Any]) -> str:
+        return "present"
+
+    def stop(self, object_id: str) -> Stop:
+        return Stop.ENDED
+
+    def delete(self, object_id: str) -> None:
+        self.api.delete_algorithm(object_id)
+
+    def live(self, state: str) -> bool:
+        return False
+
+    def settled(self, state: str) -> bool:
+        return True
+
+    def listed(self, object_id: str, name: str) -> bool:
+        return any(str((a.get("metadata") or {}).get("id")) == object_id for a in self.api.find_algorithms(name))
 
 
 def _mark(algorithm: dict[str, Any]) -> Mark | None:

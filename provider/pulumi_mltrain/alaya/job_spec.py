@@ -1,0 +1,183 @@
+"""The declaration of an Alaya NeW training task: its inputs (the fields of the create call, with their
+checks) and its outputs. One declaration per field drives validation, diff, schema.json and docs."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BeforeValidator, SerializationInfo, field_serializer, model_validator
+
+from .. import pending, runs
+from .. import spec as specs
+from ..handler import ManagedSpec
+from . import contract
+from .models import NasMount
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+def _upper(value: Any) -> Any:
+    return value.upper() if isinstance(value, str) else value
+
+
+def _lower(value: Any) -> Any:
+    return value.lower() if isinstance(value, str) else value
+
+
+class TrainingJobSpec(ManagedSpec):
+    """Inputs of an Alaya NeW distributed training task (the fields of the create call)."""
+
+    absent_inputs: ClassVar[dict[str, str]] = {
+        "success_criteria": "is not available on Alaya NeW training jobs: Alaya NeW has no metrics API to "
+                            "check it against (metric gates are a ModelArts training job input)"}
+
+    name: str = specs.spec_field(
+        description="Task name; when unset, the resource name plus a suffix unique to this stack and resource, "
+        "chosen at the first create and kept through renames (aliases).",
+        min_length=1, max_length=contract.NAME_MAX)
+    product_code: str = specs.spec_field(
+        description="Resource configuration (node spec) from the product list, e.g. PRD-TRAIN-1.",
+        wire="productCode", min_length=1)
+    worker_count: int = specs.spec_field(description="Number of nodes; 1 for a single machine.",
+                                         wire="workerCount", ge=contract.WORKER_COUNT[0],
+                                         le=contract.WORKER_COUNT[1])
+    image: str = specs.spec_field(
+        description="Container image, e.g. harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu.", min_length=1)
+    create_type: Literal["DIRECT", "COPY", "TEMPLATE"] = specs.spec_field(
+        "DIRECT", description="How the task is created; DIRECT for a normal create.", wire="createType")
+    description: str | None = specs.spec_field(
+        None, description="Task description. Alaya NeW has no update call: a change is recorded in the state "
+        "and the task keeps the description it was created with (no new run).", wire="desc",
+        max_length=contract.DESC_MAX, on_change="record")
+    priority: int = specs.spec_field(3, description="1 (highest) to 3 (lowest, the default).",
+                                     ge=contract.PRIORITY[0], le=contract.PRIORITY[1])
+    training_type: Annotated[Literal["PRE_TRAINING", "HPC"], BeforeValidator(_upper)] | None = specs.spec_field(
+        None, description="PRE_TRAINING or HPC (any case).", wire="trainingType")
+    image_type: Literal["general", "application", "private"] | None = specs.spec_field(
+        None, description="general, application or private; must match the image.", wire="imageType")
+    training_framework: Annotated[
+        Literal["pytorch", "deepspeed", "mpi", "tensorflow"], BeforeValidator(_lower)
+    ] | None = specs.spec_field(
+        None, description="pytorch, deepspeed, mpi or tensorflow (any case).",
+        wire="trainingFramwork", also=("trainingFramework",))
+    storage_mounts: list[NasMount] = specs.spec_field(
+        default_factory=list, description="NAS directories to mount (e.g. StorageMount.mount outputs).",
+        wire="storageConfigs")
+    env: dict[str, str] = specs.spec_field(
+        default_factory=dict, description="Environment variables; wrap values in pulumi.Output.secret() "
+        "to keep them encrypted in the state.", redact=True)
+    enable_auto_retry: bool = specs.spec_field(
+        False, description="Retry a failed task automatically; implied by max_retry_count.", wire="enableAutoRetry",
+        implied_by="max_retry_count")
+    max_retry_count: int | None = specs.spec_field(
+        None, description="Retries when enable_auto_retry is on.", wire="maxRetryCount",
+        ge=contract.MAX_RETRY_COUNT[0], le=contract.MAX_RETRY_COUNT[1])
+    enable_timeout_cancel: bool = specs.spec_field(
+        False, description="Cancel the task after timeout_hours; implied by timeout_hours.",
+        wire="enableTimeoutCancel", implied_by="timeout_hours")
+    timeout_hours: int | None = specs.spec_field(
+        None, description="Hours before the task is cancelled when enable_timeout_cancel is on.",
+        wire="timeoutHours", ge=contract.TIMEOUT_HOURS[0], le=contract.TIMEOUT_HOURS[1])
+    start_command: str | None = specs.spec_field(
+        None, description="Entry command; may be a multi-line shell script.", wire="startCommand")
+    replace_running: Literal["allow", "refuse"] = specs.spec_field(
+        "allow", description="refuse: a preview that would replace (stop, delete and recreate) this task while it "
+        "is queued, starting, running or paused fails, naming the fields that force it; allow (the default) "
+        "replaces.", on_change="local")
+    wait_for: Literal["created", "running", "completed"] = specs.spec_field(
+        "created", description="What create waits for: the task ID (created), the RUNNING state (running), or "
+        "the end of the training (completed: raise customTimeouts.create to match the training time). A task "
+        "that fails or stops first is an error and is deleted.",
+        on_change="local")
+    stopped: bool = specs.spec_field(
+        False, description="true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, "
+        "keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: "
+        "false only records it (to run the job again, change its replacement_trigger). A create (a first or new "
+        "run) needs false.", on_change="local")
+    on_failure: Literal["delete", "keep"] = specs.spec_field(
+        "delete", description="A task that fails or stops during the create's wait: delete (the default) rolls it "
+        "back; keep leaves it on the platform and in the state with its status and reason, so it can be "
+        "inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.", on_change="local")
+    max_pending_minutes: float | None = specs.spec_field(
+        None, description=pending.description("QUEUED or STARTING"), on_change="local", gt=0,
+        allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _implied_switches(cls, data: Any) -> Any:
+        """`max_retry_count`/`timeout_hours` alone switch their feature on, as users expect."""
+        if isinstance(data, dict):
+            data = dict(data)
+            for switch, value, wire in (("enable_auto_retry", "max_retry_count", "maxRetryCount"),
+                                        ("enable_timeout_cancel", "timeout_hours", "timeoutHours")):
+                given = data.get(value, data.get(wire))
+                if given is not None and switch not in data and _camel(switch) not in data:
+                    data[switch] = True
+        return data
+
+    @field_serializer("training_type")
+    def _as_documented(self, value: str | None, info: SerializationInfo) -> str | None:
+        """The wire (by alias) gets the seed field table's spelling; the state keeps the canonical one."""
+        return contract.TRAINING_TYPES.get(value, value) if value and info.by_alias else value
+
+    def cross_check(self) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
+        if self.max_retry_count is not None and not self.enable_auto_retry:
+            out.append(("max_retry_count", "applies only when enable_auto_retry is true"))
+        if self.timeout_hours is not None and not self.enable_timeout_cancel:
+            out.append(("timeout_hours", "applies only when enable_timeout_cancel is true"))
+        if self.create_type not in contract.CREATE_TYPES_SUPPORTED:
+            out.append(("create_type", f"{self.create_type} cannot work: it copies a task or uses a template, "
+                                       "and the create call has no field that names the source; use DIRECT"))
+        if self.max_pending_minutes is not None and self.wait_for not in contract.REACHED:
+            out.append(("max_pending_minutes", f"applies only while create waits for the task to run: "
+                                               f"wait_for={self.wait_for!r} does not wait; set wait_for to "
+                                               "'running' or 'completed', or unset max_pending_minutes"))
+        if self.enable_timeout_cancel and self.timeout_hours is None:
+            out.append(("timeout_hours", "is required when enable_timeout_cancel is true"))
+        seen: dict[str, int] = {}
+        for i, mount in enumerate(self.storage_mounts):
+            path = mount.normalized_path()
+            if path in seen:
+                out.append((f"storage_mounts[{i}].mount_path",
+                            f"{mount.mount_path} is already used by storage_mounts[{seen[path]}]"))
+            seen.setdefault(path, i)
+        for key in self.env:
+            if not _ENV_NAME.match(key):
+                out.append((f"env.{key}", "is not a valid environment variable name"))
+            elif key == contract.OWNER_ENV:
+                out.append((f"env.{key}", "is reserved: the provider keeps the task's owner mark there"))
+        return out
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(p.title() for p in rest)
+
+
+class TrainingJobOutputs(specs.Output):
+    training_task_id: str | None = specs.output_field(
+        description="The training task ID the platform assigned (the resource ID).", is_id=True)
+    status: str | None = specs.output_field(description="Task status at the last create/refresh.",
+                                            always=True)
+    result_key: str | None = specs.output_field(description="Subscription result key of the create call.")
+    created_time: str | None = specs.output_field(description="When the platform created the task.")
+    start_time: str | None = specs.output_field(
+        description="When the task started running, RFC 3339 in UTC (from the platform's Beijing time).")
+    end_time: str | None = specs.output_field(
+        description="When the task ended, RFC 3339 in UTC (from the platform's Beijing time).")
+    duration_ms: int | None = specs.output_field(
+        description="Running time in milliseconds: derived as end_time - start_time once both are known (Alaya "
+        "NeW reports no duration).")
+    reason: str | None = specs.output_field(description="The platform's reason for the status, if any.")
+    gpus_per_node: int | None = specs.output_field(
+        description="GPUs per node, from the product list's gpuCount; known at preview (unset without credentials).")
+    gpu_count: int | None = specs.output_field(
+        description="GPUs of the whole task (gpus_per_node x worker_count); known at preview.")
+    cost_per_hour: float | None = specs.output_field(
+        description="Estimated cost per hour: the product's price x worker_count, in the platform's currency "
+        "(unset when the product's priceUnit is not per hour); known at preview.")
+    run_reason: str | None = specs.output_field(description=runs.DESCRIPTION)
+
+
+COST_OUTPUTS = ("gpus_per_node", "gpu_count", "cost_per_hour")

@@ -1,0 +1,125 @@
+"""What a platform supplies for one kind of object, so that the lifecycles can run it.
+
+A platform implements `Objects` for anything it removes (get, state, stop, delete, the listing that
+confirms "gone"), and `Runs` for objects that run (training jobs): the states a create waits for, the
+outputs it records, why a run ended, what a wait says. The lifecycles are generic in the platform's
+answer type `R` (a JSON object as its client returns it) and in the resource's spec type `S`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import Enum
+from typing import Protocol, TypeVar
+
+from ..waiter import Backoff
+
+R = TypeVar("R")
+S_contra = TypeVar("S_contra", contravariant=True)
+# Outputs as the handler records them (JSON values).
+Outs = dict[str, object]
+
+
+class Stop(Enum):
+    """A platform's answer to "stop this object"."""
+
+    ENDED = "ended"  # nothing to stop: it has ended, or is in a state that no stop applies to
+    ASKED = "asked"  # the stop was accepted, and the answer does not say the state: the next step may go on
+    STOPPING = "stopping"  # the answer says it is stopping: wait until it has settled
+    CHANGED = "changed"  # refused because its state changed meanwhile: read it, then wait
+
+
+class Busy(Exception):
+    """The platform refused a delete in the object's current state (it is still running or stopping)."""
+
+
+class Objects(Protocol[R]):
+    """An object kind a lifecycle can stop, delete and watch go."""
+
+    @property
+    def noun(self) -> str:
+        """The object's name in messages ("task", "training job", "algorithm")."""
+        ...
+
+    @property
+    def platform(self) -> str:
+        """The platform's name in messages ("Alaya NeW", "ModelArts")."""
+        ...
+
+    @property
+    def poll(self) -> Backoff:
+        """How waits on this kind poll."""
+        ...
+
+    def get(self, object_id: str) -> R:
+        """The object now; raises NotFound when the platform says so."""
+        ...
+
+    def state_of(self, remote: R) -> str: ...
+
+    def stop(self, object_id: str) -> Stop: ...
+
+    def delete(self, object_id: str) -> None:
+        """Ask for the delete; raises Busy when refused in the object's state, NotFound when gone."""
+        ...
+
+    def live(self, state: str) -> bool:
+        """Whether a stop applies in `state` (it runs, or waits to)."""
+        ...
+
+    def settled(self, state: str) -> bool:
+        """Whether a delete is accepted in `state`."""
+        ...
+
+    def listed(self, object_id: str, name: str) -> bool:
+        """The second look before "not found" is believed: whether a listing by `name` still shows it."""
+        ...
+
+
+class Runs(Objects[R], Protocol[S_contra, R]):
+    """An object kind that runs: what a create waits for, records and reports (see `record.py`)."""
+
+    @property
+    def pending_states(self) -> frozenset[str]:
+        """The states of a run that has not started yet (what `max_pending_minutes` bounds)."""
+        ...
+
+    def goal(self, spec: S_contra) -> tuple[frozenset[str], frozenset[str]] | None:
+        """(states that reach the spec's `wait_for`, states from which it never will), or None: no wait."""
+        ...
+
+    def what(self, spec: S_contra, object_id: str) -> str:
+        """The object in a wait's messages ("training job 'x' (id)")."""
+        ...
+
+    def recorded(self, spec: S_contra, remote: R) -> Outs:
+        """The outputs recorded for the object as `remote` shows it."""
+        ...
+
+    def unread(self, object_id: str) -> Outs:
+        """The outputs of an object that needs no wait and whose read failed: the ID is what matters."""
+        ...
+
+    def ended(self, spec: S_contra, object_id: str, remote: R) -> tuple[str, str]:
+        """(why it ended before its target, details to add after what became of it)."""
+        ...
+
+    def gate(self, spec: S_contra, object_id: str, remote: R, recorded: Outs) -> tuple[Outs, str | None]:
+        """Checks of a run that reached its target: (outputs to add, why it misses them or None)."""
+        ...
+
+    def created_at(self, remote: R) -> float | None:
+        """When the platform created it (epoch seconds), if its answer says."""
+        ...
+
+    def has_started(self, remote: R) -> bool: ...
+
+    def pending_reason(self, remote: R) -> str: ...
+
+    def notes(self, spec: S_contra, object_id: str) -> Callable[[R], str | None] | None:
+        """What a wait says between its state lines (log lines), if anything."""
+        ...
+
+    def kept(self, object_id: str) -> str:
+        """What a wait that ran out of time left behind, and how the next `pulumi up` goes on."""
+        ...
