@@ -112,7 +112,7 @@ def _example(module: str, name: str) -> list[str]:
             "which the engine tests run against the emulator (`tests/engine/test_examples_elsewhere.py`).", ""]
 
 
-def _inputs(res: dict[str, Any], provider: type[Handler], schema: dict[str, Any]) -> list[str]:
+def _inputs(res: dict[str, Any], provider: type[Handler[Any, Any]], schema: dict[str, Any]) -> list[str]:
     model = provider.spec_type
     js = model.model_json_schema(by_alias=False)["properties"]
     metas = dict(specs.field_metas(model))
@@ -203,7 +203,7 @@ def _outputs(res: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
-def _timeouts(provider: type[Handler]) -> list[str]:
+def _timeouts(provider: type[Handler[Any, Any]]) -> list[str]:
     lines = ["## Timeouts", "", "| operation | default |", "|---|---|"]
     for op, seconds in provider.default_timeouts.items():
         lines.append(f"| {op} | {_minutes(seconds)} |")
@@ -233,7 +233,7 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
 
 
-def _adoption(module: str, name: str, provider: type[Handler]) -> list[str]:
+def _adoption(module: str, name: str, provider: type[Handler[Any, Any]]) -> list[str]:
     noun = provider.noun
     lines = ["## Adoption", "", f"To manage an existing {noun} instead of creating one, declare it as it is and "
              f"set `adopt_id` to its ID; `pulumi up` reads it, checks it against the declaration (it lists the "

@@ -22,20 +22,20 @@ from __future__ import annotations
 
 import contextvars
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from . import cache, deadline
 from . import spec as specs
 from .accounts import ACCOUNT_KEY, explicit_settings
 from .config import CONFIG_KEYS, Settings
 from .errors import ApiError, MltrainError, NotFound, for_resource
-from .lifecycle import removal
-from .lifecycle.protocol import Objects
+from .lifecycle import removal, takeover
+from .lifecycle.protocol import Listing
 from .lifecycle.record import KeptFailure
 from .ownership import (
     EXISTS_KEY,
@@ -50,39 +50,16 @@ from .ownership import (
     resource_of,
 )
 from .runs import replaced_by
+from .spec import ManagedSpec
 
-
-class Timeouts(BaseModel):
-    """Deadlines in seconds; filled from `opts.custom_timeouts` when not given."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    create: float | None = Field(None, gt=0, allow_inf_nan=False,
-                                 description="Seconds create may take, waits included.")
-    update: float | None = Field(None, gt=0, allow_inf_nan=False, description="Seconds update may take.")
-    delete: float | None = Field(None, gt=0, allow_inf_nan=False,
-                                 description="Seconds delete may take, waits included.")
-
-
-class ManagedSpec(specs.Spec):
-    """Fields every resource has: adoption of an existing object, and deadlines."""
-
-    adopt_id: str | None = specs.spec_field(
-        None,
-        description="ID of an existing platform object to take under management instead of creating one. "
-        "The object must match the declared inputs; differences are reported and nothing is changed.",
-        on_change="local",
-    )
-    timeouts: Timeouts | None = specs.spec_field(
-        None, description="Deadlines for create/update/delete in seconds (or use customTimeouts).",
-        on_change="local",
-    )
-
+SpecT = TypeVar("SpecT", bound=ManagedSpec)
+OutT = TypeVar("OutT", bound=specs.Output)
+C = TypeVar("C")
+# Inputs and outputs as the engine passes them (JSON values, secrets unwrapped).
+Props = dict[str, object]
 
 # The settings of the resource a call is about, when it names an explicit provider (one per RPC thread).
 _ACCOUNT: contextvars.ContextVar[Settings | None] = contextvars.ContextVar("mltrain_account", default=None)
-# Whether the create being served replaces a resource of the state (its inputs carry EXISTS_KEY).
-_REPLACING: contextvars.ContextVar[bool] = contextvars.ContextVar("mltrain_replacing", default=False)
 # Whether outputs derived from the inputs are computed (off while an import reads an object whose
 # inputs are not known yet).
 _DERIVED: contextvars.ContextVar[bool] = contextvars.ContextVar("mltrain_derived", default=True)
@@ -102,7 +79,7 @@ class Failure:
 class Checked:
     """The inputs to store (defaults and the chosen name filled in, derived outputs added) and the failures."""
 
-    inputs: dict[str, Any]
+    inputs: Props
     failures: tuple[Failure, ...] = ()
 
 
@@ -126,7 +103,7 @@ class Created:
     recorded, and still a failed create (the outputs carry it under FAILED_KEY)."""
 
     id: str
-    outputs: dict[str, Any]
+    outputs: Props
 
     @property
     def failed(self) -> str | None:
@@ -138,7 +115,7 @@ class Created:
 class Updated:
     """The outputs to store after an update in place."""
 
-    outputs: dict[str, Any]
+    outputs: Props
 
 
 @dataclass(frozen=True)
@@ -147,17 +124,18 @@ class Read:
     the platform (for an import: the declaration of the object as the platform holds it)."""
 
     id: str
-    outputs: dict[str, Any]
-    inputs: dict[str, Any]
+    outputs: Props
+    inputs: Props
 
 
-class Handler:
-    """The resource logic: subclasses set the class attributes and implement the platform calls."""
+class Handler(Generic[SpecT, OutT]):
+    """The resource logic of one resource type, whose inputs are `SpecT` and outputs `OutT`: subclasses
+    set the class attributes and implement the platform calls."""
 
     kind: ClassVar[str] = "Resource"
     noun: ClassVar[str] = "object"
-    spec_type: ClassVar[type[ManagedSpec]] = ManagedSpec
-    output_type: ClassVar[type[specs.Output]] = specs.Output
+    spec_type: type[SpecT]
+    output_type: type[OutT]
     default_timeouts: ClassVar[dict[str, float]] = {"create": 1200.0, "update": 600.0, "delete": 1200.0}
     # The config keys whose credentials `_check_remote` exercises (named when the platform refuses them).
     credential_keys: ClassVar[tuple[str, ...]] = ()
@@ -183,7 +161,7 @@ class Handler:
         return found
 
     @contextmanager
-    def account(self, props: Mapping[str, Any]) -> Iterator[Settings]:
+    def account(self, props: Mapping[str, object]) -> Iterator[Settings]:
         """Within the block, use the explicit provider a resource's inputs name (else the configured one)."""
         values = explicit_settings(dict(props))
         token = _ACCOUNT.set(Settings.load(values) if values is not None else None)
@@ -192,56 +170,57 @@ class Handler:
         finally:
             _ACCOUNT.reset(token)
 
-    def client(self, name: str, build: Any) -> Any:
+    def client(self, name: str, build: Callable[[Settings], C]) -> C:
         """One client per platform and settings in this process, shared by its threads (`cache.py`)."""
         settings = self.settings
-        last = getattr(self, "_last_fingerprint", None)  # (settings, fingerprint): one tuple, thread-safe
+        last: tuple[Settings, str] | None = getattr(self, "_last_fingerprint", None)  # one tuple, thread-safe
         if last is None or last[0] is not settings:
             last = self._last_fingerprint = (settings, settings.fingerprint())
-        return cache.client(name, last[1], lambda: build(settings))
+        found: C = cache.client(name, last[1], lambda: build(settings))
+        return found
 
     # ----- platform calls (subclasses) -----------------------------------------------------------
-    def _create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
+    def _create(self, spec: SpecT, owner: Mark | None) -> tuple[str, Props]:
         raise NotImplementedError
 
-    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+    def _adopt(self, object_id: str, spec: SpecT, owner: Mark | None) -> Props:
         """Take an existing object under management (`adopt_id`, `pulumi import`): it is not this
         resource's own, so a wait that fails leaves it where it is (see `lifecycle/record.py`)."""
         raise MltrainError(f"{self.kind} cannot adopt existing objects")
 
-    def _take_over(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+    def _take_over(self, object_id: str, spec: SpecT, owner: Mark | None) -> Props:
         """Finish the create of this resource's own object, whose ID the state already holds (the
         plugin's partially created resource); by default as `_adopt` takes an object."""
         return self._adopt(object_id, spec, owner)
 
-    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+    def _read(self, object_id: str, spec: SpecT) -> tuple[Props, Props | None] | None:
         """(outputs, the platform object in wire shape for drift detection, or None when it has none),
         or None when the platform reports the object on its way out. Raises NotFound when it says so."""
         raise NotImplementedError
 
-    def objects(self) -> Objects[Any] | None:
+    def objects(self) -> Listing | None:
         """The platform's objects of this kind (`lifecycle.protocol`), for the second look before
         "gone" is believed; None: the resource has no remote object of its own."""
         return None
 
-    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None) -> dict[str, Any]:
+    def _update(self, object_id: str, old: SpecT, new: SpecT, changed: list[str], owner: Mark | None) -> Props:
         return {}
 
-    def _delete(self, object_id: str, spec: Any) -> bool:
+    def _delete(self, object_id: str, spec: SpecT) -> bool:
         """Remove the object; True when the platform accepted the delete and then stopped knowing the
         object (that answer needs no second look), False when it was not found before its delete was
         accepted (a listing is asked to agree first, as on read). Raises NotFound like False."""
         raise NotImplementedError
 
-    def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
+    def _check_remote(self, spec: SpecT) -> list[tuple[str, str]]:
         """Checks against the platform's catalogues, run at preview when credentials exist."""
         return []
 
-    def _last_state(self, olds: dict[str, Any]) -> str | None:
+    def _last_state(self, olds: Props) -> str | None:
         """The object's state if it is live (a replace would stop it), else None; see `_replace_guard`."""
         return None
 
-    def _replace_guard(self, olds: dict[str, Any], spec: Any, replaces: list[str]) -> list[tuple[str, str]]:
+    def _replace_guard(self, olds: Props, spec: SpecT, replaces: list[str]) -> list[tuple[str, str]]:
         """`replace_running="refuse"`: a preview that would delete a live object to recreate it fails.
 
         check() is where a preview can fail cleanly; it gets the old inputs (`replaces`: the fields whose
@@ -260,37 +239,30 @@ class Handler:
                  f"{replaced_by(replaces, 'it')} (delete, then create). Revert those fields, stop "
                  "the job first, or set replace_running=\"allow\"")]
 
-    def _derived(self, spec: Any) -> dict[str, Any]:
+    def _derived(self, spec: SpecT) -> Props:
         """Outputs that follow from the inputs alone: returned by `check`, so previews know them."""
         return {}
 
-    def derived(self, spec: Any) -> dict[str, Any]:
+    def derived(self, spec: SpecT) -> Props:
         """`_derived`, unless switched off (an import reads the object before its inputs are known)."""
         return self._derived(spec) if _DERIVED.get() else {}
 
-    def _existing(self, spec: Any, owner: Mark | None) -> str | dict[str, Any] | None:
+    def _existing(self, spec: SpecT, owner: Mark | None) -> str | Props | None:
         """This resource's own object by its name and owner mark (its ID, or the object), else None."""
         return None
 
-    def _derived_at_check(self, spec: Any, olds: dict[str, Any] | None) -> dict[str, Any]:
+    def _derived_at_check(self, spec: SpecT, olds: Props | None) -> Props:
         """`_derived` in `check`; `olds` are given when the inputs did not change (a no-change preview
         makes no API call, so values read from a catalogue are taken from them)."""
         return self._derived(spec)
 
-    def _run_at_check(self, spec: Any, olds: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Any]:
+    def _run_at_check(self, spec: SpecT, olds: Props, inputs: Props) -> Props:
         """Outputs that say what a change starts (a training job's `run_reason`, see runs.py)."""
         return {}
 
-    def _run_recorded(self, spec: Any, props: dict[str, Any], replacing: bool) -> dict[str, Any]:
+    def _run_recorded(self, spec: SpecT, props: Props, replacing: bool) -> Props:
         """Those outputs as a create records them and a read keeps them."""
         return {}
-
-    def _require_match(self, spec: Any, object_id: str, remote: dict[str, Any]) -> None:
-        """Refuse to take a platform object that differs from the declaration, listing why."""
-        diffs = specs.differences(spec, specs.from_wire(type(spec), remote, spec))
-        if diffs:
-            raise MltrainError(f"cannot adopt {self.noun} {object_id}: it differs from the declared inputs: "
-                               + "; ".join(diffs))
 
     def _refused_credentials(self, err: MltrainError) -> list[tuple[str, str]] | None:
         """A 401/403 while checking at preview is a failure naming the key to fix (not a skipped check)."""
@@ -300,18 +272,8 @@ class Handler:
                          f"credentials, set `{CONFIG_KEYS['skip_credential_check']}` to true")]
         return None
 
-    def refuse_take_over_in_replace(self, object_id: str) -> None:
-        """A replacement created before its old object is deleted would find that object by its owner
-        mark and take it over, and the delete that follows would remove it: refuse (nothing changes)."""
-        if _REPLACING.get():
-            raise MltrainError(
-                f"this replacement would take over {self.noun} {object_id}, the one it replaces, which is then "
-                "deleted: the engine creates the replacement first (a replacement_trigger or `--replace` does "
-                "that unless told otherwise). Add delete_before_replace=True to this resource's options (the "
-                "dynamic resources of pulumi_mltrain set it for training jobs)")
-
     # ----- operations ----------------------------------------------------------------------------
-    def check(self, olds: dict[str, Any], news: dict[str, Any]) -> Checked:
+    def check(self, olds: Props, news: Props) -> Checked:
         """Validate `news` (the resource's stored inputs are `olds`, empty for a new one)."""
         try:
             with self.account(news):
@@ -319,7 +281,7 @@ class Handler:
         except MltrainError as err:  # the platform, not the inputs (those are failures): name the resource
             raise for_resource(self.kind, self._label_of({**olds, **news}), err) from None
 
-    def _check(self, olds: dict[str, Any], news: dict[str, Any]) -> Checked:
+    def _check(self, olds: Props, news: Props) -> Checked:
         default = self.settings.replace_running
         if default and "replace_running" in self.spec_type.model_fields and news.get("replace_running") is None:
             news = {**news, "replace_running": default}  # the stack-wide default (mltrain:replaceRunning)
@@ -362,12 +324,12 @@ class Handler:
         return Checked(inputs, tuple(Failure(f, f"{label}: {f} {r}" if f else f"{label}: {r}")
                                      for f, r in failures))
 
-    def _with_defaults(self, news: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    def _with_defaults(self, news: Props) -> tuple[Props, list[tuple[str, str]]]:
         """The inputs with the provider's defaults merged in (see ModelArts' default tags), and what
         is wrong with the merge."""
         return news, []
 
-    def _with_name(self, olds: dict[str, Any], news: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    def _with_name(self, olds: Props, news: Props) -> tuple[Props, bool]:
         """Autonaming: a name the user did not set is chosen once and then kept (renames, aliases, refresh).
 
         Returns the inputs with the name, and whether the name is still to be chosen: in the first
@@ -386,7 +348,7 @@ class Handler:
         news["name"] = physical_name(resource, f"{stack}/{urn}" if known else "pending")
         return news, not known
 
-    def diff(self, olds: dict[str, Any], news: dict[str, Any]) -> Diff:
+    def diff(self, olds: Props, news: Props) -> Diff:
         """What changes from the stored state `olds` to the checked inputs `news`."""
         try:
             changed, replaces = specs.diff(self.spec_type, olds, news)
@@ -405,26 +367,25 @@ class Handler:
         # would find the old one by its owner mark and take it over, and the delete would then remove it.
         return Diff(tuple(changed), tuple(replaces), delete_before_replace=True)
 
-    def create(self, props: dict[str, Any], *, timeout: float | None = None) -> Created:
+    def create(self, props: Props, *, timeout: float | None = None) -> Created:
         """Create (or take over by `adopt_id`) the object of the checked inputs `props`, waited for.
         `timeout` is the engine's create timeout in seconds, used when the inputs set none."""
         with self.account(props):
             return self._create_op(props, timeout)
 
-    def resume(self, object_id: str, props: dict[str, Any], *, timeout: float | None = None) -> Created:
+    def resume(self, object_id: str, props: Props, *, timeout: float | None = None) -> Created:
         """Finish the create of this resource's own `object_id` (the plugin's partially created
         resource): taken over, waited for and rolled back on failure like a fresh create."""
         with self.account(props):
             return self._create_op(props, timeout, resume=object_id)
 
-    def _create_op(self, props: dict[str, Any], timeout: float | None, resume: str | None = None) -> Created:
+    def _create_op(self, props: Props, timeout: float | None, resume: str | None = None) -> Created:
         spec = self._parse(props)
         owner = Mark.from_props(props)
         budget = self._deadline(spec, "create", timeout, f"creating {self.kind} '{self._label(spec)}'")
         new_run = bool(props.get(EXISTS_KEY)) and not resume
-        replacing = _REPLACING.set(new_run)
         try:
-            with deadline.scope(budget):
+            with deadline.scope(budget), takeover.replacing(new_run):
                 if resume:
                     object_id, outs = resume, self._resumed(resume, spec, owner)
                 elif spec.adopt_id:
@@ -437,11 +398,9 @@ class Handler:
                                            **self._run_recorded(spec, props, new_run), FAILED_KEY: failed})
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
-        finally:
-            _REPLACING.reset(replacing)
         return Created(object_id, {**self._outs(spec, outs, props), **self._run_recorded(spec, props, new_run)})
 
-    def _resumed(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+    def _resumed(self, object_id: str, spec: SpecT, owner: Mark | None) -> Props:
         try:
             return self._take_over(object_id, spec, owner)
         except NotFound as err:
@@ -450,7 +409,7 @@ class Handler:
                 "drops it from the state once a listing agrees, and the next `pulumi up` then creates it anew"
             ) from None
 
-    def survivor(self, props: dict[str, Any]) -> str | None:
+    def survivor(self, props: Props) -> str | None:
         """After a failed create of the checked inputs `props`: the ID of this resource's own object if
         one exists (it carries this resource's mark, found the way a retried create finds it), else None."""
         spec, _ = specs.validate(self.spec_type, specs.user_props(props, self.spec_type))
@@ -462,17 +421,17 @@ class Handler:
                 found = self._existing(spec, Mark.from_props(props))
                 if found is None:
                     return None
-                object_id = str(found if isinstance(found, str) else (found.get("metadata") or {}).get("id") or "")
+                object_id = found if isinstance(found, str) else _metadata_id(found)
                 return object_id if object_id and self._read(object_id, spec) is not None else None
         except Exception:  # not found, not ours, unreachable: nothing to record
             return None
 
-    def read(self, object_id: str, props: dict[str, Any]) -> Read | None:
+    def read(self, object_id: str, props: Props) -> Read | None:
         """The object as the platform holds it now (refresh), or None once it is gone (a listing agrees)."""
         with self.account(props):
             return self._read_op(object_id, props)
 
-    def _read_op(self, object_id: str, props: dict[str, Any]) -> Read | None:
+    def _read_op(self, object_id: str, props: Props) -> Read | None:
         spec = self._parse(props, strict=False)
         try:
             try:
@@ -492,19 +451,19 @@ class Handler:
         once = {k: props[k] for k in self.recorded_once if props.get(k) is not None}
         return Read(object_id, {**inputs, **once, **self._only_outputs(outs)}, inputs)
 
-    def import_object(self, object_id: str, owner: dict[str, Any]) -> Read:
+    def import_object(self, object_id: str, owner: Props) -> Read:
         """`pulumi import`: the object's inputs as the platform holds them (the spec's own read-back),
         then taken over as `adopt_id` takes an object (marked as this resource's where the platform
         allows it). `owner` holds the internal inputs (owner mark, account, ...); the result's inputs
         are the declaration of the object with them, and its outputs carry them too."""
-        seed: dict[str, Any] = dict.fromkeys(self.spec_type.model_fields)
+        seed: Props = dict.fromkeys(self.spec_type.model_fields)
         fields = self.import_id_fields
         if fields:
             parts = object_id.split(":", len(fields) - 1)
             if len(parts) != len(fields):
                 raise MltrainError(f"{self.kind}: an import ID is {':'.join(f'<{f}>' for f in fields)}")
             seed.update(zip(fields, parts, strict=True))
-        blank = self.spec_type.model_construct(**seed)
+        blank = self.spec_type.model_construct(None, **seed)
         with self.account(owner):
             derived = _DERIVED.set(False)  # computed from the read-back inputs afterwards, in `_outs`
             try:
@@ -523,7 +482,7 @@ class Handler:
                 outs = self._adopt(object_id, spec, Mark.from_props(owner))
         return Read(object_id, self._outs(spec, {**found[0], **outs}, inputs), inputs)
 
-    def _drift(self, spec: Any, remote: dict[str, Any] | None) -> dict[str, Any]:
+    def _drift(self, spec: SpecT, remote: Props | None) -> Props:
         """Declared inputs the platform now holds differently, as the platform holds them.
 
         Read through the spec's own wire mapping; what the declaration leaves to the platform (unset
@@ -539,20 +498,20 @@ class Handler:
         values = theirs.props()
         return {name: values.get(name) for name in specs.differing(spec, theirs) if name in values}
 
-    def _confirm_gone(self, object_id: str, spec: Any, said: str) -> None:
+    def _confirm_gone(self, object_id: str, spec: SpecT, said: str) -> None:
         """Believe "not found" only when a listing agrees (`lifecycle.removal.confirm_gone`)."""
         objects, name = self.objects(), getattr(spec, "name", None)
         if objects is not None and isinstance(name, str):
             removal.confirm_gone(objects, object_id, name, said)
 
-    def update(self, object_id: str, olds: dict[str, Any], news: dict[str, Any], *,
+    def update(self, object_id: str, olds: Props, news: Props, *,
                timeout: float | None = None) -> Updated:
         """Change the object in place from the stored state `olds` to the checked inputs `news`.
         `timeout` is the engine's update timeout, used when the inputs set none."""
         with self.account(news):
             return self._update_op(object_id, olds, news, timeout)
 
-    def _update_op(self, object_id: str, olds: dict[str, Any], news: dict[str, Any],
+    def _update_op(self, object_id: str, olds: Props, news: Props,
                    timeout: float | None) -> Updated:
         old, new = self._parse(olds, strict=False), self._parse(news)
         changed, _ = specs.diff(self.spec_type, olds, news)
@@ -565,12 +524,12 @@ class Handler:
         previous = self._only_outputs(olds)
         return Updated(self._outs(new, {**previous, **outs}, news))
 
-    def delete(self, object_id: str, props: dict[str, Any], *, timeout: float | None = None) -> None:
+    def delete(self, object_id: str, props: Props, *, timeout: float | None = None) -> None:
         """Remove the object (and wait until it is gone). `timeout` is the engine's delete timeout."""
         with self.account(props):
             self._delete_op(object_id, props, timeout)
 
-    def _delete_op(self, object_id: str, props: dict[str, Any], timeout: float | None) -> None:
+    def _delete_op(self, object_id: str, props: Props, timeout: float | None) -> None:
         spec = self._parse(props, strict=False)
         budget = self._deadline(spec, "delete", timeout, f"deleting {self.kind} '{self._label(spec)}'")
         try:
@@ -586,7 +545,7 @@ class Handler:
             raise for_resource(self.kind, self._label(spec), err) from None
 
     # ----- helpers -------------------------------------------------------------------------------
-    def _parse(self, props: dict[str, Any], strict: bool = True) -> Any:
+    def _parse(self, props: Props, strict: bool = True) -> SpecT:
         data = specs.user_props(props, self.spec_type)
         spec, failures = specs.validate(self.spec_type, data)
         if spec is None and not strict:
@@ -596,25 +555,31 @@ class Handler:
             raise MltrainError(f"{self.kind}: invalid inputs: {reasons}")
         return spec
 
-    def _label(self, spec: Any) -> str:
+    def _label(self, spec: SpecT) -> str:
         return str(getattr(spec, "name", "") or "")
 
-    def _label_of(self, props: dict[str, Any]) -> str:
+    def _label_of(self, props: Props) -> str:
         """`_label` of inputs that may not be valid (the fields it reads, unchecked)."""
         return self._label(self.spec_type.model_construct(**specs.user_props(props, self.spec_type)))
 
-    def timeout(self, spec: Any, op: str, engine: float | None = None) -> float:
+    def timeout(self, spec: SpecT, op: str, engine: float | None = None) -> float:
         """Seconds `op` may take: the `timeouts` input, else the engine's timeout, else the default."""
         chosen = getattr(spec.timeouts, op, None) if getattr(spec, "timeouts", None) else None
         given = engine if engine is not None and engine > 0 else None
         return float(chosen or given or self.default_timeouts[op])
 
-    def _deadline(self, spec: Any, op: str, engine: float | None, what: str) -> deadline.Deadline:
+    def _deadline(self, spec: SpecT, op: str, engine: float | None, what: str) -> deadline.Deadline:
         """The one deadline of this operation (`deadline.py`)."""
         return deadline.Deadline.after(self.timeout(spec, op, engine), what)
 
-    def _only_outputs(self, values: dict[str, Any]) -> dict[str, Any]:
+    def _only_outputs(self, values: Props) -> Props:
         return {k: v for k, v in values.items() if k in self.output_type.model_fields}
 
-    def _outs(self, spec: Any, outs: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
+    def _outs(self, spec: SpecT, outs: Props, props: Props) -> Props:
         return {**spec.props(), **self._derived(spec), **internal(props), **self._only_outputs(outs)}
+
+
+def _metadata_id(found: Props) -> str:
+    """The ID of a platform object that keeps it in `metadata.id` (ModelArts)."""
+    metadata = found.get("metadata")
+    return str(metadata.get("id") or "") if isinstance(metadata, dict) else ""

@@ -32,7 +32,7 @@ URN_KEY = "__mltrain_urn"
 # raises the error once the outputs arrive (see program.MltrainResource).
 FAILED_KEY = "__mltrain_failed"
 # Set by check when the resource is already in the state: a create with it is a replacement, which
-# must never take the old object over (see Handler.refuse_take_over_in_replace).
+# must never take the old object over (see lifecycle/takeover.py).
 EXISTS_KEY = "__mltrain_exists"
 # Marks a state whose inputs were read back by `pulumi import` (the platform's complete copy); the
 # plugin's next diff leaves out what the declaration leaves to the platform.

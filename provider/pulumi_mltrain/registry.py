@@ -59,7 +59,7 @@ class Resource:
         found: type[MltrainProvider[Any]] = load(self.target)
         return found
 
-    def handler(self) -> type[Handler]:
+    def handler(self) -> type[Handler[Any, Any]]:
         """The class of its resource logic (spec, outputs, platform calls), which both faces serve."""
         return self.provider().handler_type
 

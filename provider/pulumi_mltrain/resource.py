@@ -24,14 +24,14 @@ from pulumi.dynamic import (
 from .config import CONFIG_KEYS, Settings
 from .handler import Handler
 
-H = TypeVar("H", bound=Handler)
+H = TypeVar("H", bound=Handler[Any, Any])
 
 
 class MltrainProvider(ResourceProvider, Generic[H]):
     """A `pulumi.dynamic` provider serving one `Handler`."""
 
     serialize_as_secret_always = False  # the pickled provider is a class path: nothing secret in it
-    handler_type: ClassVar[type[Handler]] = Handler
+    handler_type: ClassVar[type[Handler[Any, Any]]] = Handler
 
     def __init__(self) -> None:
         self.handler: H = cast(H, self.handler_type())

@@ -82,7 +82,7 @@ class RunReason:
     """Mixed into the training-job providers: the `run_reason` hooks of `MltrainProvider`."""
 
     noun: ClassVar[str]
-    spec_type: ClassVar[type[specs.Spec]]
+    spec_type: type[specs.Spec]
 
     def _run_at_check(self, spec: Any, olds: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Any]:
         """The reason a preview shows, from the checked `inputs` (with their derived outputs)."""

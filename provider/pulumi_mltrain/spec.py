@@ -19,7 +19,7 @@ import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
@@ -227,6 +227,9 @@ class Spec(BaseModel):
     def props(self) -> dict[str, Any]:
         """The checked inputs as Pulumi stores them (python names, defaults filled)."""
         return self.model_dump(mode="json", exclude_none=True)
+
+
+SpecVar = TypeVar("SpecVar", bound=Spec)
 
 
 @dataclass(frozen=True)
@@ -483,7 +486,7 @@ def hygiene(model: type[BaseModel], data: Mapping[str, Any]) -> list[tuple[str, 
     return out
 
 
-def validate(model: type[Spec], props: Mapping[str, Any]) -> tuple[Spec | None, list[tuple[str, str]]]:
+def validate(model: type[SpecVar], props: Mapping[str, Any]) -> tuple[SpecVar | None, list[tuple[str, str]]]:
     """Validate inputs; with preview unknowns, validate only the known fields one by one."""
     data = {k: v for k, v in props.items() if not k.startswith("__") and v is not None}
     dirty = hygiene(model, data)
@@ -558,7 +561,7 @@ def _canon(value: Any) -> Any:
     return value
 
 
-def from_wire(model: type[Spec], data: Mapping[str, Any], keep: Spec) -> Spec | None:
+def from_wire(model: type[SpecVar], data: Mapping[str, Any], keep: Spec) -> SpecVar | None:
     """The spec a platform object corresponds to, read from its wire fields (None if unreadable).
 
     Dotted wire names are read from the nested answer; in nested models only declared keys are
@@ -627,3 +630,30 @@ def _covers(mine: Any, theirs: Any, keyed_by: str | None = None) -> bool:
             return all(_covers(x, by_key.get(x[keyed_by])) for x in mine)
         return len(mine) == len(theirs) and all(_covers(a, b) for a, b in zip(mine, theirs, strict=True))
     return bool(mine == theirs)
+
+
+class Timeouts(BaseModel):
+    """Deadlines in seconds; filled from `opts.custom_timeouts` when not given."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    create: float | None = Field(None, gt=0, allow_inf_nan=False,
+                                 description="Seconds create may take, waits included.")
+    update: float | None = Field(None, gt=0, allow_inf_nan=False, description="Seconds update may take.")
+    delete: float | None = Field(None, gt=0, allow_inf_nan=False,
+                                 description="Seconds delete may take, waits included.")
+
+
+class ManagedSpec(Spec):
+    """Fields every resource has: adoption of an existing object, and deadlines."""
+
+    adopt_id: str | None = spec_field(
+        None,
+        description="ID of an existing platform object to take under management instead of creating one. "
+        "The object must match the declared inputs; differences are reported and nothing is changed.",
+        on_change="local",
+    )
+    timeouts: Timeouts | None = spec_field(
+        None, description="Deadlines for create/update/delete in seconds (or use customTimeouts).",
+        on_change="local",
+    )

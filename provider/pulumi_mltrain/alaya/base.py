@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from ..errors import MltrainError
-from ..handler import Handler
+from ..handler import Handler, OutT, SpecT
 from .catalog import products
 from .client import AlayaClient
 
 
-class AlayaHandler(Handler):
+class AlayaHandler(Handler[SpecT, OutT]):
     credential_keys: ClassVar[tuple[str, ...]] = ("mltrain:alayaApiKey",)
 
     def api(self) -> AlayaClient:

@@ -10,7 +10,7 @@ from pydantic import BeforeValidator, SerializationInfo, field_serializer, model
 
 from .. import pending, runs
 from .. import spec as specs
-from ..handler import ManagedSpec
+from ..spec import ManagedSpec
 from . import contract
 from .models import NasMount
 

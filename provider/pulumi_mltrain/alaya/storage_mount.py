@@ -13,9 +13,9 @@ from typing import Any, ClassVar, Literal
 
 from .. import spec as specs
 from ..errors import MltrainError
-from ..handler import ManagedSpec
 from ..ownership import Mark
 from ..resource import MltrainProvider
+from ..spec import ManagedSpec
 from .base import AlayaHandler
 from .catalog import storage_problem, storages
 from .models import NasMount
@@ -51,10 +51,10 @@ class StorageMountOutputs(specs.Output):
     capacity_gb: float | None = specs.output_field(description="The storage's capacity in GB.")
 
 
-class StorageMountHandler(AlayaHandler):
+class StorageMountHandler(AlayaHandler[StorageMountSpec, StorageMountOutputs]):
     kind: ClassVar[str] = "StorageMount"
-    spec_type: ClassVar[type[ManagedSpec]] = StorageMountSpec
-    output_type: ClassVar[type[specs.Output]] = StorageMountOutputs
+    spec_type = StorageMountSpec
+    output_type = StorageMountOutputs
     import_id_fields: ClassVar[tuple[str, ...]] = ("storage_id", "file_directory", "mount_path")
 
     def _label(self, spec: Any) -> str:

@@ -16,8 +16,7 @@ from typing import Any, ClassVar
 from .. import deadline
 from .. import spec as specs
 from ..errors import MltrainError, RemoteFailure, UnexpectedAnswer
-from ..handler import ManagedSpec
-from ..lifecycle import removal, resend
+from ..lifecycle import removal, resend, takeover
 from ..lifecycle.protocol import Outs
 from ..lifecycle.record import Recorder
 from ..lifecycle.rollback import clean_up
@@ -35,11 +34,11 @@ from .tasks import Task, Tasks, mark, outputs, status, unmarked
 __all__ = ["TrainingJobHandler", "TrainingJobOutputs", "TrainingJobProvider", "TrainingJobSpec"]
 
 
-class TrainingJobHandler(RunReason, AlayaHandler):
+class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOutputs]):
     kind: ClassVar[str] = "TrainingJob"
     noun: ClassVar[str] = "training task"
-    spec_type: ClassVar[type[ManagedSpec]] = TrainingJobSpec
-    output_type: ClassVar[type[specs.Output]] = TrainingJobOutputs
+    spec_type = TrainingJobSpec
+    output_type = TrainingJobOutputs
     result_backoff: ClassVar[Backoff] = Backoff(first=0.5, maximum=5.0)
 
     def tasks(self) -> Tasks:
@@ -186,8 +185,8 @@ class TrainingJobHandler(RunReason, AlayaHandler):
             claim(self.noun, str(details[0].get("id")), spec.name, mark(details[0]), owner)
             raise AssertionError("unreachable")
         task_id = str(mine.get("id"))
-        self.refuse_take_over_in_replace(task_id)
-        self._require_match(spec, task_id, unmarked(mine))
+        takeover.refuse_in_replace(self.noun, task_id)
+        takeover.require_match(spec, self.noun, task_id, unmarked(mine))
         notice(f"task {spec.name!r} ({task_id}) from an interrupted run found ({status(mine)}): taking it over",
                owner)
         return task_id
@@ -214,11 +213,11 @@ class TrainingJobHandler(RunReason, AlayaHandler):
 
     # ----- adopt / read / delete -----------------------------------------------------------------
     def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
-        self._require_match(spec, object_id, unmarked(self.api().task(object_id)))
+        takeover.require_match(spec, self.noun, object_id, unmarked(self.api().task(object_id)))
         return self._record(spec, object_id, owner, ours=False)
 
     def _take_over(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
-        self._require_match(spec, object_id, unmarked(self.api().task(object_id)))
+        takeover.require_match(spec, self.noun, object_id, unmarked(self.api().task(object_id)))
         return self._record(spec, object_id, owner, ours=True)
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:

@@ -33,13 +33,21 @@ class Busy(Exception):
     """The platform refused a delete in the object's current state (it is still running or stopping)."""
 
 
-class Objects(Protocol[R]):
-    """An object kind a lifecycle can stop, delete and watch go."""
+class Listing(Protocol):
+    """The second look before "not found" is believed (`removal.confirm_gone`)."""
 
     @property
     def noun(self) -> str:
         """The object's name in messages ("task", "training job", "algorithm")."""
         ...
+
+    def listed(self, object_id: str, name: str) -> bool:
+        """Whether a listing by `name` still shows the object."""
+        ...
+
+
+class Objects(Listing, Protocol[R]):
+    """An object kind a lifecycle can stop, delete and watch go."""
 
     @property
     def platform(self) -> str:
@@ -69,10 +77,6 @@ class Objects(Protocol[R]):
 
     def settled(self, state: str) -> bool:
         """Whether a delete is accepted in `state`."""
-        ...
-
-    def listed(self, object_id: str, name: str) -> bool:
-        """The second look before "not found" is believed: whether a listing by `name` still shows it."""
         ...
 
 

@@ -15,7 +15,7 @@ from .. import deadline
 from ..errors import MltrainError, NotFound
 from ..progress import Label
 from ..waiter import wait_for
-from .protocol import Busy, Objects, R, Stop
+from .protocol import Busy, Listing, Objects, R, Stop
 
 GONE = "(gone)"
 
@@ -64,7 +64,7 @@ def settle(objects: Objects[R], object_id: str, label: Label | None, *, look_fir
              backoff=objects.poll, label=label and label.doing_now(object_id, "stopping"))
 
 
-def confirm_gone(objects: Objects[R], object_id: str, name: str, said: str) -> None:
+def confirm_gone(objects: Listing, object_id: str, name: str, said: str) -> None:
     """Believe "not found" only when a listing agrees; otherwise keep everything and say why."""
     if name and objects.listed(object_id, name):
         raise MltrainError(

@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from .. import spec as specs
-from ..handler import ManagedSpec
-from ..lifecycle import removal, resend
+from ..lifecycle import removal, resend, takeover
 from ..lifecycle.protocol import Stop
 from ..ownership import Mark, claim
 from ..progress import Label, notice
 from ..resource import MltrainProvider
+from ..spec import ManagedSpec
 from ..waiter import Backoff
 from . import contract
 from .base import ModelArtsHandler, mark_in, owner_tags
@@ -158,11 +158,11 @@ class AlgorithmOutputs(specs.Output):
 
 
 
-class AlgorithmHandler(ModelArtsHandler):
+class AlgorithmHandler(ModelArtsHandler[AlgorithmSpec, AlgorithmOutputs]):
     kind: ClassVar[str] = "Algorithm"
     noun: ClassVar[str] = "algorithm"
-    spec_type: ClassVar[type[ManagedSpec]] = AlgorithmSpec
-    output_type: ClassVar[type[specs.Output]] = AlgorithmOutputs
+    spec_type = AlgorithmSpec
+    output_type = AlgorithmOutputs
     default_timeouts: ClassVar[dict[str, float]] = {"create": 300.0, "update": 300.0, "delete": 300.0}
 
     def _catalog_failures(self, api: ModelArtsClient, spec: Any) -> list[tuple[str, str]]:
@@ -193,14 +193,14 @@ class AlgorithmHandler(ModelArtsHandler):
         algorithm_id = str(matches[0]["metadata"]["id"])
         algorithm = self.api().algorithm(algorithm_id)
         claim(self.noun, algorithm_id, spec.name, _mark(algorithm), owner)
-        self._require_match(spec, algorithm_id, algorithm)
+        takeover.require_match(spec, self.noun, algorithm_id, algorithm)
         notice(f"algorithm {spec.name!r} ({algorithm_id}) from an interrupted run found: adopting it", owner)
         return algorithm
 
     # ----- adopt / read / update / delete --------------------------------------------------------
     def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         algorithm = self.api().algorithm(object_id)
-        self._require_match(spec, object_id, algorithm)
+        takeover.require_match(spec, self.noun, object_id, algorithm)
         if owner is not None and _mark(algorithm) != owner:
             # Taken over on purpose: from now on it carries this resource's mark.
             updated = self.api().update_algorithm(object_id, spec.put_body(owner=owner))

@@ -9,14 +9,14 @@ from typing import Any, ClassVar
 from ..accounts import SETTINGS_KEY
 from ..config import CONFIG_KEYS, MAX_TAGS
 from ..errors import MltrainError
-from ..handler import Handler
+from ..handler import Handler, OutT, SpecT
 from ..ownership import Mark
 from . import contract
 from .catalog import configured, flavors
 from .client import ModelArtsClient
 
 
-class ModelArtsHandler(Handler):
+class ModelArtsHandler(Handler[SpecT, OutT]):
     credential_keys: ClassVar[tuple[str, ...]] = (
         "mltrain:huaweiAccessKey", "mltrain:huaweiSecretKey", "mltrain:huaweiSecurityToken",
         "mltrain:huaweiUser", "mltrain:huaweiPassword", "mltrain:huaweiDomain")
@@ -73,9 +73,10 @@ class ModelArtsHandler(Handler):
         """Tags drift only on the keys this resource sets: a tag added on the platform under another
         key is someone else's, and is neither reported nor recorded (so no update removes it)."""
         out = super()._drift(spec, remote)
-        if isinstance(out.get("tags"), dict):
+        tags = out.get("tags")
+        if isinstance(tags, dict):
             mine = getattr(spec, "tags", None) or {}
-            out["tags"] = {k: v for k, v in out["tags"].items() if k in mine} or None
+            out["tags"] = {k: v for k, v in tags.items() if k in mine} or None
         return out
 
 

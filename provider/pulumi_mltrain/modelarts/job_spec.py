@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 
 from .. import pending, runs
 from .. import spec as specs
-from ..handler import ManagedSpec
+from ..spec import ManagedSpec
 from . import contract
 from .models import (
     NAME_RE,

@@ -23,8 +23,7 @@ from typing import Any, ClassVar
 
 from .. import spec as specs
 from ..errors import MltrainError, RemoteFailure
-from ..handler import ManagedSpec
-from ..lifecycle import removal, resend
+from ..lifecycle import removal, resend, takeover
 from ..lifecycle.protocol import Outs
 from ..lifecycle.record import Recorder
 from ..lifecycle.rollback import roll_back
@@ -42,11 +41,11 @@ from .jobs import Job, Jobs, name_of, phase
 __all__ = ["TrainingJobHandler", "TrainingJobOutputs", "TrainingJobProvider", "TrainingJobSpec"]
 
 
-class TrainingJobHandler(RunReason, ModelArtsHandler):
+class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJobOutputs]):
     kind: ClassVar[str] = "TrainingJob"
     noun: ClassVar[str] = "training job"
-    spec_type: ClassVar[type[ManagedSpec]] = TrainingJobSpec
-    output_type: ClassVar[type[specs.Output]] = TrainingJobOutputs
+    spec_type = TrainingJobSpec
+    output_type = TrainingJobOutputs
     recorded_once: ClassVar[tuple[str, ...]] = ("final_metrics", "success_criteria_met")
 
     def jobs(self) -> Jobs:
@@ -144,7 +143,7 @@ class TrainingJobHandler(RunReason, ModelArtsHandler):
         found = mark_in(job["tags"]) or mark_in((job.get("metadata") or {}).get("annotations"))
         if not (just_sent and found is None):
             claim("training job", job_id, spec.name, found, owner)
-        self.refuse_take_over_in_replace(job_id)
+        takeover.refuse_in_replace(self.noun, job_id)
         self._reconcile(job_id, job, spec, how="already exists")
         notice(f"job {spec.name!r} already exists as {job_id} ({phase(job)}): adopting it", owner)
         return job

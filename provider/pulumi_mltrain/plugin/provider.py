@@ -58,7 +58,7 @@ class MltrainPlugin(p.Provider):
 
     def __init__(self) -> None:
         self._variables: dict[str, str] = {}
-        self._handlers: dict[str, Handler] = {}
+        self._handlers: dict[str, Handler[Any, Any]] = {}
         self._lock = threading.Lock()
 
     # ----- provider-wide -----------------------------------------------------------------------
@@ -86,7 +86,7 @@ class MltrainPlugin(p.Provider):
             return p.InvokeResponse(failures=[p.CheckFailure("", str(err))])
         return p.InvokeResponse(return_value=sdk.wrap(result))
 
-    def _handler(self, token: str) -> Handler:
+    def _handler(self, token: str) -> Handler[Any, Any]:
         with self._lock:
             found = self._handlers.get(token)
             if found is None:
@@ -236,33 +236,33 @@ def provider_variables(request: p.ConfigureRequest) -> dict[str, str]:
     return out
 
 
-def _old_names(handler: Handler, state: dict[str, Any]) -> bool:
+def _old_names(handler: Handler[Any, Any], state: dict[str, Any]) -> bool:
     """Whether a state holds properties under their field names (written before 0.2)."""
     return set(state) != set(specs.to_property_names(_fields(handler, state), *_models(handler)))
 
 
-def _models(handler: Handler) -> tuple[type[Any], ...]:
+def _models(handler: Handler[Any, Any]) -> tuple[type[Any], ...]:
     return (handler.spec_type, handler.output_type)
 
 
-def _fields(handler: Handler, values: dict[str, Any]) -> dict[str, Any]:
+def _fields(handler: Handler[Any, Any], values: dict[str, Any]) -> dict[str, Any]:
     """A request's properties (schema names, or field names as older states hold them) by field name."""
     return specs.to_field_names(values, *_models(handler))
 
 
-def _path(handler: Handler, path: str) -> str:
+def _path(handler: Handler[Any, Any], path: str) -> str:
     """A property path of the handler's (field names) in schema names."""
     return specs.property_path(path, *_models(handler))
 
 
-def _wrap(handler: Handler, values: dict[str, Any], secret: Iterable[str] = ()) -> dict[str, Any]:
+def _wrap(handler: Handler[Any, Any], values: dict[str, Any], secret: Iterable[str] = ()) -> dict[str, Any]:
     """Field-named values as the engine's properties in schema names: secret where the request's
     value was (`secret`, in either form) and where the spec declares the field secret."""
     keys = set(_fields(handler, dict.fromkeys(secret))) | _secret_fields(handler)
     return sdk.wrap(specs.to_property_names(values, *_models(handler)), {_path(handler, k) for k in keys})
 
 
-def _covered(handler: Handler, olds: dict[str, Any], news: dict[str, Any], changed: list[str]) -> set[str]:
+def _covered(handler: Handler[Any, Any], olds: dict[str, Any], news: dict[str, Any], changed: list[str]) -> set[str]:
     """Changed remote fields whose declared value the imported copy satisfies (`spec.differing`)."""
     declared, _ = specs.validate(handler.spec_type, specs.user_props(news, handler.spec_type))
     held, _ = specs.validate(handler.spec_type, specs.user_props(olds, handler.spec_type))
@@ -286,12 +286,12 @@ def _kind(replace: bool, in_old: bool, in_new: bool) -> p.PropertyDiffKind:
     return k.UPDATE_REPLACE if replace else k.UPDATE
 
 
-def _secret_fields(handler: Handler) -> set[str]:
+def _secret_fields(handler: Handler[Any, Any]) -> set[str]:
     """Fields the spec declares secret: secret in the state even when the program passed plain text."""
     return {name for name, meta in specs.field_metas(handler.spec_type) if meta.secret}
 
 
-def _secret_values(handler: Handler, values: dict[str, Any]) -> dict[str, Any]:
+def _secret_values(handler: Handler[Any, Any], values: dict[str, Any]) -> dict[str, Any]:
     """An import's values with each value of an environment map (`redact` fields) secret: they may be
     credentials and the platform does not say which. Secret one by one, not as a whole map, because
     the code `pulumi import` writes keeps secret() only on scalar values."""
