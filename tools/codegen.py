@@ -165,7 +165,7 @@ def _resource(decl: Resource, tt: _Types) -> list[str]:
     spec, outs = provider.spec_type, provider.output_type
     ids = outs.id_fields()
     lazy = f"_{decl.name}Provider"
-    lines = [f"class {lazy}(LazyProvider):", f'    target = "{decl.target}"', "", "",
+    lines = [f"class {lazy}(LazyProvider):", f'    handler = "{decl.handler_path}"', "", "",
              f'class {decl.name}(MltrainResource, module="{decl.family}", name="{decl.name}"):',
              f'    """{decl.summary}', "",
              *_wrap(f"Outputs (besides every input): {', '.join(outs.model_fields)}.", "    "),

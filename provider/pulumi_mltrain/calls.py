@@ -12,7 +12,7 @@ from typing import Any
 
 from pulumi import RunError
 
-from . import cache
+from . import cache, registry
 from .config import CONFIG_KEYS, Settings
 from .errors import MltrainError
 
@@ -31,23 +31,13 @@ def program_settings() -> Settings:
     return Settings.load(values)
 
 
-def _build(family: str, settings: Settings) -> Any:
-    if family == "alaya":
-        from .alaya.client import AlayaClient
-
-        return AlayaClient(settings)
-    from .modelarts.client import ModelArtsClient
-
-    return ModelArtsClient(settings)
-
-
 def program_call(family: str, what: str, *args: Any, catalogue: bool = False) -> Any:
-    """`what(*args)` on the `family` ("modelarts" or "alaya") client of the running program's
+    """`what(*args)` on the `family` client (`registry.CLIENTS`) of the running program's
     settings; a `catalogue` answer may come from the cache. Callers get a copy they may change; our
     errors come as ProgramError (bugs keep their traceback)."""
     settings = program_settings()
     try:
-        api = cache.client(family, settings.fingerprint(), lambda: _build(family, settings))
+        api = cache.client(family, settings.fingerprint(), lambda: registry.client_type(family)(settings))
         value = cache.cached(api, what, *args) if catalogue else getattr(api, what)(*args)
     except MltrainError as err:
         raise ProgramError(str(err)) from None

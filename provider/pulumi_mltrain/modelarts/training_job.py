@@ -24,14 +24,13 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
-from .. import pending, runs, transport
+from .. import pending, registry, runs, transport
 from .. import spec as specs
 from ..answers import from_epoch_ms
 from ..errors import AmbiguousOutcome, ApiError, MltrainError, NotFound, RemoteFailure
 from ..handler import CREATE_ATTEMPTS, ManagedSpec
 from ..ownership import Mark, claim
 from ..progress import Label, notice
-from ..resource import MltrainProvider
 from ..runs import RunReason
 from ..transport import remaining
 from ..waiter import Backoff, look_for, wait_for
@@ -751,7 +750,5 @@ def _reason(job: dict[str, Any]) -> str:
     return str(reason)
 
 
-class TrainingJobProvider(MltrainProvider[TrainingJobHandler]):
-    """The dynamic provider (the registry's target, named by existing states)."""
-
-    handler_type = TrainingJobHandler
+# `TrainingJobProvider`, the class path states written by 0.1 name: the dynamic provider, built on first use.
+__getattr__ = registry.provider_aliases(__name__)
