@@ -3,7 +3,7 @@
 Each resource class gets explicit keyword-only `pulumi.Input[...]` parameters with a docstring per
 argument, typed `pulumi.Output[...]` attributes and a static field table; each nested model becomes a
 TypedDict of Inputs (`modelarts.ObsChannel(name=..., obs_url=...)` builds one). The generated modules
-import only pulumi and `program.py`, so programs never load pydantic. Run
+import only pulumi and `program_resource.py`, so programs never load pydantic. Run
 `python -m tools.generate` after changing a spec; a test fails when they are stale.
 """
 
@@ -235,7 +235,7 @@ def module_text(family: str) -> str:
         "",
         "import pulumi",
         "",
-        "from ..program import LazyProvider, MltrainResource, ProviderRef",
+        "from ..program_resource import LazyProvider, MltrainResource, ProviderRef",
         "",
         "__all__ = [", *[f'    "{n}",' for n in names], "]",
         "",

@@ -3,7 +3,7 @@
 The generators (`python -m tools.generate`: the program side, schema.json, docs), the native plugin
 (type tokens, invokes) and the policy pack (both type tokens of each resource) all read it, so a
 resource or function added here appears everywhere at once. Each resource names its handler, from
-which both faces build their adapter: the dynamic provider (`resource.provider_for`) and the plugin.
+which both faces build their adapter: the dynamic provider (`dynamic_provider.provider_for`) and the plugin.
 It imports no platform code and neither adapter: a resource's handler and the function modules load
 on first use.
 """
@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from .dynamic_provider import MltrainProvider
     from .handler import Handler
-    from .resource import MltrainProvider
 
 PACKAGE = "mltrain"
 # The plugin's Python SDK (sdk/python, scripts/sdkgen.sh) and the code `pulumi import` writes import this
@@ -70,7 +70,7 @@ class Resource:
 
     def provider(self) -> type[MltrainProvider[Any]]:
         """The dynamic provider class serving its handler (imports the `pulumi.dynamic` adapter)."""
-        from .resource import provider_for
+        from .dynamic_provider import provider_for
 
         return provider_for(self.handler())
 
@@ -101,7 +101,7 @@ Credentials come from stack config (`mltrain:huaweiIamEndpoint`, `mltrain:modela
 }
 
 # Each family's platform client ("module:Class", built from `config.Settings`), which the program-time
-# functions call (`calls.program_call`); the handlers build their own (`<family>/base.py`).
+# functions call (`program_calls.program_call`); the handlers build their own (`<family>/base.py`).
 CLIENTS: dict[str, str] = {
     "alaya": "pulumi_mltrain.alaya.client:AlayaClient",
     "modelarts": "pulumi_mltrain.modelarts.client:ModelArtsClient",
@@ -164,7 +164,7 @@ class Function:
 
 
 # The modules that declare the functions (with `function(...)`), imported by `functions()`.
-FUNCTION_MODULES = ("pulumi_mltrain.alaya.functions", "pulumi_mltrain.modelarts.functions")
+FUNCTION_MODULES = ("pulumi_mltrain.alaya.function_schema", "pulumi_mltrain.modelarts.function_schema")
 _FUNCTIONS: dict[str, Function] = {}
 
 

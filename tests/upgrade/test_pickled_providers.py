@@ -22,7 +22,7 @@ import pytest
 from pulumi.dynamic import ResourceProvider
 
 from pulumi_mltrain import registry
-from pulumi_mltrain.resource import MltrainProvider
+from pulumi_mltrain.dynamic_provider import MltrainProvider
 
 BASELINES = Path(__file__).parent / "baselines"
 OLD_PATHS = ("pulumi_mltrain.alaya.training_job:TrainingJobProvider",
@@ -88,12 +88,12 @@ from pulumi_mltrain import registry
 from pulumi_mltrain.plugin import provider
 for r in registry.RESOURCES:
     r.handler()
-assert "pulumi_mltrain.resource" not in sys.modules
-assert "pulumi_mltrain.program" not in sys.modules
+assert "pulumi_mltrain.dynamic_provider" not in sys.modules
+assert "pulumi_mltrain.program_resource" not in sys.modules
 from pulumi_mltrain.alaya import training_job
-assert "pulumi_mltrain.resource" not in sys.modules
+assert "pulumi_mltrain.dynamic_provider" not in sys.modules
 training_job.TrainingJobProvider
-assert "pulumi_mltrain.resource" in sys.modules
+assert "pulumi_mltrain.dynamic_provider" in sys.modules
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 import pulumi
 
-from ..program import LazyProvider, MltrainResource, ProviderRef
+from ..program_resource import LazyProvider, MltrainResource, ProviderRef
 
 __all__ = [
     "Algorithm",

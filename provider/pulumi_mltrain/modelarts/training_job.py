@@ -38,7 +38,7 @@ from . import contract
 from .base import ModelArtsHandler, mark_in, owner_tags
 from .catalog import catalog_failures, configured, flavors, job_costs, metrics_summary
 from .client import ModelArtsClient
-from .lookups import failure_tail
+from .functions import failure_tail
 from .models import (
     NAME_RE,
     AnnotationFlag,

@@ -31,7 +31,7 @@ from .host import readable_errors, watch_host_engine, widen
 from .ownership import FAILED_KEY, STACK_KEY, URN_KEY
 
 if TYPE_CHECKING:
-    from .resource import MltrainProvider
+    from .dynamic_provider import MltrainProvider
 
 
 def load(target: str) -> Any:
@@ -92,7 +92,7 @@ class LazyProvider(ResourceProvider):
 
 def provider_of(handler: str) -> type[MltrainProvider[Any]]:
     """The dynamic provider class of the handler "module:Class" (loads the adapter and the handler)."""
-    from .resource import provider_for
+    from .dynamic_provider import provider_for
 
     return provider_for(load(handler))
 
@@ -160,7 +160,7 @@ class MltrainResource(pulumi.dynamic.Resource):
 
     def _register(self, resource_name: str, args: Mapping[str, Any],
                   opts: pulumi.ResourceOptions | None = None) -> None:
-        from .identity import stack_identity
+        from .stack_identity import stack_identity
 
         keeps = "on_failure" in self._inputs  # a training job
         unknown = sorted(set(args) - set(self._inputs))

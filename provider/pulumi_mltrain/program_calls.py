@@ -1,14 +1,16 @@
-"""Calls of the look-up functions, made in the Pulumi program's process.
+"""What the program-time functions share, in the Pulumi program's process.
 
-Both platforms' functions (`alaya.get_products`, `modelarts.get_training_job_logs`, ...) run with the
-running stack's `mltrain:*` config (then the MLTRAIN_* environment), through the provider's own
-clients and catalogue cache (`cache.py`), and report our errors as `ProgramError`.
+Both platforms' functions (`alaya.get_products`, `modelarts.get_training_job_logs`, ...; their
+modules are `<family>/functions.py`) run with the running stack's `mltrain:*` config (then the
+MLTRAIN_* environment), through the provider's own clients and catalogue cache (`cache.py`), and
+report our errors as `ProgramError`; `output_form` gives their `_output` form and `tail` bounds a log.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from pulumi import RunError
 
@@ -42,3 +44,22 @@ def program_call(family: str, what: str, *args: Any, catalogue: bool = False) ->
     except MltrainError as err:
         raise ProgramError(str(err)) from None
     return copy.deepcopy(value) if catalogue else value
+
+
+T = TypeVar("T")
+
+
+def output_form(func: Callable[..., T], *args: Any) -> Any:
+    """`func(*args)` once every Input in `args` is known, as a `pulumi.Output` (Pulumi's `_output`
+    convention); during a preview with unknown inputs the result stays unknown."""
+    import pulumi
+
+    return pulumi.Output.all(*args).apply(lambda values: func(*values))
+
+
+def tail(lines: Sequence[str], max_lines: int, max_bytes: int) -> list[str]:
+    """The last `max_lines` lines, dropping the oldest until they fit in `max_bytes` (UTF-8)."""
+    out = list(lines[-max_lines:]) if max_lines > 0 else []
+    while out and sum(len(line.encode()) + 1 for line in out) > max_bytes:
+        out.pop(0)
+    return out
