@@ -33,6 +33,7 @@ def outputs() -> Iterator[tuple[str, str]]:
     yield PACKAGED_SCHEMA, text
     for page, page_text in docs.render_pages(built).items():
         yield f"docs/resources/{page}", page_text
+    yield docs.SETTINGS_PAGE, docs.settings_page((ROOT / docs.SETTINGS_PAGE).read_text())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from pulumi_mltrain import __version__, registry
 from pulumi_mltrain import spec as specs
 from pulumi_mltrain.registry import PACKAGE, PYTHON_PACKAGE
+from pulumi_mltrain.settings import CONFIG, SETTINGS, Setting
 
 # The plugin's TypeScript SDK (sdk/nodejs) is this npm package; its Go SDK (sdk/go) is the module
 # GO_MODULE, whose package `mltrain` holds the resources (GO_MODULE/mltrain/alaya, .../modelarts).
@@ -202,37 +203,27 @@ def build() -> dict[str, Any]:
     }
 
 
+def _variable(setting: Setting) -> dict[str, Any]:
+    """One setting of the table (`pulumi_mltrain/settings.py`) as a schema variable."""
+    kinds = {"string": "string", "boolean": "boolean", "number": "number", "integer": "integer"}
+    entry: dict[str, Any] = ({"type": "object", "additionalProperties": {"type": "string"}} if setting.kind == "map"
+                             else {"type": kinds[setting.kind]})
+    fallback = f" Environment fallback: {', '.join(setting.environment)}." if setting.environment else ""
+    entry["description"] = setting.description + fallback
+    if setting.secret:
+        entry["secret"] = True
+    return entry
+
+
 def _config_variables() -> dict[str, Any]:
-    from pulumi_mltrain.config import _KEYS, Settings
-
-    out: dict[str, Any] = {}
-    for name, key, env, secret in _KEYS:
-        info = Settings.model_fields[name]
-        kind = {bool: "boolean", float: "number", int: "integer"}.get(type(info.default), "string")
-        entry: dict[str, Any] = {"type": kind, "description": f"Environment fallback: {env}."}
-        if name == "default_tags":  # a map: the environment variable holds it as JSON
-            entry = {"type": "object", "additionalProperties": {"type": "string"},
-                     "description": f"Tags merged into every ModelArts training job's and algorithm's tags "
-                     f"(a resource's own win on the same key). Environment fallback: {env} (a JSON map)."}
-        if secret:
-            entry["secret"] = True
-        out[key] = entry
-    return out
-
-
-# A setting of the native plugin's explicit provider only (the dynamic form keeps its identity in the state).
-STACK_IDENTITY_KEY = "stackIdentity"
+    """The stack config (`mltrain:*`): every setting of the table but the plugin's own."""
+    return {s.key: _variable(s) for s in CONFIG}
 
 
 def _provider_section() -> dict[str, Any]:
-    """The explicit `mltrain` provider of the native plugin: the same settings as the stack config."""
-    variables = _config_variables()
-    variables[STACK_IDENTITY_KEY] = {
-        "type": "string",
-        "description": "Native plugin only: the stack identity in owner marks and default names (default: "
-        "the URN's project/stack). Set it when stacks of the same project and stack name in different "
-        "backends share an account.",
-    }
+    """The explicit `mltrain` provider of the native plugin: the same settings as the stack config, and
+    the plugin's own (`stackIdentity`)."""
+    variables = {s.key: _variable(s) for s in SETTINGS}
     return {
         "description": "Settings for one account, region or endpoint (native plugin `mltrain`): the same "
         "settings as the `mltrain:` stack config keys.",

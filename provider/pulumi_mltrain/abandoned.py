@@ -113,7 +113,7 @@ def urn_parts(urn: str) -> tuple[str, str]:
 
 def stack_record(project: str, name: str, exported: Mapping[str, Any]) -> StackRecord:
     """Identities and recorded IDs of one `pulumi stack export`."""
-    from .plugin.identity import stack_identity
+    from .plugin.owner import stack_identity
 
     deployment = exported.get("deployment") or {}
     identities = {stack_identity(f"urn:pulumi:{name}::{project}::x::x")}

@@ -20,89 +20,25 @@ from typing import Any
 
 import pulumi
 
+from . import settings as table
+from ._provider import Provider as Provider  # generated from the table of settings
+
 # Internal inputs (kept in outputs too, so read and delete see them).
 ACCOUNT_KEY = "__mltrain_account"  # identity: a change replaces the resource
 SETTINGS_KEY = "__mltrain_provider"  # explicit provider settings (secret): a change updates in place
 
-# Settings of an explicit provider: python name -> stack config key (the `mltrain:` keys, same names).
-SETTINGS: dict[str, str] = {
-    "alaya_endpoint": "alayaEndpoint",
-    "alaya_api_key": "alayaApiKey",
-    "iam_endpoint": "huaweiIamEndpoint",
-    "modelarts_endpoint": "modelartsEndpoint",
-    "project_id": "huaweiProjectId",
-    "project_name": "huaweiProjectName",
-    "user": "huaweiUser",
-    "domain": "huaweiDomain",
-    "password": "huaweiPassword",
-    "access_key": "huaweiAccessKey",
-    "secret_key": "huaweiSecretKey",
-    "security_token": "huaweiSecurityToken",
-    "region": "huaweiRegion",
-    "insecure_skip_tls_verify": "insecureSkipTlsVerify",
-    "allow_insecure_http": "allowInsecureHttp",
-    "request_timeout": "requestTimeout",
-    "max_retries": "maxRetries",
-    "ambiguity_grace": "ambiguityGrace",
-    "skip_credential_check": "skipCredentialCheck",
-    "replace_running": "replaceRunning",
-    "default_tags": "defaultTags",
-}
-CREDENTIALS = ("alaya_api_key", "password", "secret_key", "security_token")
+# Settings of an explicit provider: python name -> stack config key (the `mltrain:` keys), from the one
+# table of settings (`settings.py`), which also gives `Provider` (generated: `_provider.py`) its arguments.
+SETTINGS: dict[str, str] = {s.name: s.key for s in table.CONFIG}
+CREDENTIALS = table.CREDENTIALS
 # What makes two accounts different, per platform (module of the resource type).
 IDENTITY: dict[str, tuple[str, ...]] = {
     "alaya": ("alaya_endpoint",),
     "modelarts": ("iam_endpoint", "modelarts_endpoint", "project_id", "project_name", "domain", "region"),
 }
-_DEFAULTS = {"alaya_endpoint": "https://api.alayanew.com"}
-_ENV = {name: f"MLTRAIN_{key}" for name, key in {
-    "alaya_endpoint": "ALAYA_ENDPOINT", "iam_endpoint": "HUAWEI_IAM_ENDPOINT",
-    "modelarts_endpoint": "MODELARTS_ENDPOINT", "project_id": "HUAWEI_PROJECT_ID", "region": "HUAWEI_REGION",
-    "project_name": "HUAWEI_PROJECT_NAME", "domain": "HUAWEI_DOMAIN"}.items()}
-_FALLBACK_ENV = {"region": ("HW_REGION_NAME",)}  # as config.FALLBACK_ENV (kept import-light here)
-
-
-class Provider(pulumi.ProviderResource):
-    """Settings for one account/region/endpoint, used as `opts=pulumi.ResourceOptions(provider=...)`.
-
-    It takes the same settings as the `mltrain:` config keys (python names). Credentials are always
-    wrapped as secrets. It registers nothing with the engine itself: the resources that use it carry
-    its settings, so `pulumi preview` shows each resource's account change as a replacement.
-    """
-
-    def __init__(
-        self,
-        resource_name: str,
-        *,
-        alaya_endpoint: pulumi.Input[str] | None = None,
-        alaya_api_key: pulumi.Input[str] | None = None,
-        iam_endpoint: pulumi.Input[str] | None = None,
-        modelarts_endpoint: pulumi.Input[str] | None = None,
-        project_id: pulumi.Input[str] | None = None,
-        project_name: pulumi.Input[str] | None = None,
-        user: pulumi.Input[str] | None = None,
-        domain: pulumi.Input[str] | None = None,
-        password: pulumi.Input[str] | None = None,
-        access_key: pulumi.Input[str] | None = None,
-        secret_key: pulumi.Input[str] | None = None,
-        security_token: pulumi.Input[str] | None = None,
-        region: pulumi.Input[str] | None = None,
-        insecure_skip_tls_verify: pulumi.Input[bool] | None = None,
-        allow_insecure_http: pulumi.Input[bool] | None = None,
-        request_timeout: pulumi.Input[float] | None = None,
-        max_retries: pulumi.Input[int] | None = None,
-        ambiguity_grace: pulumi.Input[float] | None = None,
-        skip_credential_check: pulumi.Input[bool] | None = None,
-        replace_running: pulumi.Input[str] | None = None,
-        default_tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
-    ) -> None:
-        # Deliberately no super().__init__(): nothing is registered (there is no `mltrain` plugin for
-        # the engine to load); this object only carries settings to the resources that name it.
-        given = {k: v for k, v in locals().items() if k in SETTINGS and v is not None}
-        self.resource_name = resource_name
-        self.package = "mltrain"
-        self.settings: dict[str, Any] = {
-            k: (pulumi.Output.secret(v) if k in CREDENTIALS else v) for k, v in given.items()}
+_DEFAULTS = table.DEFAULTS
+_ENV = {s.name: s.env for s in table.CONFIG}
+_FALLBACK_ENV = {s.name: s.fallback_env for s in table.CONFIG if s.fallback_env}
 
 
 def _from_stack(names: tuple[str, ...]) -> dict[str, Any]:

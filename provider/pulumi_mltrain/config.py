@@ -17,42 +17,15 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
+from . import settings as table
 from .errors import ConfigError
 
-# One row per setting: (python name, config key, environment variable, secret?).
-_KEYS: tuple[tuple[str, str, str, bool], ...] = (
-    ("alaya_endpoint", "alayaEndpoint", "MLTRAIN_ALAYA_ENDPOINT", False),
-    ("alaya_api_key", "alayaApiKey", "MLTRAIN_ALAYA_API_KEY", True),
-    ("iam_endpoint", "huaweiIamEndpoint", "MLTRAIN_HUAWEI_IAM_ENDPOINT", False),
-    ("modelarts_endpoint", "modelartsEndpoint", "MLTRAIN_MODELARTS_ENDPOINT", False),
-    ("project_id", "huaweiProjectId", "MLTRAIN_HUAWEI_PROJECT_ID", False),
-    ("project_name", "huaweiProjectName", "MLTRAIN_HUAWEI_PROJECT_NAME", False),
-    ("user", "huaweiUser", "MLTRAIN_HUAWEI_USER", False),
-    ("domain", "huaweiDomain", "MLTRAIN_HUAWEI_DOMAIN", False),
-    ("password", "huaweiPassword", "MLTRAIN_HUAWEI_PASSWORD", True),
-    ("access_key", "huaweiAccessKey", "MLTRAIN_HUAWEI_ACCESS_KEY", False),
-    ("secret_key", "huaweiSecretKey", "MLTRAIN_HUAWEI_SECRET_KEY", True),
-    ("security_token", "huaweiSecurityToken", "MLTRAIN_HUAWEI_SECURITY_TOKEN", True),
-    ("region", "huaweiRegion", "MLTRAIN_HUAWEI_REGION", False),
-    ("insecure_skip_tls_verify", "insecureSkipTlsVerify", "MLTRAIN_INSECURE_SKIP_TLS_VERIFY", False),
-    ("allow_insecure_http", "allowInsecureHttp", "MLTRAIN_ALLOW_INSECURE_HTTP", False),
-    ("request_timeout", "requestTimeout", "MLTRAIN_REQUEST_TIMEOUT", False),
-    ("max_retries", "maxRetries", "MLTRAIN_MAX_RETRIES", False),
-    ("ambiguity_grace", "ambiguityGrace", "MLTRAIN_AMBIGUITY_GRACE", False),
-    ("skip_credential_check", "skipCredentialCheck", "MLTRAIN_SKIP_CREDENTIAL_CHECK", False),
-    ("replace_running", "replaceRunning", "MLTRAIN_REPLACE_RUNNING", False),
-    ("default_tags", "defaultTags", "MLTRAIN_DEFAULT_TAGS", False),
-)
-CONFIG_KEYS = {name: f"mltrain:{key}" for name, key, _, _ in _KEYS}
-ENV_VARS = {name: env for name, _, env, _ in _KEYS}
-SECRETS = frozenset(name for name, _, _, secret in _KEYS if secret)
+# From the one table of settings (`settings.py`).
+CONFIG_KEYS = {s.name: s.config_key for s in table.CONFIG}
+ENV_VARS = {s.name: s.env for s in table.CONFIG}
+SECRETS = frozenset(table.CREDENTIALS)
 # The names Huawei's own tools read (its SDKs, then its Terraform provider), after ours.
-FALLBACK_ENV: dict[str, tuple[str, ...]] = {
-    "access_key": ("HUAWEICLOUD_SDK_AK", "HW_ACCESS_KEY"),
-    "secret_key": ("HUAWEICLOUD_SDK_SK", "HW_SECRET_KEY"),
-    "security_token": ("HUAWEICLOUD_SDK_SECURITY_TOKEN", "HW_SECURITY_TOKEN"),
-    "region": ("HW_REGION_NAME",),
-}
+FALLBACK_ENV: dict[str, tuple[str, ...]] = {s.name: s.fallback_env for s in table.CONFIG if s.fallback_env}
 
 
 def env_value(name: str, env: Mapping[str, str] | None = None) -> str | None:
@@ -95,11 +68,12 @@ def endpoint_problem(url: str) -> str | None:
 
 
 class Settings(BaseModel):
-    """Everything the platform clients need; secrets are SecretStr so they never print."""
+    """Everything the platform clients need; secrets are SecretStr so they never print. One field per
+    setting of `settings.CONFIG` (its defaults; tests/unit/test_settings_table.py checks they agree)."""
 
     model_config = ConfigDict(frozen=True)
 
-    alaya_endpoint: str = "https://api.alayanew.com"
+    alaya_endpoint: str = table.DEFAULTS["alaya_endpoint"]
     alaya_api_key: SecretStr | None = None
     iam_endpoint: str | None = None
     modelarts_endpoint: str | None = None
@@ -115,16 +89,16 @@ class Settings(BaseModel):
     # Derives https://iam.{region}.myhuaweicloud.com and https://modelarts.{region}.myhuaweicloud.com
     # (explicit endpoints win) and, without a project, the region's default project of the same name.
     region: str | None = None
-    insecure_skip_tls_verify: bool = False
+    insecure_skip_tls_verify: bool = table.DEFAULTS["insecure_skip_tls_verify"]
     # Plain http:// to a host other than loopback sends API keys and passwords in the clear.
-    allow_insecure_http: bool = False
-    request_timeout: float = Field(30.0, gt=0, allow_inf_nan=False)
-    max_retries: int = Field(5, ge=0, le=20)
+    allow_insecure_http: bool = table.DEFAULTS["allow_insecure_http"]
+    request_timeout: float = Field(table.DEFAULTS["request_timeout"], gt=0, allow_inf_nan=False)
+    max_retries: int = Field(table.DEFAULTS["max_retries"], ge=0, le=20)
     # How long to look for an object whose create call went unanswered before sending it again.
-    ambiguity_grace: float = Field(30.0, ge=0)
+    ambiguity_grace: float = Field(table.DEFAULTS["ambiguity_grace"], ge=0)
     # Previews normally fail when the platform refuses the credentials; CI previews without secrets
     # (or with read-only keys) can switch that off.
-    skip_credential_check: bool = False
+    skip_credential_check: bool = table.DEFAULTS["skip_credential_check"]
     # The stack-wide default of every training job's `replace_running` (a job's own value wins), so a
     # team can make refusing to replace a live job the rule.
     replace_running: Literal["allow", "refuse"] | None = None
@@ -213,12 +187,12 @@ class Settings(BaseModel):
         config = config or {}
         env = os.environ if env is None else env
         values: dict[str, Any] = {}
-        for name, key, _, _ in _KEYS:
-            value = config.get(f"mltrain:{key}", config.get(key))
+        for setting in table.CONFIG:
+            value = config.get(setting.config_key, config.get(setting.key))
             if value in (None, ""):
-                value = env_value(name, env)
+                value = env_value(setting.name, env)
             if value not in (None, ""):
-                values[name] = value
+                values[setting.name] = value
         try:
             return cls(**values)
         except ValidationError as err:

@@ -1,5 +1,5 @@
 """The resource logic, the same for every resource and for both faces (the dynamic provider in
-`resource.py`, the native plugin in `plugin/provider.py`): a `Handler` with typed operations.
+`dynamic_provider.py`, the native plugin in `plugin/provider.py`): a `Handler` with typed operations.
 
 A concrete resource subclasses `Handler`: it declares its `Spec` (inputs), its `Output` model and the
 platform calls (`_create`, `_read`, `_update`, `_delete`, ...). The handler turns them into check, diff,

@@ -8,8 +8,9 @@ each waiting call have its own thread; the engine's `--parallel` stays the bound
 Threads start only when calls arrive, so a large bound costs nothing while unused. Nothing happens
 outside that host (the native plugin has its own pool, tests call providers in-process).
 
-The same first call starts the engine watchdog (`watch_host_engine`): the SDK's host never notices that
-the engine which started it is gone (a killed `pulumi`), and would otherwise run, holding its waits, forever.
+The same first call starts the engine watchdog (`watch_host_engine`, with `watchdog.py`, which the
+plugin uses too): the SDK's host never notices that the engine which started it is gone (a killed
+`pulumi`), and would otherwise run, holding its waits, forever.
 `readable_errors`, from the same first call, makes that host answer our errors with their message
 alone instead of `traceback.format_exc()` (bugs keep their traceback).
 """
@@ -17,16 +18,15 @@ alone instead of `traceback.format_exc()` (bugs keep their traceback).
 from __future__ import annotations
 
 import os
-import socket
 import sys
 import threading
-import time
 import traceback
 import types
 import weakref
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+from .watchdog import watch_engine
 
 HOST_MODULE = "pulumi.dynamic.__main__"
 ENV_VAR = "MLTRAIN_PROVIDER_THREADS"
@@ -70,39 +70,6 @@ def widen() -> int | None:
     with _lock:
         pool._max_workers = max(pool._max_workers, threads())
         return pool._max_workers
-
-
-_watched: set[str] = set()
-
-
-def watch_engine(address: str, interval: float = 2.0, misses: int = 3,
-                 before_exit: Callable[[], None] | None = None) -> bool:
-    """Exit this process (after `before_exit`) once the engine at HOST:PORT has refused `misses`
-    connections in a row, `interval` seconds apart: a killed `pulumi` must leave no plugin running.
-    One daemon thread per address; False when one already watches it or the address has no port."""
-    engine_host, _, port = address.rpartition(":")
-    if not port.isdigit():
-        return False
-    with _lock:
-        if address in _watched:
-            return False
-        _watched.add(address)
-
-    def run() -> None:
-        failed = 0
-        while failed < misses:
-            time.sleep(interval)
-            try:
-                socket.create_connection((engine_host or "127.0.0.1", int(port)), timeout=1).close()
-                failed = 0
-            except OSError:
-                failed += 1
-        if before_exit is not None:
-            before_exit()
-        os._exit(1)
-
-    threading.Thread(target=run, name="engine-watchdog", daemon=True).start()
-    return True
 
 
 def watch_host_engine() -> bool:

@@ -2,7 +2,7 @@
 
 Accounts are shared by stacks, teams and forks, so a name is no proof of ownership. Every object the
 provider creates carries a `Mark`: the stack identity (a random value made once per stack and kept in
-its state, see `identity.py`) and the resource's URN. The look-ups that make creates idempotent adopt
+its state, see `stack_identity.py`) and the resource's URN. The look-ups that make creates idempotent adopt
 an object only when its mark is this stack's and this resource's; anything else that holds the name is
 refused with a message that names it, its owner, and how to take it over on purpose (`adopt_id`).
 

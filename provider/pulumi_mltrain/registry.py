@@ -2,8 +2,10 @@
 
 The generators (`python -m tools.generate`: the program side, schema.json, docs), the native plugin
 (type tokens, invokes) and the policy pack (both type tokens of each resource) all read it, so a
-resource or function added here appears everywhere at once. It imports no platform code: a resource's
-provider and the function modules load on first use.
+resource or function added here appears everywhere at once. Each resource names its handler, from
+which both faces build their adapter: the dynamic provider (`dynamic_provider.provider_for`) and the plugin.
+It imports no platform code and neither adapter: a resource's handler and the function modules load
+on first use.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from .dynamic_provider import MltrainProvider
     from .handler import Handler
-    from .resource import MltrainProvider
 
 PACKAGE = "mltrain"
 # The plugin's Python SDK (sdk/python, scripts/sdkgen.sh) and the code `pulumi import` writes import this
@@ -27,11 +29,11 @@ PYTHON_PACKAGE = "pulumi_mltrain_native"
 
 @dataclass(frozen=True)
 class Resource:
-    """One resource: its family (the type token's module), name, provider class and summary line."""
+    """One resource: its family (the type token's module), name, handler class and summary line."""
 
     family: str
     name: str
-    target: str  # "module:Class" of its dynamic provider (resource.MltrainProvider), named by states
+    handler_path: str  # "module:Class" of its Handler, which both faces serve
     summary: str
 
     @property
@@ -53,15 +55,24 @@ class Resource:
         """The native plugin's (and schema.json's) type token, `mltrain:alaya:TrainingJob`."""
         return f"{PACKAGE}:{self.kind}"
 
-    def provider(self) -> type[MltrainProvider[Any]]:
-        from .program import load
-
-        found: type[MltrainProvider[Any]] = load(self.target)
-        return found
+    @property
+    def provider_path(self) -> str:
+        """"module:XProvider": the dynamic provider's class path, which states written by 0.1 name;
+        the handler's module resolves it on first use (`provider_aliases`)."""
+        module, _, name = self.handler_path.partition(":")
+        return f"{module}:{name.removesuffix('Handler')}Provider"
 
     def handler(self) -> type[Handler[Any, Any]]:
         """The class of its resource logic (spec, outputs, platform calls), which both faces serve."""
-        return self.provider().handler_type
+        module, _, name = self.handler_path.partition(":")
+        found: type[Handler[Any, Any]] = getattr(importlib.import_module(module), name)
+        return found
+
+    def provider(self) -> type[MltrainProvider[Any]]:
+        """The dynamic provider class serving its handler (imports the `pulumi.dynamic` adapter)."""
+        from .dynamic_provider import provider_for
+
+        return provider_for(self.handler())
 
 
 # The families: the type token's module, the program-side package (`pulumi_mltrain.<family>`, whose
@@ -89,17 +100,50 @@ Credentials come from stack config (`mltrain:huaweiIamEndpoint`, `mltrain:modela
 """,
 }
 
+# Each family's platform client ("module:Class", built from `config.Settings`), which the program-time
+# functions call (`program_calls.program_call`); the handlers build their own (`<family>/base.py`).
+CLIENTS: dict[str, str] = {
+    "alaya": "pulumi_mltrain.alaya.client:AlayaClient",
+    "modelarts": "pulumi_mltrain.modelarts.client:ModelArtsClient",
+}
+
+
+def client_type(family: str) -> Callable[[Any], Any]:
+    """The client class of `family` (imports the platform's client on first use)."""
+    path = CLIENTS.get(family)
+    if path is None:
+        raise KeyError(f"unknown family {family!r}; this provider has {', '.join(CLIENTS)}")
+    module, _, name = path.partition(":")
+    found: Callable[[Any], Any] = getattr(importlib.import_module(module), name)
+    return found
+
+
 # The type tokens (family:name) are part of every URN: never change them.
 RESOURCES: tuple[Resource, ...] = (
-    Resource("alaya", "TrainingJob", "pulumi_mltrain.alaya.training_job:TrainingJobProvider",
+    Resource("alaya", "TrainingJob", "pulumi_mltrain.alaya.training_job:TrainingJobHandler",
              "An Alaya NeW distributed training task."),
-    Resource("alaya", "StorageMount", "pulumi_mltrain.alaya.storage_mount:StorageMountProvider",
+    Resource("alaya", "StorageMount", "pulumi_mltrain.alaya.storage_mount:StorageMountHandler",
              "A NAS directory for training tasks; its `mount` output plugs into a TrainingJob's storage mounts."),
-    Resource("modelarts", "Algorithm", "pulumi_mltrain.modelarts.algorithm:AlgorithmProvider",
+    Resource("modelarts", "Algorithm", "pulumi_mltrain.modelarts.algorithm:AlgorithmHandler",
              "A Huawei Cloud ModelArts v2 algorithm: code, engine, parameters and the channels it expects."),
-    Resource("modelarts", "TrainingJob", "pulumi_mltrain.modelarts.training_job:TrainingJobProvider",
+    Resource("modelarts", "TrainingJob", "pulumi_mltrain.modelarts.training_job:TrainingJobHandler",
              "A Huawei Cloud ModelArts v2 training job."),
 )
+
+
+def provider_aliases(module: str) -> Callable[[str], Any]:
+    """A platform module's `__getattr__` (PEP 562): the dynamic provider classes of its handlers under
+    the class paths states written by 0.1 name (`registry.Resource.provider_path`), built on first use,
+    so that the module itself never imports the adapter."""
+
+    def __getattr__(name: str) -> Any:
+        path = f"{module}:{name}"
+        for entry in RESOURCES:
+            if entry.provider_path == path:
+                return entry.provider()
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+
+    return __getattr__
 
 
 def resource(token: str) -> Resource | None:
@@ -120,7 +164,7 @@ class Function:
 
 
 # The modules that declare the functions (with `function(...)`), imported by `functions()`.
-FUNCTION_MODULES = ("pulumi_mltrain.alaya.functions", "pulumi_mltrain.modelarts.functions")
+FUNCTION_MODULES = ("pulumi_mltrain.alaya.function_schema", "pulumi_mltrain.modelarts.function_schema")
 _FUNCTIONS: dict[str, Function] = {}
 
 

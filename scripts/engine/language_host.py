@@ -37,8 +37,8 @@ BAIL_EXIT_CODE = 32
 def watch_engine(address: str) -> None:
     """Exit (with our children) once the engine stops answering: a killed `pulumi` must not leave
     language hosts, programs or providers running forever. The Go hosts do the same; the watchdog is
-    the provider package's (`pulumi_mltrain.host`), which also guards the SDK's dynamic provider host."""
-    from pulumi_mltrain.host import watch_engine as watch
+    the provider package's (`pulumi_mltrain.watchdog`), which also guards the SDK's dynamic provider host."""
+    from pulumi_mltrain.watchdog import watch_engine as watch
 
     def kill_children() -> None:
         for child in list(_CHILDREN):

@@ -23,59 +23,59 @@ export class Provider extends pulumi.ProviderResource {
     }
 
     /**
-     * Environment fallback: MLTRAIN_ALAYA_API_KEY.
+     * The Alaya NeW Open API key (Bearer). Environment fallback: MLTRAIN_ALAYA_API_KEY.
      */
     declare public readonly alayaApiKey: pulumi.Output<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+     * The Alaya NeW Open API (some deployments prefix `/api/osm`: set `https://.../api/osm`). Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
      */
     declare public readonly alayaEndpoint: pulumi.Output<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+     * The access key (AK) of AK/SK request signing, the recommended authentication. Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY, HUAWEICLOUD_SDK_AK, HW_ACCESS_KEY.
      */
     declare public readonly huaweiAccessKey: pulumi.Output<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+     * The IAM account (domain) of the user (password authentication). Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
      */
     declare public readonly huaweiDomain: pulumi.Output<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+     * The Huawei IAM endpoint, e.g. `https://iam.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
      */
     declare public readonly huaweiIamEndpoint: pulumi.Output<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+     * The IAM password (used when no AK/SK is set). Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
      */
     declare public readonly huaweiPassword: pulumi.Output<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+     * The Huawei project scope, by ID. Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
      */
     declare public readonly huaweiProjectId: pulumi.Output<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+     * The Huawei project scope, by name. Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
      */
     declare public readonly huaweiProjectName: pulumi.Output<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_REGION.
+     * A Huawei Cloud region such as `cn-north-4`: derives the IAM and ModelArts endpoints (explicit endpoints win) and, with no project set, the project name. Environment fallback: MLTRAIN_HUAWEI_REGION, HW_REGION_NAME.
      */
     declare public readonly huaweiRegion: pulumi.Output<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+     * The secret key (SK) of AK/SK request signing. Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY, HUAWEICLOUD_SDK_SK, HW_SECRET_KEY.
      */
     declare public readonly huaweiSecretKey: pulumi.Output<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+     * The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
      */
     declare public readonly huaweiSecurityToken: pulumi.Output<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_USER.
+     * The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
      */
     declare public readonly huaweiUser: pulumi.Output<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+     * The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
      */
     declare public readonly modelartsEndpoint: pulumi.Output<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_REPLACE_RUNNING.
+     * `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
      */
     declare public readonly replaceRunning: pulumi.Output<string | undefined>;
     /**
@@ -129,87 +129,87 @@ export class Provider extends pulumi.ProviderResource {
  */
 export interface ProviderArgs {
     /**
-     * Environment fallback: MLTRAIN_ALAYA_API_KEY.
+     * The Alaya NeW Open API key (Bearer). Environment fallback: MLTRAIN_ALAYA_API_KEY.
      */
     alayaApiKey?: pulumi.Input<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+     * The Alaya NeW Open API (some deployments prefix `/api/osm`: set `https://.../api/osm`). Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
      */
     alayaEndpoint?: pulumi.Input<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
+     * Allow `http://` endpoints that are not loopback (credentials would travel unencrypted). Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
      */
     allowInsecureHttp?: pulumi.Input<boolean | undefined>;
     /**
-     * Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
+     * Seconds to look for an object whose create went unanswered before sending the create again. Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
      */
     ambiguityGrace?: pulumi.Input<number | undefined>;
     /**
-     * Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+     * Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key); the environment variable holds them as a JSON map. Environment fallback: MLTRAIN_DEFAULT_TAGS.
      */
     defaultTags?: pulumi.Input<{[key: string]: pulumi.Input<string>} | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+     * The access key (AK) of AK/SK request signing, the recommended authentication. Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY, HUAWEICLOUD_SDK_AK, HW_ACCESS_KEY.
      */
     huaweiAccessKey?: pulumi.Input<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+     * The IAM account (domain) of the user (password authentication). Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
      */
     huaweiDomain?: pulumi.Input<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+     * The Huawei IAM endpoint, e.g. `https://iam.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
      */
     huaweiIamEndpoint?: pulumi.Input<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+     * The IAM password (used when no AK/SK is set). Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
      */
     huaweiPassword?: pulumi.Input<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+     * The Huawei project scope, by ID. Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
      */
     huaweiProjectId?: pulumi.Input<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+     * The Huawei project scope, by name. Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
      */
     huaweiProjectName?: pulumi.Input<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_REGION.
+     * A Huawei Cloud region such as `cn-north-4`: derives the IAM and ModelArts endpoints (explicit endpoints win) and, with no project set, the project name. Environment fallback: MLTRAIN_HUAWEI_REGION, HW_REGION_NAME.
      */
     huaweiRegion?: pulumi.Input<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+     * The secret key (SK) of AK/SK request signing. Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY, HUAWEICLOUD_SDK_SK, HW_SECRET_KEY.
      */
     huaweiSecretKey?: pulumi.Input<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+     * The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
      */
     huaweiSecurityToken?: pulumi.Input<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_HUAWEI_USER.
+     * The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
      */
     huaweiUser?: pulumi.Input<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
+     * Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
      */
     insecureSkipTlsVerify?: pulumi.Input<boolean | undefined>;
     /**
-     * Environment fallback: MLTRAIN_MAX_RETRIES.
+     * Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
      */
     maxRetries?: pulumi.Input<number | undefined>;
     /**
-     * Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+     * The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
      */
     modelartsEndpoint?: pulumi.Input<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_REPLACE_RUNNING.
+     * `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
      */
     replaceRunning?: pulumi.Input<string | undefined>;
     /**
-     * Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
+     * The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
      */
     requestTimeout?: pulumi.Input<number | undefined>;
     /**
-     * Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
+     * Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
      */
     skipCredentialCheck?: pulumi.Input<boolean | undefined>;
     /**

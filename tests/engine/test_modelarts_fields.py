@@ -17,10 +17,10 @@ import pytest
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
+from pulumi_mltrain.dynamic_provider import MltrainProvider
 from pulumi_mltrain.modelarts import contract
 from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
-from pulumi_mltrain.resource import MltrainProvider
 from support import inprocess
 
 MA_JOB = "modelarts:TrainingJob"

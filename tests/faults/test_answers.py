@@ -26,9 +26,9 @@ import pytest
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.answers import MAX_TEXT
+from pulumi_mltrain.dynamic_provider import MltrainProvider
 from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
-from pulumi_mltrain.resource import MltrainProvider
 from support import inprocess, stacks
 from support.inprocess import platform_ids
 from support.pulumi_cli import Stack
@@ -41,7 +41,8 @@ JOBS = "/v2/*/training-jobs"
 FLAVORS = "/v2/*/training-job-flavors"
 PYTHON_ERRORS = ("AttributeError", "KeyError", "TypeError", "ValueError", "IndexError")
 # The SDK wrapper, the lazy provider that delegates to the real one, and the generic provider.
-ALLOWED_FRAMES = ("pulumi/dynamic/__main__.py", "pulumi_mltrain/program.py", "pulumi_mltrain/resource.py")
+ALLOWED_FRAMES = ("pulumi/dynamic/__main__.py", "pulumi_mltrain/program_resource.py",
+                  "pulumi_mltrain/dynamic_provider.py")
 MEGABYTE = 1_000_000
 
 

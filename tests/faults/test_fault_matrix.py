@@ -22,9 +22,9 @@ import pytest
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.config import Settings
+from pulumi_mltrain.dynamic_provider import MltrainProvider
 from pulumi_mltrain.modelarts import iam
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
-from pulumi_mltrain.resource import MltrainProvider
 from support import stacks
 from support.pulumi_cli import Stack
 

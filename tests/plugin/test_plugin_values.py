@@ -9,7 +9,7 @@ from pulumi.runtime import rpc
 
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.plugin import sdk
-from pulumi_mltrain.plugin.identity import account_identity, stack_identity
+from pulumi_mltrain.plugin.owner import account_identity, stack_identity
 
 URN = "urn:pulumi:dev::proj::mltrain:alaya:TrainingJob::job"
 

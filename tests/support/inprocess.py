@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 
 from pulumi_mltrain import cache
 from pulumi_mltrain.config import Settings
+from pulumi_mltrain.dynamic_provider import MltrainProvider
 from pulumi_mltrain.modelarts import iam
-from pulumi_mltrain.resource import MltrainProvider
 
 P = TypeVar("P", bound=MltrainProvider)
 

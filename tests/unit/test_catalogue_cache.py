@@ -9,10 +9,10 @@ import pytest
 from pulumi.runtime import config as pulumi_config
 
 from mltrain_emulator.testing import EmulatorHandle
-from pulumi_mltrain.alaya import lookups
+from pulumi_mltrain.alaya import functions
 from pulumi_mltrain.alaya.contract import PRODUCTS
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider
-from pulumi_mltrain.calls import program_settings
+from pulumi_mltrain.program_calls import program_settings
 from support.inprocess import OWNER, alaya_config, checked, fresh_process
 from support.stacks import alaya_job_args
 
@@ -40,16 +40,16 @@ def calls(emulator: EmulatorHandle, path: str) -> int:
 
 def test_a_catalogue_is_asked_once_and_each_caller_gets_its_own_copy(
         emulator: EmulatorHandle, program_config: dict[str, str]) -> None:
-    first = lookups.get_products()
+    first = functions.get_products()
     first[0]["productCode"] = "changed by the caller"
-    second = lookups.get_products()
+    second = functions.get_products()
     assert calls(emulator, PRODUCTS) == 1
     assert second[0]["productCode"] != "changed by the caller"
 
 
 def test_the_provider_check_uses_the_answer_the_program_already_has(
         emulator: EmulatorHandle, program_config: dict[str, str]) -> None:
-    codes = [row["productCode"] for row in lookups.get_products()]
+    codes = [row["productCode"] for row in functions.get_products()]
     provider = TrainingJobProvider()
     provider.handler.configure(program_settings())  # the provider process of the same stack config
     inputs = checked(provider, {**alaya_job_args(product_code=codes[0], name="cached"), **OWNER})
@@ -62,6 +62,6 @@ def test_jobs_are_never_cached(emulator: EmulatorHandle, program_config: dict[st
     provider.handler.configure(program_settings())
     created = provider.create(checked(provider, {**alaya_job_args(name="never-cached"), **OWNER}))
     before = calls(emulator, DETAIL)
-    lookups.get_training_job(str(created.outs["training_task_id"]))
-    lookups.get_training_job(str(created.outs["training_task_id"]))
+    functions.get_training_job(str(created.outs["training_task_id"]))
+    functions.get_training_job(str(created.outs["training_task_id"]))
     assert calls(emulator, DETAIL) == before + 2

@@ -22,9 +22,9 @@ from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain import registry
 from pulumi_mltrain.config import Settings
+from pulumi_mltrain.dynamic_provider import MltrainProvider
 from pulumi_mltrain.plugin import sdk
 from pulumi_mltrain.plugin.provider import MltrainPlugin
-from pulumi_mltrain.resource import MltrainProvider
 from pulumi_mltrain.spec import nested_model, property_name, to_property_names
 
 # Valid inputs of each resource (its required fields and what makes the cross-field rules hold).

@@ -174,17 +174,18 @@ def test_the_explicit_provider_default_tags_and_invalid_defaults(
 
 
 def test_the_setting_is_one_row_of_the_settings_table() -> None:
-    """config._KEYS is the table (schema, SDKs and the plugin's provider come from it): the explicit
+    """settings.CONFIG is the table (schema, SDKs and the plugin's provider come from it): the explicit
     Provider's settings and arguments, and the docs' table, agree with it, defaultTags among them."""
     import inspect
     from pathlib import Path
 
-    from pulumi_mltrain import accounts, config
+    from pulumi_mltrain import accounts, config, settings
 
-    assert {name: key for name, key, _, _ in config._KEYS} == accounts.SETTINGS
+    keys = [(s.name, s.key, s.env, s.secret) for s in settings.CONFIG]
+    assert {name: key for name, key, _, _ in keys} == accounts.SETTINGS
     arguments = set(inspect.signature(accounts.Provider.__init__).parameters) - {"self", "resource_name"}
     assert arguments == set(accounts.SETTINGS)
     assert config.ENV_VARS["default_tags"] == "MLTRAIN_DEFAULT_TAGS"
     table = (Path(__file__).parents[2] / "docs" / "installation-configuration.md").read_text()
-    for name, key, env, _ in config._KEYS:
+    for name, key, env, _ in keys:
         assert f"`mltrain:{key}`" in table and f"`{env}`" in table and f"`{name}`" in table, key

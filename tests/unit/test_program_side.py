@@ -15,7 +15,7 @@ from pulumi.dynamic.dynamic import serialize_provider
 
 from pulumi_mltrain import alaya, modelarts, registry
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider
-from pulumi_mltrain.program import LazyProvider
+from pulumi_mltrain.program_resource import LazyProvider
 from tools import codegen
 from tools.generate import COMMAND
 

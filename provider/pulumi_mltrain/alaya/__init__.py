@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._resources import NasMount, StorageMount, Timeouts, TrainingJob
-    from .lookups import (
+    from .functions import (
         get_products,
         get_storages,
         get_training_job,
@@ -28,12 +28,12 @@ _MODULES = {
     "StorageMount": "_resources",
     "Timeouts": "_resources",
     "TrainingJob": "_resources",
-    "get_products": "lookups",
-    "get_storages": "lookups",
-    "get_training_job": "lookups",
-    "get_training_job_output": "lookups",
-    "list_training_jobs": "lookups",
-    "list_training_jobs_output": "lookups",
+    "get_products": "functions",
+    "get_storages": "functions",
+    "get_training_job": "functions",
+    "get_training_job_output": "functions",
+    "list_training_jobs": "functions",
+    "list_training_jobs_output": "functions",
 }
 __all__ = [
     "NasMount",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 import pulumi
 
-from ..program import LazyProvider, MltrainResource, ProviderRef
+from ..program_resource import LazyProvider, MltrainResource, ProviderRef
 
 __all__ = [
     "NasMount",
@@ -52,7 +52,7 @@ class NasMount(TypedDict):
 
 
 class _TrainingJobProvider(LazyProvider):
-    target = "pulumi_mltrain.alaya.training_job:TrainingJobProvider"
+    handler = "pulumi_mltrain.alaya.training_job:TrainingJobHandler"
 
 
 class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
@@ -292,7 +292,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
 
 
 class _StorageMountProvider(LazyProvider):
-    target = "pulumi_mltrain.alaya.storage_mount:StorageMountProvider"
+    handler = "pulumi_mltrain.alaya.storage_mount:StorageMountHandler"
 
 
 class StorageMount(MltrainResource, module="alaya", name="StorageMount"):

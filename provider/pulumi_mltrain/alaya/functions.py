@@ -1,94 +1,83 @@
-"""Schema entries of the Alaya NeW program-time functions (declared in the registry).
+"""Alaya NeW functions for Pulumi programs: the product and NAS storage catalogues, one task by
+ID, tasks by name prefix and status.
 
-The pydantic models describe the results for schema.json; the functions (lookups.py) return the
-TypedDicts of the same shape (tests/unit/test_function_shapes.py checks that they agree).
+They run in the program process with the stack's `mltrain:*` config, through the provider's client
+(imported on first call). Alaya NeW documents no task log or event API (see contract.py), so there
+is no logs function here.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
-from pydantic import BaseModel, ConfigDict
+import pulumi
 
-from .. import registry
-from .. import spec as specs
-from . import lookups
+from ..program_calls import output_form, program_call
 
 
-def _in(description: str, default: Any = None) -> Any:
-    return specs.spec_field(default, description=description, on_change="local")
+class TaskInfo(TypedDict):
+    task_id: str
+    name: str | None
+    status: str
+    reason: str | None
+    product_code: str | None
+    worker_count: int | None
+    image: str | None
+    created_time: str | None
+    start_time: str | None
+    end_time: str | None
 
 
-def _out(description: str) -> Any:
-    return specs.output_field(description=description)
+class TaskSummary(TypedDict):
+    task_id: str
+    name: str | None
+    status: str | None
 
 
-class NoArgs(BaseModel):
-    pass
+class TaskList(TypedDict):
+    jobs: list[TaskSummary]
 
 
-class Product(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    productCode: str = _out("Use as TrainingJob product_code.")
-    name: str | None = _out("Display name.")
-    gpuName: str | None = _out("GPU model.")
-    gpuCount: str | None = _out("GPUs per node (as the API writes it).")
-    cpuCores: str | None = _out("CPU cores per node.")
-    memoryGB: str | None = _out("Memory per node, GB.")
-    price: str | None = _out("Price per node-hour, as listed.")
+def get_products() -> list[dict[str, Any]]:
+    """The products Alaya NeW offers for training (`GET /v1/product/list-for-training-task`), as the
+    API lists them: productCode, name, gpuName, gpuCount, cpuCores, memoryGB, price, aidcId."""
+    rows: list[dict[str, Any]] = program_call("alaya", "products", catalogue=True)
+    return rows
 
 
-class GetProductsResult(BaseModel):
-    products: list[Product] = _out("The products, as the API lists them.")
+def get_storages() -> list[dict[str, Any]]:
+    """The tenant's NAS storages (`GET /v1/nasStorage/instance/tenant/page`, every page):
+    storageId (for StorageMount.storage_id), storageType, name, status, capacityGB."""
+    rows: list[dict[str, Any]] = program_call("alaya", "storages", catalogue=True)
+    return rows
 
 
-class Storage(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    storageId: str = _out("Use as StorageMount storage_id.")
-    storageType: str | None = _out("nas-capacity or nas-performance.")
-    name: str | None = _out("Display name.")
-    status: str | None = _out("Active when it can be mounted.")
-
-
-class GetStoragesResult(BaseModel):
-    storages: list[Storage] = _out("The tenant's NAS storages.")
+def get_training_job(task_id: str) -> TaskInfo:
+    """One Alaya NeW training task by ID (`GET /v1/training/instance/{id}/detail`). Environment
+    values and image-pull credentials are not returned."""
+    t = program_call("alaya", "task", task_id)
+    return TaskInfo(task_id=str(t.get("id")), name=t.get("name"), status=str(t.get("status")),
+                    reason=t.get("reason"), product_code=t.get("productCode"), worker_count=t.get("workerCount"),
+                    image=t.get("image"), created_time=t.get("createdTime"), start_time=t.get("startTime"),
+                    end_time=t.get("endTime"))
 
 
-class GetTrainingJobArgs(BaseModel):
-    task_id: str = _in("The training task's ID (a TrainingJob's training_task_id).", ...)
+def get_training_job_output(task_id: pulumi.Input[str]) -> pulumi.Output[TaskInfo]:
+    """`get_training_job` for an Input (e.g. a job's `training_task_id`)."""
+    result: pulumi.Output[TaskInfo] = output_form(get_training_job, task_id)
+    return result
 
 
-class TaskInfo(BaseModel):
-    task_id: str = _out("Task ID.")
-    name: str | None = _out("Task name.")
-    status: str = _out("QUEUED, STARTING, RUNNING, SUCCEEDED, FAILED, STOPPED, PAUSED or DELETING.")
-    reason: str | None = _out("Why it is in this status, when the platform says.")
-    product_code: str | None = _out("Product code.")
-    worker_count: int | None = _out("Number of nodes.")
-    image: str | None = _out("Container image.")
-    created_time: str | None = _out("Created at.")
-    start_time: str | None = _out("Started at.")
-    end_time: str | None = _out("Ended at.")
+def list_training_jobs(name_prefix: str = "", status: str | None = None) -> TaskList:
+    """Alaya NeW training tasks whose name starts with `name_prefix`, optionally only those in
+    `status` (any case, e.g. RUNNING), newest first (`GET /v1/training/instance/list`)."""
+    rows = program_call("alaya", "list_tasks", name_prefix, status)
+    return TaskList(jobs=[TaskSummary(task_id=str(r.get("id")), name=r.get("name"), status=r.get("status"))
+                          for r in rows])
 
 
-class ListTrainingJobsArgs(BaseModel):
-    name_prefix: str = _in("Only tasks whose name starts with this.", "")
-    status: str | None = _in("Only tasks in this status (any case).")
-
-
-class TaskSummary(BaseModel):
-    task_id: str = _out("Task ID.")
-    name: str | None = _out("Task name.")
-    status: str | None = _out("Status.")
-
-
-class TaskList(BaseModel):
-    jobs: list[TaskSummary] = _out("The matching tasks, newest first.")
-
-
-registry.function("mltrain:alaya:getProducts", NoArgs, GetProductsResult, items="products")(lookups.get_products)
-registry.function("mltrain:alaya:getStorages", NoArgs, GetStoragesResult, items="storages")(lookups.get_storages)
-registry.function("mltrain:alaya:getTrainingJob", GetTrainingJobArgs, TaskInfo)(lookups.get_training_job)
-registry.function("mltrain:alaya:listTrainingJobs", ListTrainingJobsArgs, TaskList)(lookups.list_training_jobs)
+def list_training_jobs_output(name_prefix: pulumi.Input[str] = "",
+                              status: pulumi.Input[str | None] = None) -> pulumi.Output[TaskList]:
+    """`list_training_jobs` for Inputs."""
+    result: pulumi.Output[TaskList] = output_form(list_training_jobs, name_prefix, status)
+    return result

@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 from typing import Any, ClassVar, Literal
 
+from .. import registry
 from .. import spec as specs
 from ..errors import MltrainError
 from ..ownership import Mark
-from ..resource import MltrainProvider
 from ..spec import ManagedSpec
 from .base import AlayaHandler
 from .catalog import storage_problem, storages
@@ -110,7 +110,5 @@ class StorageMountHandler(AlayaHandler[StorageMountSpec, StorageMountOutputs]):
         return True
 
 
-class StorageMountProvider(MltrainProvider[StorageMountHandler]):
-    """The dynamic provider (the registry's target, named by existing states)."""
-
-    handler_type = StorageMountHandler
+# `StorageMountProvider`, the class path states written by 0.1 name: the dynamic provider, built on first use.
+__getattr__ = registry.provider_aliases(__name__)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import sys
 from typing import Any, ClassVar
 
-from .. import deadline
+from .. import deadline, registry
 from .. import spec as specs
 from ..errors import MltrainError, RemoteFailure, UnexpectedAnswer
 from ..lifecycle import removal, resend, takeover
@@ -22,7 +22,6 @@ from ..lifecycle.record import Recorder
 from ..lifecycle.rollback import clean_up
 from ..ownership import Mark, claim, owns
 from ..progress import Label, notice
-from ..resource import MltrainProvider
 from ..runs import RunReason
 from ..waiter import Backoff, wait_for
 from . import contract
@@ -31,7 +30,7 @@ from .catalog import catalog_failures, job_costs, products
 from .job_spec import COST_OUTPUTS, TrainingJobOutputs, TrainingJobSpec
 from .tasks import Task, Tasks, mark, outputs, status, unmarked
 
-__all__ = ["TrainingJobHandler", "TrainingJobOutputs", "TrainingJobProvider", "TrainingJobSpec"]
+__all__ = ["TrainingJobHandler", "TrainingJobOutputs", "TrainingJobSpec"]
 
 
 class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOutputs]):
@@ -230,7 +229,5 @@ class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOut
         return removal.remove(self.tasks(), object_id, Label.of(self.kind, spec, object_id=object_id))
 
 
-class TrainingJobProvider(MltrainProvider[TrainingJobHandler]):
-    """The dynamic provider (the registry's target, named by existing states)."""
-
-    handler_type = TrainingJobHandler
+# `TrainingJobProvider`, the class path states written by 0.1 name: the dynamic provider, built on first use.
+__getattr__ = registry.provider_aliases(__name__)

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
         Volume,
     )
     from .catalog import get_engines, get_flavors
-    from .lookups import (
+    from .functions import (
         get_algorithm,
         get_algorithm_output,
         get_training_job,
@@ -72,16 +72,16 @@ _MODULES = {
     "Timeouts": "_resources",
     "TrainingJob": "_resources",
     "Volume": "_resources",
-    "get_algorithm": "lookups",
-    "get_algorithm_output": "lookups",
+    "get_algorithm": "functions",
+    "get_algorithm_output": "functions",
     "get_engines": "catalog",
     "get_flavors": "catalog",
-    "get_training_job": "lookups",
-    "get_training_job_logs": "lookups",
-    "get_training_job_logs_output": "lookups",
-    "get_training_job_output": "lookups",
-    "list_training_jobs": "lookups",
-    "list_training_jobs_output": "lookups",
+    "get_training_job": "functions",
+    "get_training_job_logs": "functions",
+    "get_training_job_logs_output": "functions",
+    "get_training_job_output": "functions",
+    "list_training_jobs": "functions",
+    "list_training_jobs_output": "functions",
 }
 __all__ = [
     "Algorithm",

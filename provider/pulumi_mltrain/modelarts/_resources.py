@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 import pulumi
 
-from ..program import LazyProvider, MltrainResource, ProviderRef
+from ..program_resource import LazyProvider, MltrainResource, ProviderRef
 
 __all__ = [
     "Algorithm",
@@ -268,7 +268,7 @@ class TaskExit(TypedDict):
 
 
 class _AlgorithmProvider(LazyProvider):
-    target = "pulumi_mltrain.modelarts.algorithm:AlgorithmProvider"
+    handler = "pulumi_mltrain.modelarts.algorithm:AlgorithmHandler"
 
 
 class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
@@ -440,7 +440,7 @@ class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
 
 
 class _TrainingJobProvider(LazyProvider):
-    target = "pulumi_mltrain.modelarts.training_job:TrainingJobProvider"
+    handler = "pulumi_mltrain.modelarts.training_job:TrainingJobHandler"
 
 
 class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):

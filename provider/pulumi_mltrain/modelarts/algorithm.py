@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from .. import registry
 from .. import spec as specs
 from ..lifecycle import removal, resend, takeover
 from ..lifecycle.protocol import Stop
 from ..ownership import Mark, claim
 from ..progress import Label, notice
-from ..resource import MltrainProvider
 from ..spec import ManagedSpec
 from ..waiter import Backoff
 from . import contract
@@ -284,7 +284,5 @@ def _mark(algorithm: dict[str, Any]) -> Mark | None:
     return mark_in((algorithm.get("metadata") or {}).get("tags"))
 
 
-class AlgorithmProvider(MltrainProvider[AlgorithmHandler]):
-    """The dynamic provider (the registry's target, named by existing states)."""
-
-    handler_type = AlgorithmHandler
+# `AlgorithmProvider`, the class path states written by 0.1 name: the dynamic provider, built on first use.
+__getattr__ = registry.provider_aliases(__name__)

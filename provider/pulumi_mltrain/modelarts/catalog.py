@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict
 from .. import spec as specs
 from ..answers import json_type
 from ..cache import cached
-from ..calls import program_call
 from ..config import Settings
 from ..errors import MltrainError, NotFound, UnexpectedAnswer
+from ..program_calls import program_call
 from . import contract
 
 

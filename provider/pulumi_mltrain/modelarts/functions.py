@@ -1,107 +1,182 @@
-"""Schema entries of the program-time catalogue functions (declared in the registry).
+"""ModelArts look-ups for Pulumi programs: a job or an algorithm by ID, jobs by name prefix and
+phase, and a job's recent log lines (every task) and events.
 
-Kept apart from `catalog` so that importing the package does not import the generator.
+They run in the program process (preview and up) with the stack's `mltrain:*` config, through the
+same client as the provider (imported on first call). Results are plain typed dicts; logs and the
+presigned log link never reach the state unless the program exports them.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
-from pydantic import BaseModel
+import pulumi
 
-from .. import registry
-from .. import spec as specs
-from . import lookups
-from .catalog import GetEnginesArgs, GetEnginesResult, GetFlavorsArgs, GetFlavorsResult, get_engines, get_flavors
-
-registry.function("mltrain:modelarts:getFlavors", GetFlavorsArgs, GetFlavorsResult, items="flavors")(get_flavors)
-registry.function("mltrain:modelarts:getEngines", GetEnginesArgs, GetEnginesResult, items="engines")(get_engines)
+from ..errors import MltrainError
+from ..program_calls import output_form, program_call, tail
+from . import contract
 
 
-# ----- look-ups, logs and events (lookups.py returns TypedDicts of these shapes) -------------------
-def _in(description: str, default: Any = None) -> Any:
-    return specs.spec_field(default, description=description, on_change="local")
+class TrainingJobInfo(TypedDict):
+    job_id: str
+    name: str | None
+    description: str | None
+    phase: str
+    secondary_phase: str | None
+    tasks: list[str]
+    flavor_id: str | None
+    node_count: int | None
+    algorithm_id: str | None
+    create_time: int | None
+    reason: str | None
 
 
-def _out(description: str) -> Any:
-    return specs.output_field(description=description)
+class AlgorithmInfo(TypedDict):
+    algorithm_id: str
+    name: str | None
+    description: str | None
+    code_dir: str | None
+    boot_file: str | None
+    engine: dict[str, Any] | None
+    tags: list[dict[str, Any]]
 
 
-class GetTrainingJobArgs(BaseModel):
-    job_id: str = _in("The training job's ID (a TrainingJob's job_id).", ...)
+class JobSummary(TypedDict):
+    job_id: str
+    name: str | None
+    phase: str | None
+    create_time: int | None
 
 
-class TrainingJobInfo(BaseModel):
-    job_id: str = _out("Job ID.")
-    name: str | None = _out("Job name.")
-    description: str | None = _out("Description.")
-    phase: str = _out("Creating, Pending, Running, Completed, Failed, Abnormal, Terminating or Terminated.")
-    secondary_phase: str | None = _out("The level-2 status.")
-    tasks: list[str] = _out("Task names, e.g. worker-0, worker-1.")
-    flavor_id: str | None = _out("Flavor.")
-    node_count: int | None = _out("Number of nodes.")
-    algorithm_id: str | None = _out("Algorithm it runs, if any.")
-    create_time: int | None = _out("Created at, ms since the epoch.")
-    reason: str | None = _out("Why it is in this phase, when the platform says.")
+class TrainingJobList(TypedDict):
+    jobs: list[JobSummary]
 
 
-class GetAlgorithmArgs(BaseModel):
-    algorithm_id: str = _in("The algorithm's ID.", ...)
+class TaskLog(TypedDict):
+    task: str
+    lines: list[str]
 
 
-class AlgorithmInfo(BaseModel):
-    algorithm_id: str = _out("Algorithm ID.")
-    name: str | None = _out("Name.")
-    description: str | None = _out("Description.")
-    code_dir: str | None = _out("OBS code directory.")
-    boot_file: str | None = _out("OBS boot file.")
-    engine: dict[str, Any] | None = _out("Engine: engine_id, engine_name, engine_version or image_url.")
-    tags: list[dict[str, Any]] = _out("Algorithm tags.")
+class JobEvent(TypedDict):
+    time: str | None
+    level: str | None
+    source: str | None
+    message: str | None
 
 
-class ListTrainingJobsArgs(BaseModel):
-    name_prefix: str = _in("Only jobs whose name starts with this.", "")
-    phase: str | None = _in("Only jobs in this phase, e.g. Running.")
+class TrainingJobLogs(TypedDict):
+    job_id: str
+    phase: str
+    tasks: list[TaskLog]
+    events: list[JobEvent]
 
 
-class JobSummary(BaseModel):
-    job_id: str = _out("Job ID.")
-    name: str | None = _out("Job name.")
-    phase: str | None = _out("Phase.")
-    create_time: int | None = _out("Created at, ms since the epoch.")
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
-class TrainingJobList(BaseModel):
-    jobs: list[JobSummary] = _out("The matching jobs, newest first.")
+def job_info(job: dict[str, Any]) -> TrainingJobInfo:
+    meta, status, spec = _dict(job.get("metadata")), _dict(job.get("status")), _dict(job.get("spec"))
+    resource, algorithm = _dict(spec.get("resource")), _dict(job.get("algorithm"))
+    return TrainingJobInfo(
+        job_id=str(meta.get("id")), name=meta.get("name"), description=meta.get("description"),
+        phase=str(status.get("phase")), secondary_phase=status.get("secondary_phase"),
+        tasks=[str(t) for t in status.get("tasks") or []], flavor_id=resource.get("flavor_id"),
+        node_count=resource.get("node_count"), algorithm_id=algorithm.get("id"),
+        create_time=meta.get("create_time"), reason=status.get("reason"))
 
 
-class GetTrainingJobLogsArgs(BaseModel):
-    job_id: str = _in("The training job's ID.", ...)
-    lines: int = _in("At most this many lines per task, newest kept.", 100)
+def get_training_job(job_id: str) -> TrainingJobInfo:
+    """One ModelArts training job by ID (`GET /v2/{project_id}/training-jobs/{id}`): name, phase,
+    tasks, flavor, node count, algorithm. Environment values are not returned (they may be secrets)."""
+    return job_info(program_call("modelarts", "job", job_id))
 
 
-class TaskLog(BaseModel):
-    task: str = _out("Task name, e.g. worker-1.")
-    lines: list[str] = _out("Its latest log lines, oldest first.")
+def get_training_job_output(job_id: pulumi.Input[str]) -> pulumi.Output[TrainingJobInfo]:
+    """`get_training_job` for an Input (e.g. another job's `job_id`)."""
+    result: pulumi.Output[TrainingJobInfo] = output_form(get_training_job, job_id)
+    return result
 
 
-class JobEvent(BaseModel):
-    time: str | None = _out("When.")
-    level: str | None = _out("Info, Warning or Error.")
-    source: str | None = _out("K8S, Job or Task.")
-    message: str | None = _out("What happened.")
+def get_algorithm(algorithm_id: str) -> AlgorithmInfo:
+    """One ModelArts algorithm by ID (`GET /v2/{project_id}/algorithms/{id}`)."""
+    algo = program_call("modelarts", "algorithm", algorithm_id)
+    meta, config = _dict(algo.get("metadata")), _dict(algo.get("job_config"))
+    return AlgorithmInfo(
+        algorithm_id=str(meta.get("id")), name=meta.get("name"), description=meta.get("description"),
+        code_dir=config.get("code_dir"), boot_file=config.get("boot_file"),
+        engine=config.get("engine") if isinstance(config.get("engine"), dict) else None,
+        tags=[t for t in meta.get("tags") or [] if isinstance(t, dict)])
 
 
-class TrainingJobLogs(BaseModel):
-    job_id: str = _out("Job ID.")
-    phase: str = _out("Phase when read.")
-    tasks: list[TaskLog] = _out("Every task's latest lines.")
-    events: list[JobEvent] = _out("The job's latest events, oldest first.")
+def get_algorithm_output(algorithm_id: pulumi.Input[str]) -> pulumi.Output[AlgorithmInfo]:
+    """`get_algorithm` for an Input."""
+    result: pulumi.Output[AlgorithmInfo] = output_form(get_algorithm, algorithm_id)
+    return result
 
 
-registry.function("mltrain:modelarts:getTrainingJob", GetTrainingJobArgs, TrainingJobInfo)(lookups.get_training_job)
-registry.function("mltrain:modelarts:getAlgorithm", GetAlgorithmArgs, AlgorithmInfo)(lookups.get_algorithm)
-registry.function("mltrain:modelarts:listTrainingJobs", ListTrainingJobsArgs,
-                TrainingJobList)(lookups.list_training_jobs)
-registry.function("mltrain:modelarts:getTrainingJobLogs", GetTrainingJobLogsArgs,
-                TrainingJobLogs)(lookups.get_training_job_logs)
+def list_training_jobs(name_prefix: str = "", phase: str | None = None) -> TrainingJobList:
+    """ModelArts training jobs whose name starts with `name_prefix`, optionally only those in
+    `phase` (e.g. Running), newest first (`POST /v2/{project_id}/training-job-searches`)."""
+    rows = program_call("modelarts", "search_jobs", name_prefix, phase)
+    return TrainingJobList(jobs=[
+        JobSummary(job_id=str(_dict(r.get("metadata")).get("id")), name=_dict(r.get("metadata")).get("name"),
+                   phase=_dict(r.get("status")).get("phase"),
+                   create_time=_dict(r.get("metadata")).get("create_time"))
+        for r in rows])
+
+
+def list_training_jobs_output(name_prefix: pulumi.Input[str] = "",
+                              phase: pulumi.Input[str | None] = None) -> pulumi.Output[TrainingJobList]:
+    """`list_training_jobs` for Inputs."""
+    result: pulumi.Output[TrainingJobList] = output_form(list_training_jobs, name_prefix, phase)
+    return result
+
+
+def job_logs(api: Any, job_id: str, tasks: list[str], lines: int, max_bytes: int,
+             events: int) -> tuple[list[TaskLog], list[JobEvent]]:
+    """The last `lines` lines (at most `max_bytes`) of every task, and the last `events` events."""
+    logs = [TaskLog(task=t, lines=tail((api.log_preview(job_id, t) or "").splitlines(), lines, max_bytes))
+            for t in tasks]
+    rows = api.events(job_id, events) if events > 0 else []
+    return logs, [JobEvent(time=e.get("time"), level=e.get("level"), source=e.get("source"),
+                           message=e.get("message")) for e in rows[-events:]]
+
+
+def get_training_job_logs(job_id: str, lines: int = 100) -> TrainingJobLogs:
+    """A ModelArts job's recent log lines, per task (every task: worker-0, worker-1, …), from the
+    log preview (`GET …/tasks/{task}/logs/preview`), and its latest events (`GET …/events`).
+
+    `lines` bounds each task's lines (newest kept). Tasks whose logs are not ready yet have no
+    lines. Nothing here is kept in the state unless the program exports it.
+    """
+    job = job_info(program_call("modelarts", "job", job_id))
+    logs = [TaskLog(task=t, lines=tail((program_call("modelarts", "log_preview", job_id, t)
+                                        or "").splitlines(), lines, 1 << 20))
+            for t in job["tasks"]]
+    rows = program_call("modelarts", "events", job_id, contract.EVENTS_LIMIT)
+    return TrainingJobLogs(job_id=job_id, phase=job["phase"], tasks=logs, events=[
+        JobEvent(time=e.get("time"), level=e.get("level"), source=e.get("source"), message=e.get("message"))
+        for e in rows])
+
+
+def get_training_job_logs_output(job_id: pulumi.Input[str],
+                                 lines: pulumi.Input[int] = 100) -> pulumi.Output[TrainingJobLogs]:
+    """`get_training_job_logs` for Inputs."""
+    result: pulumi.Output[TrainingJobLogs] = output_form(get_training_job_logs, job_id, lines)
+    return result
+
+
+def failure_tail(api: Any, job_id: str, tasks: list[str]) -> str:
+    """What a create error appends for a failed job: the last log lines of each task and the last
+    events, bounded (contract.ERROR_*); empty when they cannot be read (the error stays as it was)."""
+    try:
+        logs, events = job_logs(api, job_id, tasks, contract.ERROR_LOG_LINES,
+                                contract.ERROR_LOG_BYTES // max(1, len(tasks)), contract.ERROR_EVENTS)
+    except MltrainError:  # logs are extra detail; the failure itself is already known
+        return ""
+    parts = [f"\nLast log lines of {log['task']}:\n" + "\n".join(f"  {line}" for line in log["lines"])
+             for log in logs if log["lines"]]
+    if events:
+        parts.append("\nLast events:\n" + "\n".join(f"  {e['time']} {e['level']} {e['message']}" for e in events))
+    return "".join(parts)

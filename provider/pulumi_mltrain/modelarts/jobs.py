@@ -21,8 +21,8 @@ from ..waiter import Backoff, look_for
 from . import contract
 from .catalog import metrics_summary
 from .client import ModelArtsClient
+from .functions import failure_tail
 from .job_spec import TrainingJobSpec
-from .lookups import failure_tail
 from .models import SuccessCriterion
 
 Job = dict[str, Any]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import sys
 from typing import Any, ClassVar
 
+from .. import registry
 from .. import spec as specs
 from ..errors import MltrainError, RemoteFailure
 from ..lifecycle import removal, resend, takeover
@@ -29,7 +30,6 @@ from ..lifecycle.record import Recorder
 from ..lifecycle.rollback import roll_back
 from ..ownership import Mark, claim
 from ..progress import Label, notice
-from ..resource import MltrainProvider
 from ..runs import RunReason
 from . import contract
 from .base import ModelArtsHandler, mark_in, owner_tags
@@ -38,7 +38,7 @@ from .client import ModelArtsClient
 from .job_spec import COST_OUTPUTS, TrainingJobOutputs, TrainingJobSpec
 from .jobs import Job, Jobs, name_of, phase
 
-__all__ = ["TrainingJobHandler", "TrainingJobOutputs", "TrainingJobProvider", "TrainingJobSpec"]
+__all__ = ["TrainingJobHandler", "TrainingJobOutputs", "TrainingJobSpec"]
 
 
 class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJobOutputs]):
@@ -215,7 +215,5 @@ def _tags_to_write(spec: Any, owner: Mark | None, current: Any) -> list[dict[str
     return mark + [{"key": k, "value": v} for k, v in (spec.tags or {}).items()]
 
 
-class TrainingJobProvider(MltrainProvider[TrainingJobHandler]):
-    """The dynamic provider (the registry's target, named by existing states)."""
-
-    handler_type = TrainingJobHandler
+# `TrainingJobProvider`, the class path states written by 0.1 name: the dynamic provider, built on first use.
+__getattr__ = registry.provider_aliases(__name__)

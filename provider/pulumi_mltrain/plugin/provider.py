@@ -4,7 +4,7 @@
 Every guarantee is the handlers' own (ownership marks, not-found only on the platform's code,
 wall-clock deadlines, rollback, drift read-back, the credential check at check): this module only adds
 what the engine gives a plugin and not a dynamic provider, namely
-- the owner (a stack identity from `identity.py` and the request's URN) and the account identity,
+- the owner (a stack identity from `owner.py` and the request's URN) and the account identity,
   added to the inputs at check, as the dynamic program side adds them;
 - the engine's `timeout` (the resource's customTimeouts), passed to the operation, which uses it
   unless the `timeouts` input sets one;
@@ -38,8 +38,8 @@ from ..errors import MltrainError
 from ..handler import Handler
 from ..ownership import IMPORTED_KEY, INTERNAL_PREFIX, STACK_KEY, URN_KEY
 from . import sdk
-from .identity import STACK_IDENTITY_VARIABLE, account_identity, stack_identity
 from .invokes import invoke
+from .owner import STACK_IDENTITY_VARIABLE, account_identity, stack_identity
 
 
 def resource_handlers() -> dict[str, registry.Resource]:

@@ -21,13 +21,9 @@ import asyncio
 import contextlib
 import functools
 import importlib.metadata
-import os
 import re
 import signal
-import socket
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -44,6 +40,7 @@ from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc, status_pb2
 
 from .. import host
 from ..errors import readable
+from ..watchdog import watch_engine
 
 T = TypeVar("T")
 
@@ -172,26 +169,6 @@ for _name in ("GetSchema", "CheckConfig", "DiffConfig", "Configure", "Check", "D
 
 
 # ----- the server --------------------------------------------------------------------------------
-def watch_engine(address: str, interval: float = 2.0, misses: int = 3) -> None:
-    """Exit once the engine stops answering: a killed `pulumi` must not leave the plugin running."""
-    host, _, port = address.rpartition(":")
-    if not port.isdigit():
-        return
-
-    def run() -> None:
-        failed = 0
-        while failed < misses:
-            time.sleep(interval)
-            try:
-                socket.create_connection((host or "127.0.0.1", int(port)), timeout=1).close()
-                failed = 0
-            except OSError:
-                failed += 1
-        os._exit(1)
-
-    threading.Thread(target=run, name="engine-watchdog", daemon=True).start()
-
-
 def sdk_problem(version: str) -> str | None:
     """Why the installed pulumi SDK (`version`) cannot run the plugin, or None."""
     numbers = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
@@ -213,7 +190,7 @@ def serve(provider: Provider, version: str, argv: list[str] | None = None) -> No
     if not positional:
         sys.exit("usage: pulumi-resource-mltrain ENGINE_ADDRESS (the Pulumi engine starts this plugin)")
     engine = positional[0]
-    watch_engine(engine)
+    watch_engine(engine)  # exit once the engine is gone
 
     async def run() -> None:
         asyncio.get_running_loop().set_default_executor(POOL)

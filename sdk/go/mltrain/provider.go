@@ -15,33 +15,33 @@ import (
 type Provider struct {
 	pulumi.ProviderResourceState
 
-	// Environment fallback: MLTRAIN_ALAYA_API_KEY.
+	// The Alaya NeW Open API key (Bearer). Environment fallback: MLTRAIN_ALAYA_API_KEY.
 	AlayaApiKey pulumi.StringPtrOutput `pulumi:"alayaApiKey"`
-	// Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+	// The Alaya NeW Open API (some deployments prefix `/api/osm`: set `https://.../api/osm`). Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
 	AlayaEndpoint pulumi.StringPtrOutput `pulumi:"alayaEndpoint"`
-	// Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+	// The access key (AK) of AK/SK request signing, the recommended authentication. Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY, HUAWEICLOUD_SDK_AK, HW_ACCESS_KEY.
 	HuaweiAccessKey pulumi.StringPtrOutput `pulumi:"huaweiAccessKey"`
-	// Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+	// The IAM account (domain) of the user (password authentication). Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
 	HuaweiDomain pulumi.StringPtrOutput `pulumi:"huaweiDomain"`
-	// Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+	// The Huawei IAM endpoint, e.g. `https://iam.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
 	HuaweiIamEndpoint pulumi.StringPtrOutput `pulumi:"huaweiIamEndpoint"`
-	// Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+	// The IAM password (used when no AK/SK is set). Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
 	HuaweiPassword pulumi.StringPtrOutput `pulumi:"huaweiPassword"`
-	// Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+	// The Huawei project scope, by ID. Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
 	HuaweiProjectId pulumi.StringPtrOutput `pulumi:"huaweiProjectId"`
-	// Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+	// The Huawei project scope, by name. Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
 	HuaweiProjectName pulumi.StringPtrOutput `pulumi:"huaweiProjectName"`
-	// Environment fallback: MLTRAIN_HUAWEI_REGION.
+	// A Huawei Cloud region such as `cn-north-4`: derives the IAM and ModelArts endpoints (explicit endpoints win) and, with no project set, the project name. Environment fallback: MLTRAIN_HUAWEI_REGION, HW_REGION_NAME.
 	HuaweiRegion pulumi.StringPtrOutput `pulumi:"huaweiRegion"`
-	// Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+	// The secret key (SK) of AK/SK request signing. Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY, HUAWEICLOUD_SDK_SK, HW_SECRET_KEY.
 	HuaweiSecretKey pulumi.StringPtrOutput `pulumi:"huaweiSecretKey"`
-	// Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+	// The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
 	HuaweiSecurityToken pulumi.StringPtrOutput `pulumi:"huaweiSecurityToken"`
-	// Environment fallback: MLTRAIN_HUAWEI_USER.
+	// The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
 	HuaweiUser pulumi.StringPtrOutput `pulumi:"huaweiUser"`
-	// Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+	// The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
 	ModelartsEndpoint pulumi.StringPtrOutput `pulumi:"modelartsEndpoint"`
-	// Environment fallback: MLTRAIN_REPLACE_RUNNING.
+	// `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
 	ReplaceRunning pulumi.StringPtrOutput `pulumi:"replaceRunning"`
 	// Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
 	StackIdentity pulumi.StringPtrOutput `pulumi:"stackIdentity"`
@@ -83,47 +83,47 @@ func NewProvider(ctx *pulumi.Context,
 }
 
 type providerArgs struct {
-	// Environment fallback: MLTRAIN_ALAYA_API_KEY.
+	// The Alaya NeW Open API key (Bearer). Environment fallback: MLTRAIN_ALAYA_API_KEY.
 	AlayaApiKey *string `pulumi:"alayaApiKey"`
-	// Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+	// The Alaya NeW Open API (some deployments prefix `/api/osm`: set `https://.../api/osm`). Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
 	AlayaEndpoint *string `pulumi:"alayaEndpoint"`
-	// Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
+	// Allow `http://` endpoints that are not loopback (credentials would travel unencrypted). Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
 	AllowInsecureHttp *bool `pulumi:"allowInsecureHttp"`
-	// Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
+	// Seconds to look for an object whose create went unanswered before sending the create again. Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
 	AmbiguityGrace *float64 `pulumi:"ambiguityGrace"`
-	// Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+	// Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key); the environment variable holds them as a JSON map. Environment fallback: MLTRAIN_DEFAULT_TAGS.
 	DefaultTags map[string]string `pulumi:"defaultTags"`
-	// Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+	// The access key (AK) of AK/SK request signing, the recommended authentication. Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY, HUAWEICLOUD_SDK_AK, HW_ACCESS_KEY.
 	HuaweiAccessKey *string `pulumi:"huaweiAccessKey"`
-	// Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+	// The IAM account (domain) of the user (password authentication). Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
 	HuaweiDomain *string `pulumi:"huaweiDomain"`
-	// Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+	// The Huawei IAM endpoint, e.g. `https://iam.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
 	HuaweiIamEndpoint *string `pulumi:"huaweiIamEndpoint"`
-	// Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+	// The IAM password (used when no AK/SK is set). Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
 	HuaweiPassword *string `pulumi:"huaweiPassword"`
-	// Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+	// The Huawei project scope, by ID. Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
 	HuaweiProjectId *string `pulumi:"huaweiProjectId"`
-	// Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+	// The Huawei project scope, by name. Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
 	HuaweiProjectName *string `pulumi:"huaweiProjectName"`
-	// Environment fallback: MLTRAIN_HUAWEI_REGION.
+	// A Huawei Cloud region such as `cn-north-4`: derives the IAM and ModelArts endpoints (explicit endpoints win) and, with no project set, the project name. Environment fallback: MLTRAIN_HUAWEI_REGION, HW_REGION_NAME.
 	HuaweiRegion *string `pulumi:"huaweiRegion"`
-	// Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+	// The secret key (SK) of AK/SK request signing. Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY, HUAWEICLOUD_SDK_SK, HW_SECRET_KEY.
 	HuaweiSecretKey *string `pulumi:"huaweiSecretKey"`
-	// Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+	// The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
 	HuaweiSecurityToken *string `pulumi:"huaweiSecurityToken"`
-	// Environment fallback: MLTRAIN_HUAWEI_USER.
+	// The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
 	HuaweiUser *string `pulumi:"huaweiUser"`
-	// Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
+	// Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
 	InsecureSkipTlsVerify *bool `pulumi:"insecureSkipTlsVerify"`
-	// Environment fallback: MLTRAIN_MAX_RETRIES.
+	// Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
 	MaxRetries *int `pulumi:"maxRetries"`
-	// Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+	// The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
 	ModelartsEndpoint *string `pulumi:"modelartsEndpoint"`
-	// Environment fallback: MLTRAIN_REPLACE_RUNNING.
+	// `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
 	ReplaceRunning *string `pulumi:"replaceRunning"`
-	// Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
+	// The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
 	RequestTimeout *float64 `pulumi:"requestTimeout"`
-	// Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
+	// Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
 	SkipCredentialCheck *bool `pulumi:"skipCredentialCheck"`
 	// Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
 	StackIdentity *string `pulumi:"stackIdentity"`
@@ -131,47 +131,47 @@ type providerArgs struct {
 
 // The set of arguments for constructing a Provider resource.
 type ProviderArgs struct {
-	// Environment fallback: MLTRAIN_ALAYA_API_KEY.
+	// The Alaya NeW Open API key (Bearer). Environment fallback: MLTRAIN_ALAYA_API_KEY.
 	AlayaApiKey pulumi.StringPtrInput
-	// Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+	// The Alaya NeW Open API (some deployments prefix `/api/osm`: set `https://.../api/osm`). Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
 	AlayaEndpoint pulumi.StringPtrInput
-	// Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
+	// Allow `http://` endpoints that are not loopback (credentials would travel unencrypted). Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
 	AllowInsecureHttp pulumi.BoolPtrInput
-	// Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
+	// Seconds to look for an object whose create went unanswered before sending the create again. Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
 	AmbiguityGrace pulumi.Float64PtrInput
-	// Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+	// Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key); the environment variable holds them as a JSON map. Environment fallback: MLTRAIN_DEFAULT_TAGS.
 	DefaultTags pulumi.StringMapInput
-	// Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+	// The access key (AK) of AK/SK request signing, the recommended authentication. Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY, HUAWEICLOUD_SDK_AK, HW_ACCESS_KEY.
 	HuaweiAccessKey pulumi.StringPtrInput
-	// Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+	// The IAM account (domain) of the user (password authentication). Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
 	HuaweiDomain pulumi.StringPtrInput
-	// Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+	// The Huawei IAM endpoint, e.g. `https://iam.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
 	HuaweiIamEndpoint pulumi.StringPtrInput
-	// Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+	// The IAM password (used when no AK/SK is set). Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
 	HuaweiPassword pulumi.StringPtrInput
-	// Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+	// The Huawei project scope, by ID. Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
 	HuaweiProjectId pulumi.StringPtrInput
-	// Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+	// The Huawei project scope, by name. Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
 	HuaweiProjectName pulumi.StringPtrInput
-	// Environment fallback: MLTRAIN_HUAWEI_REGION.
+	// A Huawei Cloud region such as `cn-north-4`: derives the IAM and ModelArts endpoints (explicit endpoints win) and, with no project set, the project name. Environment fallback: MLTRAIN_HUAWEI_REGION, HW_REGION_NAME.
 	HuaweiRegion pulumi.StringPtrInput
-	// Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+	// The secret key (SK) of AK/SK request signing. Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY, HUAWEICLOUD_SDK_SK, HW_SECRET_KEY.
 	HuaweiSecretKey pulumi.StringPtrInput
-	// Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+	// The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
 	HuaweiSecurityToken pulumi.StringPtrInput
-	// Environment fallback: MLTRAIN_HUAWEI_USER.
+	// The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
 	HuaweiUser pulumi.StringPtrInput
-	// Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
+	// Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
 	InsecureSkipTlsVerify pulumi.BoolPtrInput
-	// Environment fallback: MLTRAIN_MAX_RETRIES.
+	// Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
 	MaxRetries pulumi.IntPtrInput
-	// Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+	// The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
 	ModelartsEndpoint pulumi.StringPtrInput
-	// Environment fallback: MLTRAIN_REPLACE_RUNNING.
+	// `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
 	ReplaceRunning pulumi.StringPtrInput
-	// Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
+	// The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
 	RequestTimeout pulumi.Float64PtrInput
-	// Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
+	// Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
 	SkipCredentialCheck pulumi.BoolPtrInput
 	// Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
 	StackIdentity pulumi.StringPtrInput
@@ -214,72 +214,72 @@ func (o ProviderOutput) ToProviderOutputWithContext(ctx context.Context) Provide
 	return o
 }
 
-// Environment fallback: MLTRAIN_ALAYA_API_KEY.
+// The Alaya NeW Open API key (Bearer). Environment fallback: MLTRAIN_ALAYA_API_KEY.
 func (o ProviderOutput) AlayaApiKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.AlayaApiKey }).(pulumi.StringPtrOutput)
 }
 
-// Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+// The Alaya NeW Open API (some deployments prefix `/api/osm`: set `https://.../api/osm`). Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
 func (o ProviderOutput) AlayaEndpoint() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.AlayaEndpoint }).(pulumi.StringPtrOutput)
 }
 
-// Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+// The access key (AK) of AK/SK request signing, the recommended authentication. Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY, HUAWEICLOUD_SDK_AK, HW_ACCESS_KEY.
 func (o ProviderOutput) HuaweiAccessKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.HuaweiAccessKey }).(pulumi.StringPtrOutput)
 }
 
-// Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+// The IAM account (domain) of the user (password authentication). Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
 func (o ProviderOutput) HuaweiDomain() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.HuaweiDomain }).(pulumi.StringPtrOutput)
 }
 
-// Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+// The Huawei IAM endpoint, e.g. `https://iam.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
 func (o ProviderOutput) HuaweiIamEndpoint() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.HuaweiIamEndpoint }).(pulumi.StringPtrOutput)
 }
 
-// Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+// The IAM password (used when no AK/SK is set). Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
 func (o ProviderOutput) HuaweiPassword() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.HuaweiPassword }).(pulumi.StringPtrOutput)
 }
 
-// Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+// The Huawei project scope, by ID. Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
 func (o ProviderOutput) HuaweiProjectId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.HuaweiProjectId }).(pulumi.StringPtrOutput)
 }
 
-// Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+// The Huawei project scope, by name. Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
 func (o ProviderOutput) HuaweiProjectName() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.HuaweiProjectName }).(pulumi.StringPtrOutput)
 }
 
-// Environment fallback: MLTRAIN_HUAWEI_REGION.
+// A Huawei Cloud region such as `cn-north-4`: derives the IAM and ModelArts endpoints (explicit endpoints win) and, with no project set, the project name. Environment fallback: MLTRAIN_HUAWEI_REGION, HW_REGION_NAME.
 func (o ProviderOutput) HuaweiRegion() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.HuaweiRegion }).(pulumi.StringPtrOutput)
 }
 
-// Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+// The secret key (SK) of AK/SK request signing. Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY, HUAWEICLOUD_SDK_SK, HW_SECRET_KEY.
 func (o ProviderOutput) HuaweiSecretKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.HuaweiSecretKey }).(pulumi.StringPtrOutput)
 }
 
-// Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+// The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
 func (o ProviderOutput) HuaweiSecurityToken() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.HuaweiSecurityToken }).(pulumi.StringPtrOutput)
 }
 
-// Environment fallback: MLTRAIN_HUAWEI_USER.
+// The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
 func (o ProviderOutput) HuaweiUser() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.HuaweiUser }).(pulumi.StringPtrOutput)
 }
 
-// Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+// The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
 func (o ProviderOutput) ModelartsEndpoint() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.ModelartsEndpoint }).(pulumi.StringPtrOutput)
 }
 
-// Environment fallback: MLTRAIN_REPLACE_RUNNING.
+// `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
 func (o ProviderOutput) ReplaceRunning() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.ReplaceRunning }).(pulumi.StringPtrOutput)
 }

@@ -8,7 +8,7 @@ declare var exports: any;
 const __config = new pulumi.Config("mltrain");
 
 /**
- * Environment fallback: MLTRAIN_ALAYA_API_KEY.
+ * The Alaya NeW Open API key (Bearer). Environment fallback: MLTRAIN_ALAYA_API_KEY.
  */
 export declare const alayaApiKey: string | undefined;
 Object.defineProperty(exports, "alayaApiKey", {
@@ -19,7 +19,7 @@ Object.defineProperty(exports, "alayaApiKey", {
 });
 
 /**
- * Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+ * The Alaya NeW Open API (some deployments prefix `/api/osm`: set `https://.../api/osm`). Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
  */
 export declare const alayaEndpoint: string | undefined;
 Object.defineProperty(exports, "alayaEndpoint", {
@@ -30,7 +30,7 @@ Object.defineProperty(exports, "alayaEndpoint", {
 });
 
 /**
- * Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
+ * Allow `http://` endpoints that are not loopback (credentials would travel unencrypted). Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
  */
 export declare const allowInsecureHttp: boolean | undefined;
 Object.defineProperty(exports, "allowInsecureHttp", {
@@ -41,7 +41,7 @@ Object.defineProperty(exports, "allowInsecureHttp", {
 });
 
 /**
- * Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
+ * Seconds to look for an object whose create went unanswered before sending the create again. Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
  */
 export declare const ambiguityGrace: number | undefined;
 Object.defineProperty(exports, "ambiguityGrace", {
@@ -52,7 +52,7 @@ Object.defineProperty(exports, "ambiguityGrace", {
 });
 
 /**
- * Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+ * Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key); the environment variable holds them as a JSON map. Environment fallback: MLTRAIN_DEFAULT_TAGS.
  */
 export declare const defaultTags: {[key: string]: string} | undefined;
 Object.defineProperty(exports, "defaultTags", {
@@ -63,7 +63,7 @@ Object.defineProperty(exports, "defaultTags", {
 });
 
 /**
- * Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+ * The access key (AK) of AK/SK request signing, the recommended authentication. Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY, HUAWEICLOUD_SDK_AK, HW_ACCESS_KEY.
  */
 export declare const huaweiAccessKey: string | undefined;
 Object.defineProperty(exports, "huaweiAccessKey", {
@@ -74,7 +74,7 @@ Object.defineProperty(exports, "huaweiAccessKey", {
 });
 
 /**
- * Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+ * The IAM account (domain) of the user (password authentication). Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
  */
 export declare const huaweiDomain: string | undefined;
 Object.defineProperty(exports, "huaweiDomain", {
@@ -85,7 +85,7 @@ Object.defineProperty(exports, "huaweiDomain", {
 });
 
 /**
- * Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+ * The Huawei IAM endpoint, e.g. `https://iam.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
  */
 export declare const huaweiIamEndpoint: string | undefined;
 Object.defineProperty(exports, "huaweiIamEndpoint", {
@@ -96,7 +96,7 @@ Object.defineProperty(exports, "huaweiIamEndpoint", {
 });
 
 /**
- * Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+ * The IAM password (used when no AK/SK is set). Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
  */
 export declare const huaweiPassword: string | undefined;
 Object.defineProperty(exports, "huaweiPassword", {
@@ -107,7 +107,7 @@ Object.defineProperty(exports, "huaweiPassword", {
 });
 
 /**
- * Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+ * The Huawei project scope, by ID. Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
  */
 export declare const huaweiProjectId: string | undefined;
 Object.defineProperty(exports, "huaweiProjectId", {
@@ -118,7 +118,7 @@ Object.defineProperty(exports, "huaweiProjectId", {
 });
 
 /**
- * Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+ * The Huawei project scope, by name. Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
  */
 export declare const huaweiProjectName: string | undefined;
 Object.defineProperty(exports, "huaweiProjectName", {
@@ -129,7 +129,7 @@ Object.defineProperty(exports, "huaweiProjectName", {
 });
 
 /**
- * Environment fallback: MLTRAIN_HUAWEI_REGION.
+ * A Huawei Cloud region such as `cn-north-4`: derives the IAM and ModelArts endpoints (explicit endpoints win) and, with no project set, the project name. Environment fallback: MLTRAIN_HUAWEI_REGION, HW_REGION_NAME.
  */
 export declare const huaweiRegion: string | undefined;
 Object.defineProperty(exports, "huaweiRegion", {
@@ -140,7 +140,7 @@ Object.defineProperty(exports, "huaweiRegion", {
 });
 
 /**
- * Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+ * The secret key (SK) of AK/SK request signing. Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY, HUAWEICLOUD_SDK_SK, HW_SECRET_KEY.
  */
 export declare const huaweiSecretKey: string | undefined;
 Object.defineProperty(exports, "huaweiSecretKey", {
@@ -151,7 +151,7 @@ Object.defineProperty(exports, "huaweiSecretKey", {
 });
 
 /**
- * Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+ * The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
  */
 export declare const huaweiSecurityToken: string | undefined;
 Object.defineProperty(exports, "huaweiSecurityToken", {
@@ -162,7 +162,7 @@ Object.defineProperty(exports, "huaweiSecurityToken", {
 });
 
 /**
- * Environment fallback: MLTRAIN_HUAWEI_USER.
+ * The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
  */
 export declare const huaweiUser: string | undefined;
 Object.defineProperty(exports, "huaweiUser", {
@@ -173,7 +173,7 @@ Object.defineProperty(exports, "huaweiUser", {
 });
 
 /**
- * Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
+ * Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
  */
 export declare const insecureSkipTlsVerify: boolean | undefined;
 Object.defineProperty(exports, "insecureSkipTlsVerify", {
@@ -184,7 +184,7 @@ Object.defineProperty(exports, "insecureSkipTlsVerify", {
 });
 
 /**
- * Environment fallback: MLTRAIN_MAX_RETRIES.
+ * Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
  */
 export declare const maxRetries: number | undefined;
 Object.defineProperty(exports, "maxRetries", {
@@ -195,7 +195,7 @@ Object.defineProperty(exports, "maxRetries", {
 });
 
 /**
- * Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+ * The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
  */
 export declare const modelartsEndpoint: string | undefined;
 Object.defineProperty(exports, "modelartsEndpoint", {
@@ -206,7 +206,7 @@ Object.defineProperty(exports, "modelartsEndpoint", {
 });
 
 /**
- * Environment fallback: MLTRAIN_REPLACE_RUNNING.
+ * `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
  */
 export declare const replaceRunning: string | undefined;
 Object.defineProperty(exports, "replaceRunning", {
@@ -217,7 +217,7 @@ Object.defineProperty(exports, "replaceRunning", {
 });
 
 /**
- * Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
+ * The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
  */
 export declare const requestTimeout: number | undefined;
 Object.defineProperty(exports, "requestTimeout", {
@@ -228,7 +228,7 @@ Object.defineProperty(exports, "requestTimeout", {
 });
 
 /**
- * Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
+ * Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
  */
 export declare const skipCredentialCheck: boolean | undefined;
 Object.defineProperty(exports, "skipCredentialCheck", {

@@ -44,27 +44,27 @@ class ProviderArgs:
         """
         The set of arguments for constructing a Provider resource.
 
-        :param pulumi.Input[_builtins.str] alaya_api_key: Environment fallback: MLTRAIN_ALAYA_API_KEY.
-        :param pulumi.Input[_builtins.str] alaya_endpoint: Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
-        :param pulumi.Input[_builtins.bool] allow_insecure_http: Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
-        :param pulumi.Input[_builtins.float] ambiguity_grace: Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] default_tags: Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
-        :param pulumi.Input[_builtins.str] huawei_access_key: Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
-        :param pulumi.Input[_builtins.str] huawei_domain: Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
-        :param pulumi.Input[_builtins.str] huawei_iam_endpoint: Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
-        :param pulumi.Input[_builtins.str] huawei_password: Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
-        :param pulumi.Input[_builtins.str] huawei_project_id: Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
-        :param pulumi.Input[_builtins.str] huawei_project_name: Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
-        :param pulumi.Input[_builtins.str] huawei_region: Environment fallback: MLTRAIN_HUAWEI_REGION.
-        :param pulumi.Input[_builtins.str] huawei_secret_key: Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
-        :param pulumi.Input[_builtins.str] huawei_security_token: Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
-        :param pulumi.Input[_builtins.str] huawei_user: Environment fallback: MLTRAIN_HUAWEI_USER.
-        :param pulumi.Input[_builtins.bool] insecure_skip_tls_verify: Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
-        :param pulumi.Input[_builtins.int] max_retries: Environment fallback: MLTRAIN_MAX_RETRIES.
-        :param pulumi.Input[_builtins.str] modelarts_endpoint: Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
-        :param pulumi.Input[_builtins.str] replace_running: Environment fallback: MLTRAIN_REPLACE_RUNNING.
-        :param pulumi.Input[_builtins.float] request_timeout: Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
-        :param pulumi.Input[_builtins.bool] skip_credential_check: Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
+        :param pulumi.Input[_builtins.str] alaya_api_key: The Alaya NeW Open API key (Bearer). Environment fallback: MLTRAIN_ALAYA_API_KEY.
+        :param pulumi.Input[_builtins.str] alaya_endpoint: The Alaya NeW Open API (some deployments prefix `/api/osm`: set `https://.../api/osm`). Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+        :param pulumi.Input[_builtins.bool] allow_insecure_http: Allow `http://` endpoints that are not loopback (credentials would travel unencrypted). Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
+        :param pulumi.Input[_builtins.float] ambiguity_grace: Seconds to look for an object whose create went unanswered before sending the create again. Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] default_tags: Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key); the environment variable holds them as a JSON map. Environment fallback: MLTRAIN_DEFAULT_TAGS.
+        :param pulumi.Input[_builtins.str] huawei_access_key: The access key (AK) of AK/SK request signing, the recommended authentication. Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY, HUAWEICLOUD_SDK_AK, HW_ACCESS_KEY.
+        :param pulumi.Input[_builtins.str] huawei_domain: The IAM account (domain) of the user (password authentication). Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+        :param pulumi.Input[_builtins.str] huawei_iam_endpoint: The Huawei IAM endpoint, e.g. `https://iam.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+        :param pulumi.Input[_builtins.str] huawei_password: The IAM password (used when no AK/SK is set). Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+        :param pulumi.Input[_builtins.str] huawei_project_id: The Huawei project scope, by ID. Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+        :param pulumi.Input[_builtins.str] huawei_project_name: The Huawei project scope, by name. Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+        :param pulumi.Input[_builtins.str] huawei_region: A Huawei Cloud region such as `cn-north-4`: derives the IAM and ModelArts endpoints (explicit endpoints win) and, with no project set, the project name. Environment fallback: MLTRAIN_HUAWEI_REGION, HW_REGION_NAME.
+        :param pulumi.Input[_builtins.str] huawei_secret_key: The secret key (SK) of AK/SK request signing. Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY, HUAWEICLOUD_SDK_SK, HW_SECRET_KEY.
+        :param pulumi.Input[_builtins.str] huawei_security_token: The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
+        :param pulumi.Input[_builtins.str] huawei_user: The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
+        :param pulumi.Input[_builtins.bool] insecure_skip_tls_verify: Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
+        :param pulumi.Input[_builtins.int] max_retries: Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
+        :param pulumi.Input[_builtins.str] modelarts_endpoint: The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+        :param pulumi.Input[_builtins.str] replace_running: `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
+        :param pulumi.Input[_builtins.float] request_timeout: The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
+        :param pulumi.Input[_builtins.bool] skip_credential_check: Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
         :param pulumi.Input[_builtins.str] stack_identity: Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
         """
         if alaya_api_key is not None:
@@ -116,7 +116,7 @@ class ProviderArgs:
     @pulumi.getter(name="alayaApiKey")
     def alaya_api_key(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_ALAYA_API_KEY.
+        The Alaya NeW Open API key (Bearer). Environment fallback: MLTRAIN_ALAYA_API_KEY.
         """
         return pulumi.get(self, "alaya_api_key")
 
@@ -128,7 +128,7 @@ class ProviderArgs:
     @pulumi.getter(name="alayaEndpoint")
     def alaya_endpoint(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+        The Alaya NeW Open API (some deployments prefix `/api/osm`: set `https://.../api/osm`). Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
         """
         return pulumi.get(self, "alaya_endpoint")
 
@@ -140,7 +140,7 @@ class ProviderArgs:
     @pulumi.getter(name="allowInsecureHttp")
     def allow_insecure_http(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
+        Allow `http://` endpoints that are not loopback (credentials would travel unencrypted). Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
         """
         return pulumi.get(self, "allow_insecure_http")
 
@@ -152,7 +152,7 @@ class ProviderArgs:
     @pulumi.getter(name="ambiguityGrace")
     def ambiguity_grace(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
+        Seconds to look for an object whose create went unanswered before sending the create again. Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
         """
         return pulumi.get(self, "ambiguity_grace")
 
@@ -164,7 +164,7 @@ class ProviderArgs:
     @pulumi.getter(name="defaultTags")
     def default_tags(self) -> pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]:
         """
-        Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+        Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key); the environment variable holds them as a JSON map. Environment fallback: MLTRAIN_DEFAULT_TAGS.
         """
         return pulumi.get(self, "default_tags")
 
@@ -176,7 +176,7 @@ class ProviderArgs:
     @pulumi.getter(name="huaweiAccessKey")
     def huawei_access_key(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+        The access key (AK) of AK/SK request signing, the recommended authentication. Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY, HUAWEICLOUD_SDK_AK, HW_ACCESS_KEY.
         """
         return pulumi.get(self, "huawei_access_key")
 
@@ -188,7 +188,7 @@ class ProviderArgs:
     @pulumi.getter(name="huaweiDomain")
     def huawei_domain(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+        The IAM account (domain) of the user (password authentication). Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
         """
         return pulumi.get(self, "huawei_domain")
 
@@ -200,7 +200,7 @@ class ProviderArgs:
     @pulumi.getter(name="huaweiIamEndpoint")
     def huawei_iam_endpoint(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+        The Huawei IAM endpoint, e.g. `https://iam.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
         """
         return pulumi.get(self, "huawei_iam_endpoint")
 
@@ -212,7 +212,7 @@ class ProviderArgs:
     @pulumi.getter(name="huaweiPassword")
     def huawei_password(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+        The IAM password (used when no AK/SK is set). Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
         """
         return pulumi.get(self, "huawei_password")
 
@@ -224,7 +224,7 @@ class ProviderArgs:
     @pulumi.getter(name="huaweiProjectId")
     def huawei_project_id(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+        The Huawei project scope, by ID. Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
         """
         return pulumi.get(self, "huawei_project_id")
 
@@ -236,7 +236,7 @@ class ProviderArgs:
     @pulumi.getter(name="huaweiProjectName")
     def huawei_project_name(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+        The Huawei project scope, by name. Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
         """
         return pulumi.get(self, "huawei_project_name")
 
@@ -248,7 +248,7 @@ class ProviderArgs:
     @pulumi.getter(name="huaweiRegion")
     def huawei_region(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_REGION.
+        A Huawei Cloud region such as `cn-north-4`: derives the IAM and ModelArts endpoints (explicit endpoints win) and, with no project set, the project name. Environment fallback: MLTRAIN_HUAWEI_REGION, HW_REGION_NAME.
         """
         return pulumi.get(self, "huawei_region")
 
@@ -260,7 +260,7 @@ class ProviderArgs:
     @pulumi.getter(name="huaweiSecretKey")
     def huawei_secret_key(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+        The secret key (SK) of AK/SK request signing. Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY, HUAWEICLOUD_SDK_SK, HW_SECRET_KEY.
         """
         return pulumi.get(self, "huawei_secret_key")
 
@@ -272,7 +272,7 @@ class ProviderArgs:
     @pulumi.getter(name="huaweiSecurityToken")
     def huawei_security_token(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+        The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
         """
         return pulumi.get(self, "huawei_security_token")
 
@@ -284,7 +284,7 @@ class ProviderArgs:
     @pulumi.getter(name="huaweiUser")
     def huawei_user(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_USER.
+        The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
         """
         return pulumi.get(self, "huawei_user")
 
@@ -296,7 +296,7 @@ class ProviderArgs:
     @pulumi.getter(name="insecureSkipTlsVerify")
     def insecure_skip_tls_verify(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
+        Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
         """
         return pulumi.get(self, "insecure_skip_tls_verify")
 
@@ -308,7 +308,7 @@ class ProviderArgs:
     @pulumi.getter(name="maxRetries")
     def max_retries(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Environment fallback: MLTRAIN_MAX_RETRIES.
+        Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
         """
         return pulumi.get(self, "max_retries")
 
@@ -320,7 +320,7 @@ class ProviderArgs:
     @pulumi.getter(name="modelartsEndpoint")
     def modelarts_endpoint(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+        The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
         """
         return pulumi.get(self, "modelarts_endpoint")
 
@@ -332,7 +332,7 @@ class ProviderArgs:
     @pulumi.getter(name="replaceRunning")
     def replace_running(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_REPLACE_RUNNING.
+        `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
         """
         return pulumi.get(self, "replace_running")
 
@@ -344,7 +344,7 @@ class ProviderArgs:
     @pulumi.getter(name="requestTimeout")
     def request_timeout(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
+        The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
         """
         return pulumi.get(self, "request_timeout")
 
@@ -356,7 +356,7 @@ class ProviderArgs:
     @pulumi.getter(name="skipCredentialCheck")
     def skip_credential_check(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
+        Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
         """
         return pulumi.get(self, "skip_credential_check")
 
@@ -411,27 +411,27 @@ class Provider(pulumi.ProviderResource):
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
-        :param pulumi.Input[_builtins.str] alaya_api_key: Environment fallback: MLTRAIN_ALAYA_API_KEY.
-        :param pulumi.Input[_builtins.str] alaya_endpoint: Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
-        :param pulumi.Input[_builtins.bool] allow_insecure_http: Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
-        :param pulumi.Input[_builtins.float] ambiguity_grace: Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
-        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] default_tags: Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
-        :param pulumi.Input[_builtins.str] huawei_access_key: Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
-        :param pulumi.Input[_builtins.str] huawei_domain: Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
-        :param pulumi.Input[_builtins.str] huawei_iam_endpoint: Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
-        :param pulumi.Input[_builtins.str] huawei_password: Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
-        :param pulumi.Input[_builtins.str] huawei_project_id: Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
-        :param pulumi.Input[_builtins.str] huawei_project_name: Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
-        :param pulumi.Input[_builtins.str] huawei_region: Environment fallback: MLTRAIN_HUAWEI_REGION.
-        :param pulumi.Input[_builtins.str] huawei_secret_key: Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
-        :param pulumi.Input[_builtins.str] huawei_security_token: Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
-        :param pulumi.Input[_builtins.str] huawei_user: Environment fallback: MLTRAIN_HUAWEI_USER.
-        :param pulumi.Input[_builtins.bool] insecure_skip_tls_verify: Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
-        :param pulumi.Input[_builtins.int] max_retries: Environment fallback: MLTRAIN_MAX_RETRIES.
-        :param pulumi.Input[_builtins.str] modelarts_endpoint: Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
-        :param pulumi.Input[_builtins.str] replace_running: Environment fallback: MLTRAIN_REPLACE_RUNNING.
-        :param pulumi.Input[_builtins.float] request_timeout: Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
-        :param pulumi.Input[_builtins.bool] skip_credential_check: Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
+        :param pulumi.Input[_builtins.str] alaya_api_key: The Alaya NeW Open API key (Bearer). Environment fallback: MLTRAIN_ALAYA_API_KEY.
+        :param pulumi.Input[_builtins.str] alaya_endpoint: The Alaya NeW Open API (some deployments prefix `/api/osm`: set `https://.../api/osm`). Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+        :param pulumi.Input[_builtins.bool] allow_insecure_http: Allow `http://` endpoints that are not loopback (credentials would travel unencrypted). Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
+        :param pulumi.Input[_builtins.float] ambiguity_grace: Seconds to look for an object whose create went unanswered before sending the create again. Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
+        :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] default_tags: Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key); the environment variable holds them as a JSON map. Environment fallback: MLTRAIN_DEFAULT_TAGS.
+        :param pulumi.Input[_builtins.str] huawei_access_key: The access key (AK) of AK/SK request signing, the recommended authentication. Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY, HUAWEICLOUD_SDK_AK, HW_ACCESS_KEY.
+        :param pulumi.Input[_builtins.str] huawei_domain: The IAM account (domain) of the user (password authentication). Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+        :param pulumi.Input[_builtins.str] huawei_iam_endpoint: The Huawei IAM endpoint, e.g. `https://iam.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+        :param pulumi.Input[_builtins.str] huawei_password: The IAM password (used when no AK/SK is set). Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+        :param pulumi.Input[_builtins.str] huawei_project_id: The Huawei project scope, by ID. Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+        :param pulumi.Input[_builtins.str] huawei_project_name: The Huawei project scope, by name. Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+        :param pulumi.Input[_builtins.str] huawei_region: A Huawei Cloud region such as `cn-north-4`: derives the IAM and ModelArts endpoints (explicit endpoints win) and, with no project set, the project name. Environment fallback: MLTRAIN_HUAWEI_REGION, HW_REGION_NAME.
+        :param pulumi.Input[_builtins.str] huawei_secret_key: The secret key (SK) of AK/SK request signing. Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY, HUAWEICLOUD_SDK_SK, HW_SECRET_KEY.
+        :param pulumi.Input[_builtins.str] huawei_security_token: The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
+        :param pulumi.Input[_builtins.str] huawei_user: The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
+        :param pulumi.Input[_builtins.bool] insecure_skip_tls_verify: Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
+        :param pulumi.Input[_builtins.int] max_retries: Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
+        :param pulumi.Input[_builtins.str] modelarts_endpoint: The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+        :param pulumi.Input[_builtins.str] replace_running: `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
+        :param pulumi.Input[_builtins.float] request_timeout: The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
+        :param pulumi.Input[_builtins.bool] skip_credential_check: Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
         :param pulumi.Input[_builtins.str] stack_identity: Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
         """
         ...
@@ -523,7 +523,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="alayaApiKey")
     def alaya_api_key(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_ALAYA_API_KEY.
+        The Alaya NeW Open API key (Bearer). Environment fallback: MLTRAIN_ALAYA_API_KEY.
         """
         return pulumi.get(self, "alaya_api_key")
 
@@ -531,7 +531,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="alayaEndpoint")
     def alaya_endpoint(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+        The Alaya NeW Open API (some deployments prefix `/api/osm`: set `https://.../api/osm`). Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
         """
         return pulumi.get(self, "alaya_endpoint")
 
@@ -539,7 +539,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="huaweiAccessKey")
     def huawei_access_key(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+        The access key (AK) of AK/SK request signing, the recommended authentication. Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY, HUAWEICLOUD_SDK_AK, HW_ACCESS_KEY.
         """
         return pulumi.get(self, "huawei_access_key")
 
@@ -547,7 +547,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="huaweiDomain")
     def huawei_domain(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+        The IAM account (domain) of the user (password authentication). Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
         """
         return pulumi.get(self, "huawei_domain")
 
@@ -555,7 +555,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="huaweiIamEndpoint")
     def huawei_iam_endpoint(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+        The Huawei IAM endpoint, e.g. `https://iam.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
         """
         return pulumi.get(self, "huawei_iam_endpoint")
 
@@ -563,7 +563,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="huaweiPassword")
     def huawei_password(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+        The IAM password (used when no AK/SK is set). Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
         """
         return pulumi.get(self, "huawei_password")
 
@@ -571,7 +571,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="huaweiProjectId")
     def huawei_project_id(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+        The Huawei project scope, by ID. Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
         """
         return pulumi.get(self, "huawei_project_id")
 
@@ -579,7 +579,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="huaweiProjectName")
     def huawei_project_name(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+        The Huawei project scope, by name. Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
         """
         return pulumi.get(self, "huawei_project_name")
 
@@ -587,7 +587,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="huaweiRegion")
     def huawei_region(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_REGION.
+        A Huawei Cloud region such as `cn-north-4`: derives the IAM and ModelArts endpoints (explicit endpoints win) and, with no project set, the project name. Environment fallback: MLTRAIN_HUAWEI_REGION, HW_REGION_NAME.
         """
         return pulumi.get(self, "huawei_region")
 
@@ -595,7 +595,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="huaweiSecretKey")
     def huawei_secret_key(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+        The secret key (SK) of AK/SK request signing. Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY, HUAWEICLOUD_SDK_SK, HW_SECRET_KEY.
         """
         return pulumi.get(self, "huawei_secret_key")
 
@@ -603,7 +603,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="huaweiSecurityToken")
     def huawei_security_token(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+        The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
         """
         return pulumi.get(self, "huawei_security_token")
 
@@ -611,7 +611,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="huaweiUser")
     def huawei_user(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_USER.
+        The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
         """
         return pulumi.get(self, "huawei_user")
 
@@ -619,7 +619,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="modelartsEndpoint")
     def modelarts_endpoint(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+        The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
         """
         return pulumi.get(self, "modelarts_endpoint")
 
@@ -627,7 +627,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="replaceRunning")
     def replace_running(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Environment fallback: MLTRAIN_REPLACE_RUNNING.
+        `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
         """
         return pulumi.get(self, "replace_running")
 

@@ -16,106 +16,106 @@ from .. import _utilities
 
 alayaApiKey: Optional[str]
 """
-Environment fallback: MLTRAIN_ALAYA_API_KEY.
+The Alaya NeW Open API key (Bearer). Environment fallback: MLTRAIN_ALAYA_API_KEY.
 """
 
 alayaEndpoint: Optional[str]
 """
-Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+The Alaya NeW Open API (some deployments prefix `/api/osm`: set `https://.../api/osm`). Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
 """
 
 allowInsecureHttp: Optional[bool]
 """
-Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
+Allow `http://` endpoints that are not loopback (credentials would travel unencrypted). Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
 """
 
 ambiguityGrace: Optional[float]
 """
-Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
+Seconds to look for an object whose create went unanswered before sending the create again. Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
 """
 
 defaultTags: Optional[str]
 """
-Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key); the environment variable holds them as a JSON map. Environment fallback: MLTRAIN_DEFAULT_TAGS.
 """
 
 huaweiAccessKey: Optional[str]
 """
-Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+The access key (AK) of AK/SK request signing, the recommended authentication. Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY, HUAWEICLOUD_SDK_AK, HW_ACCESS_KEY.
 """
 
 huaweiDomain: Optional[str]
 """
-Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+The IAM account (domain) of the user (password authentication). Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
 """
 
 huaweiIamEndpoint: Optional[str]
 """
-Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+The Huawei IAM endpoint, e.g. `https://iam.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
 """
 
 huaweiPassword: Optional[str]
 """
-Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+The IAM password (used when no AK/SK is set). Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
 """
 
 huaweiProjectId: Optional[str]
 """
-Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+The Huawei project scope, by ID. Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
 """
 
 huaweiProjectName: Optional[str]
 """
-Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+The Huawei project scope, by name. Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
 """
 
 huaweiRegion: Optional[str]
 """
-Environment fallback: MLTRAIN_HUAWEI_REGION.
+A Huawei Cloud region such as `cn-north-4`: derives the IAM and ModelArts endpoints (explicit endpoints win) and, with no project set, the project name. Environment fallback: MLTRAIN_HUAWEI_REGION, HW_REGION_NAME.
 """
 
 huaweiSecretKey: Optional[str]
 """
-Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+The secret key (SK) of AK/SK request signing. Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY, HUAWEICLOUD_SDK_SK, HW_SECRET_KEY.
 """
 
 huaweiSecurityToken: Optional[str]
 """
-Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
 """
 
 huaweiUser: Optional[str]
 """
-Environment fallback: MLTRAIN_HUAWEI_USER.
+The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
 """
 
 insecureSkipTlsVerify: Optional[bool]
 """
-Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
+Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
 """
 
 maxRetries: Optional[int]
 """
-Environment fallback: MLTRAIN_MAX_RETRIES.
+Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
 """
 
 modelartsEndpoint: Optional[str]
 """
-Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
 """
 
 replaceRunning: Optional[str]
 """
-Environment fallback: MLTRAIN_REPLACE_RUNNING.
+`refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
 """
 
 requestTimeout: Optional[float]
 """
-Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
+The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
 """
 
 skipCredentialCheck: Optional[bool]
 """
-Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
+Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
 """
 

@@ -23,147 +23,147 @@ class _ExportableConfig(types.ModuleType):
     @_builtins.property
     def alaya_api_key(self) -> Optional[str]:
         """
-        Environment fallback: MLTRAIN_ALAYA_API_KEY.
+        The Alaya NeW Open API key (Bearer). Environment fallback: MLTRAIN_ALAYA_API_KEY.
         """
         return __config__.get('alayaApiKey')
 
     @_builtins.property
     def alaya_endpoint(self) -> Optional[str]:
         """
-        Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
+        The Alaya NeW Open API (some deployments prefix `/api/osm`: set `https://.../api/osm`). Environment fallback: MLTRAIN_ALAYA_ENDPOINT.
         """
         return __config__.get('alayaEndpoint')
 
     @_builtins.property
     def allow_insecure_http(self) -> Optional[bool]:
         """
-        Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
+        Allow `http://` endpoints that are not loopback (credentials would travel unencrypted). Environment fallback: MLTRAIN_ALLOW_INSECURE_HTTP.
         """
         return __config__.get_bool('allowInsecureHttp')
 
     @_builtins.property
     def ambiguity_grace(self) -> Optional[float]:
         """
-        Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
+        Seconds to look for an object whose create went unanswered before sending the create again. Environment fallback: MLTRAIN_AMBIGUITY_GRACE.
         """
         return __config__.get_float('ambiguityGrace')
 
     @_builtins.property
     def default_tags(self) -> Optional[str]:
         """
-        Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key). Environment fallback: MLTRAIN_DEFAULT_TAGS (a JSON map).
+        Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on the same key); the environment variable holds them as a JSON map. Environment fallback: MLTRAIN_DEFAULT_TAGS.
         """
         return __config__.get('defaultTags')
 
     @_builtins.property
     def huawei_access_key(self) -> Optional[str]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY.
+        The access key (AK) of AK/SK request signing, the recommended authentication. Environment fallback: MLTRAIN_HUAWEI_ACCESS_KEY, HUAWEICLOUD_SDK_AK, HW_ACCESS_KEY.
         """
         return __config__.get('huaweiAccessKey')
 
     @_builtins.property
     def huawei_domain(self) -> Optional[str]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
+        The IAM account (domain) of the user (password authentication). Environment fallback: MLTRAIN_HUAWEI_DOMAIN.
         """
         return __config__.get('huaweiDomain')
 
     @_builtins.property
     def huawei_iam_endpoint(self) -> Optional[str]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
+        The Huawei IAM endpoint, e.g. `https://iam.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_HUAWEI_IAM_ENDPOINT.
         """
         return __config__.get('huaweiIamEndpoint')
 
     @_builtins.property
     def huawei_password(self) -> Optional[str]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
+        The IAM password (used when no AK/SK is set). Environment fallback: MLTRAIN_HUAWEI_PASSWORD.
         """
         return __config__.get('huaweiPassword')
 
     @_builtins.property
     def huawei_project_id(self) -> Optional[str]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
+        The Huawei project scope, by ID. Environment fallback: MLTRAIN_HUAWEI_PROJECT_ID.
         """
         return __config__.get('huaweiProjectId')
 
     @_builtins.property
     def huawei_project_name(self) -> Optional[str]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
+        The Huawei project scope, by name. Environment fallback: MLTRAIN_HUAWEI_PROJECT_NAME.
         """
         return __config__.get('huaweiProjectName')
 
     @_builtins.property
     def huawei_region(self) -> Optional[str]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_REGION.
+        A Huawei Cloud region such as `cn-north-4`: derives the IAM and ModelArts endpoints (explicit endpoints win) and, with no project set, the project name. Environment fallback: MLTRAIN_HUAWEI_REGION, HW_REGION_NAME.
         """
         return __config__.get('huaweiRegion')
 
     @_builtins.property
     def huawei_secret_key(self) -> Optional[str]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY.
+        The secret key (SK) of AK/SK request signing. Environment fallback: MLTRAIN_HUAWEI_SECRET_KEY, HUAWEICLOUD_SDK_SK, HW_SECRET_KEY.
         """
         return __config__.get('huaweiSecretKey')
 
     @_builtins.property
     def huawei_security_token(self) -> Optional[str]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN.
+        The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
         """
         return __config__.get('huaweiSecurityToken')
 
     @_builtins.property
     def huawei_user(self) -> Optional[str]:
         """
-        Environment fallback: MLTRAIN_HUAWEI_USER.
+        The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
         """
         return __config__.get('huaweiUser')
 
     @_builtins.property
     def insecure_skip_tls_verify(self) -> Optional[bool]:
         """
-        Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
+        Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
         """
         return __config__.get_bool('insecureSkipTlsVerify')
 
     @_builtins.property
     def max_retries(self) -> Optional[int]:
         """
-        Environment fallback: MLTRAIN_MAX_RETRIES.
+        Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
         """
         return __config__.get_int('maxRetries')
 
     @_builtins.property
     def modelarts_endpoint(self) -> Optional[str]:
         """
-        Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
+        The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
         """
         return __config__.get('modelartsEndpoint')
 
     @_builtins.property
     def replace_running(self) -> Optional[str]:
         """
-        Environment fallback: MLTRAIN_REPLACE_RUNNING.
+        `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
         """
         return __config__.get('replaceRunning')
 
     @_builtins.property
     def request_timeout(self) -> Optional[float]:
         """
-        Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
+        The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
         """
         return __config__.get_float('requestTimeout')
 
     @_builtins.property
     def skip_credential_check(self) -> Optional[bool]:
         """
-        Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
+        Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
         """
         return __config__.get_bool('skipCredentialCheck')
 

@@ -18,8 +18,9 @@ from typing import Any
 
 from ..accounts import IDENTITY, normalized
 from ..config import Settings
+from ..settings import BY_NAME
 
-STACK_IDENTITY_VARIABLE = "mltrain:stackIdentity"
+STACK_IDENTITY_VARIABLE = BY_NAME["stack_identity"].config_key  # mltrain:stackIdentity
 
 
 def stack_identity(urn: str, configured: str | None = None) -> str:

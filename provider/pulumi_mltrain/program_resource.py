@@ -31,7 +31,7 @@ from .host import readable_errors, watch_host_engine, widen
 from .ownership import FAILED_KEY, STACK_KEY, URN_KEY
 
 if TYPE_CHECKING:
-    from .resource import MltrainProvider
+    from .dynamic_provider import MltrainProvider
 
 
 def load(target: str) -> Any:
@@ -41,14 +41,15 @@ def load(target: str) -> Any:
 
 
 class LazyProvider(ResourceProvider):
-    """The pickled provider: a class reference whose implementation (`target`) loads on first use.
+    """The pickled provider: a class reference whose implementation, the dynamic provider of the
+    registry's handler (`handler`, "module:Class"), loads on first use.
 
-    Subclasses set `target`; instances hold nothing until they run in the provider process, so the
+    Subclasses set `handler`; instances hold nothing until they run in the provider process, so the
     pickled form stays the same for every resource of a kind (and carries no secret).
     """
 
     serialize_as_secret_always = False
-    target: ClassVar[str] = ""
+    handler: ClassVar[str] = ""
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
     def _impl(self) -> ResourceProvider:
@@ -60,7 +61,7 @@ class LazyProvider(ResourceProvider):
                     widen()  # the first call in a dynamic provider host: one thread per call from now on
                     watch_host_engine()  # and exit once the engine that started this host is gone
                     readable_errors()  # and our errors reach people as their message, without our frames
-                    found = self.__dict__["_real"] = load(self.target)()
+                    found = self.__dict__["_real"] = provider_of(self.handler)()
         assert found is not None
         return found
 
@@ -89,12 +90,18 @@ class LazyProvider(ResourceProvider):
         self._impl().delete(_id, _props)
 
 
+def provider_of(handler: str) -> type[MltrainProvider[Any]]:
+    """The dynamic provider class of the handler "module:Class" (loads the adapter and the handler)."""
+    from .dynamic_provider import provider_for
+
+    return provider_for(load(handler))
+
+
 class ProviderRef:
     """`Resource._provider_type`: the real provider class, imported only when asked for (schema, tests)."""
 
     def __get__(self, obj: object, owner: type[MltrainResource]) -> type[MltrainProvider[Any]]:
-        provider: type[MltrainProvider[Any]] = load(owner._lazy_provider.target)
-        return provider
+        return provider_of(owner._lazy_provider.handler)
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600}
@@ -153,7 +160,7 @@ class MltrainResource(pulumi.dynamic.Resource):
 
     def _register(self, resource_name: str, args: Mapping[str, Any],
                   opts: pulumi.ResourceOptions | None = None) -> None:
-        from .identity import stack_identity
+        from .stack_identity import stack_identity
 
         keeps = "on_failure" in self._inputs  # a training job
         unknown = sorted(set(args) - set(self._inputs))

@@ -1,13 +1,16 @@
 """The dynamic provider face: a thin adapter from `pulumi.dynamic` to a resource's `Handler`.
 
-Each resource module defines its provider as `class XProvider(MltrainProvider[XHandler])` with
-`handler_type = XHandler`; that class path is the registry's `target`, which the states of existing
-stacks name (through `program.LazyProvider`), so it stays. The adapter converts the handler's results
-into `CheckResult`, `DiffResult`, ... and nothing else: every rule lives in `handler.py`.
+`provider_for(XHandler)` builds the provider class of a handler that the registry names, once per
+handler. It is named after the handler (`pulumi_mltrain.alaya.training_job:TrainingJobProvider` for
+`...:TrainingJobHandler`), the class path that states written by 0.1 name, which the platform module
+resolves on first use (`registry.provider_aliases`): platform modules never import this adapter. The
+adapter converts the handler's results into `CheckResult`, `DiffResult`, ... and nothing else: every
+rule lives in `handler.py`.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any, ClassVar, Generic, TypeVar, cast
 
 from pulumi.dynamic import (
@@ -34,7 +37,18 @@ class MltrainProvider(ResourceProvider, Generic[H]):
     handler_type: ClassVar[type[Handler[Any, Any]]] = Handler
 
     def __init__(self) -> None:
-        self.handler: H = cast(H, self.handler_type())
+        self._handler: H = cast(H, self.handler_type())
+
+    @property
+    def handler(self) -> H:
+        """The handler served (made here when an unpickled provider skipped `__init__`)."""
+        found: H | None = self.__dict__.get("_handler")
+        if found is None:
+            found = self._handler = cast(H, self.handler_type())
+        return found
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {}  # a class reference: never the handler, its settings or its clients
 
     def configure(self, req: ConfigureRequest) -> None:
         self.handler.configure(Settings.load({key: req.config.get(key) for key in CONFIG_KEYS.values()}))
@@ -64,3 +78,21 @@ class MltrainProvider(ResourceProvider, Generic[H]):
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         self.handler.delete(id_, props)
+
+
+_built: dict[type[Handler[Any, Any]], type[MltrainProvider[Any]]] = {}
+_lock = threading.Lock()
+
+
+def provider_for(handler_type: type[Handler[Any, Any]]) -> type[MltrainProvider[Any]]:
+    """The dynamic provider class serving `handler_type`, made once: `XProvider` of the handler's
+    module (for `XHandler`), so that it pickles under the path the platform module resolves."""
+    with _lock:
+        found = _built.get(handler_type)
+        if found is None:
+            name = handler_type.__name__.removesuffix("Handler") + "Provider"
+            found = type(name, (MltrainProvider,), {
+                "__module__": handler_type.__module__, "__qualname__": name, "handler_type": handler_type,
+                "__doc__": f"The dynamic provider of {handler_type.__name__} (built by `provider_for`)."})
+            _built[handler_type] = found
+        return found

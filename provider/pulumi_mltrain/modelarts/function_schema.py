@@ -1,0 +1,107 @@
+"""Schema entries of the program-time catalogue functions (declared in the registry).
+
+Kept apart from `catalog` so that importing the package does not import the generator.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from .. import registry
+from .. import spec as specs
+from . import functions
+from .catalog import GetEnginesArgs, GetEnginesResult, GetFlavorsArgs, GetFlavorsResult, get_engines, get_flavors
+
+registry.function("mltrain:modelarts:getFlavors", GetFlavorsArgs, GetFlavorsResult, items="flavors")(get_flavors)
+registry.function("mltrain:modelarts:getEngines", GetEnginesArgs, GetEnginesResult, items="engines")(get_engines)
+
+
+# ----- look-ups, logs and events (functions.py returns TypedDicts of these shapes) -------------------
+def _in(description: str, default: Any = None) -> Any:
+    return specs.spec_field(default, description=description, on_change="local")
+
+
+def _out(description: str) -> Any:
+    return specs.output_field(description=description)
+
+
+class GetTrainingJobArgs(BaseModel):
+    job_id: str = _in("The training job's ID (a TrainingJob's job_id).", ...)
+
+
+class TrainingJobInfo(BaseModel):
+    job_id: str = _out("Job ID.")
+    name: str | None = _out("Job name.")
+    description: str | None = _out("Description.")
+    phase: str = _out("Creating, Pending, Running, Completed, Failed, Abnormal, Terminating or Terminated.")
+    secondary_phase: str | None = _out("The level-2 status.")
+    tasks: list[str] = _out("Task names, e.g. worker-0, worker-1.")
+    flavor_id: str | None = _out("Flavor.")
+    node_count: int | None = _out("Number of nodes.")
+    algorithm_id: str | None = _out("Algorithm it runs, if any.")
+    create_time: int | None = _out("Created at, ms since the epoch.")
+    reason: str | None = _out("Why it is in this phase, when the platform says.")
+
+
+class GetAlgorithmArgs(BaseModel):
+    algorithm_id: str = _in("The algorithm's ID.", ...)
+
+
+class AlgorithmInfo(BaseModel):
+    algorithm_id: str = _out("Algorithm ID.")
+    name: str | None = _out("Name.")
+    description: str | None = _out("Description.")
+    code_dir: str | None = _out("OBS code directory.")
+    boot_file: str | None = _out("OBS boot file.")
+    engine: dict[str, Any] | None = _out("Engine: engine_id, engine_name, engine_version or image_url.")
+    tags: list[dict[str, Any]] = _out("Algorithm tags.")
+
+
+class ListTrainingJobsArgs(BaseModel):
+    name_prefix: str = _in("Only jobs whose name starts with this.", "")
+    phase: str | None = _in("Only jobs in this phase, e.g. Running.")
+
+
+class JobSummary(BaseModel):
+    job_id: str = _out("Job ID.")
+    name: str | None = _out("Job name.")
+    phase: str | None = _out("Phase.")
+    create_time: int | None = _out("Created at, ms since the epoch.")
+
+
+class TrainingJobList(BaseModel):
+    jobs: list[JobSummary] = _out("The matching jobs, newest first.")
+
+
+class GetTrainingJobLogsArgs(BaseModel):
+    job_id: str = _in("The training job's ID.", ...)
+    lines: int = _in("At most this many lines per task, newest kept.", 100)
+
+
+class TaskLog(BaseModel):
+    task: str = _out("Task name, e.g. worker-1.")
+    lines: list[str] = _out("Its latest log lines, oldest first.")
+
+
+class JobEvent(BaseModel):
+    time: str | None = _out("When.")
+    level: str | None = _out("Info, Warning or Error.")
+    source: str | None = _out("K8S, Job or Task.")
+    message: str | None = _out("What happened.")
+
+
+class TrainingJobLogs(BaseModel):
+    job_id: str = _out("Job ID.")
+    phase: str = _out("Phase when read.")
+    tasks: list[TaskLog] = _out("Every task's latest lines.")
+    events: list[JobEvent] = _out("The job's latest events, oldest first.")
+
+
+registry.function("mltrain:modelarts:getTrainingJob", GetTrainingJobArgs, TrainingJobInfo)(functions.get_training_job)
+registry.function("mltrain:modelarts:getAlgorithm", GetAlgorithmArgs, AlgorithmInfo)(functions.get_algorithm)
+registry.function("mltrain:modelarts:listTrainingJobs", ListTrainingJobsArgs,
+                TrainingJobList)(functions.list_training_jobs)
+registry.function("mltrain:modelarts:getTrainingJobLogs", GetTrainingJobLogsArgs,
+                TrainingJobLogs)(functions.get_training_job_logs)
