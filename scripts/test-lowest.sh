@@ -26,6 +26,6 @@ fi
 "$venv/bin/python" - <<'PY'
 from importlib import metadata
 print("lowest:", ", ".join(f"{n}=={metadata.version(n)}" for n in
-      ["pulumi", "httpx", "pydantic", "fastapi", "starlette", "uvicorn", "pulumi-policy"]))
+      ["pulumi", "httpx", "pydantic", "tenacity", "pyyaml", "fastapi", "starlette", "uvicorn", "pulumi-policy"]))
 PY
 exec "$venv/bin/python" -m pytest -p no:cacheprovider -n 2 tests/unit tests/policy/test_validators.py "$@"

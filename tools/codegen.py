@@ -171,6 +171,8 @@ def _resource(decl: Resource, tt: _Types) -> list[str]:
              f'    """{decl.summary}', "",
              *_wrap(f"Outputs (besides every input): {', '.join(outs.model_fields)}.", "    "),
              "",
+             *[line for field, reason in getattr(spec, "absent_inputs", {}).items()
+               for line in [*_wrap(f"Not available here: {field} {reason}.", "    "), ""]],
              *_wrap("Every input reads as an Output: the value given, the default the provider filled in, or "
                     "None for an optional input left out (the provider never fills those in).", "    "),
              '    """', "",

@@ -135,6 +135,13 @@ def _inputs(res: dict[str, Any], provider: type[Handler[Any, Any]], schema: dict
               "are the platform's keys); *update in place* changes the object without recreating it; *local* "
               "changes only what the provider does (waits, deadlines, adoption) and never calls the platform.",
               ""]
+    absent = getattr(model, "absent_inputs", {})
+    if absent:
+        # Inputs of the same resource on another platform that this platform cannot serve: a preview
+        # error that says why, so the page says it too.
+        lines += ["Not available here (a preview error names the field and the reason):", ""]
+        lines += [f"- {_name(field)} {_cell(reason)}." for field, reason in absent.items()]
+        lines.append("")
     return lines
 
 

@@ -157,7 +157,8 @@ def build() -> dict[str, Any]:
         inputs, required_inputs = _properties(provider.spec_type, types, res.family)
         outputs, _ = _properties(provider.output_type, types, res.family)
         resources[res.token] = {
-            "description": res.summary,
+            "description": " ".join([res.summary, *(f"Not available here: {specs.property_name(f)} {reason}."
+                                                     for f, reason in provider.spec_type.absent_inputs.items())]),
             "inputProperties": inputs,
             "requiredInputs": required_inputs,
             "properties": {**inputs, **outputs},

@@ -27,7 +27,7 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
-from pulumi_mltrain import plan
+from pulumi_mltrain import plan, runs
 
 from . import resources as r
 from .secrets import is_secret
@@ -491,18 +491,18 @@ NEW_RUN_KEYS = {"max_gpu_hours": "maxNewGpuHours", "max_cost": "maxNewCost", "no
 def new_runs(args: StackValidationArgs) -> plan.Impact:
     """The runs the previewed update starts, counted as `mltrain-plan` counts them (pulumi_mltrain.plan).
 
-    A stack policy sees no step: for a job the update creates, replaces or changes in place it gets the
-    provider's checked inputs (with `run_reason`), for the others their recorded outputs, which carry the
-    job's `status`/`phase`. So a job counts when its props are checked inputs (no recorded status) and its
-    `run_reason` starts a run."""
+    A stack policy is given no step, so the provider marks the jobs whose step starts a run in the
+    preview: `run_starts` (runs.RUN_STARTS), on a job the update creates or replaces, never on one it
+    leaves alone or changes in place. A job counts when it carries the mark and its `run_reason` starts
+    a run (an adopted job starts none). A replaced job's recorded status is not given here."""
     impact = plan.Impact(plan.stack_of(args.resources[0].urn) if args.resources else "")
     for res in args.resources:
         job = r.ours(res.resource_type, res.name, res.props, res.opts)
         if job is None or job.kind not in r.TRAINING_JOBS:
             continue
         try:
-            if r.get(job.props, plan.STATE_FIELD[job.kind]) is not None:
-                continue  # recorded outputs: a job the update leaves alone
+            if r.get(job.props, runs.RUN_STARTS) is not True:
+                continue  # not a step that starts a run: left alone, or changed in place
             run = plan.run_of(job.kind, job.name, job.props)
         except UnknownValueError as err:
             impact.unknown.append(f"{job.label} ({err.message})")

@@ -34,6 +34,10 @@ FAILED_KEY = "__mltrain_failed"
 # Set by check when the resource is already in the state: a create with it is a replacement, which
 # must never take the old object over (see lifecycle/takeover.py).
 EXISTS_KEY = "__mltrain_exists"
+# Set by the dynamic form's program side on a training job's inputs in a preview (a dry run) only, so
+# that check can mark the step that starts a run (runs.RUN_STARTS). Never in a state: the program of
+# `pulumi up`'s update does not set it, and a diff ignores a key the state lacks.
+PREVIEW_KEY = "__mltrain_preview"
 # Marks a state whose inputs were read back by `pulumi import` (the platform's complete copy); the
 # plugin's next diff leaves out what the declaration leaves to the platform.
 IMPORTED_KEY = "__mltrain_imported"

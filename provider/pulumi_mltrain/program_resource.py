@@ -28,7 +28,7 @@ from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
 
 from .accounts import account_props, warn_retired_settings
 from .host import readable_errors, watch_host_engine, widen
-from .ownership import FAILED_KEY, STACK_KEY, URN_KEY
+from .ownership import FAILED_KEY, PREVIEW_KEY, STACK_KEY, URN_KEY
 
 if TYPE_CHECKING:
     from .dynamic_provider import MltrainProvider
@@ -192,6 +192,8 @@ class MltrainResource(pulumi.dynamic.Resource):
             props.setdefault(attr, None)  # filled by the provider: readable on the resource
         if keeps:
             props[FAILED_KEY] = None  # set by a create whose failed job was kept (on_failure="keep")
+            if pulumi.runtime.is_dry_run():
+                props[PREVIEW_KEY] = True  # check marks a step that starts a run (runs.RUN_STARTS)
         # What `pulumi.dynamic.Resource.__init__` does, with the pickled provider made once per class:
         # it is the same class reference for every resource (no captured secret), and dill costs
         # about a millisecond per resource.

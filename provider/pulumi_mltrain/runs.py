@@ -21,6 +21,14 @@ replace (`pulumi up --replace`) skips the second check: its create takes the rea
 
 It is no input: a diff never compares it (no false change, no drift), and a change that keeps the run
 (a recorded description, an update in place) keeps its reason.
+
+Since a kept reason still reads `first run` or `new run:`, the reason alone cannot tell a policy (which
+is given no step) that *this* step starts the run. So a preview marks the steps that do with
+`run_starts: true` (RUN_STARTS): in the dynamic form check adds it to a training job's checked inputs
+when its program runs as a preview (ownership.PREVIEW_KEY) and the check starts a run (a create, or a
+replace); the plugin adds it to the preview of a training job's create (a first run or a replacement),
+never to the preview of an update. It never reaches a state (the update of `pulumi up` runs without
+it), so a diff never sees it and a no-change or in-place preview never shows it.
 """
 
 from __future__ import annotations
@@ -31,11 +39,13 @@ from typing import Any, ClassVar
 
 from . import spec as specs
 from .errors import MltrainError
-from .ownership import URN_KEY
+from .ownership import PREVIEW_KEY, URN_KEY
 
 RUN_REASON = "run_reason"
 FIRST = "first run"
 NEW = "new run:"  # every reason of a replace starts with it; with FIRST, the reasons that start a run
+# Set only in a preview, on a training job whose step starts a run (a create or a replace): see above.
+RUN_STARTS = "run_starts"
 FORCED = (f"{NEW} replaces the previous run of unchanged inputs (a replacement_trigger, `pulumi up --replace` "
           "or a failed run kept by on_failure=\"keep\")")
 DESCRIPTION = (
@@ -85,7 +95,15 @@ class RunReason:
     spec_type: type[specs.Spec]
 
     def _run_at_check(self, spec: Any, olds: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Any]:
-        """The reason a preview shows, from the checked `inputs` (with their derived outputs)."""
+        """The reason a preview shows, from the checked `inputs` (with their derived outputs), and in a
+        preview of the dynamic form RUN_STARTS when this check starts a run."""
+        found = self._reason_at_check(spec, olds, inputs)
+        starts = not olds or bool(specs.diff(self.spec_type, olds, spec.props())[1])
+        if inputs.get(PREVIEW_KEY) and starts and starts_run(found.get(RUN_REASON)):
+            found[RUN_STARTS] = True
+        return found
+
+    def _reason_at_check(self, spec: Any, olds: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Any]:
         key = _key(inputs.get(URN_KEY), spec)
         if not olds:
             replacing = _IF_REPLACED.pop(key, None) if key else None

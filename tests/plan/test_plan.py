@@ -176,9 +176,10 @@ def test_policy_refuses_above_its_caps() -> None:
     assert "'dyn-m2' has no auto_stop_hours" in message
 
 
-def test_policy_cannot_tell_a_change_in_place_from_a_first_run() -> None:
-    """A stack policy is given the checked inputs of a job changed in place, as of one created: no step,
-    no recorded status, and the kept `run_reason` of its first run. It counts it (docs/plan-impact.md);
-    `mltrain-plan`, which reads the steps, does not."""
+def test_policy_counts_no_change_in_place() -> None:
+    """A stack policy is given the checked inputs of a job changed in place, as of one created, with the
+    kept `run_reason` of its first run; only a step that starts a run carries `run_starts` (runs.py), so
+    neither the policy nor `mltrain-plan` counts one."""
     assert impact("update").runs == []
-    assert {r.name for r in v.new_runs(view("update")).runs} == both("t3", "m2")
+    assert v.new_runs(view("update")).runs == []
+    assert violations(view("update", {"maxNewGpuHours": 0, "noStopRunning": True})) == []

@@ -5,6 +5,7 @@ replacement_trigger changed."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -65,3 +66,51 @@ def test_a_changed_trigger_counts_one_run_and_the_running_job_it_replaces(emulat
     config.write_text(json.dumps({"new-run-budget": {"maxNewGpuHours": 96}}))
     result = stack.preview("--policy-pack", str(PACK), "--policy-pack-config", str(config), check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("form", ["dynamic", "plugin"])
+def test_new_run_budget_counts_the_rerun_and_not_a_change_in_place(emulator: Any, tmp_path: Path, form: str) -> None:
+    """One trial's trigger changed (a new run), another trial's description changed (an update in place,
+    whose checked inputs keep the `first run` reason): the policy, given no step, counts exactly the one
+    run, as `mltrain-plan` does, and neither shows `run_starts` for the update in place."""
+    emulator.admin.set_settings(task_state_delay=0.1)
+    stack = alaya_stack(emulator, tmp_path, PROGRAM, trials=json.dumps(TRIALS), form=form)
+    if form == "plugin":  # the engine finds the plugin on PATH (as an installed wheel's console script)
+        stack.env_extra["PATH"] = f"{BIN}{os.pathsep}{VENV / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
+    stack.up()
+    stack.set_config("trials", json.dumps({**TRIALS, "lr-3e-4": "v2"}))
+    stack.set_config("descriptions", json.dumps({"lr-1e-4": "sweep trial lr-1e-4, notes"}))
+
+    steps = {s["urn"].rsplit("::", 1)[1]: s["op"] for s in stack.preview_json()["steps"]
+             if s["urn"].rsplit("::", 1)[1].startswith("lr-") and s["op"] != "same"}
+    assert steps == {"lr-1e-4": "update", "lr-3e-4": "replace"}, steps
+    code, out = piped(stack, "--max-new-gpu-hours", "96")
+    assert code == 0 and "  new runs: 1" in out.splitlines(), out
+
+    config = tmp_path / "policy-config.json"
+    config.write_text(json.dumps({"new-run-budget": {"maxNewGpuHours": 95}}))
+    result = stack.preview("--policy-pack", str(PACK), "--policy-pack-config", str(config), check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "the new runs take up to 96 GPU-hours, above the cap of 95 (maxNewGpuHours)" in output, output
+    assert "new runs: 1" in output, output
+    table = [line.split()[0] for line in output.splitlines() if line.strip().startswith("lr-")
+             and "alaya:TrainingJob" in line and "GPU" not in line]
+    assert table == ["lr-3e-4"], output
+    # Two runs would be 192 GPU-hours: a cap of 96 passes only when the update in place is not counted.
+    config.write_text(json.dumps({"new-run-budget": {"maxNewGpuHours": 96}}))
+    result = stack.preview("--policy-pack", str(PACK), "--policy-pack-config", str(config), check=False)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    # The update in place shows its description only; no state records `run_starts` (it is a mark of a
+    # preview), so the next preview is quiet.
+    section = output[output.index("TrainingJob::lr-1e-4]"):]
+    section = section[:section.index("mltrain-policies@")]
+    assert "description" in section and "run_starts" not in section and "runStarts" not in section, output
+    stack.up()
+    held = [r for r in stack.resources("TrainingJob") if r["urn"].rsplit("::", 1)[1].startswith("lr-")]
+    assert len(held) == 3 and not any(key in r.get(part, {}) for r in held for part in ("inputs", "outputs")
+                                      for key in ("run_starts", "runStarts")), held
+    quiet = stack.preview("--expect-no-changes", check=False)
+    assert quiet.returncode == 0 and "run_starts" not in quiet.stdout and "runStarts" not in quiet.stdout, \
+        quiet.stdout + quiet.stderr

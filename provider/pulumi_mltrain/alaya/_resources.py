@@ -61,6 +61,9 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
     Outputs (besides every input): training_task_id, status, result_key, created_time, start_time, end_time,
         duration_ms, reason, gpus_per_node, gpu_count, cost_per_hour, run_reason.
 
+    Not available here: success_criteria is not available on Alaya NeW training jobs: Alaya NeW has no
+        metrics API to check it against (metric gates are a ModelArts training job input).
+
     Every input reads as an Output: the value given, the default the provider filled in, or None for an
         optional input left out (the provider never fills those in).
     """

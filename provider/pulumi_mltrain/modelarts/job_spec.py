@@ -259,7 +259,9 @@ class TrainingJobOutputs(specs.Output):
     gpu_count: int | None = specs.output_field(
         description="GPUs of the whole job (gpus_per_node x node_count); known at preview.")
     billing_code: str | None = specs.output_field(
-        description="The flavor's billing code (the flavor list has no prices); known at preview.")
+        description="The flavor's billing code; known at preview. ModelArts gives no prices (the flavor list has "
+        "none), so a ModelArts job has no cost_per_hour: mltrain-plan and the policy new-run-budget count its "
+        "GPU-hours and say its price is unknown.")
     run_reason: str | None = specs.output_field(description=runs.DESCRIPTION)
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from pulumi.provider.experimental import provider as p
 
-from .. import __version__, registry
+from .. import __version__, registry, runs
 from .. import spec as specs
 from ..accounts import ACCOUNT_KEY
 from ..config import Settings
@@ -145,7 +145,12 @@ class MltrainPlugin(p.Provider):
 
     async def create(self, request: p.CreateRequest) -> p.CreateResponse:
         if request.preview:
-            return p.CreateResponse(resource_id="", properties=request.properties)  # the checked inputs
+            # The checked inputs; a training job's create starts a run (its first, or a replacement):
+            # marked for the policy new-run-budget, which is given no step (see runs.RUN_STARTS).
+            properties = request.properties
+            if isinstance(self._handler(request.type), runs.RunReason):
+                properties = {**properties, **sdk.wrap({specs.property_name(runs.RUN_STARTS): True})}
+            return p.CreateResponse(resource_id="", properties=properties)
         handler = self._handler(request.type)
         props, secret = sdk.plain(request.properties)
         props = _fields(handler, props)

@@ -8,7 +8,7 @@ import * as enums from "../types/enums";
 import * as utilities from "../utilities";
 
 /**
- * An Alaya NeW distributed training task.
+ * An Alaya NeW distributed training task. Not available here: successCriteria is not available on Alaya NeW training jobs: Alaya NeW has no metrics API to check it against (metric gates are a ModelArts training job input).
  */
 export class TrainingJob extends pulumi.CustomResource {
     /**

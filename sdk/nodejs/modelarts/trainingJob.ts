@@ -60,7 +60,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly autoStopHours: pulumi.Output<number | undefined>;
     /**
-     * The flavor's billing code (the flavor list has no prices); known at preview.
+     * The flavor's billing code; known at preview. ModelArts gives no prices (the flavor list has none), so a ModelArts job has no cost_per_hour: mltrain-plan and the policy new-run-budget count its GPU-hours and say its price is unknown.
      */
     declare public /*out*/ readonly billingCode: pulumi.Output<string | undefined>;
     /**

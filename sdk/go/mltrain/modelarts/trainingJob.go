@@ -22,7 +22,7 @@ type TrainingJob struct {
 	AlgorithmId pulumi.StringPtrOutput `pulumi:"algorithmId"`
 	// Stop the job after this many hours. Allowed: >= 1, <= 720.
 	AutoStopHours pulumi.IntPtrOutput `pulumi:"autoStopHours"`
-	// The flavor's billing code (the flavor list has no prices); known at preview.
+	// The flavor's billing code; known at preview. ModelArts gives no prices (the flavor list has none), so a ModelArts job has no cost_per_hour: mltrain-plan and the policy new-run-budget count its GPU-hours and say its price is unknown.
 	BillingCode pulumi.StringPtrOutput `pulumi:"billingCode"`
 	// Inline code: OBS path of the boot file, inside code_dir.
 	BootFile pulumi.StringPtrOutput `pulumi:"bootFile"`
@@ -490,7 +490,7 @@ func (o TrainingJobOutput) AutoStopHours() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.IntPtrOutput { return v.AutoStopHours }).(pulumi.IntPtrOutput)
 }
 
-// The flavor's billing code (the flavor list has no prices); known at preview.
+// The flavor's billing code; known at preview. ModelArts gives no prices (the flavor list has none), so a ModelArts job has no cost_per_hour: mltrain-plan and the policy new-run-budget count its GPU-hours and say its price is unknown.
 func (o TrainingJobOutput) BillingCode() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.BillingCode }).(pulumi.StringPtrOutput)
 }

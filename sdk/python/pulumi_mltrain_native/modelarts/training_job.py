@@ -989,7 +989,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter(name="billingCode")
     def billing_code(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        The flavor's billing code (the flavor list has no prices); known at preview.
+        The flavor's billing code; known at preview. ModelArts gives no prices (the flavor list has none), so a ModelArts job has no cost_per_hour: mltrain-plan and the policy new-run-budget count its GPU-hours and say its price is unknown.
         """
         return pulumi.get(self, "billing_code")
 

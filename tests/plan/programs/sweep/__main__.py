@@ -1,7 +1,8 @@
 """Test program: a sweep of Alaya NeW trials on PRD-TRAIN-2 (4 GPUs per node, 2 nodes, 12 h), one
 training job per trial, each re-run when its `replacement_trigger` changes.
 
-Config: `trials` (JSON: trial name -> its trigger, e.g. {"lr-1e-4": "v1"}), `form` (`dynamic`, the
+Config: `trials` (JSON: trial name -> its trigger, e.g. {"lr-1e-4": "v1"}), `descriptions` (JSON: trial
+name -> its description, an in-place change; default `sweep trial <name>`), `form` (`dynamic`, the
 default, or `plugin`: the native plugin's `mltrain:alaya:TrainingJob`).
 """
 
@@ -13,10 +14,12 @@ from pulumi_mltrain import alaya
 
 config = pulumi.Config()
 trials = json.loads(config.require("trials"))
+descriptions = json.loads(config.get("descriptions") or "{}")
 form = config.get("form") or "dynamic"
 
 for trial, trigger in trials.items():
-    args = {"description": f"sweep trial {trial}", "product_code": "PRD-TRAIN-2", "worker_count": 2,
+    args = {"description": descriptions.get(trial, f"sweep trial {trial}"), "product_code": "PRD-TRAIN-2",
+            "worker_count": 2,
             "image": "harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu", "training_framework": "pytorch",
             "start_command": f"python3 train.py --lr {trial.removeprefix('lr-')}", "timeout_hours": 12}
     opts = pulumi.ResourceOptions(replacement_trigger=trigger)
