@@ -40,10 +40,12 @@ from .ownership import (
     FAILED_KEY,
     IMPORTED_KEY,
     INTERNAL_PREFIX,
+    MARK_KEYS,
     STACK_KEY,
     URN_KEY,
     Mark,
     internal,
+    internal_outputs,
     physical_name,
     resource_of,
 )
@@ -652,7 +654,8 @@ class Handler:
         kept = self._run_recorded(spec, props, False)
         inputs = {**specs.user_props(props, self.spec_type), **self._drift(spec, remote), **internal(props), **kept}
         once = {k: props[k] for k in self.recorded_once if props.get(k) is not None}
-        return Read(object_id, {**inputs, **once, **self._only_outputs(outs)}, inputs)
+        recorded = {k: v for k, v in inputs.items() if k not in MARK_KEYS}  # the owner mark stays in the inputs
+        return Read(object_id, {**recorded, **once, **self._only_outputs(outs)}, inputs)
 
     def import_object(self, object_id: str, owner: dict[str, Any]) -> Read:
         """`pulumi import`: the object's inputs as the platform holds them (the spec's own read-back),
@@ -780,4 +783,4 @@ class Handler:
         return {k: v for k, v in values.items() if k in self.output_type.model_fields}
 
     def _outs(self, spec: Any, outs: dict[str, Any], props: dict[str, Any]) -> dict[str, Any]:
-        return {**spec.props(), **self._derived(spec), **internal(props), **self._only_outputs(outs)}
+        return {**spec.props(), **self._derived(spec), **internal_outputs(props), **self._only_outputs(outs)}
