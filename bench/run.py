@@ -118,8 +118,8 @@ def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
                    "the outputs to unknown during a preview (`resolve_outputs` in pulumi/runtime/rpc.py fills "
                    "inputs in only outside a dry run), so an unchanged job's `name` or `image` would preview as "
                    "unknown and every resource built from them would preview as a change; `TrainingJob.get` "
-                   "and stack policies read the outputs alone. Of the rest, `replaceOnChanges` is what the "
-                   "schema's replace-on-change fields become in the generated SDK, and `stackTrace` the SDK's own.")
+                   "and stack policies read the outputs alone (Node's and Go's SDKs do the same). The owner "
+                   "mark is kept once, in the inputs; `stackTrace` is the SDK's own.")
     sweep = facts.get("sweep")
     if sweep is not None:
         small_n, big_n, found = sweep

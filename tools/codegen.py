@@ -184,6 +184,9 @@ def _resource(decl: Resource, tt: _Types) -> list[str]:
              *_table("_id_fields", tuple(ids))]
     defaults = {n: default_of(i)[1] for n, i in spec.model_fields.items() if default_of(i)[0]}
     lines += _table("_defaults", {n: v for n, v in defaults.items() if v is not None})
+    implied = tuple(n for n, i in spec.model_fields.items() if specs.meta(i, n).implied_by)
+    if implied:
+        lines += _table("_implied", implied)
     # Seen by type checkers only: the SDK would read runtime annotations as output types to convert to.
     lines += ["", "    if TYPE_CHECKING:"]
     for name, info in spec.model_fields.items():

@@ -126,6 +126,10 @@ def _add_facts(prop: dict[str, Any], schema: dict[str, Any]) -> None:
         prop["description"] = (prop.get("description", "") + " Allowed: " + ", ".join(bounds) + ".").strip()
 
 
+def _without_replace(prop: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in prop.items() if k != "replaceOnChanges"}
+
+
 def _properties(model: type[BaseModel], types: _Types, module: str) -> tuple[dict[str, Any], list[str]]:
     js = model.model_json_schema(by_alias=False)
     defs = js.get("$defs", {})
@@ -161,7 +165,13 @@ def build() -> dict[str, Any]:
                                                      for f, reason in provider.spec_type.absent_inputs.items())]),
             "inputProperties": inputs,
             "requiredInputs": required_inputs,
-            "properties": {**inputs, **outputs},
+            # `replaceOnChanges` stays on the input properties, where it documents what a change does.
+            # Pulumi's SDK generators read it from the output properties (`Resource.ReplaceOnChanges`
+            # in pkg/codegen/schema) and turn it into a `replace_on_changes` option on every resource,
+            # which the engine stores with each resource's state (about 250 B per training job); the
+            # provider's own diff already names every replacing field (as the dynamic form and Pulumi
+            # YAML, which ignores the schema's flag, rely on), so the option would decide nothing.
+            "properties": {**{k: _without_replace(v) for k, v in inputs.items()}, **outputs},
             "required": [n for n in inputs if n in required_inputs or n == "name"]
             + [specs.property_name(n) for n in provider.output_type.present_fields()
                if specs.property_name(n) not in inputs],

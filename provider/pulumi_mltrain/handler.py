@@ -42,10 +42,12 @@ from .ownership import (
     FAILED_KEY,
     IMPORTED_KEY,
     INTERNAL_PREFIX,
+    MARK_KEYS,
     STACK_KEY,
     URN_KEY,
     Mark,
     internal,
+    internal_outputs,
     physical_name,
     resource_of,
 )
@@ -449,7 +451,8 @@ class Handler(Generic[SpecT, OutT]):
         kept = self._run_recorded(spec, props, False)
         inputs = {**specs.user_props(props, self.spec_type), **self._drift(spec, remote), **internal(props), **kept}
         once = {k: props[k] for k in self.recorded_once if props.get(k) is not None}
-        return Read(object_id, {**inputs, **once, **self._only_outputs(outs)}, inputs)
+        recorded = {k: v for k, v in inputs.items() if k not in MARK_KEYS}  # the owner mark stays in the inputs
+        return Read(object_id, {**recorded, **once, **self._only_outputs(outs)}, inputs)
 
     def import_object(self, object_id: str, owner: Props) -> Read:
         """`pulumi import`: the object's inputs as the platform holds them (the spec's own read-back),
@@ -576,7 +579,7 @@ class Handler(Generic[SpecT, OutT]):
         return {k: v for k, v in values.items() if k in self.output_type.model_fields}
 
     def _outs(self, spec: SpecT, outs: Props, props: Props) -> Props:
-        return {**spec.props(), **self._derived(spec), **internal(props), **self._only_outputs(outs)}
+        return {**spec.props(), **self._derived(spec), **internal_outputs(props), **self._only_outputs(outs)}
 
 
 def _metadata_id(found: Props) -> str:

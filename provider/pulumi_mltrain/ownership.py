@@ -100,6 +100,18 @@ def internal(props: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in props.items() if k.startswith(INTERNAL_PREFIX)}
 
 
+# The owner mark's keys: kept once per resource, in its inputs (which the program sends and check
+# returns, so create, update and the look for a failed create's object read them there), never
+# repeated in its outputs. Nothing reads the mark from outputs: delete and diff never use it, and a
+# refresh keeps the inputs' copy where the engine hands the inputs over (the plugin form).
+MARK_KEYS = (STACK_KEY, URN_KEY)
+
+
+def internal_outputs(props: Mapping[str, Any]) -> dict[str, Any]:
+    """The internal keys of inputs that the outputs keep: all but the owner mark (`MARK_KEYS`)."""
+    return {k: v for k, v in props.items() if k.startswith(INTERNAL_PREFIX) and k not in MARK_KEYS}
+
+
 def resource_of(urn: str) -> str:
     """The resource name at the end of a URN (`urn:pulumi:stack::project::type::name`)."""
     return urn.rsplit("::", 1)[-1]

@@ -8,6 +8,7 @@ call of a `LazyProvider`, which is the object Pulumi pickles into the state (a c
 
 from __future__ import annotations
 
+import copy
 import importlib
 import re
 import threading
@@ -139,8 +140,9 @@ def _raise_kept(failed: str | None) -> None:
 class MltrainResource(pulumi.dynamic.Resource):
     """Program-side base: fills the deadlines from `opts.custom_timeouts` (the dynamic provider host
     never forwards them), passes the owner (stack identity and URN) and the account, and declares
-    the inputs given, the inputs the provider fills (defaults, the chosen `name`) and the outputs; an
-    optional input left out reads as None.
+    the inputs given, the inputs the provider fills (defaults that other inputs imply, the chosen `name`)
+    and the outputs; an input left out with a constant default reads as that default, and an optional
+    input left out as None, both without being registered (`__getattr__`).
 
     Subclasses are generated: they set the field table below and their `__init__` calls `_register` with
     their arguments. No `__init__` here: the SDK records a resource's source position (and stack trace) from
@@ -155,7 +157,9 @@ class MltrainResource(pulumi.dynamic.Resource):
     _outputs: ClassVar[tuple[str, ...]] = ()
     _id_fields: ClassVar[tuple[str, ...]] = ()
     _defaults: ClassVar[Mapping[str, Any]] = {}
+    _implied: ClassVar[tuple[str, ...]] = ()  # defaults that another input turns on (not fixed)
     _declared_cache: ClassVar[tuple[str, ...]]
+    _fixed_cache: ClassVar[frozenset[str]]
     _pickled_cache: ClassVar[str]
 
     def _register(self, resource_name: str, args: Mapping[str, Any],
@@ -188,8 +192,11 @@ class MltrainResource(pulumi.dynamic.Resource):
         parent = opts.parent if opts else None
         props[URN_KEY] = (pulumi.resource.create_urn(resource_name, type_, parent=parent) if parent is not None
                           else f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{type_}::{resource_name}")
+        # With ignore_changes the engine may keep a stored value of a defaulted input: read them all back.
+        fixed = () if opts is not None and opts.ignore_changes else self._fixed_defaults()
         for attr in self._declared():
-            props.setdefault(attr, None)  # filled by the provider: readable on the resource
+            if attr not in fixed:
+                props.setdefault(attr, None)  # filled by the provider: readable on the resource
         if keeps:
             props[FAILED_KEY] = None  # set by a create whose failed job was kept (on_failure="keep")
             if pulumi.runtime.is_dry_run():
@@ -219,8 +226,9 @@ class MltrainResource(pulumi.dynamic.Resource):
     def _declared(cls) -> tuple[str, ...]:
         """The properties the provider fills whatever was given: defaulted and chosen inputs, outputs.
 
-        Each declared property costs the program an Output per resource; optional inputs without a
-        default stay undeclared unless given (see `__getattr__`).
+        Each registered property costs the program an Output per resource; optional inputs without a
+        default stay undeclared unless given, and `_register` leaves out the constant defaults (both
+        read through `__getattr__`).
         """
         found: tuple[str, ...] | None = cls.__dict__.get("_declared_cache")
         if found is None:
@@ -230,13 +238,27 @@ class MltrainResource(pulumi.dynamic.Resource):
             cls._declared_cache = found
         return found
 
+    @classmethod
+    def _fixed_defaults(cls) -> frozenset[str]:
+        """Inputs whose default is a constant (none of them `_implied`): when not given, check fills in
+        exactly that value, so the program knows it without asking the engine for it. They are not
+        registered as properties (each registered property costs the SDK an Output, a resolver and a
+        few tasks per resource); `__getattr__` gives the value, read only when a program asks for it."""
+        found: frozenset[str] | None = cls.__dict__.get("_fixed_cache")
+        if found is None:
+            found = cls._fixed_cache = frozenset(a for a in cls._defaults if a not in cls._implied)
+        return found
+
     if not TYPE_CHECKING:  # type checkers see the generated annotations, never an open __getattr__
 
         def __getattr__(self, attr: str) -> Any:
-            """An optional input that was not given: None (the provider never fills it), as an Output
-            that depends on this resource like every other attribute."""
-            if attr in type(self)._inputs:
-                value = self.urn.apply(lambda _: None)
+            """An input that was not given: its constant default (what check fills in, see
+            `_fixed_defaults`), else None (an optional input: the provider never fills it), as an Output
+            that depends on this resource like every other attribute, known in previews too."""
+            cls = type(self)
+            if attr in cls._inputs:
+                default = cls._defaults.get(attr)
+                value = self.urn.apply(lambda _: copy.deepcopy(default))
                 object.__setattr__(self, attr, value)
                 return value
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {attr!r}")

@@ -77,8 +77,9 @@ def test_lifecycle_through_the_plugin(emulator: Any, tmp_path: Path) -> None:
     assert "wandb-secret-value-123" not in exported, "a secret input stays encrypted in the state"
     assert d.DEFAULT_ALAYA_API_KEY not in exported, "the provider's key stays encrypted in the state"
     job = {r["urn"].rsplit("::", 1)[1]: r for r in stack.resources(JOB)}["job"]
-    assert job["outputs"]["__mltrain_urn"] == job["urn"]
-    assert job["outputs"]["__mltrain_stack"].startswith("pl-")
+    assert job["inputs"]["__mltrain_urn"] == job["urn"]
+    assert job["inputs"]["__mltrain_stack"].startswith("pl-")
+    assert not {"__mltrain_urn", "__mltrain_stack"} & set(job["outputs"]), "the owner mark is kept once"
     assert job["outputs"]["__mltrain_account"] == {"alaya_endpoint": emulator.url}
 
     # Refresh and drift: a refresh finds nothing changed, and the program then previews no change.

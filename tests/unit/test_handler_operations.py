@@ -70,7 +70,7 @@ def test_import_of_an_alaya_task_reads_its_inputs_back(emulator: EmulatorHandle)
                                                     "start_command", "timeout_hours")}
     assert declared == {k: inputs[k] for k in declared}
     assert {k: imported.inputs[k] for k in IMPORTER} == IMPORTER, "the importer's owner inputs"
-    assert {k: imported.outputs[k] for k in IMPORTER} == IMPORTER, "kept in the state too"
+    assert not set(IMPORTER) & set(imported.outputs), "kept once in the state: in its inputs"
     assert imported.outputs["name"] == "imp-task" and imported.outputs.get("status")
     assert task_id in inprocess.platform_ids(emulator, "alaya"), "an import never deletes the object"
 
@@ -152,3 +152,27 @@ def test_the_account_of_an_explicit_provider_holds_within_the_block(emulator: Em
     assert jobs.settings.alaya_endpoint == emulator.url
     with jobs.account({}) as settings:
         assert settings.alaya_endpoint == emulator.url
+
+
+def test_check_fills_in_the_program_sides_constant_defaults(emulator: EmulatorHandle) -> None:
+    """The program side reads an input that was not given from its constant default (`_fixed_defaults`)
+    instead of registering it: check must fill in exactly that value."""
+    from pulumi_mltrain.alaya import StorageMount, TrainingJob
+    from pulumi_mltrain.modelarts import Algorithm
+    from pulumi_mltrain.modelarts import TrainingJob as ModelArtsJob
+
+    algorithms = configured(AlgorithmHandler, "modelarts", emulator)
+    algorithm_id, _ = created(algorithms, ALGORITHM)
+    cases: list[tuple[Any, type[Handler], str, dict[str, Any]]] = [
+        (TrainingJob, AlayaJobs, "alaya", alaya_job_args(name="fixed-defaults")),
+        (StorageMount, StorageMountHandler, "alaya", MOUNT),
+        (Algorithm, AlgorithmHandler, "modelarts", {**ALGORITHM, "name": "fixed-defaults"}),
+        (ModelArtsJob, ModelArtsJobs, "modelarts", {"name": "fixed-defaults", "algorithm_id": algorithm_id,
+                                                    "flavor_id": d.FLAVOR_CPU_8U}),
+    ]
+    for cls, handler_type, platform, args in cases:
+        absent = cls._fixed_defaults() - set(args)
+        assert absent, (cls, "the case leaves some out")
+        checked = configured(handler_type, platform, emulator).check({}, {**OWNER, **args})
+        assert checked.failures == (), (cls, checked.failures)
+        assert {a: checked.inputs.get(a) for a in absent} == {a: cls._defaults[a] for a in absent}, cls

@@ -9,6 +9,7 @@ import pickle
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import dill
 from pulumi.dynamic.dynamic import serialize_provider
@@ -108,3 +109,36 @@ def test_every_attribute_typed_as_never_none_is_declared() -> None:
             if "None" in text:
                 continue  # may read as None: given or not
             assert attr in (*cls._declared(), *cls._id_fields, *required), (decl.name, attr, text)
+
+
+def test_constant_defaults_read_without_being_registered() -> None:
+    """An input left out with a constant default reads as that default (known, in a preview too) and is
+    not registered; with ignore_changes, which may keep a stored value, every default is registered."""
+    import pulumi
+
+    class Mocks(pulumi.runtime.Mocks):
+        def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str, dict[str, Any]]:
+            return f"{args.name}-id", dict(args.inputs)
+
+        def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
+            return {}, None
+
+    pulumi.runtime.set_mocks(Mocks(), preview=True)
+    seen: dict[str, Any] = {}
+
+    def program() -> pulumi.Output[Any]:
+        common = {"product_code": "PRD-TRAIN-2", "worker_count": 1, "image": "img", "max_retry_count": 2}
+        plain = alaya.TrainingJob("plain", **common)
+        kept = alaya.TrainingJob("kept", **common, opts=pulumi.ResourceOptions(ignore_changes=["priority"]))
+        for name, job in (("plain", plain), ("kept", kept)):  # the SDK sets an Output per registered property
+            seen[name] = {k for k, v in vars(job).items() if isinstance(v, pulumi.Output)}
+        return pulumi.Output.all(plain.priority, plain.wait_for, plain.env, plain.description
+                                 ).apply(lambda v: seen.update(values=v))
+
+    run: Any = pulumi.runtime.test
+    run(program)()
+    assert seen["values"] == [3, "created", {}, None]
+    fixed = alaya.TrainingJob._fixed_defaults()
+    assert "priority" in fixed and "enable_auto_retry" not in fixed, "a default another input implies is not fixed"
+    assert "enable_auto_retry" in seen["plain"] and not fixed & seen["plain"]
+    assert fixed <= seen["kept"]

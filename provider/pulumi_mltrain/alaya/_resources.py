@@ -124,6 +124,10 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "stopped": False,
         "on_failure": "delete",
     }
+    _implied = (
+        "enable_auto_retry",
+        "enable_timeout_cancel",
+    )
 
     if TYPE_CHECKING:
         adopt_id: pulumi.Output[str | None]

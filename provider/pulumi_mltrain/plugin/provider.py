@@ -172,7 +172,7 @@ class MltrainPlugin(p.Provider):
             # A job kept by on_failure="keep": recorded (ID, status, reason) and still a failed create.
             state = _wrap(handler, outs, secret)
             raise sdk.PartialCreate(result.failed, result.id, state, state)
-        return p.CreateResponse(resource_id=result.id, properties=_wrap(handler, outs, secret))
+        return p.CreateResponse(resource_id=result.id, properties=_wrap(handler, _present(handler, outs), secret))
 
     async def read(self, request: p.ReadRequest) -> p.ReadResponse:
         handler = self._handler(request.type)
@@ -190,7 +190,7 @@ class MltrainPlugin(p.Provider):
         if result is None:
             return p.ReadResponse(resource_id="", properties={}, inputs={})
         keys = secret | in_secret
-        return p.ReadResponse(resource_id=result.id, properties=_wrap(handler, result.outputs, keys),
+        return p.ReadResponse(resource_id=result.id, properties=_wrap(handler, _present(handler, result.outputs), keys),
                               inputs=_wrap(handler, result.inputs, keys))
 
     async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
@@ -215,8 +215,7 @@ class MltrainPlugin(p.Provider):
         else:
             outs = (await sdk.run_sync(lambda: handler.update(request.resource_id, olds, news,
                                                               timeout=request.timeout))).outputs
-        outs = {k: v for k, v in outs.items() if v is not None or k != "adopt_id"}
-        return p.UpdateResponse(properties=_wrap(handler, outs, secret))
+        return p.UpdateResponse(properties=_wrap(handler, _present(handler, outs), secret))
 
     async def delete(self, request: p.DeleteRequest) -> None:
         handler = self._handler(request.type)
@@ -253,6 +252,14 @@ def _models(handler: Handler[Any, Any]) -> tuple[type[Any], ...]:
 def _fields(handler: Handler[Any, Any], values: dict[str, Any]) -> dict[str, Any]:
     """A request's properties (schema names, or field names as older states hold them) by field name."""
     return specs.to_field_names(values, *_models(handler))
+
+
+def _present(handler: Handler[Any, Any], outs: dict[str, Any]) -> dict[str, Any]:
+    """Outputs as the state keeps them: without the absent values (None) of output-only fields and of
+    `adopt_id`. Every SDK reads a property missing from the outputs as it reads a null one (unknown in a
+    preview; in an update the value the program gave, None here), so a null costs state and says nothing."""
+    inputs = handler.spec_type.model_fields
+    return {k: v for k, v in outs.items() if v is not None or (k in inputs and k != "adopt_id")}
 
 
 def _path(handler: Handler[Any, Any], path: str) -> str:

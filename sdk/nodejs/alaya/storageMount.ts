@@ -140,8 +140,6 @@ export class StorageMount extends pulumi.CustomResource {
             resourceInputs["timeouts"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
-        const replaceOnChanges = { replaceOnChanges: ["fileDirectory", "mountPath", "readOnly", "storageId", "storageType"] };
-        opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(StorageMount.__pulumiType, name, resourceInputs, opts);
     }
 }

@@ -287,8 +287,6 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["workerCount"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
-        const replaceOnChanges = { replaceOnChanges: ["createType", "enableAutoRetry", "enableTimeoutCancel", "env.*", "image", "imageType", "maxRetryCount", "name", "priority", "productCode", "startCommand", "storageMounts[*]", "timeoutHours", "trainingFramework", "trainingType", "workerCount"] };
-        opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(TrainingJob.__pulumiType, name, resourceInputs, opts);
     }
 }

@@ -200,8 +200,6 @@ export class Algorithm extends pulumi.CustomResource {
             resourceInputs["workspaceId"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
-        const replaceOnChanges = { replaceOnChanges: ["name", "workspaceId"] };
-        opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(Algorithm.__pulumiType, name, resourceInputs, opts);
     }
 }

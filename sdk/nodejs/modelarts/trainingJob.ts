@@ -397,8 +397,6 @@ export class TrainingJob extends pulumi.CustomResource {
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
         const secretOpts = { additionalSecretOutputs: ["environments"] };
         opts = pulumi.mergeOptions(opts, secretOpts);
-        const replaceOnChanges = { replaceOnChanges: ["algorithmId", "autoStopHours", "bootFile", "codeDir", "command", "engineId", "engineName", "engineVersion", "environments.*", "flavorId", "hangRetry", "imageUrl", "inputs[*]", "logExportPath", "name", "nodeCount", "notification", "outputs[*]", "parameters[*]", "poolId", "preemptible", "priority", "requiredAffinity", "retryCount", "sshKeyPairNames[*]", "unconditionalRetry", "volumes[*]", "workspaceId"] };
-        opts = pulumi.mergeOptions(opts, replaceOnChanges);
         super(TrainingJob.__pulumiType, name, resourceInputs, opts);
     }
 }

@@ -62,14 +62,6 @@ func NewStorageMount(ctx *pulumi.Context,
 	if args.ReadOnly == nil {
 		args.ReadOnly = pulumi.BoolPtr(true)
 	}
-	replaceOnChanges := pulumi.ReplaceOnChanges([]string{
-		"fileDirectory",
-		"mountPath",
-		"readOnly",
-		"storageId",
-		"storageType",
-	})
-	opts = append(opts, replaceOnChanges)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource StorageMount
 	err := ctx.RegisterResource("mltrain:alaya:StorageMount", name, args, &resource, opts...)

@@ -124,25 +124,6 @@ func NewTrainingJob(ctx *pulumi.Context,
 	if args.WaitFor == nil {
 		args.WaitFor = TrainingJobWaitFor("created")
 	}
-	replaceOnChanges := pulumi.ReplaceOnChanges([]string{
-		"createType",
-		"enableAutoRetry",
-		"enableTimeoutCancel",
-		"env.*",
-		"image",
-		"imageType",
-		"maxRetryCount",
-		"name",
-		"priority",
-		"productCode",
-		"startCommand",
-		"storageMounts[*]",
-		"timeoutHours",
-		"trainingFramework",
-		"trainingType",
-		"workerCount",
-	})
-	opts = append(opts, replaceOnChanges)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource TrainingJob
 	err := ctx.RegisterResource("mltrain:alaya:TrainingJob", name, args, &resource, opts...)

@@ -76,11 +76,6 @@ func NewAlgorithm(ctx *pulumi.Context,
 	if args.ParametersCustomization == nil {
 		args.ParametersCustomization = pulumi.BoolPtr(true)
 	}
-	replaceOnChanges := pulumi.ReplaceOnChanges([]string{
-		"name",
-		"workspaceId",
-	})
-	opts = append(opts, replaceOnChanges)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource Algorithm
 	err := ctx.RegisterResource("mltrain:modelarts:Algorithm", name, args, &resource, opts...)

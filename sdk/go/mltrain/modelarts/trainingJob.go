@@ -160,37 +160,6 @@ func NewTrainingJob(ctx *pulumi.Context,
 		"environments",
 	})
 	opts = append(opts, secrets)
-	replaceOnChanges := pulumi.ReplaceOnChanges([]string{
-		"algorithmId",
-		"autoStopHours",
-		"bootFile",
-		"codeDir",
-		"command",
-		"engineId",
-		"engineName",
-		"engineVersion",
-		"environments.*",
-		"flavorId",
-		"hangRetry",
-		"imageUrl",
-		"inputs[*]",
-		"logExportPath",
-		"name",
-		"nodeCount",
-		"notification",
-		"outputs[*]",
-		"parameters[*]",
-		"poolId",
-		"preemptible",
-		"priority",
-		"requiredAffinity",
-		"retryCount",
-		"sshKeyPairNames[*]",
-		"unconditionalRetry",
-		"volumes[*]",
-		"workspaceId",
-	})
-	opts = append(opts, replaceOnChanges)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource TrainingJob
 	err := ctx.RegisterResource("mltrain:modelarts:TrainingJob", name, args, &resource, opts...)

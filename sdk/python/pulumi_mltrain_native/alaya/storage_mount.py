@@ -226,8 +226,6 @@ class StorageMount(pulumi.CustomResource):
             __props__.__dict__["mount"] = None
             __props__.__dict__["storage_name"] = None
             __props__.__dict__["storage_status"] = None
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["fileDirectory", "mountPath", "readOnly", "storageId", "storageType"])
-        opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(StorageMount, __self__).__init__(
             'mltrain:alaya:StorageMount',
             resource_name,

@@ -593,8 +593,6 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["start_time"] = None
             __props__.__dict__["status"] = None
             __props__.__dict__["training_task_id"] = None
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["createType", "enableAutoRetry", "enableTimeoutCancel", "env.*", "image", "imageType", "maxRetryCount", "name", "priority", "productCode", "startCommand", "storageMounts[*]", "timeoutHours", "trainingFramework", "trainingType", "workerCount"])
-        opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(TrainingJob, __self__).__init__(
             'mltrain:alaya:TrainingJob',
             resource_name,

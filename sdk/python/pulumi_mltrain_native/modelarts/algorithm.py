@@ -466,8 +466,6 @@ class Algorithm(pulumi.CustomResource):
             __props__.__dict__["create_time"] = None
             __props__.__dict__["resolved_engine"] = None
             __props__.__dict__["update_time"] = None
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["name", "workspaceId"])
-        opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(Algorithm, __self__).__init__(
             'mltrain:modelarts:Algorithm',
             resource_name,

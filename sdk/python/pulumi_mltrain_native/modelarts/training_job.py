@@ -874,8 +874,6 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["tasks"] = None
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["environments"])
         opts = pulumi.ResourceOptions.merge(opts, secret_opts)
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["algorithmId", "autoStopHours", "bootFile", "codeDir", "command", "engineId", "engineName", "engineVersion", "environments.*", "flavorId", "hangRetry", "imageUrl", "inputs[*]", "logExportPath", "name", "nodeCount", "notification", "outputs[*]", "parameters[*]", "poolId", "preemptible", "priority", "requiredAffinity", "retryCount", "sshKeyPairNames[*]", "unconditionalRetry", "volumes[*]", "workspaceId"])
-        opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(TrainingJob, __self__).__init__(
             'mltrain:modelarts:TrainingJob',
             resource_name,
