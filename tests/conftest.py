@@ -46,9 +46,12 @@ def emulator_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _tier(item: pytest.Item) -> int:
-    """0: slow engine tests (each up to a minute), 1: other engine tests and the type checkers, 2: the rest."""
+    """0: slow tests (engine runs and fresh venvs, each up to a minute; tests/emulator's install of the
+    emulator extra is one without the engine), 1: other engine tests and the type checkers, 2: the rest."""
+    if item.get_closest_marker("slow") is not None:
+        return 0
     if item.get_closest_marker("engine") is not None:
-        return 0 if item.get_closest_marker("slow") is not None else 1
+        return 1
     return 1 if "typing" in item.path.parts else 2
 
 
