@@ -16,6 +16,7 @@ reach, transitively (fixtures of the conftest.py files above it included).
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -140,18 +141,16 @@ def _parse(path: Path) -> ast.Module:
 
 
 def _reach(modules: list[Module]) -> dict[str, Uses]:
-    """Every module-level function, class and fixture of `modules` (a test module, then its conftests),
-    with what it uses, directly or through the functions and fixtures it calls or requests (a fixed point;
-    a test module's own definitions shadow its conftests')."""
+    """Every module-level function, class and fixture of `modules` (a test module and its conftests), with
+    what it uses, directly or through the functions and fixtures it calls or requests (a fixed point). A name
+    defined in several of them counts with the uses of each definition: the rule errs towards finding more."""
     uses: dict[str, Uses] = {}
     calls: dict[str, set[str]] = {}
-    for module in reversed(modules):  # the nearest definition last: it wins
+    for module in modules:
         for name, node in module.functions().items():
-            key = name.split(".")[0]
+            key = name.split(".")[0]  # a method counts as its class's
             direct, called = module.direct(node)
-            if "." not in name or key not in uses or (key in calls and name.startswith(key + ".")):
-                uses.setdefault(key, Uses())
-            uses[key].add(direct)
+            uses.setdefault(key, Uses()).add(direct)
             calls.setdefault(key, set()).update(called)
     changed = True
     while changed:
@@ -162,12 +161,18 @@ def _reach(modules: list[Module]) -> dict[str, Uses]:
     return uses
 
 
+@functools.cache
+def _conftest(path: Path) -> Module:
+    return Module.of(_parse(path))
+
+
 def _conftests(path: Path) -> list[Module]:
+    """The conftest.py files that apply to the test module at `path`, nearest first."""
     found = []
     folder = path.parent
     while folder == TESTS or TESTS in folder.parents:
         if (folder / "conftest.py").exists():
-            found.append(Module.of(_parse(folder / "conftest.py")))
+            found.append(_conftest(folder / "conftest.py"))
         folder = folder.parent
     return found
 
