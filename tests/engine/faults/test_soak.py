@@ -16,7 +16,7 @@ from support.pulumi_cli import ROOT
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
-MANY = ROOT / "tests" / "faults" / "programs" / "many_jobs"
+MANY = ROOT / "tests" / "engine" / "faults" / "programs" / "many_jobs"
 JOBS = 40
 
 # About one call in five meets a fault, of every kind a create can survive.

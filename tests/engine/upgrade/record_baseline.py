@@ -220,7 +220,7 @@ def main() -> int:
     parser.add_argument("version", help="the release's version, e.g. 0.1.0")
     parser.add_argument("--out", type=Path, help="default: tests/engine/upgrade/baselines/VERSION")
     args = parser.parse_args()
-    out = args.out or ROOT / "tests" / "upgrade" / "baselines" / args.version
+    out = args.out or ROOT / "tests" / "engine" / "upgrade" / "baselines" / args.version
     import pulumi_mltrain
 
     assert Path(pulumi_mltrain.__file__).resolve().is_relative_to(ROOT), \
