@@ -146,7 +146,7 @@ if [ ! -x "$yaml_bin" ] && command -v go >/dev/null 2>&1; then
     "github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml@$yaml_version" >&2; then
     mv "$yaml_stage/pulumi-language-yaml" "$yaml_bin"
   else
-    echo "bootstrap: pulumi-language-yaml did not build; Pulumi YAML programs (tests/plugin/test_yaml.py) fail" >&2
+    echo "bootstrap: pulumi-language-yaml did not build; Pulumi YAML programs (tests/engine/plugin/test_yaml.py) fail" >&2
   fi
   rm -rf "$yaml_stage"
 fi

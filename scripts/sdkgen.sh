@@ -2,7 +2,7 @@
 # Regenerates sdk/python, sdk/nodejs and sdk/go. sdk/python (the typed Python SDK of the native `mltrain` plugin, package
 # pulumi_mltrain_native: schema.json's language.python.packageName) from schema.json with Pulumi's own
 # Python code generator (scripts/sdkgen, pinned to pkg/v3 v3.274.1 like the engine). The SDK is
-# committed; CI does not run this: tests/plugin/test_generated_sdk.py checks the input hashes in
+# committed; CI does not run this: tests/unit/test_generated_sdk.py checks the input hashes in
 # sdk/python/SDKGEN_INPUTS.
 # The generator binary is cached by the hash of its sources outside the clone.
 set -euo pipefail

@@ -1,14 +1,22 @@
 """Shared fixtures. ``emulator``: one emulator server per test session (per xdist worker), reset
-before every test, so tests never see each other's objects, counts, faults or clock."""
+before every test, so tests never see each other's objects, counts, faults or clock (tests/unit's
+conftest.py refuses it). ``wheel`` and ``emulator_wheel``: the two distributions, built once per session.
+
+The folders are the tiers (tests/unit/test_tiers.py checks what each may run): ``unit`` (no server),
+``inprocess`` (our handlers and clients against the emulator over loopback HTTP), ``engine`` (the Pulumi
+CLI), ``emulator`` (the emulator package on its own)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from mltrain_emulator import EmulatorAdmin, EmulatorHandle, EmulatorServer
+from support.packaging import build_emulator_wheel, build_wheel
+from support.shared import once
 
 
 @pytest.fixture(scope="session")
@@ -25,10 +33,25 @@ def emulator(emulator_server: EmulatorServer) -> Iterator[EmulatorHandle]:
         yield EmulatorHandle(url=emulator_server.url, admin=admin)
 
 
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's wheel, built once per session."""
+    return once(tmp_path_factory, "mltrain-wheel", build_wheel)
+
+
+@pytest.fixture(scope="session")
+def emulator_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The emulator's wheel, built once per session."""
+    return once(tmp_path_factory, "emulator-wheel", build_emulator_wheel)
+
+
 def _tier(item: pytest.Item) -> int:
-    """0: slow engine tests (each up to a minute), 1: other engine tests and the type checkers, 2: the rest."""
+    """0: slow tests (engine runs and fresh venvs, each up to a minute; tests/emulator's install of the
+    emulator extra is one without the engine), 1: other engine tests and the type checkers, 2: the rest."""
+    if item.get_closest_marker("slow") is not None:
+        return 0
     if item.get_closest_marker("engine") is not None:
-        return 0 if item.get_closest_marker("slow") is not None else 1
+        return 1
     return 1 if "typing" in item.path.parts else 2
 
 

@@ -1,7 +1,7 @@
 """Explicit providers: two accounts (two emulators) in one stack, and a job moved between them.
 
 The stack is not destroyed at the end: the move already deleted a task through an explicit provider.
-A plaintext key's warning is tests/engine/test_destroy_calls.py::test_alaya_destroy_takes_the_short_path's."""
+A plaintext key's warning is tests/engine/test_destroy_engine.py::test_alaya_destroy_takes_the_short_path's."""
 
 from __future__ import annotations
 

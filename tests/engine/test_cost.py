@@ -11,10 +11,8 @@ from typing import Any
 import pytest
 
 from mltrain_emulator import EmulatorHandle
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
-from support import inprocess, stacks
+from support import stacks
 from support.pulumi_cli import ROOT, Stack
-from support.stacks import alaya_job_args
 
 PROGRAM = ROOT / "tests" / "engine" / "programs" / "cost"
 PACK = ROOT / "policy"
@@ -97,15 +95,6 @@ def test_gpus_cost_and_the_budget_are_known_in_the_preview_of_a_new_stack(
                  "= 96 GPU-h"]:
         assert text in output, text
     assert not emulator.admin.state()["alaya"]["tasks"], "a preview creates nothing"
-
-
-def test_four_nodes_double_the_figures(emulator: EmulatorHandle) -> None:
-    """The figures follow the node count, still from the catalogue, at check (what a preview shows):
-    the cost program's task with `workers` 4."""
-    provider = inprocess.configured(AlayaJobs(), "alaya", emulator)
-    inputs = inprocess.checked(provider, {**inprocess.OWNER, "name": "sft", **alaya_job_args(
-        product_code="PRD-TRAIN-1", worker_count=4, timeout_hours=24, max_retry_count=1)})
-    assert {k: inputs.get(k) for k in ALAYA} == {"gpus_per_node": 8, "gpu_count": 32, "cost_per_hour": 320.0}
 
 
 @pytest.mark.engine

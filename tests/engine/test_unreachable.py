@@ -1,7 +1,7 @@
 """A platform that cannot be reached is an error, never proof that a job is gone: `refresh` and `destroy`
 fail naming the endpoint and keep the job in the state; once the platform answers again (the same
 port, its state file), the job is there, as the state says. (That a destroy of an Alaya NeW job then
-removes it is tests/engine/test_destroy_calls.py::test_alaya_destroy_takes_the_short_path's.)"""
+removes it is tests/engine/test_destroy_engine.py::test_alaya_destroy_takes_the_short_path's.)"""
 
 from __future__ import annotations
 

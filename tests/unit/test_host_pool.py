@@ -1,6 +1,6 @@
 """`host.widen`: the dynamic provider host's pool of 4 threads serves every call at once after our first.
 
-The engine test `tests/engine/test_spread.py::test_creates_wait_side_by_side_in_one_process` checks
+The engine test `tests/engine/test_provider_processes.py::test_creates_wait_side_by_side_in_one_process` checks
 the same through `pulumi up`; here a pool built like the SDK host's shows the mechanism and its limits.
 """
 

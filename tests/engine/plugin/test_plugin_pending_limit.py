@@ -1,0 +1,62 @@
+"""`max_pending_minutes` through the engine: a job that stays queued past it fails the `up` with the time
+it was pending, and is deleted (the default) or kept and recorded (`on_failure="keep"`). One stack holds an
+Alaya NeW task and a ModelArts job, each in the dynamic (`dyn-*`) and the plugin (`plug-*`) form; the
+emulator keeps them queued (QUEUED, Pending). The rest (reasons, take-over, the preview error, a job that
+starts in time) is tests/inprocess/test_pending_limit.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from plugin_support import both_forms, both_platforms_stack, by_name, live_jobs, modelarts_job_args, output_of, said
+
+from pulumi_mltrain.ownership import FAILED_KEY
+from support import stacks
+
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
+
+LIMIT = 0.03  # minutes: 1.8 s
+ALL = {"dyn-q", "plug-q", "dyn-mq", "plug-mq"}
+PENDING = "pending (since its create), past max_pending_minutes=0.03 (2s)"
+
+
+def _jobs(**args: Any) -> dict[str, dict[str, Any]]:
+    waits = {"wait_for": "running", "max_pending_minutes": LIMIT, **args}
+    return {"alaya": {"q": stacks.alaya_job_args(**waits)}, "modelarts": {"mq": modelarts_job_args(**waits)}}
+
+
+def test_a_job_queued_past_the_limit_fails_the_up(emulator: Any, tmp_path: Path) -> None:
+    emulator.admin.set_settings(subscription_delay=0.2, task_state_delay=1000, modelarts_phase_delay=0.2,
+                                modelarts_pending_seconds=1000, delete_delay=0.2)
+    # The create deadline is the bound of a wait that the limit does not end.
+    stack = both_forms(both_platforms_stack(emulator, tmp_path), _jobs(), create_timeout="90s")
+
+    first = stack.up("--continue-on-error", check=False)
+    output = output_of(first)
+    assert first.returncode != 0, output[-4000:]
+    assert said(output, "was still QUEUED after ") & said(output, PENDING) == {"dyn-q", "plug-q"}, output[-4000:]
+    assert said(output, "was still Pending after ") & said(output, "secondary phase Queuing") == {
+        "dyn-mq", "plug-mq"}, output[-4000:]
+    assert said(output, "It was deleted so") == ALL, output[-4000:]
+    assert live_jobs(emulator) == {} and by_name(stack) == {}, "terminated and deleted: nothing is left"
+
+    both_forms(stack, _jobs(on_failure="keep"), create_timeout="90s")
+    second = stack.up("--continue-on-error", check=False)
+    output = output_of(second)
+    assert second.returncode != 0, output[-4000:]
+    assert said(output, 'It was kept (on_failure="keep") as it is, still') >= {"plug-q", "plug-mq"}, output[-4000:]
+    held = by_name(stack)
+    assert set(held) == ALL, held
+    live = live_jobs(emulator)
+    assert sorted(held[n]["id"] for n in ALL) == sorted(live.values()), "kept on the platform, as recorded"
+    for name, resource in held.items():
+        outs = resource["outputs"]
+        state = outs.get("status") or outs.get("phase")
+        assert state == ("QUEUED" if name.endswith("-q") else "Pending"), outs
+        assert PENDING in str(outs[FAILED_KEY]), outs
+        assert str(outs["reason"]).startswith(f"still {state} after "), outs
+
+    stack.destroy()
+    assert live_jobs(emulator) == {} and by_name(stack) == {}

@@ -1,0 +1,69 @@
+"""Alaya NeW waits at parity with ModelArts: `wait_for="completed"` succeeds, or fails and leaves nothing.
+
+How long a create waits, what it cleans up and what a check refuses is the provider's own logic, so
+the cases run in-process against the emulator (what `create` returns is what `up` records, an
+exception records nothing, `check` failures are what a preview prints). That the engine records
+nothing for a create that raises is held by tests/inprocess/faults/test_fault_matrix.py's engine runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
+from pulumi_mltrain.errors import MltrainError
+from support import inprocess
+from support.stacks import alaya_job_args
+
+IMAGE_2_4 = "harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu"
+
+
+def live(emulator: Any) -> list[dict[str, Any]]:
+    return [t for t in emulator.admin.state()["alaya"]["tasks"] if t.get("status") != "DELETING"]
+
+
+def jobs(emulator: Any) -> AlayaJobs:
+    return inprocess.configured(AlayaJobs(), "alaya", emulator)
+
+
+def test_wait_for_completed_succeeds(emulator: Any) -> None:
+    emulator.admin.set_settings(task_state_delay=0.2, succeed_after=1.0)
+    job = inprocess.Created(jobs(emulator), alaya_job_args(wait_for="completed"))
+    assert job.state["status"] == "SUCCEEDED"
+    assert [t["id"] for t in live(emulator)] == [job.id] == [job.state["training_task_id"]]
+    job.provider.delete(job.id, job.state)
+    assert live(emulator) == []
+
+
+def test_wait_for_completed_fails_and_rolls_back(emulator: Any) -> None:
+    emulator.admin.set_settings(task_state_delay=0.2, fail_task_names="doomed")
+    with pytest.raises(MltrainError) as failed:  # raises: the engine records nothing
+        inprocess.Created(jobs(emulator), alaya_job_args(wait_for="completed", name="doomed-sft"), name=None)
+    assert "ended FAILED before it was completed" in str(failed.value), str(failed.value)
+    assert "It was deleted so that nothing is left behind" in str(failed.value)
+    assert live(emulator) == []
+
+
+def test_copy_and_template_are_refused_at_preview(emulator: Any) -> None:
+    refused = inprocess.failures(jobs(emulator), {**inprocess.OWNER, "name": "job",
+                                                  **alaya_job_args(create_type="COPY")})
+    assert any(f == "create_type" and "create_type COPY cannot work" in r and "use DIRECT" in r
+               for f, r in refused), refused
+
+
+def test_the_replace_guard_refuses_to_replace_a_running_task(emulator: Any) -> None:
+    emulator.admin.set_settings(task_state_delay=0.1)
+    job = inprocess.Created(jobs(emulator), alaya_job_args(wait_for="running", replace_running="refuse"))
+    changed = {**inprocess.OWNER, "name": "job",
+               **alaya_job_args(wait_for="running", replace_running="refuse", image=IMAGE_2_4)}
+    inprocess.fresh_process()
+    [(field, reason)] = inprocess.failures_against(job.provider, job.inputs, changed)
+    assert field == "replace_running"
+    assert "refuses to replace job" in reason and "RUNNING" in reason and "image" in reason, reason
+    job.declared = {**changed, "replace_running": "allow"}
+    _, diff = job.preview()  # allow (the default) previews the replace
+    assert "image" in (diff.replaces or []), diff.replaces
+    job.provider.delete(job.id, job.state)
+    assert live(emulator) == []

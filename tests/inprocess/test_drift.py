@@ -1,0 +1,166 @@
+"""Drift: every input the platform reports is changed out of band (as in its console), `pulumi refresh`
+records the platform's values, preview plans the repair and `up` puts the declared values back.
+
+The fields come from the specs: a test fails when a spec gains a remote field that it does not patch.
+What a refresh records (`read`) and what the repair is (`check`, `diff`, `update` or delete and create)
+is the provider's own logic, so every resource's case runs in-process against the emulator. The engine
+keeps one refresh-and-repair run per platform, in the stack of each platform's engine test (they use the
+patches and checks of this file): the Alaya NeW job in
+test_alaya_engine.py::test_alaya_stack_lifecycle_secrets_drift_and_a_refused_key, and a ModelArts job
+(replaced) and an algorithm (updated in place) in test_modelarts_engine.py::test_modelarts_stack_lifecycle.
+"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from mltrain_emulator import EmulatorHandle
+from mltrain_emulator import defaults as d
+from pulumi_mltrain import spec as specs
+from pulumi_mltrain.alaya.storage_mount import StorageMountProvider, StorageMountSpec
+from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
+from pulumi_mltrain.alaya.training_job import TrainingJobSpec as AlayaJobSpec
+from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider, AlgorithmSpec
+from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
+from pulumi_mltrain.modelarts.training_job import TrainingJobSpec as ModelArtsJobSpec
+from support import inprocess
+from support.drift import (
+    ALAYA_DECLARED,
+    ALGORITHM_DECLARED,
+    MA_JOB_DECLARED,
+    Json,
+    _modelarts,
+    assert_alaya_repaired,
+    assert_algorithm_repaired,
+    assert_ma_job_repaired,
+    assert_refreshed,
+    drift,
+    patch_alaya_task,
+    patch_algorithm,
+    patch_ma_job,
+    remote_fields,
+    spec_inputs,
+)
+
+
+def _inputs(props: Json, model: type[specs.Spec]) -> Json:
+    """The props that are fields of `model` and set (no owner marks, no outputs)."""
+    return spec_inputs({"inputs": props}, model)
+
+
+def _no_changes_after(resource: inprocess.Created) -> None:
+    """A refresh and a preview after the repair find nothing to do."""
+    resource.refresh()
+    _, diff = resource.preview()
+    assert not diff.changes, diff
+
+
+# --- Alaya NeW TrainingJob --------------------------------------------------------------------------
+
+
+def test_alaya_training_job_drift(emulator: EmulatorHandle) -> None:
+    job = inprocess.Created(inprocess.configured(AlayaJobs(), "alaya", emulator), ALAYA_DECLARED)
+    before, task_id = _inputs(job.inputs, AlayaJobSpec), job.id
+    expected = patch_alaya_task(emulator, task_id, before)
+
+    assert_refreshed(before, _inputs(job.refresh(), AlayaJobSpec), expected)
+    assert job.up().replaces, "a changed replacing input plans a replace"
+    assert_alaya_repaired(emulator, before, task_id, job.id)
+    assert [t["id"] for t in emulator.admin.state()["alaya"]["tasks"] if not t["deleting"]] == [job.id]
+    _no_changes_after(job)
+
+
+# --- Alaya NeW StorageMount -------------------------------------------------------------------------
+
+MOUNT_DECLARED: Json = {"storage_id": d.STORAGE_CAPACITY_ID, "storage_type": "nas-capacity",
+                        "file_directory": "datasets", "mount_path": "/root/nas/datasets", "read_only": False}
+
+
+def test_alaya_storage_mount_drift(emulator: EmulatorHandle) -> None:
+    """The storage row belongs to the tenant: refresh records its type, the provider cannot change it
+    back, so preview says why the mount no longer fits; once the row is right again, up repairs the state."""
+    mounts = inprocess.configured(StorageMountProvider(), "alaya", emulator)
+    mount = inprocess.Created(mounts, MOUNT_DECLARED, name=None)
+    before, mount_id = _inputs(mount.inputs, StorageMountSpec), mount.id
+    platform_row = next(r for r in _storages(emulator) if r["storageId"] == d.STORAGE_CAPACITY_ID)
+    returned = {n for n in remote_fields(StorageMountSpec) & set(before)
+                if specs.wire_path(StorageMountSpec, n) in platform_row} - {"storage_id"}  # the row's key
+    assert returned == {"storage_type"}
+    changes, expected = drift(StorageMountSpec, before, {"storage_type": "nas-performance"})
+    emulator.admin.patch("alaya", "storage", d.STORAGE_CAPACITY_ID, changes)
+
+    assert_refreshed(before, _inputs(mount.refresh(), StorageMountSpec), expected)
+    refused = [(f.property, f.reason) for f in mounts.check(mount.inputs, mount.declared).failures]
+    assert any(f == "storage_id" and d.STORAGE_CAPACITY_ID in r and "nas-performance" in r
+               for f, r in refused), refused
+
+    emulator.admin.patch("alaya", "storage", d.STORAGE_CAPACITY_ID, {"storageType": "nas-capacity"})
+    assert mount.up().replaces, "the recorded type differs from the declared one: preview plans a replace"
+    assert _inputs(mount.inputs, StorageMountSpec) == before and mount.id == mount_id
+    _no_changes_after(mount)
+
+
+def _storages(emulator: EmulatorHandle) -> list[Json]:
+    with httpx.Client(base_url=emulator.url, headers={"Authorization": f"Bearer {emulator.alaya_api_key}"},
+                      timeout=10.0, verify=False) as http:
+        rows: list[Json] = http.get("/v1" + d.ALAYA_STORAGES, params={"pageSize": 100}).json()["data"]["records"]
+    return rows
+
+
+# --- ModelArts Algorithm ----------------------------------------------------------------------------
+
+
+def test_modelarts_algorithm_drift(emulator: EmulatorHandle) -> None:
+    algorithms = inprocess.configured(AlgorithmProvider(), "modelarts", emulator)
+    algorithm = inprocess.Created(algorithms, ALGORITHM_DECLARED, name="algo")
+    before, algorithm_id = _inputs(algorithm.inputs, AlgorithmSpec), algorithm.id
+    expected = patch_algorithm(emulator, algorithm_id, before)
+
+    assert_refreshed(before, _inputs(algorithm.refresh(), AlgorithmSpec), expected)
+    diff = algorithm.up()
+    assert diff.changes and not diff.replaces, diff.replaces
+    assert algorithm.id == algorithm_id
+    assert_algorithm_repaired(emulator, before, algorithm_id)
+    _no_changes_after(algorithm)
+
+
+# --- ModelArts TrainingJob --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ma_jobs(emulator: EmulatorHandle) -> ModelArtsJobs:
+    emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
+    return inprocess.configured(ModelArtsJobs(), "modelarts", emulator)
+
+
+@pytest.mark.parametrize("name", ["job", None], ids=["declared-name", "autonamed"])
+def test_modelarts_training_job_drift(emulator: EmulatorHandle, ma_jobs: ModelArtsJobs, name: str | None) -> None:
+    job = inprocess.Created(ma_jobs, MA_JOB_DECLARED, name=name)
+    before, job_id = _inputs(job.inputs, ModelArtsJobSpec), job.id
+    expected = patch_ma_job(emulator, job_id, before)
+
+    assert_refreshed(before, _inputs(job.refresh(), ModelArtsJobSpec), expected)
+    news, diff = job.preview()
+    # The replacement is a new job named as declared, or autonamed as its create names it (not from the
+    # drifted name the state holds), and its run_reason says which fields start the new run.
+    assert news["name"] == before["name"], news["name"]
+    assert str(news["run_reason"]).startswith("new run: changing ") and "name" in diff.replaces, news["run_reason"]
+    assert job.up().replaces, "a changed replacing input plans a replace"
+    assert_ma_job_repaired(emulator, before, job_id, job.id)
+    assert job.state["run_reason"] == news["run_reason"], job.state["run_reason"]
+    _no_changes_after(job)
+
+
+def test_modelarts_description_drift_updates_in_place(emulator: EmulatorHandle, ma_jobs: ModelArtsJobs) -> None:
+    job = inprocess.Created(ma_jobs, MA_JOB_DECLARED)
+    before, job_id = _inputs(job.inputs, ModelArtsJobSpec), job.id
+    changes, expected = drift(ModelArtsJobSpec, before, {"description": "edited in the console"})
+    emulator.admin.patch("modelarts", "job", job_id, changes)
+
+    assert_refreshed(before, _inputs(job.refresh(), ModelArtsJobSpec), expected)
+    diff = job.up()
+    assert diff.changes and not diff.replaces, diff.replaces
+    assert job.id == job_id
+    assert _modelarts(emulator, "job", job_id)["metadata"]["description"] == "drift test"
+    _no_changes_after(job)
