@@ -65,7 +65,7 @@ TIMEOUT_HOURS = (1, 24 * 90)
 # carries no `env`, a task is still recognised as this resource's under the name the provider chose
 # for it (a hash of the stack's identity and the URN); one under a name the user chose is refused with
 # the way to adopt it (the emulator's `alaya_detail_env=false` serves that answer, and
-# tests/unit/test_ownership_answers.py covers it).
+# tests/inprocess/test_ownership_answers.py covers it).
 # The provider adds the variable to every create, hides it from diffs, and refuses it as a
 # user-declared variable. Adopted tasks (adopt_id) cannot be marked afterwards; the state records them.
 OWNER_ENV = "MLTRAIN_OWNER"

@@ -1,7 +1,7 @@
 """Schema entries of the Alaya NeW program-time functions (declared in the registry).
 
 The pydantic models describe the results for schema.json; the functions (functions.py) return the
-TypedDicts of the same shape (tests/unit/test_function_shapes.py checks that they agree).
+TypedDicts of the same shape.
 """
 
 from __future__ import annotations

@@ -35,45 +35,14 @@ def piped(stack: Any, *caps: str) -> tuple[int, str]:
     return result.returncode, result.stdout + result.stderr
 
 
-def test_a_changed_trigger_counts_one_run_and_the_running_job_it_replaces(emulator: Any, tmp_path: Path) -> None:
-    assert PLAN.exists(), f"{PLAN} is missing: run `bash scripts/bootstrap.sh`"
-    emulator.admin.set_settings(task_state_delay=0.1)  # the tasks run until stopped
-    stack = alaya_stack(emulator, tmp_path, PROGRAM, trials=json.dumps(TRIALS))
-    stack.up()
-    stack.set_config("trials", json.dumps({**TRIALS, "lr-3e-4": "v2"}))
-
-    code, out = piped(stack, "--max-new-gpu-hours", "95")
-    assert code == 1, out
-    rows = [line.split() for line in out.splitlines() if line.startswith("  lr-")]
-    assert rows == [["lr-3e-4", "alaya:TrainingJob", "replace", "8", "12", "(timeout_hours)", "96", "80/h", "960"]], out
-    assert "  new runs: 1" in out.splitlines(), out
-    assert "over the cap: the new runs take up to 96 GPU-hours, above the cap of 95 (--max-new-gpu-hours)" in out
-    stopped = [line for line in out.splitlines() if line.startswith("    alaya:TrainingJob")]
-    assert len(stopped) == 1 and stopped[0].startswith("    alaya:TrainingJob 'lr-3e-4' tt-"), out
-    assert stopped[0].endswith(") is replaced") and "(status " in stopped[0], out
-    code, out = piped(stack, "--max-new-gpu-hours", "96")
-    assert code == 0, out
-
-    config = tmp_path / "policy-config.json"
-    config.write_text(json.dumps({"new-run-budget": {"maxNewGpuHours": 95}}))
-    result = stack.preview("--policy-pack", str(PACK), "--policy-pack-config", str(config), check=False)
-    output = result.stdout + result.stderr
-    assert result.returncode != 0, output
-    assert "new-run-budget" in output and "mandatory" in output, output
-    assert "the new runs take up to 96 GPU-hours, above the cap of 95 (maxNewGpuHours)" in output, output
-    assert "new runs: 1" in output, output
-    assert "alaya:TrainingJob 'lr-3e-4' (its status is not visible here, it may be running) is replaced" in output
-    config.write_text(json.dumps({"new-run-budget": {"maxNewGpuHours": 96}}))
-    result = stack.preview("--policy-pack", str(PACK), "--policy-pack-config", str(config), check=False)
-    assert result.returncode == 0, result.stdout + result.stderr
-
-
 @pytest.mark.parametrize("form", ["dynamic", "plugin"])
 def test_new_run_budget_counts_the_rerun_and_not_a_change_in_place(emulator: Any, tmp_path: Path, form: str) -> None:
-    """One trial's trigger changed (a new run), another trial's description changed (an update in place,
-    whose checked inputs keep the `first run` reason): the policy, given no step, counts exactly the one
-    run, as `mltrain-plan` does, and neither shows `run_starts` for the update in place."""
-    emulator.admin.set_settings(task_state_delay=0.1)
+    """One trial's trigger changed (a new run of a running job), another trial's description changed (an
+    update in place, whose checked inputs keep the `first run` reason): `mltrain-plan` and the policy,
+    given no step, count exactly the one run, report the running job it replaces, refuse a cap below its
+    GPU-hours, and neither shows `run_starts` for the update in place."""
+    assert PLAN.exists(), f"{PLAN} is missing: run `bash scripts/bootstrap.sh`"
+    emulator.admin.set_settings(task_state_delay=0.1)  # the tasks run until stopped
     stack = alaya_stack(emulator, tmp_path, PROGRAM, trials=json.dumps(TRIALS), form=form)
     if form == "plugin":  # the engine finds the plugin on PATH (as an installed wheel's console script)
         stack.env_extra["PATH"] = f"{BIN}{os.pathsep}{VENV / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
@@ -84,6 +53,14 @@ def test_new_run_budget_counts_the_rerun_and_not_a_change_in_place(emulator: Any
     steps = {s["urn"].rsplit("::", 1)[1]: s["op"] for s in stack.preview_json()["steps"]
              if s["urn"].rsplit("::", 1)[1].startswith("lr-") and s["op"] != "same"}
     assert steps == {"lr-1e-4": "update", "lr-3e-4": "replace"}, steps
+    code, out = piped(stack, "--max-new-gpu-hours", "95")
+    assert code == 1, out
+    rows = [line.split() for line in out.splitlines() if line.startswith("  lr-")]
+    assert rows == [["lr-3e-4", "alaya:TrainingJob", "replace", "8", "12", "(timeout_hours)", "96", "80/h", "960"]], out
+    assert "over the cap: the new runs take up to 96 GPU-hours, above the cap of 95 (--max-new-gpu-hours)" in out
+    stopped = [line for line in out.splitlines() if line.startswith("    alaya:TrainingJob")]
+    assert len(stopped) == 1 and stopped[0].startswith("    alaya:TrainingJob 'lr-3e-4' tt-"), out
+    assert stopped[0].endswith(") is replaced") and "(status " in stopped[0], out
     code, out = piped(stack, "--max-new-gpu-hours", "96")
     assert code == 0 and "  new runs: 1" in out.splitlines(), out
 
@@ -92,8 +69,10 @@ def test_new_run_budget_counts_the_rerun_and_not_a_change_in_place(emulator: Any
     result = stack.preview("--policy-pack", str(PACK), "--policy-pack-config", str(config), check=False)
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
+    assert "new-run-budget" in output and "mandatory" in output, output
     assert "the new runs take up to 96 GPU-hours, above the cap of 95 (maxNewGpuHours)" in output, output
     assert "new runs: 1" in output, output
+    assert "alaya:TrainingJob 'lr-3e-4' (its status is not visible here, it may be running) is replaced" in output
     table = [line.split()[0] for line in output.splitlines() if line.strip().startswith("lr-")
              and "alaya:TrainingJob" in line and "GPU" not in line]
     assert table == ["lr-3e-4"], output
