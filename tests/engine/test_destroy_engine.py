@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
 from mltrain_emulator import EmulatorHandle
+from support.emulated_calls import calls_during, tasks
 from support.pulumi_cli import Stack
 from support.stacks import alaya_job_args
 
@@ -22,21 +21,6 @@ ALAYA_STOP, ALAYA_DELETE = "POST /v1/training/instance/*/stop", "DELETE /v1/trai
 ALAYA_DETAIL, ALAYA_LIST = "GET /v1/training/instance/*/detail", "GET /v1/training/instance/list"
 
 
-def calls_during(emulator: EmulatorHandle, command: Callable[[], Any]) -> Counter[str]:
-    """The platform calls `command` made, by method and route (IDs as `*`)."""
-    before = Counter(emulator.admin.requests()["endpoints"])
-    command()
-    after = Counter(emulator.admin.requests()["endpoints"])
-    out: Counter[str] = Counter()
-    for key, count in (after - before).items():
-        method, _, route = key.partition(" ")
-        parts = ["*" if p.startswith("{") and p != "{project_id}" else p for p in route.split("/")]
-        out[f"{method} {'/'.join(parts)}"] += count
-    return out
-
-
-def tasks(emulator: EmulatorHandle) -> list[dict[str, Any]]:
-    return list(emulator.admin.state()["alaya"]["tasks"])
 
 
 @pytest.mark.engine

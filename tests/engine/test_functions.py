@@ -10,10 +10,11 @@ import json
 from pathlib import Path
 
 import pytest
-from test_modelarts_engine import ALGORITHM_ARGS, job_args, jobs
 
 from mltrain_emulator import EmulatorHandle, catalog
 from support import stacks
+from support.emulated_calls import jobs
+from support.modelarts_declared import ALGORITHM_ARGS, job_args
 from support.stacks import alaya_job_args
 
 pytestmark = pytest.mark.engine

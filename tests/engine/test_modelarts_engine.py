@@ -36,8 +36,9 @@ from support.drift import (
     patch_ma_job,
     spec_inputs,
 )
+from support.emulated_calls import calls, jobs
 from support.modelarts_declared import FIELDS as VOLUME_FIELDS
-from support.modelarts_declared import USER_ALGORITHM, USER_JOB
+from support.modelarts_declared import USER_ALGORITHM, USER_JOB, job_args
 from support.pulumi_cli import ROOT, Stack, change_counts
 from support.runs import assert_end_is_start_plus_duration, new_run_reasons, step_reasons
 from support.stacks import by_name, ops_by_name
@@ -47,27 +48,6 @@ JOB = "dynamic/modelarts:TrainingJob"
 ALGORITHM = "dynamic/modelarts:Algorithm"
 TOKENS = "POST /v3/auth/tokens"
 
-ALGORITHM_ARGS = {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
-                  "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1],
-                  "inputs": [{"name": "data_url"}], "outputs": [{"name": "train_url"}],
-                  "parameters": [{"name": "epochs", "value": "1"}]}
-
-
-def job_args(**changes: Any) -> dict[str, Any]:
-    args: dict[str, Any] = {"flavor_id": d.FLAVOR_CPU_8U,
-                            "inputs": [{"name": "data_url", "obs_url": "obs://b/data/"}],
-                            "outputs": [{"name": "train_url", "obs_url": "obs://b/out/"}],
-                            "log_export_path": "obs://b/logs/"}
-    args.update(changes)
-    return args
-
-
-def jobs(emulator: EmulatorHandle) -> list[dict[str, Any]]:
-    return list(emulator.admin.state()["modelarts"]["jobs"])
-
-
-def calls(emulator: EmulatorHandle, prefix: str = "") -> dict[str, int]:
-    return {k: v for k, v in emulator.admin.requests()["endpoints"].items() if k.startswith(prefix)}
 
 
 def api(emulator: EmulatorHandle) -> ModelArtsClient:

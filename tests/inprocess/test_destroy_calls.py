@@ -15,8 +15,6 @@ counts the same calls the in-process case counts.
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -29,6 +27,7 @@ from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from support import inprocess
+from support.emulated_calls import calls_during, tasks
 from support.stacks import alaya_job_args
 
 TASK = "dynamic/alaya:TrainingJob"
@@ -41,21 +40,6 @@ ALGORITHM = {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
              "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1]}
 
 
-def calls_during(emulator: EmulatorHandle, command: Callable[[], Any]) -> Counter[str]:
-    """The platform calls `command` made, by method and route (IDs as `*`)."""
-    before = Counter(emulator.admin.requests()["endpoints"])
-    command()
-    after = Counter(emulator.admin.requests()["endpoints"])
-    out: Counter[str] = Counter()
-    for key, count in (after - before).items():
-        method, _, route = key.partition(" ")
-        parts = ["*" if p.startswith("{") and p != "{project_id}" else p for p in route.split("/")]
-        out[f"{method} {'/'.join(parts)}"] += count
-    return out
-
-
-def tasks(emulator: EmulatorHandle) -> list[dict[str, Any]]:
-    return list(emulator.admin.state()["alaya"]["tasks"])
 
 
 def alaya_api(emulator: EmulatorHandle) -> httpx.Client:

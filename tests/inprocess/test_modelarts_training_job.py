@@ -9,34 +9,14 @@ from typing import Any
 import pytest
 
 from mltrain_emulator import EmulatorHandle
-from mltrain_emulator import defaults as d
 from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
 from support import inprocess
+from support.emulated_calls import calls, jobs
+from support.modelarts_declared import ALGORITHM_ARGS, job_args
 
 TOKENS = "POST /v3/auth/tokens"
-ALGORITHM_ARGS = {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
-                  "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1],
-                  "inputs": [{"name": "data_url"}], "outputs": [{"name": "train_url"}],
-                  "parameters": [{"name": "epochs", "value": "1"}]}
-
-
-def job_args(**changes: Any) -> dict[str, Any]:
-    args: dict[str, Any] = {"flavor_id": d.FLAVOR_CPU_8U,
-                            "inputs": [{"name": "data_url", "obs_url": "obs://b/data/"}],
-                            "outputs": [{"name": "train_url", "obs_url": "obs://b/out/"}],
-                            "log_export_path": "obs://b/logs/"}
-    args.update(changes)
-    return args
-
-
-def jobs(emulator: EmulatorHandle) -> list[dict[str, Any]]:
-    return list(emulator.admin.state()["modelarts"]["jobs"])
-
-
-def calls(emulator: EmulatorHandle, prefix: str = "") -> dict[str, int]:
-    return {k: v for k, v in emulator.admin.requests()["endpoints"].items() if k.startswith(prefix)}
 
 
 class Providers:

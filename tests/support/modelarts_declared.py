@@ -27,3 +27,19 @@ USER_ALGORITHM = {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.
                   "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1],
                   "inputs": [{"name": "data_url"}], "description": "v1"}
 USER_JOB = {"flavor_id": d.FLAVOR_CPU_8U, "inputs": [{"name": "data_url", "obs_url": "obs://b/data/"}]}
+
+# The example's algorithm and a job of it (tests/engine/test_modelarts_engine.py and
+# tests/inprocess/test_modelarts_training_job.py).
+ALGORITHM_ARGS: dict[str, Any] = {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
+                                  "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1],
+                                  "inputs": [{"name": "data_url"}], "outputs": [{"name": "train_url"}],
+                                  "parameters": [{"name": "epochs", "value": "1"}]}
+
+
+def job_args(**changes: Any) -> dict[str, Any]:
+    args: dict[str, Any] = {"flavor_id": d.FLAVOR_CPU_8U,
+                            "inputs": [{"name": "data_url", "obs_url": "obs://b/data/"}],
+                            "outputs": [{"name": "train_url", "obs_url": "obs://b/out/"}],
+                            "log_export_path": "obs://b/logs/"}
+    args.update(changes)
+    return args
