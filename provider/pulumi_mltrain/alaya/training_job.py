@@ -19,7 +19,6 @@ from ..errors import MltrainError, RemoteFailure, UnexpectedAnswer
 from ..lifecycle import removal, resend, takeover
 from ..lifecycle.protocol import Outs
 from ..lifecycle.record import Recorder
-from ..lifecycle.rollback import clean_up
 from ..ownership import Mark, claim, owns
 from ..progress import Label, notice
 from ..runs import RunReason
@@ -40,14 +39,8 @@ class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOut
     output_type = TrainingJobOutputs
     result_backoff: ClassVar[Backoff] = Backoff(first=0.5, maximum=5.0)
 
-    def tasks(self) -> Tasks:
-        return Tasks(self.api())
-
     def objects(self) -> Tasks:
-        return self.tasks()
-
-    def recorder(self, spec: TrainingJobSpec) -> Recorder:
-        return Recorder(self.kind, self.timeout(spec, "delete"), with_reason=True)
+        return Tasks(self.api())
 
     def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
         if not self.settings.alaya_api_key:
@@ -150,11 +143,12 @@ class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOut
     def _clean_up_unrecorded(self, spec: Any, owner: Mark | None) -> str:
         """The create was accepted but its task ID cannot be recorded: remove our task if it exists,
         so that the platform and the state agree; otherwise say how the next run adopts it."""
+        budget = deadline.Deadline.after(self.timeout(spec, "delete"), f"cleaning up after task {spec.name!r}")
         try:
-            with deadline.scope(deadline.Deadline.after(self.timeout(spec, "delete"), "looking for the task"),
-                                override=True):
+            with deadline.scope(budget, override=True):
                 found = [str(t.get("id")) for t in self._ours(spec, owner)]
-            clean_up(self.tasks(), found, self.timeout(spec, "delete"))
+                for task_id in found:
+                    removal.remove(self.objects(), task_id)
         except MltrainError as err:
             return (f"Could not check for the task it may have created ({err}); the next `pulumi up` finds "
                     f"the task named {spec.name!r} that carries this resource's mark and adopts it instead of "
@@ -170,7 +164,7 @@ class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOut
             other = str(task.get("id"))
             if other != task_id:
                 notice(f"removing {other}, a duplicate of {task_id} from the unanswered first request", owner)
-                removal.remove(self.tasks(), other)
+                removal.remove(self.objects(), other)
 
     def _existing(self, spec: Any, owner: Mark | None) -> str | None:
         """The ID of this resource's own task from an interrupted or timed-out run, to take over; a
@@ -191,13 +185,14 @@ class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOut
         return task_id
 
     def _record(self, spec: TrainingJobSpec, task_id: str, owner: Mark | None, *, ours: bool) -> Outs:
-        return self.recorder(spec).record(self.tasks(), spec, task_id, owner, ours=ours)
+        recorder = Recorder(self.kind, self.timeout(spec, "delete"), with_reason=True)
+        return recorder.record(self.objects(), spec, task_id, owner, ours=ours)
 
     def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None) -> dict[str, Any]:
         """Only `record` and `local` fields reach an update (the rest replace): nothing to send, but
         say so, since the platform keeps its first value."""
         if "stopped" in changed and new.stopped:
-            removal.stop_in_place(self.tasks(), object_id,
+            removal.stop_in_place(self.objects(), object_id,
                                   Label.of(self.kind, new, owner, object_id=object_id, doing="stopping"))
             return outputs(self.api().task(object_id))
         if "stopped" in changed:
@@ -226,7 +221,7 @@ class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOut
         return {**self.derived(spec), **outputs(detail)}, unmarked(detail)
 
     def _delete(self, object_id: str, spec: Any) -> bool:
-        return removal.remove(self.tasks(), object_id, Label.of(self.kind, spec, object_id=object_id))
+        return removal.remove(self.objects(), object_id, Label.of(self.kind, spec, object_id=object_id))
 
 
 # `TrainingJobProvider`, the class path states written by 0.1 name: the dynamic provider, built on first use.

@@ -23,10 +23,3 @@ def roll_back(objects: Objects[R], object_id: str, seconds: float) -> str:
                 "`pulumi up` again, which finds it by its owner mark and adopts it")
     return "It was deleted so that nothing is left behind; fix the cause and run `pulumi up` again"
 
-
-def clean_up(objects: Objects[R], found: list[str], seconds: float) -> None:
-    """Remove `found` (objects of this resource's that its state will not record) under one budget."""
-    budget = deadline.Deadline.after(seconds, f"cleaning up {objects.noun}s {', '.join(found)}")
-    with deadline.scope(budget, override=True):
-        for object_id in found:
-            remove(objects, object_id)

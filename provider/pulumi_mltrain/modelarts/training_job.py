@@ -48,11 +48,8 @@ class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJo
     output_type = TrainingJobOutputs
     recorded_once: ClassVar[tuple[str, ...]] = ("final_metrics", "success_criteria_met")
 
-    def jobs(self) -> Jobs:
-        return Jobs(self.api())
-
     def objects(self) -> Jobs:
-        return self.jobs()
+        return Jobs(self.api())
 
     def _catalog_failures(self, api: ModelArtsClient, spec: Any) -> list[tuple[str, str]]:
         return catalog_failures(api, flavor_id=spec.flavor_id, node_count=spec.node_count,
@@ -87,7 +84,7 @@ class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJo
 
     def _record(self, spec: TrainingJobSpec, job_id: str, owner: Mark | None, *, ours: bool) -> Outs:
         recorder = Recorder(self.kind, self.timeout(spec, "delete"), with_reason=True)
-        return recorder.record(self.jobs(), spec, job_id, owner, ours=ours)
+        return recorder.record(self.objects(), spec, job_id, owner, ours=ours)
 
     # ----- create --------------------------------------------------------------------------------
     def _create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
@@ -123,7 +120,7 @@ class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJo
         try:
             self.api().tag_job(job_id, tags)
         except MltrainError as err:
-            undone = roll_back(self.jobs(), job_id, self.timeout(spec, "delete"))
+            undone = roll_back(self.objects(), job_id, self.timeout(spec, "delete"))
             raise RemoteFailure(f"training job {spec.name!r} ({job_id}) was created, but writing its tags (the "
                                 f"owner mark among them) failed: {err}. {undone}") from None
 
@@ -178,11 +175,11 @@ class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJo
         tags_now = _tags_to_write(spec, owner, tags)
         if tags_now:
             self.api().tag_job(object_id, tags_now)
-        return {**judged, **self.jobs().outputs(self.api().job(object_id))}
+        return {**judged, **self.objects().outputs(self.api().job(object_id))}
 
     def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         job = self.api().job(object_id)
-        return {**self.derived(spec), **self.jobs().outputs(job)}, {**job, "tags": self.api().job_tags(object_id)}
+        return {**self.derived(spec), **self.objects().outputs(job)}, {**job, "tags": self.api().job_tags(object_id)}
 
     def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None) -> dict[str, Any]:
         if "description" in changed:
@@ -190,12 +187,12 @@ class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJo
         if "tags" in changed:
             self._tag(object_id, new.tags, getattr(old, "tags", None))
         if "stopped" in changed and new.stopped:
-            removal.stop_in_place(self.jobs(), object_id,
+            removal.stop_in_place(self.objects(), object_id,
                                   Label.of(self.kind, new, owner, object_id=object_id, doing="stopping"))
         elif "stopped" in changed:
             notice(f"{self.kind} {new.name!r}: stopped=false recorded; job {object_id} is not started "
                    "again (to run the job again, change its replacement_trigger)", owner)
-        return self.jobs().outputs(self.api().job(object_id))
+        return self.objects().outputs(self.api().job(object_id))
 
     def _tag(self, job_id: str, tags: dict[str, str] | None, previous: dict[str, str] | None) -> None:
         """User tags through the job tags API, beside the owner mark (which is never removed here)."""
@@ -206,7 +203,7 @@ class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJo
             self.api().tag_job(job_id, [{"key": k, "value": v} for k, v in tags.items()])
 
     def _delete(self, object_id: str, spec: Any) -> bool:
-        return removal.remove(self.jobs(), object_id, Label.of(self.kind, spec, object_id=object_id))
+        return removal.remove(self.objects(), object_id, Label.of(self.kind, spec, object_id=object_id))
 
 
 def _tags_to_write(spec: Any, owner: Mark | None, current: Any) -> list[dict[str, str]]:
