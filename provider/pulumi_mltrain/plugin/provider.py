@@ -93,7 +93,7 @@ class MltrainPlugin(p.Provider):
                 entry = RESOURCES.get(token)
                 if entry is None:
                     raise MltrainError(f"unknown resource type {token}; this provider has {', '.join(RESOURCES)}")
-                found = entry.handler()()
+                found = entry.handler()
                 found.configure(Settings.load(self._variables))
                 self._handlers[token] = found
             return found
