@@ -75,6 +75,11 @@ class PlatformCalls(Generic[SpecT, OutT]):
         return self.context.settings
 
     @classmethod
+    def configured(cls, settings: Settings) -> bool:
+        """Whether `settings` hold credentials for this platform (else nothing is asked of it)."""
+        return False
+
+    @classmethod
     def label(cls, spec: SpecT) -> str:
         """The resource in messages (its name)."""
         return str(getattr(spec, "name", "") or "")

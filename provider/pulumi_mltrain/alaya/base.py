@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from ..config import Settings
 from ..errors import MltrainError
 from ..platform_calls import Failures, OutT, PlatformCalls, SpecT
 from .catalog import products
@@ -12,6 +13,10 @@ from .client import AlayaClient
 
 class AlayaCalls(PlatformCalls[SpecT, OutT]):
     credential_keys: ClassVar[tuple[str, ...]] = ("mltrain:alayaApiKey",)
+
+    @classmethod
+    def configured(cls, settings: Settings) -> bool:
+        return bool(settings.alaya_api_key)
 
     def api(self) -> AlayaClient:
         client: AlayaClient = self.context.client("alaya", AlayaClient)

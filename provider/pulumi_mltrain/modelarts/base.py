@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..accounts import SETTINGS_KEY
-from ..config import CONFIG_KEYS, MAX_TAGS
+from ..config import CONFIG_KEYS, MAX_TAGS, Settings
 from ..errors import MltrainError
 from ..ownership import Mark
 from ..platform_calls import Failures, OutT, PlatformCalls, Props, SpecT
@@ -20,6 +20,10 @@ class ModelArtsCalls(PlatformCalls[SpecT, OutT]):
     credential_keys: ClassVar[tuple[str, ...]] = (
         "mltrain:huaweiAccessKey", "mltrain:huaweiSecretKey", "mltrain:huaweiSecurityToken",
         "mltrain:huaweiUser", "mltrain:huaweiPassword", "mltrain:huaweiDomain")
+
+    @classmethod
+    def configured(cls, settings: Settings) -> bool:
+        return configured(settings)
 
     def api(self) -> ModelArtsClient:
         client: ModelArtsClient = self.context.client("modelarts", ModelArtsClient)
