@@ -162,11 +162,11 @@ def _attr_type(tt: _Types, info: FieldInfo, is_input: bool, name: str, present: 
 
 
 def _resource(decl: Resource, tt: _Types) -> list[str]:
-    provider = decl.handler()
+    provider = decl.calls()
     spec, outs = provider.spec_type, provider.output_type
     ids = outs.id_fields()
     lazy = f"_{decl.name}Provider"
-    lines = [f"class {lazy}(LazyProvider):", f'    handler = "{decl.handler_path}"', "", "",
+    lines = [f"class {lazy}(LazyProvider):", f'    calls = "{decl.calls_path}"', "", "",
              f'class {decl.name}(MltrainResource, module="{decl.family}", name="{decl.name}"):',
              f'    """{decl.summary}', "",
              *_wrap(f"Outputs (besides every input): {', '.join(outs.model_fields)}.", "    "),

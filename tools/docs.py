@@ -16,8 +16,8 @@ from typing import Any
 from pulumi_mltrain import registry
 from pulumi_mltrain import spec as specs
 from pulumi_mltrain.alaya.contract import OWNER_ENV
-from pulumi_mltrain.handler import Handler
 from pulumi_mltrain.modelarts.contract import OWNER_STACK, OWNER_URN
+from pulumi_mltrain.platform_calls import PlatformCalls
 
 from .schema import allowed_values
 
@@ -73,7 +73,7 @@ def render_pages(schema: dict[str, Any]) -> dict[str, str]:
         found = registry.resource(token)
         if found is None:
             raise KeyError(f"schema.json has {token}, the registry does not")
-        provider = found.handler()
+        provider = found.calls()
         lines = [f"# {module}.{name}", "", res["description"], "",
                  f"Type tokens: `{found.dynamic_token}` (the Python dynamic resource, `pulumi_mltrain`) and "
                  f"`{found.token}` (the provider plugin `mltrain`: its Python, TypeScript and Go SDKs and "
@@ -112,7 +112,7 @@ def _example(module: str, name: str) -> list[str]:
             "which the engine tests run against the emulator (`tests/engine/test_examples_elsewhere.py`).", ""]
 
 
-def _inputs(res: dict[str, Any], provider: type[Handler[Any, Any]], schema: dict[str, Any]) -> list[str]:
+def _inputs(res: dict[str, Any], provider: type[PlatformCalls[Any, Any]], schema: dict[str, Any]) -> list[str]:
     model = provider.spec_type
     js = model.model_json_schema(by_alias=False)["properties"]
     metas = dict(specs.field_metas(model))
@@ -210,7 +210,7 @@ def _outputs(res: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
-def _timeouts(provider: type[Handler[Any, Any]]) -> list[str]:
+def _timeouts(provider: type[PlatformCalls[Any, Any]]) -> list[str]:
     lines = ["## Timeouts", "", "| operation | default |", "|---|---|"]
     for op, seconds in provider.default_timeouts.items():
         lines.append(f"| {op} | {_minutes(seconds)} |")
@@ -240,7 +240,7 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
 
 
-def _adoption(module: str, name: str, provider: type[Handler[Any, Any]]) -> list[str]:
+def _adoption(module: str, name: str, provider: type[PlatformCalls[Any, Any]]) -> list[str]:
     noun = provider.noun
     lines = ["## Adoption", "", f"To manage an existing {noun} instead of creating one, declare it as it is and "
              f"set `adopt_id` to its ID; `pulumi up` reads it, checks it against the declaration (it lists the "

@@ -157,7 +157,7 @@ def build() -> dict[str, Any]:
     types = _Types()
     resources: dict[str, Any] = {}
     for res in sorted(registry.RESOURCES, key=lambda r: r.kind):
-        provider = res.handler()
+        provider = res.calls()
         inputs, required_inputs = _properties(provider.spec_type, types, res.family)
         outputs, _ = _properties(provider.output_type, types, res.family)
         resources[res.token] = {

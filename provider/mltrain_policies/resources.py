@@ -68,7 +68,7 @@ def registry() -> dict[str, Form]:
 
     found: dict[str, Form] = {}
     for resource in package.RESOURCES:
-        model = resource.handler().spec_type
+        model = resource.calls().spec_type
         found[resource.dynamic_token] = Form(resource.kind, DYNAMIC, model)
         found[resource.token] = Form(resource.kind, PLUGIN, model)
     return found

@@ -41,13 +41,14 @@ import subprocess
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from typing import Any
 
-from .answers import from_beijing
+from . import registry
 from .config import Settings
 from .errors import MltrainError
+from .lifecycle.protocol import Marked
 from .ownership import STACK_KEY, Mark
+from .platform_calls import Context
 
 STACK_IDENTITY_TYPE = "pulumi-python:dynamic/mltrain:StackIdentity"
 
@@ -213,92 +214,38 @@ def _hours(seconds: float | None) -> float | None:
     return None if seconds is None else round(max(0.0, seconds) / 3600, 3)
 
 
-def _alaya_epoch(value: Any) -> float | None:
-    text = from_beijing(value)
-    return datetime.fromisoformat(text).timestamp() if text else None
+def _platforms(settings: Settings, chosen: Sequence[str] | None) -> dict[str, Marked]:
+    """Family -> the runs of each platform asked for (default: each one `settings` configure)."""
+    found: dict[str, Marked] = {}
+    for entry in registry.RESOURCES:
+        calls = entry.calls()
+        wanted = calls.configured(settings) if chosen is None else entry.family in chosen
+        if not calls.runs or not wanted:
+            continue
+        objects = calls(Context(settings)).objects()
+        if isinstance(objects, Marked):
+            found[entry.family] = objects
+    return found
 
 
-def alaya_runs(settings: Settings, backend: Backend, now: float | None = None, *,
-               removed_stacks: bool = False) -> list[AbandonedRun]:
-    from .alaya import contract
-    from .alaya.catalog import job_costs, products
-    from .alaya.client import AlayaClient
-    from .alaya.tasks import mark as _mark
-
+def platform_runs(family: str, runs: Marked, backend: Backend, now: float | None = None, *,
+                  removed_stacks: bool = False) -> list[AbandonedRun]:
+    """The abandoned runs among one platform's marked jobs."""
     now = time.time() if now is None else now
-    api = AlayaClient(settings)
     identities, recorded = backend.identities(), backend.recorded()
-    catalogue: list[dict[str, Any]] | None = None
+
+    def why(job_id: str, mark: Mark) -> str | None:
+        return verdict(mark, job_id, backend, identities, recorded, removed_stacks)
+
     out: list[AbandonedRun] = []
-    for row in api.list_tasks():
-        task_id = str(row.get("id"))
-        if task_id in recorded:
-            continue
-        detail = api.task(task_id)
-        mark = _mark(detail)
-        why = verdict(mark, task_id, backend, identities, recorded, removed_stacks)
-        if why is None or mark is None:
-            continue
-        status = str(detail.get("status") or "UNKNOWN").upper()
-        created, started = _alaya_epoch(detail.get("createdTime")), _alaya_epoch(detail.get("startTime"))
-        ended = _alaya_epoch(detail.get("endTime"))
-        resource = detail.get("resource")
-        resource = resource if isinstance(resource, dict) else {}
-        product = detail.get("productCode") or resource.get("productCode")
-        workers = detail.get("workerCount") or resource.get("workerCount")
-        cost = None
-        if product and isinstance(workers, int):
-            if catalogue is None:
-                catalogue = products(api)
-            hourly = job_costs(catalogue, str(product), workers).get("cost_per_hour")
-            if hourly is not None:
-                running = 0.0 if started is None else ((ended or now) - started) / 3600
-                cost = round(hourly * max(0.0, running), 4)
-        project, stack = urn_parts(mark.urn)
+    for run in runs.marked(recorded, lambda job_id, mark: why(job_id, mark) is not None, now):
+        project, stack = urn_parts(run.mark.urn)
         out.append(AbandonedRun(
-            platform="alaya", job_id=task_id, name=detail.get("name"), stack=f"{project}/{stack}",
-            resource=mark.urn.rsplit("::", 1)[-1], urn=mark.urn, stack_identity=mark.stack, why=why,
-            status=status, live=status in contract.LIVE, age_hours=_hours(None if created is None else now - created),
-            cost_so_far=cost))
+            platform=family, job_id=run.object_id, name=run.name, stack=f"{project}/{stack}",
+            resource=run.mark.urn.rsplit("::", 1)[-1], urn=run.mark.urn, stack_identity=run.mark.stack,
+            why=why(run.object_id, run.mark) or "", status=run.state, live=run.live,
+            age_hours=_hours(None if run.created is None else now - run.created), cost_so_far=run.cost_so_far))
     return out
-
-
-def modelarts_runs(settings: Settings, backend: Backend, now: float | None = None, *,
-                   removed_stacks: bool = False) -> list[AbandonedRun]:
-    from .modelarts import contract
-    from .modelarts.base import mark_in
-    from .modelarts.client import ModelArtsClient
-
-    now = time.time() if now is None else now
-    api = ModelArtsClient(settings)
-    identities, recorded = backend.identities(), backend.recorded()
-    out: list[AbandonedRun] = []
-    for row in api.search_jobs():
-        metadata = row.get("metadata") or {}
-        job_id = str(metadata.get("id"))
-        if job_id in recorded:
-            continue
-        # Tags since 0.2; 0.1.x kept the mark in the annotations.
-        mark = mark_in(api.job_tags(job_id)) or mark_in(metadata.get("annotations"))
-        why = verdict(mark, job_id, backend, identities, recorded, removed_stacks)
-        if why is None or mark is None:
-            continue
-        phase = str((row.get("status") or {}).get("phase") or "Unknown")
-        created = metadata.get("create_time")
-        project, stack = urn_parts(mark.urn)
-        out.append(AbandonedRun(
-            platform="modelarts", job_id=job_id, name=metadata.get("name"), stack=f"{project}/{stack}",
-            resource=mark.urn.rsplit("::", 1)[-1], urn=mark.urn, stack_identity=mark.stack, why=why,
-            status=phase, live=phase in contract.TERMINABLE,
-            age_hours=_hours(now - created / 1000) if isinstance(created, int | float) else None,
-            cost_so_far=None))  # ModelArts' answers carry no price: the cost is not known here
-    return out
-
-
-def configured_platforms(settings: Settings) -> list[str]:
-    from .modelarts.catalog import configured
-
-    return [p for p, on in (("alaya", bool(settings.alaya_api_key)), ("modelarts", configured(settings))) if on]
 
 
 def abandoned_runs(settings: Settings | None = None, *, config_stack: str | None = None,
@@ -317,24 +264,18 @@ def abandoned_runs(settings: Settings | None = None, *, config_stack: str | None
         settings = stack_settings(config_stack, env, cwd)
     if backend is None:
         backend = read_backend(env, cwd)
-    chosen = list(platforms) if platforms is not None else configured_platforms(settings)
     runs: list[AbandonedRun] = []
-    if "alaya" in chosen:
-        runs += alaya_runs(settings, backend, removed_stacks=removed_stacks)
-    if "modelarts" in chosen:
-        runs += modelarts_runs(settings, backend, removed_stacks=removed_stacks)
+    for family, marked in _platforms(settings, platforms).items():
+        runs += platform_runs(family, marked, backend, removed_stacks=removed_stacks)
     return runs
 
 
 def stop(settings: Settings, run: AbandonedRun) -> None:
-    """Stop one abandoned run: Alaya's stop call, ModelArts' terminate. Only a run that is still live."""
+    """Stop one abandoned run with its platform's stop call (Alaya's stop, ModelArts' terminate); only
+    a run that is still live, and without waiting for it to end."""
     if not run.live:
         return
-    if run.platform == "alaya":
-        from .alaya.client import AlayaClient
-
-        AlayaClient(settings).stop_task(run.job_id)
-    else:
-        from .modelarts.client import ModelArtsClient
-
-        ModelArtsClient(settings).terminate_job(run.job_id)
+    found = _platforms(settings, [run.platform]).get(run.platform)
+    if found is None:
+        raise MltrainError(f"no platform {run.platform!r} to stop {run.job_id} on")
+    found.stop(run.job_id)

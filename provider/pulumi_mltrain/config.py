@@ -15,7 +15,16 @@ from collections.abc import Mapping
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from . import settings as table
 from .errors import ConfigError
@@ -72,6 +81,7 @@ class Settings(BaseModel):
     setting of `settings.CONFIG` (its defaults; tests/unit/test_settings_table.py checks they agree)."""
 
     model_config = ConfigDict(frozen=True)
+    _fingerprint: str | None = PrivateAttr(default=None)
 
     alaya_endpoint: str = table.DEFAULTS["alaya_endpoint"]
     alaya_api_key: SecretStr | None = None
@@ -200,10 +210,14 @@ class Settings(BaseModel):
             raise ConfigError(f"invalid mltrain configuration: {problems}") from None
 
     def fingerprint(self) -> str:
-        """Tells settings apart, credentials included (a dump masks them), without holding them."""
-        secrets = "|".join(v.get_secret_value() if isinstance(v, SecretStr) else "" for v in
-                           (self.alaya_api_key, self.password, self.secret_key, self.security_token))
-        return self.model_dump_json() + hashlib.sha256(secrets.encode()).hexdigest()
+        """Tells settings apart, credentials included (a dump masks them), without holding them; made
+        once per (frozen) settings object, since every operation looks its clients up by it."""
+        found = self._fingerprint
+        if found is None:
+            secrets = "|".join(v.get_secret_value() if isinstance(v, SecretStr) else "" for v in
+                               (self.alaya_api_key, self.password, self.secret_key, self.security_token))
+            found = self._fingerprint = self.model_dump_json() + hashlib.sha256(secrets.encode()).hexdigest()
+        return found
 
     def require(self, name: str, purpose: str) -> str:
         value = getattr(self, name)

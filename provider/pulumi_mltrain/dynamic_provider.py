@@ -1,8 +1,8 @@
 """The dynamic provider face: a thin adapter from `pulumi.dynamic` to a resource's `Handler`.
 
-`provider_for(XHandler)` builds the provider class of a handler that the registry names, once per
-handler. It is named after the handler (`pulumi_mltrain.alaya.training_job:TrainingJobProvider` for
-`...:TrainingJobHandler`), the class path that states written by 0.1 name, which the platform module
+`provider_for(XCalls)` builds the provider class of the platform calls that the registry names, once
+per resource type. It is named after them (`pulumi_mltrain.alaya.training_job:TrainingJobProvider` for
+`...:TrainingJobCalls`), the class path that states written by 0.1 name, which the platform module
 resolves on first use (`registry.provider_aliases`): platform modules never import this adapter. The
 adapter converts the handler's results into `CheckResult`, `DiffResult`, ... and nothing else: every
 rule lives in `handler.py`.
@@ -11,7 +11,7 @@ rule lives in `handler.py`.
 from __future__ import annotations
 
 import threading
-from typing import Any, ClassVar, Generic, TypeVar, cast
+from typing import Any, ClassVar, Generic, TypeVar
 
 from pulumi.dynamic import (
     CheckFailure,
@@ -26,25 +26,26 @@ from pulumi.dynamic import (
 
 from .config import CONFIG_KEYS, Settings
 from .handler import Handler
+from .platform_calls import PlatformCalls
 
-H = TypeVar("H", bound=Handler[Any, Any])
+P = TypeVar("P", bound=PlatformCalls[Any, Any])
 
 
-class MltrainProvider(ResourceProvider, Generic[H]):
-    """A `pulumi.dynamic` provider serving one `Handler`."""
+class MltrainProvider(ResourceProvider, Generic[P]):
+    """A `pulumi.dynamic` provider serving the `Handler` of one resource type's platform calls."""
 
     serialize_as_secret_always = False  # the pickled provider is a class path: nothing secret in it
-    handler_type: ClassVar[type[Handler[Any, Any]]] = Handler
+    calls_type: ClassVar[type[PlatformCalls[Any, Any]]] = PlatformCalls
 
     def __init__(self) -> None:
-        self._handler: H = cast(H, self.handler_type())
+        self._handler = Handler(self.calls_type)
 
     @property
-    def handler(self) -> H:
+    def handler(self) -> Handler[Any, Any]:
         """The handler served (made here when an unpickled provider skipped `__init__`)."""
-        found: H | None = self.__dict__.get("_handler")
+        found: Handler[Any, Any] | None = self.__dict__.get("_handler")
         if found is None:
-            found = self._handler = cast(H, self.handler_type())
+            found = self._handler = Handler(self.calls_type)
         return found
 
     def __getstate__(self) -> dict[str, Any]:
@@ -80,19 +81,19 @@ class MltrainProvider(ResourceProvider, Generic[H]):
         self.handler.delete(id_, props)
 
 
-_built: dict[type[Handler[Any, Any]], type[MltrainProvider[Any]]] = {}
+_built: dict[type[PlatformCalls[Any, Any]], type[MltrainProvider[Any]]] = {}
 _lock = threading.Lock()
 
 
-def provider_for(handler_type: type[Handler[Any, Any]]) -> type[MltrainProvider[Any]]:
-    """The dynamic provider class serving `handler_type`, made once: `XProvider` of the handler's
-    module (for `XHandler`), so that it pickles under the path the platform module resolves."""
+def provider_for(calls_type: type[PlatformCalls[Any, Any]]) -> type[MltrainProvider[Any]]:
+    """The dynamic provider class serving `calls_type`, made once: `XProvider` of the calls' module
+    (for `XCalls`), so that it pickles under the path the platform module resolves."""
     with _lock:
-        found = _built.get(handler_type)
+        found = _built.get(calls_type)
         if found is None:
-            name = handler_type.__name__.removesuffix("Handler") + "Provider"
+            name = calls_type.__name__.removesuffix("Calls") + "Provider"
             found = type(name, (MltrainProvider,), {
-                "__module__": handler_type.__module__, "__qualname__": name, "handler_type": handler_type,
-                "__doc__": f"The dynamic provider of {handler_type.__name__} (built by `provider_for`)."})
-            _built[handler_type] = found
+                "__module__": calls_type.__module__, "__qualname__": name, "calls_type": calls_type,
+                "__doc__": f"The dynamic provider of {calls_type.__name__} (built by `provider_for`)."})
+            _built[calls_type] = found
         return found

@@ -1,10 +1,12 @@
 """The resource logic, the same for every resource and for both faces (the dynamic provider in
 `dynamic_provider.py`, the native plugin in `plugin/provider.py`): a `Handler` with typed operations.
 
-A concrete resource subclasses `Handler`: it declares its `Spec` (inputs), its `Output` model and the
-platform calls (`_create`, `_read`, `_update`, `_delete`, ...). The handler turns them into check, diff,
-create (and resume), read, update, delete, import and the look for a failed create's object, returning
-the small result types below. It prefixes every error with the resource it concerns, merges inputs
+A handler serves one resource type, whose `PlatformCalls` (`platform_calls.py`) declares its `Spec`
+(inputs), its `Output` model and the platform's primitives (create, read, update, delete, ...). For each
+operation the handler makes that type's calls with the operation's `Context` (the account, ...), and
+turns them into check, diff, create (and resume), read, update, delete, import and the look for a failed
+create's object, returning the small result types below. Nothing subclasses it, and the calls never
+call back into it. It prefixes every error with the resource it concerns, merges inputs
 into outputs, and takes the deadline of each operation from the `timeouts` input, else the timeout
 the engine gives (`timeout=`), else its defaults. It imports nothing of `pulumi.dynamic`.
 
@@ -15,27 +17,24 @@ It also holds the guarantees every resource shares in accounts that several stac
   every declared input through the spec's wire mapping, so drift on any field shows in the next preview.
 
 A handler holds no client, lock or secret of its own: clients are built lazily inside the provider
-process after `configure()`, and shared by the handlers of a process.
+process after `configure()` (`Context.client`), and shared by the handlers of a process.
 """
 
 from __future__ import annotations
 
-import contextvars
 import sys
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Generic, TypeVar
+from typing import Generic
 
 from pydantic import ValidationError
 
-from . import cache, deadline
+from . import deadline
 from . import spec as specs
 from .accounts import ACCOUNT_KEY, explicit_settings
-from .config import CONFIG_KEYS, Settings
-from .errors import ApiError, MltrainError, NotFound, for_resource
-from .lifecycle import removal, takeover
-from .lifecycle.protocol import Listing
+from .config import Settings
+from .errors import MltrainError, NotFound, for_resource
+from .lifecycle import removal
 from .lifecycle.record import KeptFailure
 from .ownership import (
     EXISTS_KEY,
@@ -51,20 +50,9 @@ from .ownership import (
     physical_name,
     resource_of,
 )
-from .runs import replaced_by
-from .spec import ManagedSpec
+from .platform_calls import Context, OutT, PlatformCalls, Props, SpecT
+from .runs import RunReason, replaced_by
 
-SpecT = TypeVar("SpecT", bound=ManagedSpec)
-OutT = TypeVar("OutT", bound=specs.Output)
-C = TypeVar("C")
-# Inputs and outputs as the engine passes them (JSON values, secrets unwrapped).
-Props = dict[str, object]
-
-# The settings of the resource a call is about, when it names an explicit provider (one per RPC thread).
-_ACCOUNT: contextvars.ContextVar[Settings | None] = contextvars.ContextVar("mltrain_account", default=None)
-# Whether outputs derived from the inputs are computed (off while an import reads an object whose
-# inputs are not known yet).
-_DERIVED: contextvars.ContextVar[bool] = contextvars.ContextVar("mltrain_derived", default=True)
 # How long the look for a failed create's object may take (see `Handler.survivor`).
 SURVIVOR_SECONDS = 30.0
 
@@ -131,163 +119,53 @@ class Read:
 
 
 class Handler(Generic[SpecT, OutT]):
-    """The resource logic of one resource type, whose inputs are `SpecT` and outputs `OutT`: subclasses
-    set the class attributes and implement the platform calls."""
+    """The resource logic of one resource type, whose inputs are `SpecT` and outputs `OutT`, on the
+    platform that its `PlatformCalls` type answers for."""
 
-    kind: ClassVar[str] = "Resource"
-    noun: ClassVar[str] = "object"
-    spec_type: type[SpecT]
-    output_type: type[OutT]
-    default_timeouts: ClassVar[dict[str, float]] = {"create": 1200.0, "update": 600.0, "delete": 1200.0}
-    # The config keys whose credentials `_check_remote` exercises (named when the platform refuses them).
-    credential_keys: ClassVar[tuple[str, ...]] = ()
-    # Types whose ID is made of inputs (no remote object of its own): the fields, in the ID's order
-    # (`import_object` splits an import ID on ":" into them).
-    import_id_fields: ClassVar[tuple[str, ...]] = ()
-    # Outputs a create records once (e.g. what a gate read) that a refresh keeps as they are.
-    recorded_once: ClassVar[tuple[str, ...]] = ()
+    def __init__(self, calls: type[PlatformCalls[SpecT, OutT]]) -> None:
+        self.calls = calls
+        self.kind = calls.kind
+        self.noun = calls.noun
+        self.spec_type: type[SpecT] = calls.spec_type
+        self.output_type: type[OutT] = calls.output_type
+        self.import_id_fields = calls.import_id_fields
+        self.runs = RunReason(calls.noun, calls.spec_type) if calls.runs else None
+        self._settings: Settings | None = None
 
-    # ----- configuration and clients -------------------------------------------------------------
+    # ----- configuration -------------------------------------------------------------------------
     def configure(self, settings: Settings) -> None:
         """The settings of the stack's (or plugin's) provider configuration."""
         self._settings = settings
 
     @property
     def settings(self) -> Settings:
-        explicit = _ACCOUNT.get()
-        if explicit is not None:
-            return explicit
-        found = getattr(self, "_settings", None)
-        if found is None:
-            found = self._settings = Settings.load()
-        return found
+        """The configured settings (loaded from the environment when nothing configured them)."""
+        if self._settings is None:
+            self._settings = Settings.load()
+        return self._settings
 
-    @contextmanager
-    def account(self, props: Mapping[str, object]) -> Iterator[Settings]:
-        """Within the block, use the explicit provider a resource's inputs name (else the configured one)."""
+    def account(self, props: Mapping[str, object]) -> Settings:
+        """The settings of the explicit provider the inputs name, else the configured ones."""
         values = explicit_settings(dict(props))
-        token = _ACCOUNT.set(Settings.load(values) if values is not None else None)
-        try:
-            yield self.settings
-        finally:
-            _ACCOUNT.reset(token)
+        return Settings.load(values) if values is not None else self.settings
 
-    def client(self, name: str, build: Callable[[Settings], C]) -> C:
-        """One client per platform and settings in this process, shared by its threads (`cache.py`)."""
-        settings = self.settings
-        last: tuple[Settings, str] | None = getattr(self, "_last_fingerprint", None)  # one tuple, thread-safe
-        if last is None or last[0] is not settings:
-            last = self._last_fingerprint = (settings, settings.fingerprint())
-        found: C = cache.client(name, last[1], lambda: build(settings))
-        return found
-
-    # ----- platform calls (subclasses) -----------------------------------------------------------
-    def _create(self, spec: SpecT, owner: Mark | None) -> tuple[str, Props]:
-        raise NotImplementedError
-
-    def _adopt(self, object_id: str, spec: SpecT, owner: Mark | None) -> Props:
-        """Take an existing object under management (`adopt_id`, `pulumi import`): it is not this
-        resource's own, so a wait that fails leaves it where it is (see `lifecycle/record.py`)."""
-        raise MltrainError(f"{self.kind} cannot adopt existing objects")
-
-    def _take_over(self, object_id: str, spec: SpecT, owner: Mark | None) -> Props:
-        """Finish the create of this resource's own object, whose ID the state already holds (the
-        plugin's partially created resource); by default as `_adopt` takes an object."""
-        return self._adopt(object_id, spec, owner)
-
-    def _read(self, object_id: str, spec: SpecT) -> tuple[Props, Props | None] | None:
-        """(outputs, the platform object in wire shape for drift detection, or None when it has none),
-        or None when the platform reports the object on its way out. Raises NotFound when it says so."""
-        raise NotImplementedError
-
-    def objects(self) -> Listing | None:
-        """The platform's objects of this kind (`lifecycle.protocol`), for the second look before
-        "gone" is believed; None: the resource has no remote object of its own."""
-        return None
-
-    def _update(self, object_id: str, old: SpecT, new: SpecT, changed: list[str], owner: Mark | None) -> Props:
-        return {}
-
-    def _delete(self, object_id: str, spec: SpecT) -> bool:
-        """Remove the object; True when the platform accepted the delete and then stopped knowing the
-        object (that answer needs no second look), False when it was not found before its delete was
-        accepted (a listing is asked to agree first, as on read). Raises NotFound like False."""
-        raise NotImplementedError
-
-    def _check_remote(self, spec: SpecT) -> list[tuple[str, str]]:
-        """Checks against the platform's catalogues, run at preview when credentials exist."""
-        return []
-
-    def _last_state(self, olds: Props) -> str | None:
-        """The object's state if it is live (a replace would stop it), else None; see `_replace_guard`."""
-        return None
-
-    def _replace_guard(self, olds: Props, spec: SpecT, replaces: list[str]) -> list[tuple[str, str]]:
-        """`replace_running="refuse"`: a preview that would delete a live object to recreate it fails.
-
-        check() is where a preview can fail cleanly; it gets the old inputs (`replaces`: the fields whose
-        change replaces the object), so the state is looked up."""
-        if not olds or getattr(spec, "replace_running", "allow") != "refuse":
-            return []
-        if not replaces:
-            return []
-        try:
-            state = self._last_state(olds)
-        except MltrainError as err:
-            state = f"unknown ({err})"
-        if state is None:
-            return []
-        return [("replace_running", f"refuses to replace job {olds.get('name')!r}: it is {state}, and "
-                 f"{replaced_by(replaces, 'it')} (delete, then create). Revert those fields, stop "
-                 "the job first, or set replace_running=\"allow\"")]
-
-    def _derived(self, spec: SpecT) -> Props:
-        """Outputs that follow from the inputs alone: returned by `check`, so previews know them."""
-        return {}
-
-    def derived(self, spec: SpecT) -> Props:
-        """`_derived`, unless switched off (an import reads the object before its inputs are known)."""
-        return self._derived(spec) if _DERIVED.get() else {}
-
-    def _existing(self, spec: SpecT, owner: Mark | None) -> str | Props | None:
-        """This resource's own object by its name and owner mark (its ID, or the object), else None."""
-        return None
-
-    def _derived_at_check(self, spec: SpecT, olds: Props | None) -> Props:
-        """`_derived` in `check`; `olds` are given when the inputs did not change (a no-change preview
-        makes no API call, so values read from a catalogue are taken from them)."""
-        return self._derived(spec)
-
-    def _run_at_check(self, spec: SpecT, olds: Props, inputs: Props) -> Props:
-        """Outputs that say what a change starts (a training job's `run_reason`, see runs.py)."""
-        return {}
-
-    def _run_recorded(self, spec: SpecT, props: Props, replacing: bool) -> Props:
-        """Those outputs as a create records them and a read keeps them."""
-        return {}
-
-    def _refused_credentials(self, err: MltrainError) -> list[tuple[str, str]] | None:
-        """A 401/403 while checking at preview is a failure naming the key to fix (not a skipped check)."""
-        if isinstance(err, ApiError) and err.http_status in (401, 403) and not self.settings.skip_credential_check:
-            keys = " / ".join(f"`{k}`" for k in self.credential_keys) or "the mltrain credentials"
-            return [("", f"{err}. Fix {keys} (`pulumi config set --secret ...`); to preview without "
-                         f"credentials, set `{CONFIG_KEYS['skip_credential_check']}` to true")]
-        return None
+    def platform(self, props: Mapping[str, object], *, replacing: bool = False) -> PlatformCalls[SpecT, OutT]:
+        """The platform calls of one operation on the resource whose inputs are `props`."""
+        return self.calls(Context(self.account(props), replacing=replacing))
 
     # ----- operations ----------------------------------------------------------------------------
     def check(self, olds: Props, news: Props) -> Checked:
         """Validate `news` (the resource's stored inputs are `olds`, empty for a new one)."""
         try:
-            with self.account(news):
-                return self._check(olds, news)
+            return self._check(self.platform(news), olds, news)
         except MltrainError as err:  # the platform, not the inputs (those are failures): name the resource
             raise for_resource(self.kind, self._label_of({**olds, **news}), err) from None
 
-    def _check(self, olds: Props, news: Props) -> Checked:
-        default = self.settings.replace_running
+    def _check(self, calls: PlatformCalls[SpecT, OutT], olds: Props, news: Props) -> Checked:
+        default = calls.settings.replace_running
         if default and "replace_running" in self.spec_type.model_fields and news.get("replace_running") is None:
             news = {**news, "replace_running": default}  # the stack-wide default (mltrain:replaceRunning)
-        news, default_failures = self._with_defaults(news)
+        news, default_failures = calls.with_defaults(news)
         declared = news
         news, name_pending = self._with_name(olds, news)
         spec, failures = specs.validate(self.spec_type, news)
@@ -304,7 +182,7 @@ class Handler(Generic[SpecT, OutT]):
             # Catalogue checks only for new or changed inputs: a no-change preview makes no API call.
             unchanged = bool(olds) and not changed
             if not unchanged:
-                failures = failures + self._check_remote(spec) + self._replace_guard(olds, spec, replaces)
+                failures = failures + calls.check_remote(spec) + self._replace_guard(calls, olds, spec, replaces)
         inputs = {k: v for k, v in news.items() if k.startswith("__")}
         if olds:
             inputs[EXISTS_KEY] = True  # a create with these inputs can only be a replacement
@@ -312,8 +190,11 @@ class Handler(Generic[SpecT, OutT]):
             inputs.update(spec.props())
             if not failures:  # outputs derived from inputs that fail a check would fail in turn
                 try:
-                    inputs.update(self._derived_at_check(spec, olds if unchanged else None))
-                    inputs.update(self._run_at_check(spec, olds, inputs))
+                    kept = self.calls.derived_kept
+                    derived = {k: olds[k] for k in kept if k in olds} if unchanged and kept else calls.derived(spec)
+                    inputs.update(derived)
+                    if self.runs is not None:
+                        inputs.update(self.runs.at_check(spec, olds, inputs))
                 except ValidationError as err:
                     failures = specs.failures_of(self.spec_type, err)
         else:
@@ -326,10 +207,24 @@ class Handler(Generic[SpecT, OutT]):
         return Checked(inputs, tuple(Failure(f, f"{label}: {f} {r}" if f else f"{label}: {r}")
                                      for f, r in failures))
 
-    def _with_defaults(self, news: Props) -> tuple[Props, list[tuple[str, str]]]:
-        """The inputs with the provider's defaults merged in (see ModelArts' default tags), and what
-        is wrong with the merge."""
-        return news, []
+    def _replace_guard(self, calls: PlatformCalls[SpecT, OutT], olds: Props, spec: SpecT,
+                       replaces: list[str]) -> list[tuple[str, str]]:
+        """What a preview refuses of a change that replaces the object (`replaces`: the fields whose change
+        replaces it): a live job under `replace_running="refuse"`, a run started with `stopped=True`.
+
+        check() is where a preview can fail cleanly; it gets the old inputs, so the state is looked up."""
+        failures = self.runs.guard(olds, spec, replaces) if self.runs is not None else []
+        if not olds or getattr(spec, "replace_running", "allow") != "refuse" or not replaces:
+            return failures
+        try:
+            state = calls.last_state(olds)
+        except MltrainError as err:
+            state = f"unknown ({err})"
+        if state is None:
+            return failures
+        return [("replace_running", f"refuses to replace job {olds.get('name')!r}: it is {state}, and "
+                 f"{replaced_by(replaces, 'it')} (delete, then create). Revert those fields, stop "
+                 "the job first, or set replace_running=\"allow\""), *failures]
 
     def _with_name(self, olds: Props, news: Props) -> tuple[Props, bool]:
         """Autonaming: a name the user did not set is chosen once and then kept (renames, aliases, refresh).
@@ -372,14 +267,12 @@ class Handler(Generic[SpecT, OutT]):
     def create(self, props: Props, *, timeout: float | None = None) -> Created:
         """Create (or take over by `adopt_id`) the object of the checked inputs `props`, waited for.
         `timeout` is the engine's create timeout in seconds, used when the inputs set none."""
-        with self.account(props):
-            return self._create_op(props, timeout)
+        return self._create_op(props, timeout)
 
     def resume(self, object_id: str, props: Props, *, timeout: float | None = None) -> Created:
         """Finish the create of this resource's own `object_id` (the plugin's partially created
         resource): taken over, waited for and rolled back on failure like a fresh create."""
-        with self.account(props):
-            return self._create_op(props, timeout, resume=object_id)
+        return self._create_op(props, timeout, resume=object_id)
 
     def _create_op(self, props: Props, timeout: float | None, resume: str | None = None) -> Created:
         spec = self._parse(props)
@@ -387,29 +280,33 @@ class Handler(Generic[SpecT, OutT]):
         budget = self._deadline(spec, "create", timeout, f"creating {self.kind} '{self._label(spec)}'")
         new_run = bool(props.get(EXISTS_KEY)) and not resume
         try:
-            with deadline.scope(budget), takeover.replacing(new_run):
+            calls = self.platform(props, replacing=new_run)
+            with deadline.scope(budget):
                 if resume:
-                    object_id, outs = resume, self._resumed(resume, spec, owner)
+                    object_id, outs = resume, self._resumed(calls, resume, spec, owner)
                 elif spec.adopt_id:
-                    object_id, outs = spec.adopt_id, self._adopt(spec.adopt_id, spec, owner)
+                    object_id, outs = spec.adopt_id, calls.adopt(spec.adopt_id, spec, owner)
                 else:
-                    object_id, outs = self._create(spec, owner)
+                    object_id, outs = calls.create(spec, owner)
         except KeptFailure as err:
             failed = str(for_resource(self.kind, self._label(spec), err))
-            return Created(err.object_id, {**self._outs(spec, err.outs, props),
+            return Created(err.object_id, {**self._outs(calls, spec, err.outs, props),
                                            **self._run_recorded(spec, props, new_run), FAILED_KEY: failed})
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
-        return Created(object_id, {**self._outs(spec, outs, props), **self._run_recorded(spec, props, new_run)})
+        return Created(object_id, {**self._outs(calls, spec, outs, props), **self._run_recorded(spec, props, new_run)})
 
-    def _resumed(self, object_id: str, spec: SpecT, owner: Mark | None) -> Props:
+    def _resumed(self, calls: PlatformCalls[SpecT, OutT], object_id: str, spec: SpecT, owner: Mark | None) -> Props:
         try:
-            return self._take_over(object_id, spec, owner)
+            return calls.take_over(object_id, spec, owner)
         except NotFound as err:
             raise MltrainError(
                 f"{self.noun} {object_id}, recorded as partially created, is not found ({err}): `pulumi refresh` "
                 "drops it from the state once a listing agrees, and the next `pulumi up` then creates it anew"
             ) from None
+
+    def _run_recorded(self, spec: SpecT, props: Props, replacing: bool) -> Props:
+        return self.runs.recorded(spec, props, replacing) if self.runs is not None else {}
 
     def survivor(self, props: Props) -> str | None:
         """After a failed create of the checked inputs `props`: the ID of this resource's own object if
@@ -418,39 +315,37 @@ class Handler(Generic[SpecT, OutT]):
         if spec is None or not getattr(spec, "name", None):
             return None
         try:
-            with self.account(props), deadline.scope(deadline.Deadline.after(SURVIVOR_SECONDS,
-                                                                            "looking for the object")):
-                found = self._existing(spec, Mark.from_props(props))
+            calls = self.platform(props)
+            with deadline.scope(deadline.Deadline.after(SURVIVOR_SECONDS, "looking for the object")):
+                found = calls.existing(spec, Mark.from_props(props))
                 if found is None:
                     return None
                 object_id = found if isinstance(found, str) else _metadata_id(found)
-                return object_id if object_id and self._read(object_id, spec) is not None else None
+                return object_id if object_id and calls.read(object_id, spec) is not None else None
         except Exception:  # not found, not ours, unreachable: nothing to record
             return None
 
     def read(self, object_id: str, props: Props) -> Read | None:
         """The object as the platform holds it now (refresh), or None once it is gone (a listing agrees)."""
-        with self.account(props):
-            return self._read_op(object_id, props)
-
-    def _read_op(self, object_id: str, props: Props) -> Read | None:
         spec = self._parse(props, strict=False)
         try:
+            calls = self.platform(props)
             try:
-                found = self._read(object_id, spec)
+                found = calls.read(object_id, spec)
             except NotFound as err:
-                self._confirm_gone(object_id, spec, str(err))
+                self._confirm_gone(calls, object_id, spec, str(err))
                 found = None
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
         if found is None:
             return None  # gone: the engine drops it from the state
-        outs, remote = found
+        outs, remote = {**calls.derived(spec), **found[0]}, found[1]
         # The stored inputs' run_reason stays with them, as check put it there: a later preview of a
         # change in place shows the reason of the run it keeps.
         kept = self._run_recorded(spec, props, False)
-        inputs = {**specs.user_props(props, self.spec_type), **self._drift(spec, remote), **internal(props), **kept}
-        once = {k: props[k] for k in self.recorded_once if props.get(k) is not None}
+        inputs = {**specs.user_props(props, self.spec_type), **self._drift(calls, spec, remote), **internal(props),
+                  **kept}
+        once = {k: props[k] for k in self.calls.recorded_once if props.get(k) is not None}
         recorded = {k: v for k, v in inputs.items() if k not in MARK_KEYS}  # the owner mark stays in the inputs
         return Read(object_id, {**recorded, **once, **self._only_outputs(outs)}, inputs)
 
@@ -467,25 +362,22 @@ class Handler(Generic[SpecT, OutT]):
                 raise MltrainError(f"{self.kind}: an import ID is {':'.join(f'<{f}>' for f in fields)}")
             seed.update(zip(fields, parts, strict=True))
         blank = self.spec_type.model_construct(None, **seed)
-        with self.account(owner):
-            derived = _DERIVED.set(False)  # computed from the read-back inputs afterwards, in `_outs`
-            try:
-                found = self._read(object_id, blank)
-            finally:
-                _DERIVED.reset(derived)
-            if found is None or found[1] is None:
-                raise MltrainError(f"{self.kind} {object_id}: the platform has no object to import "
-                                   "under this ID (or it is being deleted)")
-            spec = specs.from_wire(self.spec_type, found[1], blank)
-            if spec is None:
-                raise MltrainError(f"{self.kind} {object_id}: the platform's copy does not read back "
-                                   "as valid inputs, so it cannot be imported")
-            inputs = {**spec.as_declared().props(), **owner}
-            with deadline.scope(self._deadline(spec, "create", None, f"importing {self.kind} {object_id}")):
-                outs = self._adopt(object_id, spec, Mark.from_props(owner))
-        return Read(object_id, self._outs(spec, {**found[0], **outs}, inputs), inputs)
+        # Derived outputs are computed from the read-back inputs afterwards, in `_outs`.
+        found = self.platform(owner).read(object_id, blank)
+        if found is None or found[1] is None:
+            raise MltrainError(f"{self.kind} {object_id}: the platform has no object to import "
+                               "under this ID (or it is being deleted)")
+        spec = specs.from_wire(self.spec_type, found[1], blank)
+        if spec is None:
+            raise MltrainError(f"{self.kind} {object_id}: the platform's copy does not read back "
+                               "as valid inputs, so it cannot be imported")
+        inputs = {**spec.as_declared().props(), **owner}
+        calls = self.platform(owner)
+        with deadline.scope(self._deadline(spec, "create", None, f"importing {self.kind} {object_id}")):
+            outs = calls.adopt(object_id, spec, Mark.from_props(owner))
+        return Read(object_id, self._outs(calls, spec, {**found[0], **outs}, inputs), inputs)
 
-    def _drift(self, spec: SpecT, remote: Props | None) -> Props:
+    def _drift(self, calls: PlatformCalls[SpecT, OutT], spec: SpecT, remote: Props | None) -> Props:
         """Declared inputs the platform now holds differently, as the platform holds them.
 
         Read through the spec's own wire mapping; what the declaration leaves to the platform (unset
@@ -499,11 +391,11 @@ class Handler(Generic[SpecT, OutT]):
                   "valid inputs; drift is not reported this time", file=sys.stderr)
             return {}
         values = theirs.props()
-        return {name: values.get(name) for name in specs.differing(spec, theirs) if name in values}
+        return calls.drift(spec, {name: values.get(name) for name in specs.differing(spec, theirs) if name in values})
 
-    def _confirm_gone(self, object_id: str, spec: SpecT, said: str) -> None:
+    def _confirm_gone(self, calls: PlatformCalls[SpecT, OutT], object_id: str, spec: SpecT, said: str) -> None:
         """Believe "not found" only when a listing agrees (`lifecycle.removal.confirm_gone`)."""
-        objects, name = self.objects(), getattr(spec, "name", None)
+        objects, name = calls.objects(), getattr(spec, "name", None)
         if objects is not None and isinstance(name, str):
             removal.confirm_gone(objects, object_id, name, said)
 
@@ -511,39 +403,32 @@ class Handler(Generic[SpecT, OutT]):
                timeout: float | None = None) -> Updated:
         """Change the object in place from the stored state `olds` to the checked inputs `news`.
         `timeout` is the engine's update timeout, used when the inputs set none."""
-        with self.account(news):
-            return self._update_op(object_id, olds, news, timeout)
-
-    def _update_op(self, object_id: str, olds: Props, news: Props,
-                   timeout: float | None) -> Updated:
         old, new = self._parse(olds, strict=False), self._parse(news)
         changed, _ = specs.diff(self.spec_type, olds, news)
         budget = self._deadline(new, "update", timeout, f"updating {self.kind} '{self._label(new)}'")
         try:
+            calls = self.platform(news)
             with deadline.scope(budget):
-                outs = self._update(object_id, old, new, changed, Mark.from_props(news) or Mark.from_props(olds))
+                outs = calls.update(object_id, old, new, changed, Mark.from_props(news) or Mark.from_props(olds))
         except Exception as err:
             raise for_resource(self.kind, self._label(new), err) from None
         previous = self._only_outputs(olds)
-        return Updated(self._outs(new, {**previous, **outs}, news))
+        return Updated(self._outs(calls, new, {**previous, **outs}, news))
 
     def delete(self, object_id: str, props: Props, *, timeout: float | None = None) -> None:
         """Remove the object (and wait until it is gone). `timeout` is the engine's delete timeout."""
-        with self.account(props):
-            self._delete_op(object_id, props, timeout)
-
-    def _delete_op(self, object_id: str, props: Props, timeout: float | None) -> None:
         spec = self._parse(props, strict=False)
         budget = self._deadline(spec, "delete", timeout, f"deleting {self.kind} '{self._label(spec)}'")
         try:
+            calls = self.platform(props)
             try:
                 with deadline.scope(budget):
-                    confirmed = self._delete(object_id, spec)
+                    confirmed = calls.delete(object_id, spec)
             except NotFound as err:
-                self._confirm_gone(object_id, spec, str(err))
+                self._confirm_gone(calls, object_id, spec, str(err))
                 return
             if not confirmed:
-                self._confirm_gone(object_id, spec, "not found before the platform accepted its delete")
+                self._confirm_gone(calls, object_id, spec, "not found before the platform accepted its delete")
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
 
@@ -559,27 +444,21 @@ class Handler(Generic[SpecT, OutT]):
         return spec
 
     def _label(self, spec: SpecT) -> str:
-        return str(getattr(spec, "name", "") or "")
+        return self.calls.label(spec)
 
     def _label_of(self, props: Props) -> str:
         """`_label` of inputs that may not be valid (the fields it reads, unchecked)."""
         return self._label(self.spec_type.model_construct(**specs.user_props(props, self.spec_type)))
 
-    def timeout(self, spec: SpecT, op: str, engine: float | None = None) -> float:
-        """Seconds `op` may take: the `timeouts` input, else the engine's timeout, else the default."""
-        chosen = getattr(spec.timeouts, op, None) if getattr(spec, "timeouts", None) else None
-        given = engine if engine is not None and engine > 0 else None
-        return float(chosen or given or self.default_timeouts[op])
-
     def _deadline(self, spec: SpecT, op: str, engine: float | None, what: str) -> deadline.Deadline:
         """The one deadline of this operation (`deadline.py`)."""
-        return deadline.Deadline.after(self.timeout(spec, op, engine), what)
+        return deadline.Deadline.after(self.calls.timeout(spec, op, engine), what)
 
     def _only_outputs(self, values: Props) -> Props:
         return {k: v for k, v in values.items() if k in self.output_type.model_fields}
 
-    def _outs(self, spec: SpecT, outs: Props, props: Props) -> Props:
-        return {**spec.props(), **self._derived(spec), **internal_outputs(props), **self._only_outputs(outs)}
+    def _outs(self, calls: PlatformCalls[SpecT, OutT], spec: SpecT, outs: Props, props: Props) -> Props:
+        return {**spec.props(), **calls.derived(spec), **internal_outputs(props), **self._only_outputs(outs)}
 
 
 def _metadata_id(found: Props) -> str:

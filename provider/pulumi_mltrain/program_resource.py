@@ -43,14 +43,14 @@ def load(target: str) -> Any:
 
 class LazyProvider(ResourceProvider):
     """The pickled provider: a class reference whose implementation, the dynamic provider of the
-    registry's handler (`handler`, "module:Class"), loads on first use.
+    registry's platform calls (`calls`, "module:Class"), loads on first use.
 
-    Subclasses set `handler`; instances hold nothing until they run in the provider process, so the
+    Subclasses set `calls`; instances hold nothing until they run in the provider process, so the
     pickled form stays the same for every resource of a kind (and carries no secret).
     """
 
     serialize_as_secret_always = False
-    handler: ClassVar[str] = ""
+    calls: ClassVar[str] = ""
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
     def _impl(self) -> ResourceProvider:
@@ -62,7 +62,7 @@ class LazyProvider(ResourceProvider):
                     widen()  # the first call in a dynamic provider host: one thread per call from now on
                     watch_host_engine()  # and exit once the engine that started this host is gone
                     readable_errors()  # and our errors reach people as their message, without our frames
-                    found = self.__dict__["_real"] = provider_of(self.handler)()
+                    found = self.__dict__["_real"] = provider_of(self.calls)()
         assert found is not None
         return found
 
@@ -91,18 +91,18 @@ class LazyProvider(ResourceProvider):
         self._impl().delete(_id, _props)
 
 
-def provider_of(handler: str) -> type[MltrainProvider[Any]]:
-    """The dynamic provider class of the handler "module:Class" (loads the adapter and the handler)."""
+def provider_of(calls: str) -> type[MltrainProvider[Any]]:
+    """The dynamic provider class of the platform calls "module:Class" (loads the adapter and them)."""
     from .dynamic_provider import provider_for
 
-    return provider_for(load(handler))
+    return provider_for(load(calls))
 
 
 class ProviderRef:
     """`Resource._provider_type`: the real provider class, imported only when asked for (schema, tests)."""
 
     def __get__(self, obj: object, owner: type[MltrainResource]) -> type[MltrainProvider[Any]]:
-        return provider_of(owner._lazy_provider.handler)
+        return provider_of(owner._lazy_provider.calls)
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600}

@@ -2,10 +2,10 @@
 
 The generators (`python -m tools.generate`: the program side, schema.json, docs), the native plugin
 (type tokens, invokes) and the policy pack (both type tokens of each resource) all read it, so a
-resource or function added here appears everywhere at once. Each resource names its handler, from
-which both faces build their adapter: the dynamic provider (`dynamic_provider.provider_for`) and the plugin.
-It imports no platform code and neither adapter: a resource's handler and the function modules load
-on first use.
+resource or function added here appears everywhere at once. Each resource names its platform calls
+(`platform_calls.PlatformCalls`), which one `Handler` serves for both faces: the dynamic provider
+(`dynamic_provider.provider_for`) and the plugin. It imports no platform code and neither adapter: a
+resource's calls and the function modules load on first use.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from .dynamic_provider import MltrainProvider
     from .handler import Handler
+    from .platform_calls import PlatformCalls
 
 PACKAGE = "mltrain"
 # The plugin's Python SDK (sdk/python, scripts/sdkgen.sh) and the code `pulumi import` writes import this
@@ -29,11 +30,11 @@ PYTHON_PACKAGE = "pulumi_mltrain_native"
 
 @dataclass(frozen=True)
 class Resource:
-    """One resource: its family (the type token's module), name, handler class and summary line."""
+    """One resource: its family (the type token's module), name, platform calls and summary line."""
 
     family: str
     name: str
-    handler_path: str  # "module:Class" of its Handler, which both faces serve
+    calls_path: str  # "module:Class" of its PlatformCalls, which a Handler serves for both faces
     summary: str
 
     @property
@@ -58,21 +59,27 @@ class Resource:
     @property
     def provider_path(self) -> str:
         """"module:XProvider": the dynamic provider's class path, which states written by 0.1 name;
-        the handler's module resolves it on first use (`provider_aliases`)."""
-        module, _, name = self.handler_path.partition(":")
-        return f"{module}:{name.removesuffix('Handler')}Provider"
+        the calls' module resolves it on first use (`provider_aliases`)."""
+        module, _, name = self.calls_path.partition(":")
+        return f"{module}:{name.removesuffix('Calls')}Provider"
 
-    def handler(self) -> type[Handler[Any, Any]]:
-        """The class of its resource logic (spec, outputs, platform calls), which both faces serve."""
-        module, _, name = self.handler_path.partition(":")
-        found: type[Handler[Any, Any]] = getattr(importlib.import_module(module), name)
+    def calls(self) -> type[PlatformCalls[Any, Any]]:
+        """Its declaration (spec, outputs, timeouts) and platform primitives (imports the platform)."""
+        module, _, name = self.calls_path.partition(":")
+        found: type[PlatformCalls[Any, Any]] = getattr(importlib.import_module(module), name)
         return found
 
+    def handler(self) -> Handler[Any, Any]:
+        """A new handler of the resource (not configured: it reads settings from the environment)."""
+        from .handler import Handler
+
+        return Handler(self.calls())
+
     def provider(self) -> type[MltrainProvider[Any]]:
-        """The dynamic provider class serving its handler (imports the `pulumi.dynamic` adapter)."""
+        """The dynamic provider class serving it (imports the `pulumi.dynamic` adapter)."""
         from .dynamic_provider import provider_for
 
-        return provider_for(self.handler())
+        return provider_for(self.calls())
 
 
 # The families: the type token's module, the program-side package (`pulumi_mltrain.<family>`, whose
@@ -120,19 +127,19 @@ def client_type(family: str) -> Callable[[Any], Any]:
 
 # The type tokens (family:name) are part of every URN: never change them.
 RESOURCES: tuple[Resource, ...] = (
-    Resource("alaya", "TrainingJob", "pulumi_mltrain.alaya.training_job:TrainingJobHandler",
+    Resource("alaya", "TrainingJob", "pulumi_mltrain.alaya.training_job:TrainingJobCalls",
              "An Alaya NeW distributed training task."),
-    Resource("alaya", "StorageMount", "pulumi_mltrain.alaya.storage_mount:StorageMountHandler",
+    Resource("alaya", "StorageMount", "pulumi_mltrain.alaya.storage_mount:StorageMountCalls",
              "A NAS directory for training tasks; its `mount` output plugs into a TrainingJob's storage mounts."),
-    Resource("modelarts", "Algorithm", "pulumi_mltrain.modelarts.algorithm:AlgorithmHandler",
+    Resource("modelarts", "Algorithm", "pulumi_mltrain.modelarts.algorithm:AlgorithmCalls",
              "A Huawei Cloud ModelArts v2 algorithm: code, engine, parameters and the channels it expects."),
-    Resource("modelarts", "TrainingJob", "pulumi_mltrain.modelarts.training_job:TrainingJobHandler",
+    Resource("modelarts", "TrainingJob", "pulumi_mltrain.modelarts.training_job:TrainingJobCalls",
              "A Huawei Cloud ModelArts v2 training job."),
 )
 
 
 def provider_aliases(module: str) -> Callable[[str], Any]:
-    """A platform module's `__getattr__` (PEP 562): the dynamic provider classes of its handlers under
+    """A platform module's `__getattr__` (PEP 562): the dynamic provider classes of its resources under
     the class paths states written by 0.1 name (`registry.Resource.provider_path`), built on first use,
     so that the module itself never imports the adapter."""
 

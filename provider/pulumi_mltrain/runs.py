@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from . import spec as specs
 from .errors import MltrainError
@@ -89,12 +89,14 @@ def costs(values: Mapping[str, Any]) -> str:
 
 
 class RunReason:
-    """Mixed into the training-job providers: the `run_reason` hooks of `MltrainProvider`."""
+    """The `run_reason` of one resource type that runs (`PlatformCalls.runs`), which the handler keeps:
+    at check, at create and at read."""
 
-    noun: ClassVar[str]
-    spec_type: type[specs.Spec]
+    def __init__(self, noun: str, spec_type: type[specs.Spec]) -> None:
+        self.noun = noun
+        self.spec_type = spec_type
 
-    def _run_at_check(self, spec: Any, olds: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Any]:
+    def at_check(self, spec: Any, olds: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Any]:
         """The reason a preview shows, from the checked `inputs` (with their derived outputs), and in a
         preview of the dynamic form RUN_STARTS when this check starts a run."""
         found = self._reason_at_check(spec, olds, inputs)
@@ -121,23 +123,15 @@ class RunReason:
         kept = olds.get(RUN_REASON)
         return {RUN_REASON: kept} if isinstance(kept, str) else {}
 
-    def _replace_guard(self, olds: dict[str, Any], spec: Any, replaces: list[str]) -> list[tuple[str, str]]:
-        """The handler's refusals, and at preview the create that `_refuse_stopped_run` refuses at `up`."""
-        failures: list[tuple[str, str]] = super()._replace_guard(olds, spec, replaces)  # type: ignore[misc]
+    def guard(self, olds: dict[str, Any], spec: Any, replaces: list[str]) -> list[tuple[str, str]]:
+        """At preview, the create that `refuse_stopped_run` refuses at `up`."""
         starts = not olds or bool(replaces)
         if starts and getattr(spec, "stopped", False) and not getattr(spec, "adopt_id", None):
-            failures.append(("stopped", f"is true, and this would create a {self.noun} (its first run, or one "
-                             "that replaces the job): stopped=True stops one that exists; set stopped=False"))
-        return failures
+            return [("stopped", f"is true, and this would create a {self.noun} (its first run, or one that "
+                     "replaces the job): stopped=True stops one that exists; set stopped=False")]
+        return []
 
-    def _refuse_stopped_run(self, spec: Any) -> None:
-        """`stopped=True` stops a job that exists; a create starts a run (its first, or a new one)."""
-        if getattr(spec, "stopped", False):
-            raise MltrainError(
-                f"stopped=True stops a {self.noun} that exists, and this create would start a run (the first, or "
-                "one that replaces the job): set stopped=False for it")
-
-    def _run_recorded(self, spec: Any, props: dict[str, Any], replacing: bool) -> dict[str, Any]:
+    def recorded(self, spec: Any, props: dict[str, Any], replacing: bool) -> dict[str, Any]:
         """The reason recorded by a create (`replacing`: of a resource the state holds, checked against
         it: a targeted replace) or kept by a read (in its outputs and its inputs, as check gave it)."""
         reason = props.get(RUN_REASON)
@@ -145,3 +139,11 @@ class RunReason:
         if key:
             reason = _IF_REPLACED.pop(key, reason)
         return {RUN_REASON: reason} if isinstance(reason, str) else {}
+
+
+def refuse_stopped_run(noun: str, spec: Any) -> None:
+    """`stopped=True` stops a job that exists; a create starts a run (its first, or a new one)."""
+    if getattr(spec, "stopped", False):
+        raise MltrainError(
+            f"stopped=True stops a {noun} that exists, and this create would start a run (the first, or "
+            "one that replaces the job): set stopped=False for it")

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from .abandoned import AbandonedRun, abandoned_runs, stack_settings, stop
 from .errors import MltrainError
+from .registry import FAMILIES
 
 
 def _table(runs: Sequence[AbandonedRun]) -> str:
@@ -33,7 +34,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     ab = sub.add_parser("abandoned", help="jobs marked by a stack of this backend that no stack records")
     ab.add_argument("--config-stack", help="the stack whose config holds the credentials (default: the selected one)")
-    ab.add_argument("--platform", action="append", choices=("alaya", "modelarts"),
+    ab.add_argument("--platform", action="append", choices=tuple(FAMILIES),
                     help="only this platform (repeatable; default: every platform the settings configure)")
     ab.add_argument("--include-removed-stacks", action="store_true",
                     help="also list jobs whose mark names a stack of this backend's projects that no longer exists "
@@ -52,8 +53,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(json.dumps([r.as_dict() for r in runs], indent=2))
     elif runs:
         print(_table(runs))
-        if any(r.cost_so_far is None and r.platform == "modelarts" for r in runs):
-            print("\nModelArts gives no prices: the cost of its jobs is unknown here.")
+        if any(r.cost_so_far is None for r in runs):
+            print("\nModelArts gives no prices, and Alaya NeW none for a product it does not list: those costs "
+                  "are unknown here.")
     else:
         print("no abandoned runs")
     if not args.stop:

@@ -66,7 +66,7 @@ def nested(kind: str, name: str) -> type[BaseModel] | None:
             return annotation
         return next((m for m in map(find, getattr(annotation, "__args__", ()) or ()) if m is not None), None)
 
-    return find(PROVIDERS[kind].handler_type.spec_type.model_fields[name].annotation)
+    return find(PROVIDERS[kind].calls_type.spec_type.model_fields[name].annotation)
 
 
 def bad_values(kind: str, name: str) -> st.SearchStrategy[Any]:
@@ -136,7 +136,7 @@ def plugin_check(kind: str, emulator: EmulatorHandle, loop: asyncio.AbstractEven
     loop.run_until_complete(plugin.configure(p.ConfigureRequest(variables, {}, True, False)))
     urn = f"urn:pulumi:dev::proj::mltrain:{kind}::x"
 
-    model = PROVIDERS[kind].handler_type.spec_type
+    model = PROVIDERS[kind].calls_type.spec_type
     names = {property_name(f): f for f in all_fields(model)}
 
     def check(props: dict[str, Any]) -> list[tuple[str, str]]:
@@ -162,8 +162,8 @@ def checks(request: pytest.FixtureRequest, emulator: EmulatorHandle,
 
 def assert_names_fields(kind: str, failures: list[tuple[str, str]], given: Any = None) -> None:
     """Every failure names an input of the resource, in its property and (after the resource) its reason."""
-    fields = {*PROVIDERS[kind].handler_type.spec_type.model_fields, UNKNOWN_KEY}
-    label = PROVIDERS[kind].handler_type.kind
+    fields = {*PROVIDERS[kind].calls_type.spec_type.model_fields, UNKNOWN_KEY}
+    label = PROVIDERS[kind].calls_type.kind
     for prop, reason in failures:
         root = prop.split(".")[0].split("[")[0]
         assert root in fields, (given, prop, reason)
@@ -194,7 +194,7 @@ def fuzz(kind: str, name: str, check: Check) -> None:
 @pytest.mark.parametrize("kind", VALID)
 def test_bad_values_of_every_field_are_failures_naming_it(kind: str, checks: Callable[[str], Check]) -> None:
     check = checks(kind)
-    for name in PROVIDERS[kind].handler_type.spec_type.model_fields:
+    for name in PROVIDERS[kind].calls_type.spec_type.model_fields:
         for value in FIXED:
             assert_names_fields(kind, check({**VALID[kind], name: value}), (name, value))
         fuzz(kind, name, check)

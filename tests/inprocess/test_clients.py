@@ -62,10 +62,11 @@ def server() -> Iterator[Counting]:
 
 
 def provider(cls: type[Any], server: Counting, key: str = "key-1") -> Any:
-    instance = cls().handler
-    instance.configure(Settings.load({"mltrain:alayaEndpoint": f"http://127.0.0.1:{server.server_address[1]}",
-                                      "mltrain:alayaApiKey": key}, env={}))
-    return instance
+    """The platform calls of one operation of a fresh `cls` provider, configured for the server."""
+    handler = cls().handler
+    handler.configure(Settings.load({"mltrain:alayaEndpoint": f"http://127.0.0.1:{server.server_address[1]}",
+                                     "mltrain:alayaApiKey": key}, env={}))
+    return handler.platform({})
 
 
 def test_providers_of_one_account_share_one_client_and_one_connection(server: Counting) -> None:

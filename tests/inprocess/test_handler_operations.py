@@ -13,14 +13,15 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.accounts import SETTINGS_KEY
-from pulumi_mltrain.alaya.storage_mount import StorageMountHandler
-from pulumi_mltrain.alaya.training_job import TrainingJobHandler as AlayaJobs
+from pulumi_mltrain.alaya.storage_mount import StorageMountCalls
+from pulumi_mltrain.alaya.training_job import TrainingJobCalls as AlayaJobs
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.handler import Handler
 from pulumi_mltrain.modelarts import iam
-from pulumi_mltrain.modelarts.algorithm import AlgorithmHandler
-from pulumi_mltrain.modelarts.training_job import TrainingJobHandler as ModelArtsJobs
+from pulumi_mltrain.modelarts.algorithm import AlgorithmCalls
+from pulumi_mltrain.modelarts.training_job import TrainingJobCalls as ModelArtsJobs
+from pulumi_mltrain.platform_calls import PlatformCalls
 from support import inprocess
 from support.stacks import alaya_job_args
 
@@ -43,11 +44,11 @@ def quick(emulator: EmulatorHandle) -> Iterator[None]:
     iam.forget_tokens()
 
 
-def configured(cls: type[Handler], platform: str, emulator: EmulatorHandle) -> Any:
-    """A handler as a fresh provider process holds it, with the settings of the test stacks."""
+def configured(cls: type[PlatformCalls[Any, Any]], platform: str, emulator: EmulatorHandle) -> Any:
+    """The handler of `cls` as a fresh provider process holds it, with the settings of the test stacks."""
     inprocess.fresh_process()
     config = inprocess.alaya_config(emulator) if platform == "alaya" else inprocess.modelarts_config(emulator)
-    handler = cls()
+    handler = Handler(cls)
     handler.configure(Settings.load({**config, **inprocess.BASE_CONFIG}, env={}))
     return handler
 
@@ -76,7 +77,7 @@ def test_import_of_an_alaya_task_reads_its_inputs_back(emulator: EmulatorHandle)
 
 
 def test_import_of_a_storage_mount_splits_its_id(emulator: EmulatorHandle) -> None:
-    mounts = configured(StorageMountHandler, "alaya", emulator)
+    mounts = configured(StorageMountCalls, "alaya", emulator)
     mount_id = f"{d.STORAGE_CAPACITY_ID}:datasets:/root/nas/datasets"
     imported = mounts.import_object(mount_id, IMPORTER)
     assert imported.id == mount_id
@@ -90,9 +91,9 @@ def test_import_of_a_storage_mount_splits_its_id(emulator: EmulatorHandle) -> No
 
 
 def test_import_of_a_modelarts_algorithm_and_job(emulator: EmulatorHandle) -> None:
-    algorithms = configured(AlgorithmHandler, "modelarts", emulator)
+    algorithms = configured(AlgorithmCalls, "modelarts", emulator)
     algorithm_id, algorithm_inputs = created(algorithms, ALGORITHM)
-    imported = configured(AlgorithmHandler, "modelarts", emulator).import_object(algorithm_id, IMPORTER)
+    imported = configured(AlgorithmCalls, "modelarts", emulator).import_object(algorithm_id, IMPORTER)
     assert imported.id == imported.outputs["algorithm_id"] == algorithm_id
     assert {k: imported.inputs[k] for k in ("name", "code_dir", "boot_file")} == \
         {k: algorithm_inputs[k] for k in ("name", "code_dir", "boot_file")}
@@ -122,10 +123,10 @@ def test_the_survivor_is_this_resources_own_object_only(emulator: EmulatorHandle
     assert jobs.survivor({**inputs, **IMPORTER}) is None, "another resource's task is not ours to record"
     assert jobs.survivor({**inputs, "name": "never-made"}) is None
 
-    algorithms = configured(AlgorithmHandler, "modelarts", emulator)
+    algorithms = configured(AlgorithmCalls, "modelarts", emulator)
     algorithm_id, algorithm_inputs = created(algorithms, ALGORITHM)
     assert algorithms.survivor(algorithm_inputs) == algorithm_id  # found as an object, not an ID
-    assert StorageMountHandler().survivor({**OWNER, **MOUNT}) is None, "no remote object of its own"
+    assert Handler(StorageMountCalls).survivor({**OWNER, **MOUNT}) is None, "no remote object of its own"
 
 
 def test_the_engine_timeout_is_the_deadline_unless_the_inputs_set_one(emulator: EmulatorHandle) -> None:
@@ -144,14 +145,12 @@ def test_the_engine_timeout_is_the_deadline_unless_the_inputs_set_one(emulator: 
     assert time.monotonic() - started < 15, "the `timeouts` input wins over the engine's timeout"
 
 
-def test_the_account_of_an_explicit_provider_holds_within_the_block(emulator: EmulatorHandle) -> None:
+def test_the_account_of_an_explicit_provider_is_given_to_that_operation_only(emulator: EmulatorHandle) -> None:
     jobs = configured(AlayaJobs, "alaya", emulator)
     explicit = {SETTINGS_KEY: {"alaya_endpoint": "http://127.0.0.1:9", "alaya_api_key": "other"}}
-    with jobs.account(explicit) as settings:
-        assert settings.alaya_endpoint == jobs.settings.alaya_endpoint == "http://127.0.0.1:9"
-    assert jobs.settings.alaya_endpoint == emulator.url
-    with jobs.account({}) as settings:
-        assert settings.alaya_endpoint == emulator.url
+    assert jobs.platform(explicit).settings.alaya_endpoint == "http://127.0.0.1:9"
+    assert jobs.settings.alaya_endpoint == emulator.url, "the configured account is unchanged"
+    assert jobs.platform({}).settings.alaya_endpoint == emulator.url
 
 
 def test_check_fills_in_the_program_sides_constant_defaults(emulator: EmulatorHandle) -> None:
@@ -161,12 +160,12 @@ def test_check_fills_in_the_program_sides_constant_defaults(emulator: EmulatorHa
     from pulumi_mltrain.modelarts import Algorithm
     from pulumi_mltrain.modelarts import TrainingJob as ModelArtsJob
 
-    algorithms = configured(AlgorithmHandler, "modelarts", emulator)
+    algorithms = configured(AlgorithmCalls, "modelarts", emulator)
     algorithm_id, _ = created(algorithms, ALGORITHM)
-    cases: list[tuple[Any, type[Handler], str, dict[str, Any]]] = [
+    cases: list[tuple[Any, type[PlatformCalls[Any, Any]], str, dict[str, Any]]] = [
         (TrainingJob, AlayaJobs, "alaya", alaya_job_args(name="fixed-defaults")),
-        (StorageMount, StorageMountHandler, "alaya", MOUNT),
-        (Algorithm, AlgorithmHandler, "modelarts", {**ALGORITHM, "name": "fixed-defaults"}),
+        (StorageMount, StorageMountCalls, "alaya", MOUNT),
+        (Algorithm, AlgorithmCalls, "modelarts", {**ALGORITHM, "name": "fixed-defaults"}),
         (ModelArtsJob, ModelArtsJobs, "modelarts", {"name": "fixed-defaults", "algorithm_id": algorithm_id,
                                                     "flavor_id": d.FLAVOR_CPU_8U}),
     ]

@@ -5,7 +5,7 @@ Two forms name a provider: the states of the baselines hold the program side's `
 classes (`pulumi_mltrain.alaya._resources:_TrainingJobProvider`) and the stack identity's provider;
 the dynamic provider classes of 0.1 (`pulumi_mltrain.alaya.training_job:TrainingJobProvider`, the
 registry's former targets) must load too, although the platform modules no longer define them: each
-module resolves that name on first use, and its dynamic provider serves the registry's handler.
+module resolves that name on first use, and its dynamic provider serves the registry's platform calls.
 """
 
 from __future__ import annotations
@@ -72,8 +72,8 @@ def test_old_provider_class_paths_load(path: str) -> None:
     provider = dill.loads(_pickle_of(path))
     entry = next(r for r in registry.RESOURCES if r.provider_path == path)
     assert isinstance(provider, MltrainProvider)
-    assert type(provider) is entry.provider(), "one class per handler, whichever path names it"
-    assert isinstance(provider.handler, entry.handler())
+    assert type(provider) is entry.provider(), "one class per resource type, whichever path names it"
+    assert provider.handler.calls is entry.calls()
     # and it pickles again under the same path
     assert dill.loads(dill.dumps(provider)).__class__ is type(provider)
     assert f"{type(provider).__module__}:{type(provider).__qualname__}" == path

@@ -53,7 +53,7 @@ def test_signatures_are_explicit_and_name_is_optional() -> None:
 
 def test_field_table_matches_the_specs() -> None:
     for decl in registry.RESOURCES:
-        handler = decl.handler()
+        handler = decl.calls()
         cls = getattr({"alaya": alaya, "modelarts": modelarts}[decl.family], decl.name)
         assert cls._inputs == tuple(handler.spec_type.model_fields)
         assert cls._outputs == tuple(handler.output_type.model_fields)

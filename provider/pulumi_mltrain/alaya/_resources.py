@@ -52,7 +52,7 @@ class NasMount(TypedDict):
 
 
 class _TrainingJobProvider(LazyProvider):
-    handler = "pulumi_mltrain.alaya.training_job:TrainingJobHandler"
+    calls = "pulumi_mltrain.alaya.training_job:TrainingJobCalls"
 
 
 class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
@@ -299,7 +299,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
 
 
 class _StorageMountProvider(LazyProvider):
-    handler = "pulumi_mltrain.alaya.storage_mount:StorageMountHandler"
+    calls = "pulumi_mltrain.alaya.storage_mount:StorageMountCalls"
 
 
 class StorageMount(MltrainResource, module="alaya", name="StorageMount"):

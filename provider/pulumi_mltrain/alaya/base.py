@@ -1,26 +1,31 @@
-"""What every Alaya NeW resource handler shares: its client and the credential probe at preview."""
+"""What every Alaya NeW resource shares: its client and the credential probe at preview."""
 
 from __future__ import annotations
 
 from typing import ClassVar
 
+from ..config import Settings
 from ..errors import MltrainError
-from ..handler import Handler, OutT, SpecT
+from ..platform_calls import Failures, OutT, PlatformCalls, SpecT
 from .catalog import products
 from .client import AlayaClient
 
 
-class AlayaHandler(Handler[SpecT, OutT]):
+class AlayaCalls(PlatformCalls[SpecT, OutT]):
     credential_keys: ClassVar[tuple[str, ...]] = ("mltrain:alayaApiKey",)
 
+    @classmethod
+    def configured(cls, settings: Settings) -> bool:
+        return bool(settings.alaya_api_key)
+
     def api(self) -> AlayaClient:
-        client: AlayaClient = self.client("alaya", AlayaClient)
+        client: AlayaClient = self.context.client("alaya", AlayaClient)
         return client
 
-    def _probe_credentials(self) -> list[tuple[str, str]] | None:
+    def probe_credentials(self) -> Failures | None:
         """Read the (cached) product list: a refused key fails the preview instead of passing it."""
         try:
             products(self.api())
         except MltrainError as err:
-            return self._refused_credentials(err)
+            return self.refused_credentials(err)
         return None

@@ -16,7 +16,7 @@ from .. import spec as specs
 from ..errors import MltrainError
 from ..ownership import Mark
 from ..spec import ManagedSpec
-from .base import AlayaHandler
+from .base import AlayaCalls
 from .catalog import storage_problem, storages
 from .models import NasMount
 
@@ -51,19 +51,20 @@ class StorageMountOutputs(specs.Output):
     capacity_gb: float | None = specs.output_field(description="The storage's capacity in GB.")
 
 
-class StorageMountHandler(AlayaHandler[StorageMountSpec, StorageMountOutputs]):
+class StorageMountCalls(AlayaCalls[StorageMountSpec, StorageMountOutputs]):
     kind: ClassVar[str] = "StorageMount"
     spec_type = StorageMountSpec
     output_type = StorageMountOutputs
     import_id_fields: ClassVar[tuple[str, ...]] = ("storage_id", "file_directory", "mount_path")
 
-    def _label(self, spec: Any) -> str:
+    @classmethod
+    def label(cls, spec: Any) -> str:
         return f"{getattr(spec, 'storage_id', '')}:{getattr(spec, 'mount_path', '')}"
 
-    def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
+    def check_remote(self, spec: Any) -> list[tuple[str, str]]:
         if not self.settings.alaya_api_key:
             return []
-        refused = self._probe_credentials()
+        refused = self.probe_credentials()
         if refused is not None:
             return refused
         try:
@@ -77,19 +78,18 @@ class StorageMountHandler(AlayaHandler[StorageMountSpec, StorageMountOutputs]):
         rows = self.api().storages()
         return next((r for r in rows if r.get("storageId") == spec.storage_id), None)
 
-    def _derived(self, spec: Any) -> dict[str, Any]:
+    def derived(self, spec: Any) -> dict[str, Any]:
         # Known from the inputs alone, so previews (and the tasks that use it) see it before any call.
         return {"mount": spec.as_mount().model_dump(mode="json")}
 
     def _outputs(self, spec: Any, row: dict[str, Any]) -> dict[str, Any]:
         return {
-            **self.derived(spec),
             "storage_name": row.get("name"),
             "storage_status": row.get("status"),
             "capacity_gb": row.get("capacityGB"),
         }
 
-    def _create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
+    def create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
         rows = self.api().storages()
         problem = storage_problem(rows, spec.storage_id, spec.storage_type)
         if problem:
@@ -97,15 +97,15 @@ class StorageMountHandler(AlayaHandler[StorageMountSpec, StorageMountOutputs]):
         row = next(r for r in rows if r.get("storageId") == spec.storage_id)
         return f"{spec.storage_id}:{spec.file_directory}:{spec.mount_path}", self._outputs(spec, row)
 
-    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
-        return self._create(spec, owner)[1]
+    def adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+        return self.create(spec, owner)[1]
 
-    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+    def read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         row = self._lookup(spec)
         # The listing is the platform's own answer; the row is what drift is read from (its type).
         return None if row is None else (self._outputs(spec, row), row)
 
-    def _delete(self, object_id: str, spec: Any) -> bool:
+    def delete(self, object_id: str, spec: Any) -> bool:
         """Nothing remote: the storage belongs to the tenant, the mount to the tasks."""
         return True
 

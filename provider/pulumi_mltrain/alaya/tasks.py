@@ -8,16 +8,17 @@ refused that way means the task still runs or stops, and the removal waits for i
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from datetime import datetime
 from typing import Any
 
 from ..answers import from_beijing
 from ..errors import ApiError
-from ..lifecycle.protocol import Busy, Outs, Stop
+from ..lifecycle.protocol import Busy, MarkedRun, Outs, Stop
 from ..ownership import Mark
 from ..waiter import Backoff
 from . import contract
+from .catalog import job_costs, products
 from .client import AlayaClient, scrub
 from .job_spec import TrainingJobSpec
 
@@ -70,6 +71,38 @@ class Tasks:
 
     def listed(self, object_id: str, name: str) -> bool:
         return any(str(r.get("id")) == object_id for r in self.api.find_tasks(name))
+
+    # ----- Marked ----------------------------------------------------------------------------------
+    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
+        """The account's marked tasks that `keep` accepts, with their cost so far at the listed price
+        (the product list is read once, and only when a task is kept)."""
+        catalogue: list[dict[str, Any]] | None = None
+        out: list[MarkedRun] = []
+        for row in self.api.list_tasks():
+            task_id = str(row.get("id"))
+            if task_id in recorded:
+                continue
+            detail = self.api.task(task_id)
+            owner = mark(detail)
+            if owner is None or not keep(task_id, owner):
+                continue
+            state = status(detail)
+            started, ended = _epoch(detail.get("startTime")), _epoch(detail.get("endTime"))
+            resource = detail.get("resource")
+            resource = resource if isinstance(resource, dict) else {}
+            product = detail.get("productCode") or resource.get("productCode")
+            workers = detail.get("workerCount") or resource.get("workerCount")
+            cost = None
+            if product and isinstance(workers, int):
+                if catalogue is None:
+                    catalogue = products(self.api)
+                hourly = job_costs(catalogue, str(product), workers).get("cost_per_hour")
+                if isinstance(hourly, int | float):
+                    running = 0.0 if started is None else ((ended or now) - started) / 3600
+                    cost = round(hourly * max(0.0, running), 4)
+            out.append(MarkedRun(task_id, detail.get("name"), owner, state, state in contract.LIVE,
+                                 _epoch(detail.get("createdTime")), cost))
+        return out
 
     # ----- Runs ------------------------------------------------------------------------------------
     def goal(self, spec: TrainingJobSpec) -> tuple[frozenset[str], frozenset[str]] | None:

@@ -21,20 +21,22 @@ from ..lifecycle.protocol import Outs
 from ..lifecycle.record import Recorder
 from ..ownership import Mark, claim, owns
 from ..progress import Label, notice
-from ..runs import RunReason
+from ..runs import refuse_stopped_run
 from ..waiter import Backoff, wait_for
 from . import contract
-from .base import AlayaHandler
+from .base import AlayaCalls
 from .catalog import catalog_failures, job_costs, products
 from .job_spec import COST_OUTPUTS, TrainingJobOutputs, TrainingJobSpec
 from .tasks import Task, Tasks, mark, outputs, status, unmarked
 
-__all__ = ["TrainingJobHandler", "TrainingJobOutputs", "TrainingJobSpec"]
+__all__ = ["TrainingJobCalls", "TrainingJobOutputs", "TrainingJobSpec"]
 
 
-class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOutputs]):
+class TrainingJobCalls(AlayaCalls[TrainingJobSpec, TrainingJobOutputs]):
     kind: ClassVar[str] = "TrainingJob"
     noun: ClassVar[str] = "training task"
+    runs: ClassVar[bool] = True
+    derived_kept: ClassVar[tuple[str, ...]] = COST_OUTPUTS
     spec_type = TrainingJobSpec
     output_type = TrainingJobOutputs
     result_backoff: ClassVar[Backoff] = Backoff(first=0.5, maximum=5.0)
@@ -42,15 +44,15 @@ class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOut
     def objects(self) -> Tasks:
         return Tasks(self.api())
 
-    def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
+    def check_remote(self, spec: Any) -> list[tuple[str, str]]:
         if not self.settings.alaya_api_key:
             return []
-        refused = self._probe_credentials()
+        refused = self.probe_credentials()
         if refused is not None:
             return refused
         return catalog_failures(self.api(), spec.product_code, spec.storage_mounts)
 
-    def _derived(self, spec: Any) -> dict[str, Any]:
+    def derived(self, spec: Any) -> dict[str, Any]:
         """GPUs and cost from the (cached) product list, so previews and policies know them; nothing
         without credentials or when the list cannot be read."""
         if not self.settings.alaya_api_key or not getattr(spec, "product_code", None):
@@ -61,12 +63,7 @@ class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOut
             print(f"[mltrain] GPU and cost outputs skipped: {err}", file=sys.stderr)
             return {}
 
-    def _derived_at_check(self, spec: Any, olds: dict[str, Any] | None) -> dict[str, Any]:
-        if olds is not None:
-            return {k: olds[k] for k in COST_OUTPUTS if k in olds}
-        return self._derived(spec)
-
-    def _last_state(self, olds: dict[str, Any]) -> str | None:
+    def last_state(self, olds: dict[str, Any]) -> str | None:
         """The task's status now, looked up by its name, when it is live (a replace would stop it)."""
         name = olds.get("name")
         if not isinstance(name, str) or not name:
@@ -77,15 +74,15 @@ class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOut
         return None
 
     # ----- create --------------------------------------------------------------------------------
-    def _create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
-        self._refuse_stopped_run(spec)
-        existing = self._existing(spec, owner)
+    def create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
+        refuse_stopped_run(self.noun, spec)
+        existing = self.existing(spec, owner)
         if existing is not None:
             return existing, self._record(spec, existing, owner, ours=True)
         body: dict[str, Any] = spec.wire()
         if owner is not None:
             body["env"] = {**body.get("env", {}), contract.OWNER_ENV: owner.text()}
-        submitted = resend.submit(lambda: self.api().create_task(body), lambda _: self._existing(spec, owner),
+        submitted = resend.submit(lambda: self.api().create_task(body), lambda _: self.existing(spec, owner),
                                   noun="task", name=spec.name, grace=self.settings.ambiguity_grace, owner=owner)
         if submitted.found is not None:
             return submitted.found, self._record(spec, submitted.found, owner, ours=True)
@@ -166,7 +163,7 @@ class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOut
                 notice(f"removing {other}, a duplicate of {task_id} from the unanswered first request", owner)
                 removal.remove(self.objects(), other)
 
-    def _existing(self, spec: Any, owner: Mark | None) -> str | None:
+    def existing(self, spec: Any, owner: Mark | None) -> str | None:
         """The ID of this resource's own task from an interrupted or timed-out run, to take over; a
         task of the name that is not ours stops the create (see ownership.claim)."""
         details = [self.api().task(str(r.get("id"))) for r in self.api().find_tasks(spec.name)]
@@ -178,7 +175,7 @@ class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOut
             claim(self.noun, str(details[0].get("id")), spec.name, mark(details[0]), owner)
             raise AssertionError("unreachable")
         task_id = str(mine.get("id"))
-        takeover.refuse_in_replace(self.noun, task_id)
+        takeover.refuse_in_replace(self.context.replacing, self.noun, task_id)
         takeover.require_match(spec, self.noun, task_id, unmarked(mine))
         notice(f"task {spec.name!r} ({task_id}) from an interrupted run found ({status(mine)}): taking it over",
                owner)
@@ -188,7 +185,7 @@ class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOut
         recorder = Recorder(self.kind, self.timeout(spec, "delete"), with_reason=True)
         return recorder.record(self.objects(), spec, task_id, owner, ours=ours)
 
-    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None) -> dict[str, Any]:
+    def update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None) -> dict[str, Any]:
         """Only `record` and `local` fields reach an update (the rest replace): nothing to send, but
         say so, since the platform keeps its first value."""
         if "stopped" in changed and new.stopped:
@@ -206,21 +203,21 @@ class TrainingJobHandler(RunReason, AlayaHandler[TrainingJobSpec, TrainingJobOut
         return {}
 
     # ----- adopt / read / delete -----------------------------------------------------------------
-    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+    def adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         takeover.require_match(spec, self.noun, object_id, unmarked(self.api().task(object_id)))
         return self._record(spec, object_id, owner, ours=False)
 
-    def _take_over(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+    def take_over(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         takeover.require_match(spec, self.noun, object_id, unmarked(self.api().task(object_id)))
         return self._record(spec, object_id, owner, ours=True)
 
-    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+    def read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         detail = self.api().task(object_id)
         if status(detail) == contract.DELETING:
             return None
-        return {**self.derived(spec), **outputs(detail)}, unmarked(detail)
+        return outputs(detail), unmarked(detail)
 
-    def _delete(self, object_id: str, spec: Any) -> bool:
+    def delete(self, object_id: str, spec: Any) -> bool:
         return removal.remove(self.objects(), object_id, Label.of(self.kind, spec, object_id=object_id))
 
 

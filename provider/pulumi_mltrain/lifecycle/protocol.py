@@ -8,10 +8,12 @@ answer type `R` (a JSON object as its client returns it) and in the resource's s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from enum import Enum
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeVar, runtime_checkable
 
+from ..ownership import Mark
 from ..waiter import Backoff
 
 R = TypeVar("R")
@@ -127,3 +129,27 @@ class Runs(Objects[R], Protocol[S_contra, R]):
     def kept(self, object_id: str) -> str:
         """What a wait that ran out of time left behind, and how the next `pulumi up` goes on."""
         ...
+
+
+@dataclass(frozen=True)
+class MarkedRun:
+    """A job of the platform that carries an owner mark, as `abandoned.py` lists it."""
+
+    object_id: str
+    name: str | None
+    mark: Mark
+    state: str
+    live: bool  # running or waiting to: what a stop applies to
+    created: float | None  # epoch seconds, if the platform says
+    cost_so_far: float | None  # None: the platform gives no price for it
+
+
+@runtime_checkable
+class Marked(Protocol):
+    """A platform's runs listed by owner mark, and stopped (`abandoned.py`, `mltrain-runs`)."""
+
+    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
+        """Every marked job whose ID is not in `recorded` and that `keep(id, mark)` accepts."""
+        ...
+
+    def stop(self, object_id: str) -> Stop: ...

@@ -9,30 +9,16 @@ the delete that follows would remove it.
 
 from __future__ import annotations
 
-import contextvars
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 
 from .. import spec as specs
 from ..errors import MltrainError
 
-# Whether the create being served replaces a resource of the state (its inputs carry EXISTS_KEY).
-_REPLACING: contextvars.ContextVar[bool] = contextvars.ContextVar("mltrain_replacing", default=False)
 
-
-@contextmanager
-def replacing(flag: bool) -> Iterator[None]:
-    """Within the block, creates are (or are not) replacements of a resource the state holds."""
-    token = _REPLACING.set(flag)
-    try:
-        yield
-    finally:
-        _REPLACING.reset(token)
-
-
-def refuse_in_replace(noun: str, object_id: str) -> None:
-    """Refuse to take over `object_id` in a replacement's create (nothing changes)."""
-    if _REPLACING.get():
+def refuse_in_replace(replacing: bool, noun: str, object_id: str) -> None:
+    """Refuse to take over `object_id` in a replacement's create (`replacing`: the create replaces a
+    resource the state holds, `Context.replacing`); nothing changes."""
+    if replacing:
         raise MltrainError(
             f"this replacement would take over {noun} {object_id}, the one it replaces, which is then "
             "deleted: the engine creates the replacement first (a replacement_trigger or `--replace` does "

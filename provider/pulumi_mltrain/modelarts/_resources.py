@@ -268,7 +268,7 @@ class TaskExit(TypedDict):
 
 
 class _AlgorithmProvider(LazyProvider):
-    handler = "pulumi_mltrain.modelarts.algorithm:AlgorithmHandler"
+    calls = "pulumi_mltrain.modelarts.algorithm:AlgorithmCalls"
 
 
 class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
@@ -440,7 +440,7 @@ class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
 
 
 class _TrainingJobProvider(LazyProvider):
-    handler = "pulumi_mltrain.modelarts.training_job:TrainingJobHandler"
+    calls = "pulumi_mltrain.modelarts.training_job:TrainingJobCalls"
 
 
 class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):

@@ -15,11 +15,12 @@ from .. import spec as specs
 from ..lifecycle import removal, resend, takeover
 from ..lifecycle.protocol import Stop
 from ..ownership import Mark, claim
+from ..platform_calls import Failures
 from ..progress import Label, notice
 from ..spec import ManagedSpec
 from ..waiter import Backoff
 from . import contract
-from .base import ModelArtsHandler, mark_in, owner_tags
+from .base import ModelArtsCalls, mark_in, owner_tags
 from .catalog import catalog_failures
 from .client import ModelArtsClient
 from .models import (
@@ -158,33 +159,35 @@ class AlgorithmOutputs(specs.Output):
 
 
 
-class AlgorithmHandler(ModelArtsHandler[AlgorithmSpec, AlgorithmOutputs]):
+class AlgorithmCalls(ModelArtsCalls[AlgorithmSpec, AlgorithmOutputs]):
     kind: ClassVar[str] = "Algorithm"
     noun: ClassVar[str] = "algorithm"
     spec_type = AlgorithmSpec
     output_type = AlgorithmOutputs
     default_timeouts: ClassVar[dict[str, float]] = {"create": 300.0, "update": 300.0, "delete": 300.0}
 
-    def _catalog_failures(self, api: ModelArtsClient, spec: Any) -> list[tuple[str, str]]:
-        return catalog_failures(api, engine=(spec.engine_id, spec.engine_name, spec.engine_version))
+    def check_remote(self, spec: Any) -> Failures:
+        api, failures = self.catalogues()
+        engine = (spec.engine_id, spec.engine_name, spec.engine_version)
+        return failures if api is None else catalog_failures(api, engine=engine)
 
     def objects(self) -> Algorithms:
         return Algorithms(self.api())
 
     # ----- create --------------------------------------------------------------------------------
-    def _create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
-        found = self._existing(spec, owner)
+    def create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
+        found = self.existing(spec, owner)
         if found is None:
             submitted = resend.submit(
                 lambda: self.api().create_algorithm(spec.put_body(owner=owner)),
-                lambda _: self._existing(spec, owner), noun="algorithm", name=spec.name,
+                lambda _: self.existing(spec, owner), noun="algorithm", name=spec.name,
                 grace=self.settings.ambiguity_grace, owner=owner,
                 duplicate=lambda err: err.code == contract.DUPLICATE_ALGORITHM_NAME)
             found = submitted.found if submitted.found is not None else submitted.sent
             assert found is not None
         return str(found["metadata"]["id"]), self._outputs(found)
 
-    def _existing(self, spec: Any, owner: Mark | None) -> dict[str, Any] | None:
+    def existing(self, spec: Any, owner: Mark | None) -> dict[str, Any] | None:
         """This resource's own algorithm from an interrupted run: adopt it; one of the name that is not
         ours stops the create (see ownership.claim)."""
         matches = self.api().find_algorithms(spec.name)
@@ -198,7 +201,7 @@ class AlgorithmHandler(ModelArtsHandler[AlgorithmSpec, AlgorithmOutputs]):
         return algorithm
 
     # ----- adopt / read / update / delete --------------------------------------------------------
-    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+    def adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         algorithm = self.api().algorithm(object_id)
         takeover.require_match(spec, self.noun, object_id, algorithm)
         if owner is not None and _mark(algorithm) != owner:
@@ -208,11 +211,11 @@ class AlgorithmHandler(ModelArtsHandler[AlgorithmSpec, AlgorithmOutputs]):
                 return self._outputs(updated)
         return self._outputs(algorithm)
 
-    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+    def read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         algorithm = self.api().algorithm(object_id)
         return self._outputs(algorithm), algorithm
 
-    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None) -> dict[str, Any]:
+    def update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None) -> dict[str, Any]:
         remote = [n for n in changed if specs.meta(type(new).model_fields[n], n).on_change != "local"]
         if remote:
             # The PUT replaces metadata.tags whole: keep the tags this resource never set.
@@ -226,7 +229,7 @@ class AlgorithmHandler(ModelArtsHandler[AlgorithmSpec, AlgorithmOutputs]):
                 return self._outputs(updated)
         return self._outputs(self.api().algorithm(object_id))
 
-    def _delete(self, object_id: str, spec: Any) -> bool:
+    def delete(self, object_id: str, spec: Any) -> bool:
         return removal.remove(self.objects(), object_id, Label.of(self.kind, spec, object_id=object_id))
 
     def _outputs(self, algorithm: dict[str, Any]) -> dict[str, Any]:

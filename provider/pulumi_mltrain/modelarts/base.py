@@ -1,4 +1,4 @@
-"""What every ModelArts resource handler shares: its client and the checks at preview."""
+"""What every ModelArts resource shares: its client, the checks at preview and the default tags."""
 
 from __future__ import annotations
 
@@ -7,43 +7,46 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from ..accounts import SETTINGS_KEY
-from ..config import CONFIG_KEYS, MAX_TAGS
+from ..config import CONFIG_KEYS, MAX_TAGS, Settings
 from ..errors import MltrainError
-from ..handler import Handler, OutT, SpecT
 from ..ownership import Mark
+from ..platform_calls import Failures, OutT, PlatformCalls, Props, SpecT
 from . import contract
 from .catalog import configured, flavors
 from .client import ModelArtsClient
 
 
-class ModelArtsHandler(Handler[SpecT, OutT]):
+class ModelArtsCalls(PlatformCalls[SpecT, OutT]):
     credential_keys: ClassVar[tuple[str, ...]] = (
         "mltrain:huaweiAccessKey", "mltrain:huaweiSecretKey", "mltrain:huaweiSecurityToken",
         "mltrain:huaweiUser", "mltrain:huaweiPassword", "mltrain:huaweiDomain")
 
+    @classmethod
+    def configured(cls, settings: Settings) -> bool:
+        return configured(settings)
+
     def api(self) -> ModelArtsClient:
-        client: ModelArtsClient = self.client("modelarts", ModelArtsClient)
+        client: ModelArtsClient = self.context.client("modelarts", ModelArtsClient)
         return client
 
-    def _check_remote(self, spec: Any) -> list[tuple[str, str]]:
+    def catalogues(self) -> tuple[ModelArtsClient | None, Failures]:
+        """The client to check inputs against the catalogues with, or None and why not: no credentials
+        (no check), refused ones (a failure naming the keys), or an unreadable catalogue (skipped)."""
         if not configured(self.settings):
-            return []
+            return None, []
         try:
             api = self.api()
             flavors(api)  # cached; a refused IAM login or token fails the preview here
         except MltrainError as err:
-            refused = self._refused_credentials(err)
+            refused = self.refused_credentials(err)
             if refused is not None:
-                return refused
+                return None, refused
             print(f"[mltrain] catalogue check skipped: {err}", file=sys.stderr)
-            return []
-        return self._catalog_failures(api, spec)
-
-    def _catalog_failures(self, api: ModelArtsClient, spec: Any) -> list[tuple[str, str]]:
-        return []
+            return None, []
+        return api, []
 
     # ----- default tags (mltrain:defaultTags) -----------------------------------------------------
-    def _with_defaults(self, news: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    def with_defaults(self, news: Props) -> tuple[Props, Failures]:
         """The provider's default tags merged into `tags` (the resource's own win on the same key).
 
         The merged map is the resource's `tags` from here on: in the checked inputs (so previews
@@ -69,10 +72,10 @@ class ModelArtsHandler(Handler[SpecT, OutT]):
                                    "`tags`")]
         return {**news, "tags": merged}, []
 
-    def _drift(self, spec: Any, remote: dict[str, Any] | None) -> dict[str, Any]:
+    def drift(self, spec: Any, values: Props) -> Props:
         """Tags drift only on the keys this resource sets: a tag added on the platform under another
         key is someone else's, and is neither reported nor recorded (so no update removes it)."""
-        out = super()._drift(spec, remote)
+        out = dict(values)
         tags = out.get("tags")
         if isinstance(tags, dict):
             mine = getattr(spec, "tags", None) or {}

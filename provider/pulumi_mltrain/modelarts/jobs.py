@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from ..answers import from_epoch_ms
 from ..errors import ApiError, MltrainError
-from ..lifecycle.protocol import Busy, Outs, Stop
+from ..lifecycle.protocol import Busy, MarkedRun, Outs, Stop
+from ..ownership import Mark
 from ..waiter import Backoff, look_for
 from . import contract
+from .base import mark_in
 from .catalog import metrics_summary
 from .client import ModelArtsClient
 from .functions import failure_tail
@@ -80,6 +82,24 @@ class Jobs:
 
     def listed(self, object_id: str, name: str) -> bool:
         return any(str((j.get("metadata") or {}).get("id")) == object_id for j in self.api.find_jobs(name))
+
+    # ----- Marked ----------------------------------------------------------------------------------
+    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
+        """The project's marked jobs that `keep` accepts. ModelArts' answers carry no price: no cost."""
+        out: list[MarkedRun] = []
+        for row in self.api.search_jobs():
+            metadata = row.get("metadata") or {}
+            job_id = str(metadata.get("id"))
+            if job_id in recorded:
+                continue
+            # Tags since 0.2; 0.1.x kept the mark in the annotations.
+            owner = mark_in(self.api.job_tags(job_id)) or mark_in(metadata.get("annotations"))
+            if owner is None or not keep(job_id, owner):
+                continue
+            created = metadata.get("create_time")
+            out.append(MarkedRun(job_id, metadata.get("name"), owner, phase(row), phase(row) in contract.TERMINABLE,
+                                 created / 1000 if isinstance(created, int | float) else None, None))
+        return out
 
     # ----- Runs ------------------------------------------------------------------------------------
     def goal(self, spec: TrainingJobSpec) -> tuple[frozenset[str], frozenset[str]] | None:

@@ -29,21 +29,23 @@ from ..lifecycle.protocol import Outs
 from ..lifecycle.record import Recorder
 from ..lifecycle.rollback import roll_back
 from ..ownership import Mark, claim
+from ..platform_calls import Failures
 from ..progress import Label, notice
-from ..runs import RunReason
+from ..runs import refuse_stopped_run
 from . import contract
-from .base import ModelArtsHandler, mark_in, owner_tags
+from .base import ModelArtsCalls, mark_in, owner_tags
 from .catalog import catalog_failures, configured, flavors, job_costs
-from .client import ModelArtsClient
 from .job_spec import COST_OUTPUTS, TrainingJobOutputs, TrainingJobSpec
 from .jobs import Job, Jobs, name_of, phase
 
-__all__ = ["TrainingJobHandler", "TrainingJobOutputs", "TrainingJobSpec"]
+__all__ = ["TrainingJobCalls", "TrainingJobOutputs", "TrainingJobSpec"]
 
 
-class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJobOutputs]):
+class TrainingJobCalls(ModelArtsCalls[TrainingJobSpec, TrainingJobOutputs]):
     kind: ClassVar[str] = "TrainingJob"
     noun: ClassVar[str] = "training job"
+    runs: ClassVar[bool] = True
+    derived_kept: ClassVar[tuple[str, ...]] = COST_OUTPUTS
     spec_type = TrainingJobSpec
     output_type = TrainingJobOutputs
     recorded_once: ClassVar[tuple[str, ...]] = ("final_metrics", "success_criteria_met")
@@ -51,12 +53,13 @@ class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJo
     def objects(self) -> Jobs:
         return Jobs(self.api())
 
-    def _catalog_failures(self, api: ModelArtsClient, spec: Any) -> list[tuple[str, str]]:
-        return catalog_failures(api, flavor_id=spec.flavor_id, node_count=spec.node_count,
+    def check_remote(self, spec: Any) -> Failures:
+        api, failures = self.catalogues()
+        return failures if api is None else catalog_failures(api, flavor_id=spec.flavor_id, node_count=spec.node_count,
                                 engine=(spec.engine_id, spec.engine_name, spec.engine_version),
                                 algorithm_id=spec.algorithm_id)
 
-    def _derived(self, spec: Any) -> dict[str, Any]:
+    def derived(self, spec: Any) -> dict[str, Any]:
         """GPUs and billing code from the (cached) flavor list, so previews and policies know them;
         nothing without credentials or when the list cannot be read."""
         if not configured(self.settings) or not getattr(spec, "flavor_id", None):
@@ -67,12 +70,7 @@ class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJo
             print(f"[mltrain] GPU outputs skipped: {err}", file=sys.stderr)
             return {}
 
-    def _derived_at_check(self, spec: Any, olds: dict[str, Any] | None) -> dict[str, Any]:
-        if olds is not None:
-            return {k: olds[k] for k in COST_OUTPUTS if k in olds}
-        return self._derived(spec)
-
-    def _last_state(self, olds: dict[str, Any]) -> str | None:
+    def last_state(self, olds: dict[str, Any]) -> str | None:
         """The job's phase now, looked up by its name, when it is live (Creating, Pending, Running)."""
         name = olds.get("name")
         if not isinstance(name, str) or not name:
@@ -87,20 +85,20 @@ class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJo
         return recorder.record(self.objects(), spec, job_id, owner, ours=ours)
 
     # ----- create --------------------------------------------------------------------------------
-    def _create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
+    def create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
         """Our own job if one exists (an interrupted run), else the POST. No owner annotation is sent:
         Huawei documents fixed annotation keys only, and the job detail does not return annotations;
         the mark goes to the job's tags right after (`_mark_job`). Names are unique, so a repeated POST
         of a job that did get created is refused (ModelArts.2751) rather than duplicated."""
-        self._refuse_stopped_run(spec)
-        job = self._existing(spec, owner)
+        refuse_stopped_run(self.noun, spec)
+        job = self.existing(spec, owner)
         if job is None:
             body = spec.wire()
             body.pop("tags", None)  # the job tags API carries them (_mark_job)
             # No job of this name existed before the POST (looked for above), so one that appears after
             # an unanswered POST is the one just sent, marked or not (its mark is written after).
             submitted = resend.submit(
-                lambda: self.api().create_job(body), lambda sent: self._existing(spec, owner, just_sent=sent),
+                lambda: self.api().create_job(body), lambda sent: self.existing(spec, owner, just_sent=sent),
                 noun="job", name=spec.name, grace=self.settings.ambiguity_grace, owner=owner,
                 duplicate=lambda err: err.code == contract.DUPLICATE_JOB_NAME)
             job = submitted.found if submitted.found is not None else submitted.sent
@@ -124,7 +122,7 @@ class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJo
             raise RemoteFailure(f"training job {spec.name!r} ({job_id}) was created, but writing its tags (the "
                                 f"owner mark among them) failed: {err}. {undone}") from None
 
-    def _existing(self, spec: Any, owner: Mark | None, *, just_sent: bool = False) -> Job | None:
+    def existing(self, spec: Any, owner: Mark | None, *, just_sent: bool = False) -> Job | None:
         """This resource's own job from an interrupted run: adopt it; a job of the name that is not ours
         stops the create (see ownership.claim). The job comes with its tags (`tags`).
 
@@ -140,7 +138,7 @@ class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJo
         found = mark_in(job["tags"]) or mark_in((job.get("metadata") or {}).get("annotations"))
         if not (just_sent and found is None):
             claim("training job", job_id, spec.name, found, owner)
-        takeover.refuse_in_replace(self.noun, job_id)
+        takeover.refuse_in_replace(self.context.replacing, self.noun, job_id)
         self._reconcile(job_id, job, spec, how="already exists")
         notice(f"job {spec.name!r} already exists as {job_id} ({phase(job)}): adopting it", owner)
         return job
@@ -160,13 +158,13 @@ class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJo
             self.api().update_job_description(job_id, spec.description or "")
 
     # ----- adopt / take over / read / update / delete ---------------------------------------------
-    def _take_over(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+    def take_over(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         tags = self.api().job_tags(object_id)
         self._reconcile(object_id, {**self.api().job(object_id), "tags": tags}, spec, how="adopt")
         self._mark_job(spec, object_id, _tags_to_write(spec, owner, tags))
         return self._record(spec, object_id, owner, ours=True)
 
-    def _adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
+    def adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
         tags = self.api().job_tags(object_id)
         self._reconcile(object_id, {**self.api().job(object_id), "tags": tags}, spec, how="adopt")
         # Marked only once it has reached its target: a job that fails first stays someone else's.
@@ -177,11 +175,12 @@ class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJo
             self.api().tag_job(object_id, tags_now)
         return {**judged, **self.objects().outputs(self.api().job(object_id))}
 
-    def _read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
+    def read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
         job = self.api().job(object_id)
-        return {**self.derived(spec), **self.objects().outputs(job)}, {**job, "tags": self.api().job_tags(object_id)}
+        remote = {**job, "tags": self.api().job_tags(object_id)}
+        return self.objects().outputs(job), remote
 
-    def _update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None) -> dict[str, Any]:
+    def update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None) -> dict[str, Any]:
         if "description" in changed:
             self.api().update_job_description(object_id, new.description or "")
         if "tags" in changed:
@@ -202,7 +201,7 @@ class TrainingJobHandler(RunReason, ModelArtsHandler[TrainingJobSpec, TrainingJo
         if tags:
             self.api().tag_job(job_id, [{"key": k, "value": v} for k, v in tags.items()])
 
-    def _delete(self, object_id: str, spec: Any) -> bool:
+    def delete(self, object_id: str, spec: Any) -> bool:
         return removal.remove(self.objects(), object_id, Label.of(self.kind, spec, object_id=object_id))
 
 

@@ -93,7 +93,7 @@ class MltrainPlugin(p.Provider):
                 entry = RESOURCES.get(token)
                 if entry is None:
                     raise MltrainError(f"unknown resource type {token}; this provider has {', '.join(RESOURCES)}")
-                found = entry.handler()()
+                found = entry.handler()
                 found.configure(Settings.load(self._variables))
                 self._handlers[token] = found
             return found
@@ -148,7 +148,7 @@ class MltrainPlugin(p.Provider):
             # The checked inputs; a training job's create starts a run (its first, or a replacement):
             # marked for the policy new-run-budget, which is given no step (see runs.RUN_STARTS).
             properties = request.properties
-            if isinstance(self._handler(request.type), runs.RunReason):
+            if self._handler(request.type).runs is not None:
                 properties = {**properties, **sdk.wrap({specs.property_name(runs.RUN_STARTS): True})}
             return p.CreateResponse(resource_id="", properties=properties)
         handler = self._handler(request.type)

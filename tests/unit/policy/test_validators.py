@@ -707,7 +707,7 @@ def test_plugin_resources_get_the_same_violations_and_messages(kind: str, names:
     props = _violating(kind)
     plugin_props = props
     if names == "schema":
-        handler = registry.resource(r.token(kind, r.PLUGIN)).handler()  # type: ignore[union-attr]
+        handler = registry.resource(r.token(kind, r.PLUGIN)).calls()  # type: ignore[union-attr]
         plugin_props = to_property_names(props, handler.spec_type, handler.output_type)
         multi_word = [k for k in props if "_" in k]
         assert multi_word and not any("_" in k for k in plugin_props), plugin_props
