@@ -13,7 +13,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from .pulumi_cli import BIN, ROOT, Stack
+from .shared import once
 
 NPM_CACHE = Path(os.environ.get("MLTRAIN_NPM_CACHE", Path.home() / ".cache" / "pulumi-mltrain" / "npm"))
 
@@ -93,6 +96,37 @@ class ExampleStack(ProjectStack):
 def npm_ci(workdir: Path) -> None:
     """node_modules exactly as the committed package-lock.json says (`npm ci` fails on a stale lock)."""
     run_tool(tool("npm"), "ci", "--prefer-offline", "--loglevel=error", cwd=workdir)
+
+
+def typescript_example_modules(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """examples/typescript's node_modules as `npm ci` installs them from the committed package-lock.json,
+    made once per session and shared by its xdist workers (`support.shared.once`): in a copy of the example
+    laid out as an `ExampleStack` (beside a link to the repository's sdk/, after `build_nodejs_sdk`), whose
+    .npmrc (install-links=true) copies the SDK in, so the folder holds everything the program imports.
+    `npm ci` costs about 13 CPU-s; a copy (`copy_modules`) about 3."""
+
+    def make(folder: Path) -> Path:
+        build_nodejs_sdk()
+        example = ROOT / "examples" / "typescript"
+        workdir = ExampleStack.workdir_for(example, folder)
+        shutil.copytree(example, workdir, ignore=shutil.ignore_patterns("node_modules", "bin", "Pulumi.*.yaml"))
+        npm_ci(workdir)
+        return workdir / "node_modules"
+
+    return once(tmp_path_factory, "typescript-example-modules", make)
+
+
+def copy_modules(modules: Path, workdir: Path, *, without: tuple[str, ...] = ()) -> None:
+    """`modules` copied to WORKDIR/node_modules (`cp -a`: .bin's relative links kept), without the entries
+    named in `without` (e.g. a package folder and npm's hidden lockfile, which then no longer describes it)."""
+    target = workdir / "node_modules"
+    run_tool("cp", "-a", modules, target, cwd=workdir)
+    for name in without:
+        path = target / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
 
 
 def tsc_strict(workdir: Path) -> None:

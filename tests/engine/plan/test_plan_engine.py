@@ -1,6 +1,6 @@
-"""`pulumi preview --json | mltrain-plan` and `new-run-budget` under `--policy-pack`, through the real
-engine: a sweep of three Alaya NeW trials (programs/sweep) whose jobs are running, one trial's
-replacement_trigger changed."""
+"""`pulumi preview --json | mltrain-plan` (one preview's output on the plan's stdin, for both caps) and
+`new-run-budget` under `--policy-pack`, through the real engine: a sweep of three Alaya NeW trials
+(programs/sweep) whose jobs are running, one trial's replacement_trigger changed."""
 
 from __future__ import annotations
 
@@ -23,15 +23,11 @@ PLAN = VENV / "bin" / "mltrain-plan"
 TRIALS = {"lr-1e-4": "v1", "lr-3e-4": "v1", "lr-1e-3": "v1"}
 
 
-def piped(stack: Any, *caps: str) -> tuple[int, str]:
-    """`pulumi preview --json | mltrain-plan CAPS`: the plan's exit status and output."""
-    preview = subprocess.Popen([str(BIN / "pulumi"), "preview", "--json", "--non-interactive", "--stack", stack.name],
-                               cwd=stack.workdir, env=stack.env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    assert preview.stdout is not None
-    result = subprocess.run([str(PLAN), *caps], stdin=preview.stdout, capture_output=True, text=True, timeout=300,
+def planned(preview: str, *caps: str) -> tuple[int, str]:
+    """`mltrain-plan CAPS` given `preview` (the stdout of `pulumi preview --json`) on its stdin: the plan's
+    exit status and output."""
+    result = subprocess.run([str(PLAN), *caps], input=preview, capture_output=True, text=True, timeout=300,
                             check=False)
-    preview.stdout.close()
-    assert preview.wait(timeout=300) == 0
     return result.returncode, result.stdout + result.stderr
 
 
@@ -50,10 +46,11 @@ def test_new_run_budget_counts_the_rerun_and_not_a_change_in_place(emulator: Any
     stack.set_config("trials", json.dumps({**TRIALS, "lr-3e-4": "v2"}))
     stack.set_config("descriptions", json.dumps({"lr-1e-4": "sweep trial lr-1e-4, notes"}))
 
-    steps = {s["urn"].rsplit("::", 1)[1]: s["op"] for s in stack.preview_json()["steps"]
+    preview = stack.run("preview", "--json").stdout
+    steps = {s["urn"].rsplit("::", 1)[1]: s["op"] for s in json.loads(preview)["steps"]
              if s["urn"].rsplit("::", 1)[1].startswith("lr-") and s["op"] != "same"}
     assert steps == {"lr-1e-4": "update", "lr-3e-4": "replace"}, steps
-    code, out = piped(stack, "--max-new-gpu-hours", "95")
+    code, out = planned(preview, "--max-new-gpu-hours", "95")
     assert code == 1, out
     rows = [line.split() for line in out.splitlines() if line.startswith("  lr-")]
     assert rows == [["lr-3e-4", "alaya:TrainingJob", "replace", "8", "12", "(timeout_hours)", "96", "80/h", "960"]], out
@@ -61,7 +58,7 @@ def test_new_run_budget_counts_the_rerun_and_not_a_change_in_place(emulator: Any
     stopped = [line for line in out.splitlines() if line.startswith("    alaya:TrainingJob")]
     assert len(stopped) == 1 and stopped[0].startswith("    alaya:TrainingJob 'lr-3e-4' tt-"), out
     assert stopped[0].endswith(") is replaced") and "(status " in stopped[0], out
-    code, out = piped(stack, "--max-new-gpu-hours", "96")
+    code, out = planned(preview, "--max-new-gpu-hours", "96")
     assert code == 0 and "  new runs: 1" in out.splitlines(), out
 
     config = tmp_path / "policy-config.json"

@@ -51,6 +51,11 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return once(tmp_path_factory, "mltrain-wheel", build_wheel)
 
 
+@pytest.fixture(scope="session")
+def typescript_modules(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return node_go.typescript_example_modules(tmp_path_factory)
+
+
 def path_without_the_plugin() -> str:
     """PATH with .tools/bin (pulumi, the language hosts) and without any folder that has the plugin's
     console script: the engine must find the plugin through the package."""
@@ -62,7 +67,7 @@ def path_without_the_plugin() -> str:
 
 
 def test_package_add_from_outside_the_repository_then_up_and_destroy(
-        wheel: Path, emulator: Any, tmp_path: Path) -> None:
+        wheel: Path, emulator: Any, tmp_path: Path, typescript_modules: Path) -> None:
     node_go.host("nodejs")
     node_go.tool("npm")
     emulator.admin.set_settings(subscription_delay=0.2, task_state_delay=0.2, delete_delay=0.2)
@@ -83,7 +88,12 @@ def test_package_add_from_outside_the_repository_then_up_and_destroy(
     stack.env_extra["PATH"] = path_without_the_plugin()
     for folder in (plugin, stack.workdir):
         assert not folder.resolve().is_relative_to(ROOT)
+    # Its node_modules start as the TypeScript example's (`npm ci` of the committed lock, whose versions
+    # these are, once per session) without the example's own SDK and npm's record of it; `npm install`
+    # then finds them up to date and writes the project's lock.
+    node_go.copy_modules(typescript_modules, stack.workdir, without=("@mltrain", ".package-lock.json"))
     node_go.run_tool(node_go.tool("npm"), "install", "--prefer-offline", "--loglevel=error", cwd=stack.workdir)
+    assert not (stack.workdir / "node_modules" / "@mltrain").exists()
 
     # `pulumi package add ../mltrain-plugin`
     result = subprocess.run([str(BIN / "pulumi"), "package", "add", "../mltrain-plugin", "--non-interactive"],
