@@ -234,16 +234,21 @@ def platform_runs(family: str, runs: Marked, backend: Backend, now: float | None
     now = time.time() if now is None else now
     identities, recorded = backend.identities(), backend.recorded()
 
-    def why(job_id: str, mark: Mark) -> str | None:
-        return verdict(mark, job_id, backend, identities, recorded, removed_stacks)
+    reasons: dict[str, str] = {}  # job ID -> why it is abandoned, judged once per job
+
+    def keep(job_id: str, mark: Mark) -> bool:
+        why = verdict(mark, job_id, backend, identities, recorded, removed_stacks)
+        if why is not None:
+            reasons[job_id] = why
+        return why is not None
 
     out: list[AbandonedRun] = []
-    for run in runs.marked(recorded, lambda job_id, mark: why(job_id, mark) is not None, now):
+    for run in runs.marked(recorded, keep, now):
         project, stack = urn_parts(run.mark.urn)
         out.append(AbandonedRun(
             platform=family, job_id=run.object_id, name=run.name, stack=f"{project}/{stack}",
             resource=run.mark.urn.rsplit("::", 1)[-1], urn=run.mark.urn, stack_identity=run.mark.stack,
-            why=why(run.object_id, run.mark) or "", status=run.state, live=run.live,
+            why=reasons[run.object_id], status=run.state, live=run.live,
             age_hours=_hours(None if run.created is None else now - run.created), cost_so_far=run.cost_so_far))
     return out
 
