@@ -47,7 +47,7 @@ from . import registry
 from .config import Settings
 from .errors import MltrainError
 from .lifecycle.protocol import Marked
-from .ownership import STACK_KEY, Mark
+from .ownership import STACK_KEY, Mark, derived_stack_identity, project_and_stack
 from .platform_calls import Context
 
 STACK_IDENTITY_TYPE = "pulumi-python:dynamic/mltrain:StackIdentity"
@@ -106,18 +106,10 @@ class AbandonedRun:
         return asdict(self)
 
 
-def urn_parts(urn: str) -> tuple[str, str]:
-    """`urn:pulumi:STACK::PROJECT::TYPE::NAME` -> (PROJECT, STACK)."""
-    head, _, rest = urn.partition("::")
-    return rest.partition("::")[0], head.removeprefix("urn:pulumi:")
-
-
 def stack_record(project: str, name: str, exported: Mapping[str, Any]) -> StackRecord:
     """Identities and recorded IDs of one `pulumi stack export`."""
-    from .plugin.owner import stack_identity
-
     deployment = exported.get("deployment") or {}
-    identities = {stack_identity(f"urn:pulumi:{name}::{project}::x::x")}
+    identities = {derived_stack_identity(f"urn:pulumi:{name}::{project}::x::x")}
     recorded: set[str] = set()
     for res in [*(deployment.get("resources") or []),
                 *((op.get("resource") or {}) for op in deployment.get("pending_operations") or [])]:
@@ -126,7 +118,7 @@ def stack_record(project: str, name: str, exported: Mapping[str, Any]) -> StackR
         if res.get("type") == "pulumi:providers:mltrain":
             configured = (res.get("inputs") or {}).get("stackIdentity")
             if isinstance(configured, str) and configured:
-                identities.add(stack_identity("", configured))
+                identities.add(derived_stack_identity("", configured))
         for props in (res.get("inputs"), res.get("outputs")):
             if isinstance(props, Mapping):
                 if isinstance(props.get(STACK_KEY), str) and props[STACK_KEY]:
@@ -204,7 +196,7 @@ def verdict(mark: Mark | None, job_id: str, backend: Backend, identities: set[st
         return "not recorded by its stack"
     if not removed_stacks:
         return None
-    project, name = urn_parts(mark.urn)
+    project, name = project_and_stack(mark.urn)
     if project in backend.projects and backend.stack(project, name) is None:
         return "stack removed"
     return None
@@ -244,7 +236,7 @@ def platform_runs(family: str, runs: Marked, backend: Backend, now: float | None
 
     out: list[AbandonedRun] = []
     for run in runs.marked(recorded, keep, now):
-        project, stack = urn_parts(run.mark.urn)
+        project, stack = project_and_stack(run.mark.urn)
         out.append(AbandonedRun(
             platform=family, job_id=run.object_id, name=run.name, stack=f"{project}/{stack}",
             resource=run.mark.urn.rsplit("::", 1)[-1], urn=run.mark.urn, stack_identity=run.mark.stack,

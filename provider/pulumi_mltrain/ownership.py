@@ -117,6 +117,24 @@ def resource_of(urn: str) -> str:
     return urn.rsplit("::", 1)[-1]
 
 
+def project_and_stack(urn: str) -> tuple[str, str]:
+    """`urn:pulumi:STACK::PROJECT::TYPE::NAME` -> (PROJECT, STACK)."""
+    head, _, rest = urn.partition("::")
+    return rest.partition("::")[0], head.removeprefix("urn:pulumi:")
+
+
+def derived_stack_identity(urn: str, configured: str | None = None) -> str:
+    """The stack identity of a stack that keeps none in its state (the plugin's, which cannot register a
+    resource of its own): `pl-` and a hash of the `stackIdentity` setting, else of the URN's
+    `project/stack`. `abandoned.py` derives it again to recognise such a stack's jobs."""
+    if configured:
+        seed = f"setting:{configured}"
+    else:
+        project, stack = project_and_stack(urn)
+        seed = f"{project}/{stack}"
+    return f"pl-{hashlib.sha256(seed.encode()).hexdigest()[:16]}"
+
+
 def claim(noun: str, object_id: str, name: str, found: Mark | None, ours: Mark | None) -> None:
     """Accept an object found by name only if it is ours (`owns`); else say whose it is and what to do."""
     if owns(ours, found, name):

@@ -4,12 +4,12 @@ pulumi-mltrain's `emulator` extra installs it into a fresh virtualenv outside th
 
 from __future__ import annotations
 
-import ast
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from support.imports import imported_modules
 from support.packaging import fresh_venv, run
 from support.pulumi_cli import ROOT
 
@@ -18,19 +18,7 @@ PACKAGE = ROOT / "emulator" / "mltrain_emulator"
 
 def _imported_modules(path: Path, source: str | None = None) -> set[str]:
     """The absolute names of the modules a source file of the package imports, relative imports resolved."""
-    package = ["mltrain_emulator", *path.relative_to(PACKAGE).parent.parts]
-    names: set[str] = set()
-    text = path.read_text() if source is None else source
-    for node in ast.walk(ast.parse(text, filename=str(path))):
-        if isinstance(node, ast.Import):
-            names |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            base = package[:len(package) - node.level + 1] if node.level else []
-            if node.level > len(package):
-                base = ["<above the top-level package>"]
-            module = ".".join([*base, *([node.module] if node.module else [])])
-            names |= {module} | {f"{module}.{alias.name}" for alias in node.names}
-    return names
+    return imported_modules(path, PACKAGE, "mltrain_emulator", source)
 
 
 def test_emulator_imports_nothing_of_pulumi_mltrain() -> None:

@@ -13,30 +13,18 @@ explicit provider the engine only asks for a diff, and a changed identity forces
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from ..accounts import IDENTITY, normalized
 from ..config import Settings
+from ..ownership import derived_stack_identity
 from ..settings import BY_NAME
 
 STACK_IDENTITY_VARIABLE = BY_NAME["stack_identity"].config_key  # mltrain:stackIdentity
 
 
-def stack_identity(urn: str, configured: str | None = None) -> str:
-    """`pl-` and a hash of the `stackIdentity` setting, else of the URN's `project/stack`."""
-    if configured:
-        seed = f"setting:{configured}"
-    else:
-        stack, project = _stack_and_project(urn)
-        seed = f"{project}/{stack}"
-    return f"pl-{hashlib.sha256(seed.encode()).hexdigest()[:16]}"
-
-
-def _stack_and_project(urn: str) -> tuple[str, str]:
-    """`urn:pulumi:STACK::PROJECT::TYPE::NAME` -> (STACK, PROJECT)."""
-    head, _, rest = urn.partition("::")
-    return head.removeprefix("urn:pulumi:"), rest.partition("::")[0]
+# The plugin's stack identity is derived from each request's URN (or the `stackIdentity` setting).
+stack_identity = derived_stack_identity
 
 
 def account_identity(settings: Settings, platform: str) -> dict[str, Any]:

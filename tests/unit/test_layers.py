@@ -1,0 +1,50 @@
+"""The import arrows of the provider package point one way (docs/development.md, "Layout"): the two
+adapters (`dynamic_provider.py` for `pulumi.dynamic`, `plugin/` for the native plugin) build on the core
+and the platforms. So the platforms and the lifecycle import neither adapter, and nothing outside
+`plugin/` imports the plugin. Read from the sources with `ast`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from support.imports import imported_modules
+
+PACKAGE = Path(__file__).resolve().parents[2] / "provider" / "pulumi_mltrain"
+ADAPTERS = ("pulumi_mltrain.plugin", "pulumi_mltrain.dynamic_provider", "pulumi.dynamic")
+PLATFORMS = ("alaya", "modelarts", "lifecycle")
+
+
+def imported(path: Path, root: Path = PACKAGE) -> set[str]:
+    return imported_modules(path, root, "pulumi_mltrain")
+
+
+def reaches(names: set[str], targets: tuple[str, ...]) -> list[str]:
+    return sorted(n for n in names for t in targets if n == t or n.startswith(f"{t}."))
+
+
+def test_the_check_finds_relative_and_absolute_imports_of_an_adapter(tmp_path: Path) -> None:
+    """What the checks below would flag, written the ways a platform module could import an adapter."""
+    module = tmp_path / "alaya" / "bad.py"
+    module.parent.mkdir()
+    module.write_text("from ..plugin.owner import stack_identity\nfrom .. import dynamic_provider\n"
+                      "from pulumi.dynamic import ResourceProvider\nfrom . import contract\n")
+    assert reaches(imported(module, tmp_path), ADAPTERS) == [
+        "pulumi.dynamic", "pulumi.dynamic.ResourceProvider", "pulumi_mltrain.dynamic_provider",
+        "pulumi_mltrain.plugin.owner", "pulumi_mltrain.plugin.owner.stack_identity"]
+
+
+@pytest.mark.parametrize("folder", PLATFORMS)
+def test_platforms_and_the_lifecycle_import_no_adapter(folder: str) -> None:
+    found = {str(p.relative_to(PACKAGE)): reaches(imported(p), ADAPTERS)
+             for p in sorted((PACKAGE / folder).glob("*.py"))}
+    assert len(found) > 3, found
+    assert not any(found.values()), {k: v for k, v in found.items() if v}
+
+
+def test_nothing_outside_the_plugin_imports_it() -> None:
+    found = {str(p.relative_to(PACKAGE)): reaches(imported(p), ("pulumi_mltrain.plugin",))
+             for p in sorted(PACKAGE.rglob("*.py")) if "plugin" not in p.relative_to(PACKAGE).parts}
+    assert len(found) > 40, len(found)
+    assert not any(found.values()), {k: v for k, v in found.items() if v}
