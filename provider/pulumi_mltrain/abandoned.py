@@ -47,7 +47,7 @@ from . import registry
 from .config import Settings
 from .errors import MltrainError
 from .lifecycle.protocol import Marked
-from .ownership import STACK_KEY, Mark, derived_stack_identity, project_and_stack
+from .ownership import STACK_KEY, Mark, derived_stack_identity, project_and_stack, resource_of
 from .platform_calls import Context
 
 STACK_IDENTITY_TYPE = "pulumi-python:dynamic/mltrain:StackIdentity"
@@ -239,7 +239,7 @@ def platform_runs(family: str, runs: Marked, backend: Backend, now: float | None
         project, stack = project_and_stack(run.mark.urn)
         out.append(AbandonedRun(
             platform=family, job_id=run.object_id, name=run.name, stack=f"{project}/{stack}",
-            resource=run.mark.urn.rsplit("::", 1)[-1], urn=run.mark.urn, stack_identity=run.mark.stack,
+            resource=resource_of(run.mark.urn), urn=run.mark.urn, stack_identity=run.mark.stack,
             why=reasons[run.object_id], status=run.state, live=run.live,
             age_hours=_hours(None if run.created is None else now - run.created), cost_so_far=run.cost_so_far))
     return out

@@ -8,8 +8,9 @@ from pulumi.provider.experimental.property_value import PropertyValue
 from pulumi.runtime import rpc
 
 from pulumi_mltrain.config import Settings
+from pulumi_mltrain.ownership import derived_stack_identity
 from pulumi_mltrain.plugin import sdk
-from pulumi_mltrain.plugin.owner import account_identity, stack_identity
+from pulumi_mltrain.plugin.owner import account_identity
 
 URN = "urn:pulumi:dev::proj::mltrain:alaya:TrainingJob::job"
 
@@ -35,10 +36,11 @@ def test_secret_keys_stay_secret_and_numbers_are_floats() -> None:
 
 
 def test_stack_identity_from_the_urn_or_the_setting() -> None:
-    assert stack_identity(URN) == stack_identity(URN.replace("::job", "::other")), "one per project and stack"
-    assert stack_identity(URN) != stack_identity(URN.replace(":dev::", ":prod::"))
-    assert stack_identity(URN, "team-b/dev") != stack_identity(URN)
-    assert stack_identity(URN, "team-b/dev") == stack_identity(URN.replace(":dev::", ":prod::"), "team-b/dev")
+    identity = derived_stack_identity
+    assert identity(URN) == identity(URN.replace("::job", "::other")), "one per project and stack"
+    assert identity(URN) != identity(URN.replace(":dev::", ":prod::"))
+    assert identity(URN, "team-b/dev") != identity(URN)
+    assert identity(URN, "team-b/dev") == identity(URN.replace(":dev::", ":prod::"), "team-b/dev")
 
 
 def test_account_identity_never_holds_credentials() -> None:

@@ -3,8 +3,8 @@
 The dynamic form keeps a random stack identity in a hidden resource of the state; a provider plugin
 cannot register resources, so its identity is derived from what every request carries: the URN's
 project and stack, or the provider's `stackIdentity` setting when it is given (for stacks of the same
-project and stack name in different backends that share an account). The owner mark still names the
-resource's URN.
+project and stack name in different backends that share an account): `ownership.derived_stack_identity`,
+which `mltrain-runs abandoned` derives again. The owner mark still names the resource's URN.
 
 The account identity (endpoints, Huawei project/domain/region; never credentials) is kept in each
 resource's state (`__mltrain_account`, as the dynamic form does): when a resource moves to another
@@ -17,14 +17,9 @@ from typing import Any
 
 from ..accounts import IDENTITY, normalized
 from ..config import Settings
-from ..ownership import derived_stack_identity
 from ..settings import BY_NAME
 
 STACK_IDENTITY_VARIABLE = BY_NAME["stack_identity"].config_key  # mltrain:stackIdentity
-
-
-# The plugin's stack identity is derived from each request's URN (or the `stackIdentity` setting).
-stack_identity = derived_stack_identity
 
 
 def account_identity(settings: Settings, platform: str) -> dict[str, Any]:

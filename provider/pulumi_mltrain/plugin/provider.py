@@ -36,10 +36,10 @@ from ..accounts import ACCOUNT_KEY
 from ..config import Settings
 from ..errors import MltrainError
 from ..handler import Handler
-from ..ownership import IMPORTED_KEY, INTERNAL_PREFIX, STACK_KEY, URN_KEY
+from ..ownership import IMPORTED_KEY, INTERNAL_PREFIX, STACK_KEY, URN_KEY, derived_stack_identity
 from . import sdk
 from .invokes import invoke
-from .owner import STACK_IDENTITY_VARIABLE, account_identity, stack_identity
+from .owner import STACK_IDENTITY_VARIABLE, account_identity
 
 
 def resource_handlers() -> dict[str, registry.Resource]:
@@ -101,7 +101,7 @@ class MltrainPlugin(p.Provider):
     def _owner_inputs(self, token: str, urn: str) -> dict[str, Any]:
         handler = self._handler(token)
         platform = token.split(":")[1]
-        return {STACK_KEY: stack_identity(urn, self._variables.get(STACK_IDENTITY_VARIABLE)), URN_KEY: urn,
+        return {STACK_KEY: derived_stack_identity(urn, self._variables.get(STACK_IDENTITY_VARIABLE)), URN_KEY: urn,
                 ACCOUNT_KEY: account_identity(handler.settings, platform)}
 
     # ----- resources ---------------------------------------------------------------------------
