@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -80,8 +81,11 @@ def test_new_run_budget_counts_the_rerun_and_not_a_change_in_place(emulator: Any
     assert result.returncode == 0, output
     # The update in place shows its description only; no state records `run_starts` (it is a mark of a
     # preview), so the next preview is quiet.
-    section = output[output.index("TrainingJob::lr-1e-4]"):]
-    section = section[:section.index("mltrain-policies@")]
+    # Its block: the lines under its URN, indented deeper than the steps and policy messages (which the
+    # engine prints in the order the steps finish).
+    lines = output.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.endswith("TrainingJob::lr-1e-4]"))
+    section = "\n".join(itertools.takewhile(lambda line: line.startswith(" " * 6), lines[start:]))
     assert "description" in section and "run_starts" not in section and "runStarts" not in section, output
     stack.up()
     held = [r for r in stack.resources("TrainingJob") if r["urn"].rsplit("::", 1)[1].startswith("lr-")]
