@@ -117,6 +117,12 @@ def resource_of(urn: str) -> str:
     return urn.rsplit("::", 1)[-1]
 
 
+def type_of(urn: str) -> str:
+    """The type token of a URN (`urn:pulumi:stack::project::type::name`; a child's is the last of
+    its `parent$child` chain)."""
+    return urn.rsplit("::", 2)[-2].rsplit("$", 1)[-1] if urn.count("::") >= 2 else ""
+
+
 def project_and_stack(urn: str) -> tuple[str, str]:
     """`urn:pulumi:STACK::PROJECT::TYPE::NAME` -> (PROJECT, STACK)."""
     head, _, rest = urn.partition("::")

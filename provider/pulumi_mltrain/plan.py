@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from . import registry, runs
+from . import ownership, registry, runs
 from .alaya import contract as alaya_contract
 from .modelarts import contract as modelarts_contract
 from .spec import property_name
@@ -284,9 +284,8 @@ def stop_of(kind: str, name: str, outputs: Mapping[str, Any], how: str) -> Stop 
 
 def stack_of(urn: str) -> str:
     """`urn:pulumi:<stack>::<project>::...` -> `<project>/<stack>`."""
-    parts = urn.split("::")
-    stack = parts[0].rsplit(":", 1)[-1] if parts else urn
-    return f"{parts[1]}/{stack}" if len(parts) > 1 else stack
+    project, stack = ownership.project_and_stack(urn)
+    return f"{project}/{stack}" if project else stack
 
 
 def _props(state: Any) -> dict[str, Any]:
@@ -305,11 +304,11 @@ def impacts(previews: Iterable[Mapping[str, Any]]) -> list[Impact]:
         for step in preview.get("steps") or []:
             urn, op = str(step.get("urn", "")), str(step.get("op", ""))
             new, old = step.get("newState") or {}, step.get("oldState") or {}
-            kind = kind_of(str(new.get("type") or old.get("type") or urn.split("::")[-2:][0]))
+            kind = kind_of(str(new.get("type") or old.get("type") or ownership.type_of(urn)))
             if kind is None:
                 continue
             impact = found.setdefault(stack_of(urn), Impact(stack_of(urn)))
-            name = urn.rsplit("::", 1)[-1]
+            name = ownership.resource_of(urn)
             if op in STARTING_OPS and urn not in seen_runs:
                 seen_runs.add(urn)
                 props = _props(new)

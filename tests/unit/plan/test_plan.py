@@ -139,6 +139,15 @@ def test_several_previews_and_bad_input() -> None:
     assert command(stdin="{")[0] == 2
 
 
+def test_a_step_is_read_by_its_urn_when_its_states_lack_the_type() -> None:
+    """The stack, kind and name come from the URN (a child's type is the last of its chain)."""
+    urn = "urn:pulumi:dev::infra::pulumi:pulumi:Stack$mltrain:alaya:TrainingJob::sft"
+    step = {"urn": urn, "op": "delete", "oldState": {"outputs": {"trainingTaskId": "tt-1", "status": "RUNNING"}}}
+    [found] = plan.impacts([{"steps": [step]}])
+    assert found.stack == "infra/dev"
+    assert [(s.name, s.kind, s.job_id, s.how) for s in found.stops] == [("sft", "alaya:TrainingJob", "tt-1", "deleted")]
+
+
 # ----- the policy, on what a stack policy was given in the same previews ------------------------------
 
 def view(name: str, config: dict[str, Any] | None = None) -> StackValidationArgs:
