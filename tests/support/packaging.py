@@ -54,11 +54,12 @@ def fresh_venv(folder: Path, *requirements: str | Path) -> Path:
     into it (`pip --python`), itself included at its own version, so the venv has a pip of its own for
     `pip list`, `pip check` and the Pulumi host: the same pip install, without `ensurepip` bootstrapping
     the interpreter's bundled pip first (6 CPU-s) and without that older pip's slower install (13 CPU-s
-    against 8 for this one)."""
+    against 8 for this one). `--no-compile`: what the tests import is compiled at first import, not
+    every module at install (half of the install's CPU)."""
     assert not folder.resolve().is_relative_to(ROOT), f"{folder} must be outside {ROOT}"
     venv.create(folder, with_pip=False)
     python = folder / "bin" / "python"
-    run(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--disable-pip-version-check",
+    run(sys.executable, "-m", "pip", "--python", python, "install", "-q", "--disable-pip-version-check", "--no-compile",
         f"pip=={version('pip')}", *requirements, timeout=900)
     return folder
 
