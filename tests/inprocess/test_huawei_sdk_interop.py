@@ -6,25 +6,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import pytest
-from huaweicloudsdkcore.client import Client
-from huaweicloudsdkcore.utils.http_utils import sanitize_for_serialization
-from huaweicloudsdkmodelarts.v1 import (
-    Job,
-    JobAlgorithm,
-    JobEndpointsReq,
-    JobEngine,
-    JobMetadata,
-    Notification,
-    RequiredAffinity,
-    SchedulePolicy,
-    Spec,
-    SpecResource,
-    SSHReq,
-)
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
@@ -34,6 +19,11 @@ from pulumi_mltrain.modelarts.client import ModelArtsClient
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
 from support import inprocess
 from support.runs import moment
+
+# The SDK is imported where it is used: its import costs about 0.3 CPU-s, which every xdist worker
+# would otherwise pay while collecting.
+if TYPE_CHECKING:
+    from huaweicloudsdkmodelarts.v1 import Job
 
 TOPIC = "urn:smn:cn-north-4:0a1b2c3d4e5f60718293a4b5c6d7e8f9:train-alerts"
 EVENTS = ["JobStarted", "JobFailed", "JobHanged", "JobPreempted"]
@@ -61,8 +51,29 @@ def full_detail(emulator: EmulatorHandle) -> None:
     emulator.admin.set_settings(modelarts_full_detail=True)
 
 
+def serialized(value: Any) -> Any:
+    """`value` as the SDK's client serialises a request body."""
+    from huaweicloudsdkcore.utils.http_utils import sanitize_for_serialization
+
+    return sanitize_for_serialization(value)
+
+
 def sdk_job(name: str) -> Job:
     """A create request written with the SDK's models only."""
+    from huaweicloudsdkmodelarts.v1 import (
+        Job,
+        JobAlgorithm,
+        JobEndpointsReq,
+        JobEngine,
+        JobMetadata,
+        Notification,
+        RequiredAffinity,
+        SchedulePolicy,
+        Spec,
+        SpecResource,
+        SSHReq,
+    )
+
     return Job(
         kind="job",
         metadata=JobMetadata(name=name, annotations=dict(ANNOTATIONS)),
@@ -82,6 +93,8 @@ def sdk_job(name: str) -> Job:
 
 def read_through_sdk(api: ModelArtsClient, job_id: str) -> Any:
     """GET the job over HTTP and deserialise it with the SDK's response model, as its client does."""
+    from huaweicloudsdkcore.client import Client
+
     answer = httpx.get(f"{api.http.base_url}/v2/{api.project_id}/training-jobs/{job_id}",
                        headers={"X-Auth-Token": api.auth.token()}, timeout=10)  # type: ignore[union-attr]
     assert answer.status_code == 200, answer.text
@@ -92,7 +105,7 @@ def read_through_sdk(api: ModelArtsClient, job_id: str) -> Any:
 
 def test_a_create_built_from_the_sdk_models_is_accepted(settings: Settings) -> None:
     api = ModelArtsClient(settings)
-    body = sanitize_for_serialization(sdk_job("sdk-made"))
+    body = serialized(sdk_job("sdk-made"))
     assert body["spec"]["notification"] == {"topic_urn": TOPIC, "events": EVENTS}
     answer = httpx.post(f"{api.http.base_url}/v2/{api.project_id}/training-jobs", json=body,
                         headers={"X-Auth-Token": api.auth.token()}, timeout=10)  # type: ignore[union-attr]
@@ -119,9 +132,9 @@ def test_a_job_made_by_the_provider_reads_back_through_the_sdk(emulator: Emulato
     assert checked.failures == []
     created = provider.create(dict(checked.inputs))
     job = read_through_sdk(provider.handler.platform({}).api(), str(created.id))
-    expected = sanitize_for_serialization(sdk_job("ours"))
-    assert sanitize_for_serialization(job.spec.schedule_policy) == expected["spec"]["schedule_policy"]
-    assert sanitize_for_serialization(job.endpoints.ssh) == {"key_pair_names": ["kp-debug"]}
+    expected = serialized(sdk_job("ours"))
+    assert serialized(job.spec.schedule_policy) == expected["spec"]["schedule_policy"]
+    assert serialized(job.endpoints.ssh) == {"key_pair_names": ["kp-debug"]}
     assert {k: job.metadata.annotations[k] for k in ANNOTATIONS} == ANNOTATIONS
     # The SDK's SpecResponse has no notification: the raw answer carries it as the request wrote it.
     raw = provider.handler.platform({}).api().job(str(created.id))
