@@ -1,6 +1,7 @@
 """Shared fixtures. ``emulator``: one emulator server per test session (per xdist worker), reset
 before every test, so tests never see each other's objects, counts, faults or clock (tests/unit's
-conftest.py refuses it). ``wheel`` and ``emulator_wheel``: the two distributions, built once per session.
+conftest.py refuses it). ``wheel`` and ``emulator_wheel``: the two distributions, built once per session;
+``installed_venv``: a fresh virtualenv with both installed from them, made once per session.
 
 The folders are the tiers (tests/unit/test_tiers.py checks what each may run): ``unit`` (no server),
 ``inprocess`` (our handlers and clients against the emulator over loopback HTTP), ``engine`` (the Pulumi
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from mltrain_emulator import EmulatorAdmin, EmulatorHandle, EmulatorServer
-from support.packaging import build_emulator_wheel, build_wheel
+from support.packaging import build_emulator_wheel, build_wheel, fresh_venv
 from support.shared import once
 
 
@@ -43,6 +44,17 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def emulator_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The emulator's wheel, built once per session."""
     return once(tmp_path_factory, "emulator-wheel", build_emulator_wheel)
+
+
+@pytest.fixture(scope="session")
+def installed_venv(wheel: Path, emulator_wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtualenv outside the repository, as an infra repo has it: the wheel with its `policy` and
+    `emulator` extras (mltrain-emulator found beside it with --find-links: no index has it), beside another
+    provider from PyPI (pulumi-random), each resolving its own dependency ranges. One install shared by
+    tests/engine/packaging and tests/emulator's distribution test: each install costs a pip resolution
+    and about 10 CPU-s."""
+    return once(tmp_path_factory, "installed-venv", lambda folder: fresh_venv(
+        folder / "venv", f"{wheel}[policy,emulator]", "pulumi-random", "--find-links", emulator_wheel.parent))
 
 
 def _tier(item: pytest.Item) -> int:

@@ -1,6 +1,7 @@
 """mltrain-emulator, the emulator's own distribution (emulator/): it imports nothing of pulumi_mltrain (so a
 wrong constant of the provider cannot pass on both sides), its wheel carries the whole package, and
-pulumi-mltrain's `emulator` extra installs it into a fresh virtualenv outside the repository."""
+pulumi-mltrain's `emulator` extra installs it into a fresh virtualenv outside the repository (the
+`installed_venv` fixture, shared with tests/engine/packaging)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from support.imports import imported_modules
-from support.packaging import fresh_venv, run
+from support.packaging import run
 from support.pulumi_cli import ROOT
 
 PACKAGE = ROOT / "emulator" / "mltrain_emulator"
@@ -53,9 +54,8 @@ def test_emulator_wheel_carries_the_package_and_its_console_script(emulator_whee
 
 
 @pytest.mark.slow
-def test_emulator_extra_installs_mltrain_emulator_in_a_fresh_venv(
-        wheel: Path, emulator_wheel: Path, tmp_path: Path) -> None:
-    venv = fresh_venv(tmp_path / "venv", f"{wheel}[emulator]", "--find-links", emulator_wheel.parent)
+def test_emulator_extra_installs_mltrain_emulator_in_a_fresh_venv(installed_venv: Path) -> None:
+    venv = installed_venv
     installed = run(venv / "bin" / "python", "-m", "pip", "list", "--format=freeze").lower().replace("_", "-")
     for name in ("pulumi-mltrain==", "mltrain-emulator==0.1.0", "fastapi==", "uvicorn==", "starlette=="):
         assert name in installed, installed

@@ -29,8 +29,7 @@ TIERS = ("unit", "inprocess", "engine", "emulator")
 # Fixtures and helpers that run the engine: the stack factories of the conftest.py files, and every name
 # taken from a module that exists for engine runs (the CLI wrapper and the stack factories of tests/support,
 # the plugin's helpers, the Automation API) but plain data and paths.
-ENGINE_FIXTURES = {"alaya_stack", "modelarts_stack", "mixed", "alaya_plugin_stack", "modelarts_plugin_stack",
-                   "infra_venv"}
+ENGINE_FIXTURES = {"alaya_stack", "modelarts_stack", "mixed", "alaya_plugin_stack", "modelarts_plugin_stack"}
 ENGINE_MODULES = {"support.pulumi_cli", "support.stacks", "support.node_go", "support.s3_backend",
                   "support.interrupted", "plugin_support", "pulumi.automation"}
 PLAIN = {"ROOT", "VENV", "PROGRAMS_VENV", "PROGRAMS", "alaya_job_args", "by_name", "ops_by_name", "change_counts",

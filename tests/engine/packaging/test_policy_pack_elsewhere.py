@@ -1,5 +1,5 @@
 """The policy pack from the installed distribution: a fresh venv outside the repository with
-`pulumi-mltrain[policy]` (the wheel; the `infra_venv` fixture, shared with test_install_elsewhere.py),
+`pulumi-mltrain[policy]` (the wheel; the `installed_venv` fixture, shared with test_install_elsewhere.py),
 a pack folder written by `mltrain-policy-pack`, and `pulumi preview --policy-pack` on a violating
 program against the emulator."""
 
@@ -22,8 +22,8 @@ PROGRAM = Path(__file__).parent / "programs" / "violating"
 
 
 def test_pack_written_into_an_infra_repo_reports_violations_and_rejects_unknown_keys(
-        infra_venv: Path, tmp_path: Path, emulator: Any) -> None:
-    venv = infra_venv
+        installed_venv: Path, tmp_path: Path, emulator: Any) -> None:
+    venv = installed_venv
     pack = tmp_path / "infra-repo" / "policy"
     written = run(venv / "bin" / "mltrain-policy-pack", pack)
     assert sorted(p.name for p in pack.iterdir()) == ["PulumiPolicy.yaml", "__main__.py", "requirements.txt"], written
