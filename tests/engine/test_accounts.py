@@ -1,7 +1,8 @@
 """Explicit providers: two accounts (two emulators) in one stack, and a job moved between them.
 
 The stack is not destroyed at the end: the move already deleted a task through an explicit provider.
-A plaintext key's warning is tests/engine/test_destroy_engine.py::test_alaya_destroy_takes_the_short_path's."""
+A plaintext key's warning is
+tests/engine/test_unreachable.py::test_an_unreachable_platform_keeps_the_job_and_destroy_takes_the_short_path's."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """A platform that cannot be reached is an error, never proof that a job is gone: `refresh` and `destroy`
 fail naming the endpoint and keep the job in the state; once the platform answers again (the same
-port, its state file), the job is there, as the state says. (That a destroy of an Alaya NeW job then
-removes it is tests/engine/test_destroy_engine.py::test_alaya_destroy_takes_the_short_path's.)"""
+port, its state file), the job is there, as the state says, and `pulumi destroy` removes it making the
+calls the in-process delete makes (tests/inprocess/test_destroy_calls.py::test_alaya_delete_takes_the_short_path),
+and no more."""
 
 from __future__ import annotations
 
@@ -12,21 +13,34 @@ import pytest
 from mltrain_emulator import EmulatorServer
 from mltrain_emulator.testing import EmulatorAdmin, EmulatorHandle
 from support import stacks
+from support.emulated_calls import calls_during, tasks
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 TASK = "dynamic/alaya:TrainingJob"
+ALAYA_STOP, ALAYA_DELETE = "POST /v1/training/instance/*/stop", "DELETE /v1/training/instance/*/delete"
+ALAYA_DETAIL = "GET /v1/training/instance/*/detail"
+QUICK = {"task_state_delay": 0.0, "delete_delay": 0.0}
 
 
-def test_an_unreachable_platform_keeps_the_job_in_the_state(tmp_path: Path) -> None:
+def test_an_unreachable_platform_keeps_the_job_and_destroy_takes_the_short_path(
+        tmp_path: Path) -> None:
+    """The stack sets its API key without --secret, so its `up` also shows the warning that says how to
+    encrypt it (was tests/engine/test_accounts.py::test_a_plaintext_key_gets_a_warning). Was also
+    tests/engine/test_destroy_engine.py::test_alaya_destroy_takes_the_short_path."""
     saved = tmp_path / "emulator-state.json"
     first = EmulatorServer(state_file=saved).start()
     port = first.port
     try:
         with EmulatorAdmin(first.url) as admin:
-            stack = stacks.alaya_stack(EmulatorHandle(url=first.url, admin=admin), tmp_path / "home",
-                                       job=stacks.alaya_job_args(), **{"mltrain:maxRetries": "1"})
-            stack.up()
+            admin.set_settings(**QUICK)
+            emulator = EmulatorHandle(url=first.url, admin=admin)
+            stack = stacks.alaya_stack(emulator, tmp_path / "home", job=stacks.alaya_job_args(wait_for="running"),
+                                       **{"mltrain:maxRetries": "1", "mltrain:alayaApiKey": emulator.alaya_api_key})
+            up = stack.up()
+            output = up.stdout + up.stderr
+            assert "`mltrain:alayaApiKey` is stored in plaintext" in output, output[-3000:]
+            assert "pulumi config set --secret mltrain:alayaApiKey" in output
         [task_id] = [str(r["id"]) for r in stack.resources(TASK)]
         assert stacks.alaya_task_ids(first.url) == [task_id]
     finally:
@@ -41,5 +55,10 @@ def test_an_unreachable_platform_keeps_the_job_in_the_state(tmp_path: Path) -> N
         assert "error: TrainingJob 'job-" in output and "Traceback" not in output, output[-3000:]
         assert [str(r["id"]) for r in stack.resources(TASK)] == [task_id], f"{command} kept the job"
 
-    with EmulatorServer(port=port, state_file=saved) as second:
+    with EmulatorServer(port=port, state_file=saved) as second, EmulatorAdmin(second.url) as admin:
         assert stacks.alaya_task_ids(second.url) == [task_id], "the job was there all along"
+        admin.set_settings(**QUICK)
+        emulator = EmulatorHandle(url=second.url, admin=admin)
+        calls = calls_during(emulator, stack.destroy)
+        assert calls == {ALAYA_STOP: 1, ALAYA_DELETE: 1, ALAYA_DETAIL: 1}, calls
+        assert tasks(emulator) == [] and stack.resources(TASK) == []

@@ -2,8 +2,8 @@
 40-second outage inside a long wait is waited out instead of failing the resource.
 
 Neither destroys its job at the end: that a destroy of an Alaya NeW job empties the platform is
-tests/engine/test_destroy_engine.py::test_alaya_destroy_takes_the_short_path's (and the emulator is reset
-before every test)."""
+tests/engine/test_unreachable.py::test_an_unreachable_platform_keeps_the_job_and_destroy_takes_the_short_path's
+(and the emulator is reset before every test)."""
 
 from __future__ import annotations
 
