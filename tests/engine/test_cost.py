@@ -12,6 +12,7 @@ import pytest
 
 from mltrain_emulator import EmulatorHandle
 from support import stacks
+from support.policy_output import violations
 from support.pulumi_cli import ROOT, Stack
 
 PROGRAM = ROOT / "tests" / "engine" / "programs" / "cost"
@@ -69,6 +70,10 @@ def test_gpus_cost_and_the_budget_are_known_in_the_preview_of_a_new_stack(
     result = stack.preview("--policy-pack", str(PACK), "--policy-pack-config", str(config), check=False)
     output = result.stdout + result.stderr
     assert result.returncode != 0, output[-3000:]
+    # A stack policy runs during `preview` on v3.274.1: the budget's mandatory violation alone fails it (was
+    # tests/engine/policy/test_policy_engine.py::test_config_tightens_thresholds_and_stack_policy_fails_preview's).
+    assert violations(output) == {"gpu-hours-budget": [("mandatory", "pulumi:pulumi:Stack mltrain-cost-test")]}, \
+        output[-3000:]
 
     # Known at preview: each job's GPUs and cost ...
     sft, vision = shown_inputs(result.stdout, "sft"), shown_inputs(result.stdout, "vision")

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from mltrain_emulator import defaults
+from support.policy_output import HEADER, kind_of, violations
 from support.pulumi_cli import BIN, ROOT, VENV, Stack
 
 pytestmark = pytest.mark.engine
@@ -51,23 +52,6 @@ def preview(stack: Stack, tmp_path: Path, config: dict[str, Any] | None = None) 
         path.write_text(json.dumps(config))
         args += ["--policy-pack-config", str(path)]
     return stack.preview(*args, check=False)
-
-
-# A violation's header: level, policy, the resource's type token and name, then the policy's description.
-HEADER = r"mltrain-policies@v[\d.]+ \[(\w+)\](?: \[severity: \w+\])?\s+([\w-]+)\s+\((\S+): ([^)]+)\)"
-
-
-def kind_of(resource_type: str) -> str:
-    """`alaya:TrainingJob` for the dynamic and the plugin type token alike."""
-    return resource_type.removeprefix("pulumi-python:dynamic/").removeprefix("mltrain:")
-
-
-def violations(output: str) -> dict[str, list[tuple[str, str]]]:
-    """policy name -> sorted [(level, resource)] from the CLI's violation headers."""
-    found: dict[str, list[tuple[str, str]]] = {}
-    for level, policy, rtype, name in re.findall(HEADER, output):
-        found.setdefault(policy, []).append((level, f"{kind_of(rtype)} {name}"))
-    return {policy: sorted(hits) for policy, hits in found.items()}
 
 
 def test_compliant_program_passes(emulator: Any, tmp_path: Path) -> None:
@@ -126,23 +110,13 @@ def test_violating_program_fails_naming_policy_resource_and_value(emulator: Any,
         assert text in output, text
 
 
-def test_config_tightens_thresholds_and_stack_policy_fails_preview(emulator: Any, tmp_path: Path) -> None:
-    """Stack policies run during `preview` on v3.274.1: a mandatory budget violation alone fails it."""
+def test_config_tightens_thresholds(emulator: Any, tmp_path: Path) -> None:
+    """Tighter thresholds of six policies, the stack's GPU-hour budget among them, in one preview of the
+    compliant program. (That a stack policy's mandatory violation alone fails a preview on v3.274.1 is
+    tests/engine/test_cost.py::test_gpus_cost_and_the_budget_are_known_in_the_preview_of_a_new_stack's.)"""
     stack = make_stack(emulator, tmp_path, "compliant")
-    result = preview(stack, tmp_path, {"gpu-hours-budget": {"maxGpuHours": 100}})
-    output = result.stdout + result.stderr
-    assert result.returncode != 0, output
-    assert list(violations(output)) == ["gpu-hours-budget"], output
-    for text in [
-        "400 GPU-hours exceed the budget of 100 GPU-hours (maxGpuHours)",
-        "alaya:TrainingJob 'llama3-sft': PRD-TRAIN-1 8 GPU/node (catalogue) x 2 nodes x 24 h = 384 GPU-h; est. 160/h",
-        "alaya:TrainingJob 'eval': PRD-QTT 1 GPU/node (catalogue) x 1 node x 4 h = 4 GPU-h; est. 10/h",
-        "modelarts:TrainingJob 'resnet': modelarts.vm.gpu.v100 1 GPU/node (catalogue) x 2 nodes x 6 h = 12 GPU-h",
-        "modelarts:TrainingJob 'preprocess': modelarts.vm.cpu.8u 0 GPU/node (catalogue) x 1 node x 2 h = 0 GPU-h",
-    ]:
-        assert text in output, text
-
     result = preview(stack, tmp_path, {
+        "gpu-hours-budget": {"maxGpuHours": 100},
         "max-nodes-per-job": {"maxNodes": 1},
         "training-job-timeout": {"maxTimeoutHours": 12},
         "allowed-image-registries": {"allowedRegistries": ["swr.cn-north-4.myhuaweicloud.com"]},
@@ -152,6 +126,7 @@ def test_config_tightens_thresholds_and_stack_policy_fails_preview(emulator: Any
     output = result.stdout + result.stderr
     assert result.returncode != 0, output
     assert violations(output) == {
+        "gpu-hours-budget": [("mandatory", "pulumi:pulumi:Stack mltrain-policy-compliant-test")],
         "max-nodes-per-job": [("mandatory", "alaya:TrainingJob llama3-sft"),
                               ("mandatory", "modelarts:TrainingJob resnet")],
         "training-job-timeout": [("mandatory", "alaya:TrainingJob llama3-sft")],
@@ -162,6 +137,11 @@ def test_config_tightens_thresholds_and_stack_policy_fails_preview(emulator: Any
                                  ("advisory", "modelarts:TrainingJob resnet")],
     }, output
     for text in [
+        "400 GPU-hours exceed the budget of 100 GPU-hours (maxGpuHours)",
+        "alaya:TrainingJob 'llama3-sft': PRD-TRAIN-1 8 GPU/node (catalogue) x 2 nodes x 24 h = 384 GPU-h; est. 160/h",
+        "alaya:TrainingJob 'eval': PRD-QTT 1 GPU/node (catalogue) x 1 node x 4 h = 4 GPU-h; est. 10/h",
+        "modelarts:TrainingJob 'resnet': modelarts.vm.gpu.v100 1 GPU/node (catalogue) x 2 nodes x 6 h = 12 GPU-h",
+        "modelarts:TrainingJob 'preprocess': modelarts.vm.cpu.8u 0 GPU/node (catalogue) x 1 node x 2 h = 0 GPU-h",
         "alaya:TrainingJob 'llama3-sft': worker_count = 2 exceeds the maximum of 1 node (maxNodes)",
         "modelarts:TrainingJob 'resnet': node_count = 2 exceeds the maximum of 1 node (maxNodes)",
         "alaya:TrainingJob 'llama3-sft': timeout_hours = 24 h exceeds the maximum of 12 h",
