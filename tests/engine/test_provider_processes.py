@@ -102,6 +102,19 @@ def test_a_stack_made_with_several_processes_moves_to_one_without_touching_a_job
     stack.refresh()
     assert placement(stack) == placed and live_tasks(emulator) == tasks
 
+    # Nor does a destroy: `d`, on one of the spread's providers, is deleted through it (was
+    # test_a_stack_made_with_several_processes_destroys_without_an_up); the program no longer declares it.
+    [d_urn] = [r["urn"] for r in stack.resources(JOB) if r["urn"].endswith("::d")]
+    assert placed["d"].startswith(SHARD), placed
+    stack.destroy("--target", d_urn)
+    gone = ids.pop("d")
+    assert "d" not in placement(stack), "the state forgot it"
+    assert gone not in [t["id"] for t in emulator.admin.state()["alaya"]["tasks"]], "the platform deleted it"
+    names.remove("d")
+    stack.set_config("names", json.dumps([*names, "job-own"]))
+    tasks = live_tasks(emulator)
+    assert len(tasks) == len(names) + 1
+
     preview = stack.preview_json("--show-sames")
     steps = job_steps(preview)
     assert set(steps.values()) == {"same"} and len(steps) == len(names) + 2, steps
@@ -123,18 +136,6 @@ def test_a_stack_made_with_several_processes_moves_to_one_without_touching_a_job
     assert warnings(diagnosed_warnings(after)) == [], "no warning once the key is removed"
     # That MLTRAIN_PROVIDER_PROCESSES warns too is the program side's own reading of its environment:
     # test_the_environment_variable_is_retired_too.
-
-
-@pytest.mark.engine
-def test_a_stack_made_with_several_processes_destroys_without_an_up(
-        emulator: Any, alaya_stack: Callable[..., Stack]) -> None:
-    """A destroy runs no program: the spread's providers, configured from their inputs in the state, still
-    delete their resources."""
-    emulator.admin.set_settings(**QUICK)
-    stack = old_stack(alaya_stack, ["a", "b", "c"])
-    assert len(live_tasks(emulator)) == 4
-    stack.destroy("--parallel", "8")
-    assert live_tasks(emulator) == [] and stack.resources() == []
 
 
 @pytest.mark.engine
