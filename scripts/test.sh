@@ -6,8 +6,8 @@
 # 50 %; six keep them busy, and work stealing ends the long tests that one worker would otherwise queue
 # alone (tests/conftest.py deals the slow engine tests out to the workers first). Bytecode is written even
 # where PYTHONDONTWRITEBYTECODE is set: otherwise every worker rewrites the asserts of every test module
-# again (7 CPU-s of collection per worker instead of 3). Measured on 2 cores at 916 tests: 380-395 s of pytest
-# (about 700 CPU-s in the tests: the cores stay busy; the 218 `pulumi` commands take about 520 of them).
+# again (7 CPU-s of collection per worker instead of 3). Measured on 2 cores at 913 tests: 342-388 s of pytest
+# (625-699 CPU-s in the tests: the cores stay busy; the 207 `pulumi` commands take 466-517 of them).
 # CI (.ci/run) also runs scripts/test-lowest.sh.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
