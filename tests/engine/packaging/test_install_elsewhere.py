@@ -19,19 +19,17 @@ from support.pulumi_cli import ROOT
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
-
-
-
 SERVERS = {"fastapi", "uvicorn", "starlette", "mltrain-emulator"}
-# The distributions `pulumi-mltrain` (with `extras`) requires, transitively, as the venv's metadata says and
-# pip resolves them: markers evaluated with the extra asked for (none: a plain `pip install pulumi-mltrain`).
+# The distributions `pulumi-mltrain` requires, transitively, as the venv's metadata says and pip resolves them:
+# markers evaluated with the extras given as arguments (none: a plain `pip install pulumi-mltrain`).
 CLOSURE = """
-import importlib.metadata as md, json, re, sys
+import importlib.metadata as md, json, sys
 from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 extras = sys.argv[1:] or [""]
 seen, todo = set(), ["pulumi-mltrain"]
 while todo:
-    name = re.sub(r"[-_.]+", "-", todo.pop()).lower()
+    name = canonicalize_name(todo.pop())
     if name in seen:
         continue
     seen.add(name)
