@@ -8,10 +8,11 @@ needed: the Automation API serves the program itself and starts the CLI with `--
     python sweep.py run        # up (waits until every trial is RUNNING), print outputs, destroy
     python sweep.py up         # up and print outputs; leave the sweep running
     python sweep.py outputs    # print the outputs of the last up
-    python sweep.py destroy    # delete every trial (--remove-stack: and the stack)
+    python sweep.py destroy    # delete every trial (run/destroy --remove-stack: and the stack)
 
 Settings (environment): MLTRAIN_ALAYA_ENDPOINT, MLTRAIN_ALAYA_API_KEY (set on the stack's config,
-the key as a secret, at every run: an inline program's workspace is a temporary folder),
+the key as a secret, at every run: an inline program's workspace is a temporary folder, removed when
+the script ends),
 SWEEP_LEARNING_RATES (comma-separated, default "1e-4,3e-4,1e-3"), SWEEP_STACK (default "sweep"),
 SWEEP_PRODUCT_CODE, SWEEP_IMAGE. The state backend and passphrase are the
 CLI's own: `pulumi login` or PULUMI_BACKEND_URL, and PULUMI_CONFIG_PASSPHRASE.
@@ -23,6 +24,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Callable
 from typing import Any
 
@@ -79,13 +81,16 @@ def provider_python() -> dict[str, str]:
     return {"PULUMI_PYTHON_CMD": os.environ.get("PULUMI_PYTHON_CMD") or sys.executable}
 
 
-def select_stack() -> auto.Stack:
+def select_stack(work_dir: str) -> auto.Stack:
     rates = learning_rates()
     program = sweep_program(rates, os.environ.get("SWEEP_PRODUCT_CODE", "PRD-TRAIN-2"),
                             os.environ.get("SWEEP_IMAGE", DEFAULT_IMAGE))
     stack = auto.create_or_select_stack(
         stack_name=os.environ.get("SWEEP_STACK", "sweep"), project_name=PROJECT, program=program,
-        opts=auto.LocalWorkspaceOptions(project_settings=auto.ProjectSettings(name=PROJECT, runtime="python"),
+        # The workspace's Pulumi.yaml and stack config: in a folder of this run (left alone, the Automation API
+        # makes a temporary one per run and never removes it).
+        opts=auto.LocalWorkspaceOptions(work_dir=work_dir,
+                                        project_settings=auto.ProjectSettings(name=PROJECT, runtime="python"),
                                         env_vars=provider_python()),
     )
     endpoint = os.environ.get("MLTRAIN_ALAYA_ENDPOINT")
@@ -119,7 +124,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("command", nargs="?", default="run", choices=["run", "up", "outputs", "destroy"])
     parser.add_argument("--remove-stack", action="store_true", help="after destroy, remove the stack and its config")
     command = parser.parse_args(argv)
-    stack = select_stack()
+    with tempfile.TemporaryDirectory(prefix="automation-sweep-") as work_dir:
+        return perform(command, select_stack(work_dir))
+
+
+def perform(command: argparse.Namespace, stack: auto.Stack) -> int:
     if command.command in ("run", "up"):
         print("SWEEP_OUTPUTS " + json.dumps(up(stack), sort_keys=True), flush=True)
     if command.command == "outputs":

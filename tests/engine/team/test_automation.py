@@ -20,12 +20,15 @@ CREATE = "POST /v1/subscription/training/create"
 
 
 def sweep(emulator: Any, home: Path, *args: str, **env: str) -> tuple[subprocess.CompletedProcess[str], Any]:
-    """Run the script in an empty folder (an inline program needs no project); returns its result and
-    the JSON after its SWEEP_OUTPUTS marker, if it printed one."""
+    """Run the script in an empty folder (an inline program needs no project), with a temporary folder
+    of its own that it must leave empty; returns its result and the JSON after its SWEEP_OUTPUTS marker,
+    if it printed one."""
     (home / "state").mkdir(parents=True, exist_ok=True)
     (home / "cwd").mkdir(exist_ok=True)
+    (home / "tmp").mkdir(exist_ok=True)
     variables = engine_env(home, {"MLTRAIN_ALAYA_ENDPOINT": emulator.url,
-                                  "MLTRAIN_ALAYA_API_KEY": emulator.alaya_api_key, **env})
+                                  "MLTRAIN_ALAYA_API_KEY": emulator.alaya_api_key, "TMPDIR": str(home / "tmp"),
+                                  **env})
     # As a user runs it: no interpreter chosen for the provider, no virtualenv active (python3 on PATH
     # is not the one with pulumi-mltrain), so the script itself must name its interpreter.
     variables.pop("PULUMI_PYTHON_CMD", None)
@@ -36,6 +39,7 @@ def sweep(emulator: Any, home: Path, *args: str, **env: str) -> tuple[subprocess
                             capture_output=True, text=True, timeout=600, check=False)
     output = result.stdout + result.stderr
     assert result.returncode == 0, f"sweep.py {' '.join(args)} exited {result.returncode}:\n{output[-6000:]}"
+    assert list((home / "tmp").iterdir()) == [], "the script leaves no workspace folder behind"
     marked = [line for line in result.stdout.splitlines() if line.startswith("SWEEP_OUTPUTS ")]
     return result, json.loads(marked[-1].split(" ", 1)[1]) if marked else None
 
@@ -44,7 +48,9 @@ def live_tasks(emulator: Any) -> dict[str, dict[str, Any]]:
     return {t["id"]: t for t in emulator.admin.state()["alaya"]["tasks"] if not t["deleting"]}
 
 
-def test_sweep_up_outputs_destroy(emulator: Any, tmp_path: Path) -> None:
+def test_sweep_up_outputs_then_run_with_one_more_trial(emulator: Any, tmp_path: Path) -> None:
+    """`up` and `outputs`, then `run --remove-stack` (one process: up, outputs, destroy) with one more
+    learning rate: its up creates only that trial, its destroy deletes the trials another process made."""
     emulator.admin.set_settings(subscription_delay=0.3, task_state_delay=0.3, delete_delay=0.2)
     rates = {"trial-0": 1e-4, "trial-1": 3e-4, "trial-2": 1e-3}
 
@@ -64,18 +70,12 @@ def test_sweep_up_outputs_destroy(emulator: Any, tmp_path: Path) -> None:
     _, again = sweep(emulator, tmp_path, "outputs", SWEEP_LEARNING_RATES="1e-4,3e-4,1e-3")
     assert again == trials, "a second process reads the same outputs from the state"
 
-    result, _ = sweep(emulator, tmp_path, "destroy", "--remove-stack", SWEEP_LEARNING_RATES="1e-4,3e-4,1e-3")
-    assert "destroy: succeeded" in result.stdout
-    assert emulator.admin.state()["alaya"]["tasks"] == []
-    assert emulator.admin.requests()["endpoints"][CREATE] == 3, "nothing was created again"
-    assert not checkpoint.exists(), "--remove-stack removed the stack"
-
-
-def test_sweep_run_is_one_cycle(emulator: Any, tmp_path: Path) -> None:
-    emulator.admin.set_settings(subscription_delay=0.3, task_state_delay=0.3, delete_delay=0.2)
-    result, trials = sweep(emulator, tmp_path, "run", SWEEP_LEARNING_RATES="5e-5,2e-4", SWEEP_STACK="one-shot")
-    assert sorted(t["learning_rate"] for t in trials.values()) == [5e-5, 2e-4]
-    assert len({t["task_id"] for t in trials.values()}) == 2
-    assert emulator.admin.requests()["endpoints"][CREATE] == 2
+    result, ran = sweep(emulator, tmp_path, "run", "--remove-stack", SWEEP_LEARNING_RATES="1e-4,3e-4,1e-3,2e-3")
+    assert {name: t["learning_rate"] for name, t in ran.items()} == {**rates, "trial-3": 2e-3}
+    assert {name: ran[name]["task_id"] for name in rates} == {name: t["task_id"] for name, t in trials.items()}, \
+        "the trials that did not change are kept"
+    assert len({t["task_id"] for t in ran.values()}) == 4
+    assert emulator.admin.requests()["endpoints"][CREATE] == 4, "only the new trial was created"
     assert "up: succeeded" in result.stdout and "destroy: succeeded" in result.stdout
     assert emulator.admin.state()["alaya"]["tasks"] == []
+    assert not checkpoint.exists(), "--remove-stack removed the stack"
