@@ -50,9 +50,7 @@ def test_imported_code_runs_and_previews_no_change(emulator: Any, tmp_path: Path
     stack.up()
     made = {r["type"]: (r["urn"].rsplit("::", 1)[1], r["id"]) for r in managed(stack)}
     assert sorted(made) == sorted(TYPES), sorted(made)
-    for resource in sorted(managed(stack), key=lambda r: r["type"] in ("mltrain:alaya:StorageMount",
-                                                                        "mltrain:modelarts:Algorithm")):
-        stack.run("state", "delete", resource["urn"], "--yes")  # jobs first: they depend on the others
+    stack.run("state", "delete", *(r["urn"] for r in managed(stack)), "--yes")  # jobs before what they use
     assert managed(stack) == []
 
     wanted = tmp_path / "import.json"

@@ -138,9 +138,7 @@ def test_lifecycle_fields_update_deadline_import_and_rollback(
 
     # Import: forgotten by the state, the algorithm and the job are imported, the job under a new resource
     # name: it now carries that name's mark.
-    for resource in sorted((r for r in managed(stack) if not r["urn"].endswith("::fields")),
-                           key=lambda r: "Algorithm" in r["type"]):
-        stack.run("state", "delete", resource["urn"], "--yes")
+    stack.run("state", "delete", *(r["urn"] for r in managed(stack) if not r["urn"].endswith("::fields")), "--yes")
     wanted = stack.home / "import.json"
     wanted.write_text(json.dumps({"resources": [
         {"type": ALGORITHM["type"], "name": "algo", "id": out["algo_id"]},
