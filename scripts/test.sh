@@ -6,8 +6,9 @@
 # 50 %; six keep them busy, and work stealing ends the long tests that one worker would otherwise queue
 # alone (tests/conftest.py deals the slow engine tests out to the workers first). Bytecode is written even
 # where PYTHONDONTWRITEBYTECODE is set: otherwise every worker rewrites the asserts of every test module
-# again (7 CPU-s of collection per worker instead of 3). Measured on 2 cores at 913 tests: 342-388 s of pytest
-# (625-699 CPU-s in the tests: the cores stay busy; the 207 `pulumi` commands take 466-517 of them).
+# again (7 CPU-s of collection per worker instead of 3). Measured on 2 cores: 275 s of pytest at 912 tests
+# (486 CPU-s in the tests, 359 of them in the 202 `pulumi` commands) one evening, 342-388 s at 913 (625-699
+# CPU-s, 466-517 in 207 commands) the day before: the cores stay busy, and deliver less when the host is.
 # CI (.ci/run) also runs scripts/test-lowest.sh.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
