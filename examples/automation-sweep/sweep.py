@@ -93,12 +93,15 @@ def select_stack(work_dir: str) -> auto.Stack:
                                         project_settings=auto.ProjectSettings(name=PROJECT, runtime="python"),
                                         env_vars=provider_python()),
     )
+    settings: dict[str, auto.ConfigValue] = {}
     endpoint = os.environ.get("MLTRAIN_ALAYA_ENDPOINT")
     if endpoint:
-        stack.set_config("mltrain:alayaEndpoint", auto.ConfigValue(endpoint))
+        settings["mltrain:alayaEndpoint"] = auto.ConfigValue(endpoint)
     key = os.environ.get("MLTRAIN_ALAYA_API_KEY")
     if key:
-        stack.set_config("mltrain:alayaApiKey", auto.ConfigValue(key, secret=True))
+        settings["mltrain:alayaApiKey"] = auto.ConfigValue(key, secret=True)
+    if settings:
+        stack.set_all_config(settings)  # one `pulumi config set-all`, not a CLI process per key
     return stack
 
 
