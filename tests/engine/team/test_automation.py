@@ -53,24 +53,26 @@ def test_sweep_up_outputs_then_run_with_one_more_trial(emulator: Any, tmp_path: 
     learning rate: its up creates only that trial, its destroy deletes the trials another process made."""
     emulator.admin.set_settings(subscription_delay=0.3, task_state_delay=0.3, delete_delay=0.2)
     rates = {"trial-0": 1e-4, "trial-1": 3e-4, "trial-2": 1e-3}
+    stack = {"SWEEP_STACK": "nightly"}  # not the default stack name: each run selects the one named
 
-    _, trials = sweep(emulator, tmp_path, "up", SWEEP_LEARNING_RATES="1e-4,3e-4,1e-3")
+    _, trials = sweep(emulator, tmp_path, "up", SWEEP_LEARNING_RATES="1e-4,3e-4,1e-3", **stack)
     assert sorted(trials) == sorted(rates)
     assert {name: t["learning_rate"] for name, t in trials.items()} == rates
     assert {t["status"] for t in trials.values()} == {"RUNNING"}, "up waited until every trial trains"
     tasks = live_tasks(emulator)
     assert sorted(tasks) == sorted(t["task_id"] for t in trials.values()), "the outputs name the platform's tasks"
     assert emulator.admin.requests()["endpoints"][CREATE] == 3
-    checkpoint = tmp_path / "state" / ".pulumi" / "stacks" / "automation-sweep" / "sweep.json"
+    checkpoint = tmp_path / "state" / ".pulumi" / "stacks" / "automation-sweep" / "nightly.json"
     assert checkpoint.is_file(), "one stack holds the sweep"
     for trial in trials.values():
         assert tasks[trial["task_id"]]["name"] == trial["name"]
         assert f"--lr {trial['learning_rate']!r}" in json.dumps(tasks[trial["task_id"]]), "each trial has its rate"
 
-    _, again = sweep(emulator, tmp_path, "outputs", SWEEP_LEARNING_RATES="1e-4,3e-4,1e-3")
+    _, again = sweep(emulator, tmp_path, "outputs", SWEEP_LEARNING_RATES="1e-4,3e-4,1e-3", **stack)
     assert again == trials, "a second process reads the same outputs from the state"
 
-    result, ran = sweep(emulator, tmp_path, "run", "--remove-stack", SWEEP_LEARNING_RATES="1e-4,3e-4,1e-3,2e-3")
+    result, ran = sweep(emulator, tmp_path, "run", "--remove-stack", SWEEP_LEARNING_RATES="1e-4,3e-4,1e-3,2e-3",
+                        **stack)
     assert {name: t["learning_rate"] for name, t in ran.items()} == {**rates, "trial-3": 2e-3}
     assert {name: ran[name]["task_id"] for name in rates} == {name: t["task_id"] for name, t in trials.items()}, \
         "the trials that did not change are kept"
