@@ -46,6 +46,7 @@ class Provider(pulumi.ProviderResource):
         skip_credential_check: pulumi.Input[bool] | None = None,
         replace_running: pulumi.Input[str] | None = None,
         default_tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        rerun_failed: pulumi.Input[str] | None = None,
     ) -> None:
         """Declare the settings of one account.
 
@@ -97,6 +98,10 @@ class Provider(pulumi.ProviderResource):
             default_tags: Tags merged into every ModelArts training job's and algorithm's tags (a resource's
                 own win on the same key); the environment variable holds them as a JSON map.
                 (`mltrain:defaultTags`, MLTRAIN_DEFAULT_TAGS)
+            rerun_failed: IDs of held failed runs to run again (comma- or space-separated): the next `pulumi
+                up` replaces each training job whose held failure is one of them with a new run, once (the
+                new run has another ID). Works from every language and from CI without changing the program.
+                (`mltrain:rerunFailed`, MLTRAIN_RERUN_FAILED)
         """
         # Deliberately no super().__init__(): nothing is registered (there is no `mltrain` plugin for
         # the engine to load); this object only carries settings to the resources that name it.

@@ -115,6 +115,21 @@ class Settings(BaseModel):
     # Tags merged into every ModelArts training job's and algorithm's `tags` (the resource's own win on
     # the same key), like pulumi-aws's defaultTags: a JSON map {key: value}.
     default_tags: dict[str, str] | None = None
+    # IDs of held failed runs that the next `pulumi up` runs again (`rerun_runs`), as the setting gives them.
+    rerun_failed: str | None = None
+
+    @property
+    def rerun_runs(self) -> frozenset[str]:
+        """The run IDs `rerun_failed` names: separated by commas or spaces, or a JSON list."""
+        text = (self.rerun_failed or "").strip()
+        if text.startswith("["):
+            try:
+                items = json.loads(text)
+            except ValueError:
+                items = None
+            if isinstance(items, list):
+                return frozenset(str(item).strip() for item in items if str(item).strip())
+        return frozenset(part for part in re.split(r"[\s,]+", text) if part)
 
     @field_validator("default_tags", mode="before")
     @classmethod

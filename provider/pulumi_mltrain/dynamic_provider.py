@@ -59,12 +59,13 @@ class MltrainProvider(ResourceProvider, Generic[P]):
         return CheckResult(checked.inputs, [CheckFailure(f.property, f.reason) for f in checked.failures])
 
     def diff(self, _id: str, olds: dict[str, Any], news: dict[str, Any]) -> DiffResult:
-        found = self.handler.diff(olds, news)
+        found = self.handler.diff(olds, news, _id)
         return DiffResult(changes=found.changes, replaces=list(found.replaces),
                           delete_before_replace=found.delete_before_replace)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
-        # A job kept by on_failure="keep" is recorded with its FAILED_KEY: the program side raises it.
+        # A held failure (FAILED_KEY) or a wait the engine cancelled (UNFINISHED_KEY) is recorded, and
+        # the program side raises it (`program_resource.MltrainResource`).
         created = self.handler.create(props)
         return CreateResult(created.id, created.outputs)
 

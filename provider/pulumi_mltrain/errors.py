@@ -106,7 +106,11 @@ class RemoteFailure(MltrainError):
 
 
 class WaitTimeout(MltrainError):
-    pass
+    """`value`: the object as the wait last saw it (None when it saw nothing)."""
+
+    def __init__(self, message: str, value: object = None) -> None:
+        super().__init__(message)
+        self.value = value
 
 
 def for_resource(kind: str, name: str, err: BaseException) -> MltrainError:

@@ -35,23 +35,30 @@ from .accounts import ACCOUNT_KEY, explicit_settings
 from .config import Settings
 from .errors import MltrainError, NotFound, for_resource
 from .lifecycle import removal
-from .lifecycle.record import KeptFailure
+from .lifecycle.record import Held, Unfinished
 from .ownership import (
+    ATTEMPT_KEY,
     EXISTS_KEY,
     FAILED_KEY,
     IMPORTED_KEY,
     INTERNAL_PREFIX,
     MARK_KEYS,
+    REMOVED_KEY,
     STACK_KEY,
+    UNFINISHED_KEY,
     URN_KEY,
     Mark,
     internal,
     internal_outputs,
+    owns,
     physical_name,
     resource_of,
 )
 from .platform_calls import Context, OutT, PlatformCalls, Props, SpecT
-from .runs import RunReason, replaced_by
+from .runs import Replacement, Replacements, RunReason, replaced_by
+
+# The state of a run (held failure, unfinished wait, attempt), which a diff never compares as inputs.
+RUN_STATE_KEYS = (FAILED_KEY, UNFINISHED_KEY, ATTEMPT_KEY, REMOVED_KEY)
 
 # How long the look for a failed create's object may take (see `Handler.survivor`).
 SURVIVOR_SECONDS = 30.0
@@ -87,12 +94,10 @@ class Diff:
         return bool(self.changed)
 
 
-@dataclass(frozen=True)
-class Created:
-    """A recorded object: its ID and outputs. `failed` is set for a job kept by `on_failure="keep"`:
-    recorded, and still a failed create (the outputs carry it under FAILED_KEY)."""
+class Outcome:
+    """What the recorded outputs say of the run: `failed` (a held failure, FAILED_KEY) or `unfinished`
+    (a wait the engine cancelled, UNFINISHED_KEY); both are recorded and still fail the operation."""
 
-    id: str
     outputs: Props
 
     @property
@@ -100,10 +105,28 @@ class Created:
         text = self.outputs.get(FAILED_KEY)
         return str(text) if text else None
 
+    @property
+    def unfinished(self) -> str | None:
+        text = self.outputs.get(UNFINISHED_KEY)
+        return str(text) if text else None
+
+    @property
+    def problem(self) -> str | None:
+        """The error the operation ends with although its object is recorded."""
+        return self.unfinished or self.failed
+
 
 @dataclass(frozen=True)
-class Updated:
-    """The outputs to store after an update in place."""
+class Created(Outcome):
+    """A recorded object: its ID and outputs (see `Outcome` for a held failure or an unfinished wait)."""
+
+    id: str
+    outputs: Props
+
+
+@dataclass(frozen=True)
+class Updated(Outcome):
+    """The outputs to store after an update in place (or the resume of an unfinished create)."""
 
     outputs: Props
 
@@ -130,6 +153,7 @@ class Handler(Generic[SpecT, OutT]):
         self.output_type: type[OutT] = calls.output_type
         self.import_id_fields = calls.import_id_fields
         self.runs = RunReason(calls.noun, calls.spec_type) if calls.runs else None
+        self.replacements = Replacements()
         self._settings: Settings | None = None
 
     # ----- configuration -------------------------------------------------------------------------
@@ -165,6 +189,10 @@ class Handler(Generic[SpecT, OutT]):
         default = calls.settings.replace_running
         if default and "replace_running" in self.spec_type.model_fields and news.get("replace_running") is None:
             news = {**news, "replace_running": default}  # the stack-wide default (mltrain:replaceRunning)
+        if news.get("on_failure") is None and olds.get("on_failure") and "on_failure" in self.spec_type.model_fields:
+            # The value the state recorded stays until the program sets one: 0.1 recorded its default then
+            # ("delete"), and a job created then keeps what it was created with.
+            news = {**news, "on_failure": olds["on_failure"]}
         news, default_failures = calls.with_defaults(news)
         declared = news
         news, name_pending = self._with_name(olds, news)
@@ -188,13 +216,24 @@ class Handler(Generic[SpecT, OutT]):
             inputs[EXISTS_KEY] = True  # a create with these inputs can only be a replacement
         if spec is not None:
             inputs.update(spec.props())
+            urn = news.get(URN_KEY)
+            # The check of a replacement (the engine gives it no stored inputs) takes what the check
+            # against the state left: the create then knows it replaces an object of the state.
+            replacing = None if olds else self.replacements.take(urn, spec)
+            if replacing is not None:
+                inputs[EXISTS_KEY] = True
+                if self.runs is not None:
+                    inputs[ATTEMPT_KEY] = replacing.attempt
             if not failures:  # outputs derived from inputs that fail a check would fail in turn
                 try:
                     kept = self.calls.derived_kept
                     derived = {k: olds[k] for k in kept if k in olds} if unchanged and kept else calls.derived(spec)
                     inputs.update(derived)
                     if self.runs is not None:
-                        inputs.update(self.runs.at_check(spec, olds, inputs))
+                        inputs.update(self.runs.at_check(spec, olds, inputs, replacing, replaces, None))
+                    if olds:  # what a replace would be, for its check or create (runs.Replacements)
+                        reason = self.runs.if_replaced(spec, inputs, replaces, None) if self.runs is not None else None
+                        self.replacements.leave(urn, spec, Replacement(reason))
                 except ValidationError as err:
                     failures = specs.failures_of(self.spec_type, err)
         else:
@@ -245,42 +284,83 @@ class Handler(Generic[SpecT, OutT]):
         news["name"] = physical_name(resource, f"{stack}/{urn}" if known else "pending")
         return news, not known
 
-    def diff(self, olds: Props, news: Props) -> Diff:
-        """What changes from the stored state `olds` to the checked inputs `news`."""
+    def diff(self, olds: Props, news: Props, object_id: str = "") -> Diff:
+        """What changes from the stored state `olds` to the checked inputs `news` of object `object_id`.
+
+        The state of a run is no input: an unfinished create is resumed (an update), and a held failure
+        is replaced only when its inputs change, or when `_run_again` says it runs again."""
         try:
             changed, replaces = specs.diff(self.spec_type, olds, news)
         except MltrainError as err:
             raise for_resource(self.kind, self._label_of(news), err) from None
-        keys = {k for k in (*olds, *news) if k.startswith(INTERNAL_PREFIX) and k not in (STACK_KEY, URN_KEY)}
+        keys = {k for k in (*olds, *news) if k.startswith(INTERNAL_PREFIX)
+                and k not in (STACK_KEY, URN_KEY, *RUN_STATE_KEYS)}
         for key in sorted(keys):
             old, new = olds.get(key), news.get(key)
             if old is None or old == new:
                 continue  # state from before the key existed: nothing to compare
             changed.append(key)
-            if key in (ACCOUNT_KEY, FAILED_KEY):
+            if key == ACCOUNT_KEY:
                 replaces.append(key)  # another account, region or endpoint: delete there, create here
+        if olds.get(UNFINISHED_KEY):
+            changed.append(UNFINISHED_KEY)  # the create was cancelled while it waited: go on waiting
+        if olds.get(FAILED_KEY) and not replaces:
+            again = self._run_again(olds, news, object_id)
+            if again is not None:
+                changed.append(FAILED_KEY)
+                replaces.append(FAILED_KEY)
         # Always delete first, also when the engine forces a replace that this diff did not ask for
         # (`replacement_trigger`, `pulumi up --replace`): a new object of the same name created first
         # would find the old one by its owner mark and take it over, and the delete would then remove it.
         return Diff(tuple(changed), tuple(replaces), delete_before_replace=True)
+
+    def _run_again(self, olds: Props, news: Props, object_id: str) -> Replacement | None:
+        """A held failure of unchanged inputs runs again when `mltrain:rerunFailed` names its run, or while
+        it has attempts left (`max_attempts`); what the replace is then left for the replacement's check."""
+        if self.runs is None:
+            return None
+        attempt = _whole(olds.get(ATTEMPT_KEY), 1)
+        budget = _whole(news.get("max_attempts"), 1)
+        if object_id and object_id in self.settings.rerun_runs:
+            why, next_attempt = f"run again after failed run {object_id} (mltrain:rerunFailed)", 1
+        elif attempt < budget:
+            why, next_attempt = f"attempt {attempt + 1} of {budget} after failed run {object_id}", attempt + 1
+        else:
+            return None
+        spec, _ = specs.validate(self.spec_type, specs.user_props(news, self.spec_type))
+        again = Replacement(self.runs.if_replaced(spec, news, [], why), next_attempt)
+        if spec is not None:
+            self.replacements.leave(news.get(URN_KEY), spec, again)
+        return again
 
     def create(self, props: Props, *, timeout: float | None = None) -> Created:
         """Create (or take over by `adopt_id`) the object of the checked inputs `props`, waited for.
         `timeout` is the engine's create timeout in seconds, used when the inputs set none."""
         return self._create_op(props, timeout)
 
-    def resume(self, object_id: str, props: Props, *, timeout: float | None = None) -> Created:
-        """Finish the create of this resource's own `object_id` (the plugin's partially created
-        resource): taken over, waited for and rolled back on failure like a fresh create."""
-        return self._create_op(props, timeout, resume=object_id)
+    def resume(self, object_id: str, props: Props, *, timeout: float | None = None, attempt: int = 1) -> Created:
+        """Finish the create of this resource's own `object_id` (an unfinished create, the plugin's
+        partially created resource): taken over, waited for and judged like a fresh create. `attempt`: the
+        attempt its state records."""
+        return self._create_op(props, timeout, resume=object_id, attempt=attempt)
 
-    def _create_op(self, props: Props, timeout: float | None, resume: str | None = None) -> Created:
+    def _create_op(self, props: Props, timeout: float | None, resume: str | None = None,
+                   attempt: int | None = None) -> Created:
         spec = self._parse(props)
         owner = Mark.from_props(props)
         budget = self._deadline(spec, "create", timeout, f"creating {self.kind} '{self._label(spec)}'")
         new_run = bool(props.get(EXISTS_KEY)) and not resume
+        # A targeted replace (`pulumi up --replace`) is created from the check against the state: what
+        # that check left is taken here (any other replacement's second check took it already).
+        replacing = self.replacements.take(props.get(URN_KEY), spec) if new_run else None
+        if attempt is None:
+            attempt = replacing.attempt if replacing is not None else _whole(props.get(ATTEMPT_KEY), 1)
+        run: Props = {ATTEMPT_KEY: attempt} if self.runs is not None else {}
         try:
             calls = self.platform(props, replacing=new_run)
+        except Exception as err:
+            raise for_resource(self.kind, self._label(spec), err) from None
+        try:
             with deadline.scope(budget):
                 if resume:
                     object_id, outs = resume, self._resumed(calls, resume, spec, owner)
@@ -288,13 +368,35 @@ class Handler(Generic[SpecT, OutT]):
                     object_id, outs = spec.adopt_id, calls.adopt(spec.adopt_id, spec, owner)
                 else:
                     object_id, outs = calls.create(spec, owner)
-        except KeptFailure as err:
-            failed = str(for_resource(self.kind, self._label(spec), err))
+        except Held as err:
+            held = self._held(spec, props, err, attempt)
             return Created(err.object_id, {**self._outs(calls, spec, err.outs, props),
-                                           **self._run_recorded(spec, props, new_run), FAILED_KEY: failed})
+                                           **self._run_recorded(props, replacing), **run, **held})
+        except Unfinished as err:
+            text = str(for_resource(self.kind, self._label(spec), err))
+            return Created(err.object_id, {**self._outs(calls, spec, err.outs, props),
+                                           **self._run_recorded(props, replacing), **run, UNFINISHED_KEY: text})
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
-        return Created(object_id, {**self._outs(calls, spec, outs, props), **self._run_recorded(spec, props, new_run)})
+        return Created(object_id, {**self._outs(calls, spec, outs, props), **self._run_recorded(props, replacing),
+                                   **run})
+
+    def _held(self, spec: SpecT, props: Props, err: Held, attempt: int) -> Props:
+        """The state keys of a held failure: what failed, and what runs it again (none by itself)."""
+        budget = _whole(getattr(spec, "max_attempts", 1), 1)
+        job = ("its job was deleted (on_failure=\"delete\")" if err.removed else
+               "its job stays on the platform, ended, as the run's record (on_failure=\"keep\")")
+        if attempt < budget:
+            then = f"the next `pulumi up` starts attempt {attempt + 1} of {budget}"
+        else:
+            urn = props.get(URN_KEY)
+            replace = f", or `pulumi up --replace '{urn}'`" if isinstance(urn, str) and urn else ""
+            then = (f"no `pulumi up` starts it again while its inputs and replacement_trigger stay as they are: to "
+                    f"run it again, `pulumi config set mltrain:rerunFailed {err.object_id}` then `pulumi up`{replace}")
+        text = (f"{err.failure}. Run {err.object_id} (attempt {attempt} of {budget}) is held: {job}; {then}; "
+                f"`pulumi destroy` removes it{err.details}")
+        return {FAILED_KEY: str(for_resource(self.kind, self._label(spec), MltrainError(text))),
+                REMOVED_KEY: True if err.removed else None}
 
     def _resumed(self, calls: PlatformCalls[SpecT, OutT], object_id: str, spec: SpecT, owner: Mark | None) -> Props:
         try:
@@ -305,29 +407,37 @@ class Handler(Generic[SpecT, OutT]):
                 "drops it from the state once a listing agrees, and the next `pulumi up` then creates it anew"
             ) from None
 
-    def _run_recorded(self, spec: SpecT, props: Props, replacing: bool) -> Props:
-        return self.runs.recorded(spec, props, replacing) if self.runs is not None else {}
+    def _run_recorded(self, props: Props, replacing: Replacement | None = None) -> Props:
+        return self.runs.recorded(props, replacing) if self.runs is not None else {}
 
     def survivor(self, props: Props) -> str | None:
         """After a failed create of the checked inputs `props`: the ID of this resource's own object if
-        one exists (it carries this resource's mark, found the way a retried create finds it), else None."""
+        one exists (it carries this resource's mark, found the way a create's first look finds it), else None."""
         spec, _ = specs.validate(self.spec_type, specs.user_props(props, self.spec_type))
-        if spec is None or not getattr(spec, "name", None):
+        name = getattr(spec, "name", None) if spec is not None else None
+        if spec is None or not isinstance(name, str) or not name:
             return None
+        owner = Mark.from_props(props)
         try:
             calls = self.platform(props)
+            objects = calls.objects()
+            if objects is None:
+                return None
             with deadline.scope(deadline.Deadline.after(SURVIVOR_SECONDS, "looking for the object")):
-                found = calls.existing(spec, Mark.from_props(props))
-                if found is None:
-                    return None
-                object_id = found if isinstance(found, str) else _metadata_id(found)
-                return object_id if object_id and calls.read(object_id, spec) is not None else None
+                mine = [n.object_id for n in objects.named(name) if owns(owner, n.mark, name)]
+                return mine[0] if mine and calls.read(mine[0], spec) is not None else None
         except Exception:  # not found, not ours, unreachable: nothing to record
             return None
 
     def read(self, object_id: str, props: Props) -> Read | None:
-        """The object as the platform holds it now (refresh), or None once it is gone (a listing agrees)."""
+        """The object as the platform holds it now (refresh), or None once it is gone (a listing agrees).
+        A held failure whose job was deleted (`on_failure="delete"`) is its state: nothing to read."""
         spec = self._parse(props, strict=False)
+        kept = self._run_recorded(props)
+        run = _run_state(props)
+        if props.get(FAILED_KEY) and props.get(REMOVED_KEY):
+            inputs = {**specs.user_props(props, self.spec_type), **_without_run_state(internal(props)), **kept}
+            return Read(object_id, {k: v for k, v in props.items() if k not in MARK_KEYS}, inputs)
         try:
             calls = self.platform(props)
             try:
@@ -342,12 +452,11 @@ class Handler(Generic[SpecT, OutT]):
         outs, remote = {**calls.derived(spec), **found[0]}, found[1]
         # The stored inputs' run_reason stays with them, as check put it there: a later preview of a
         # change in place shows the reason of the run it keeps.
-        kept = self._run_recorded(spec, props, False)
-        inputs = {**specs.user_props(props, self.spec_type), **self._drift(calls, spec, remote), **internal(props),
-                  **kept}
+        inputs = {**specs.user_props(props, self.spec_type), **self._drift(calls, spec, remote),
+                  **_without_run_state(internal(props)), **kept}
         once = {k: props[k] for k in self.calls.recorded_once if props.get(k) is not None}
         recorded = {k: v for k, v in inputs.items() if k not in MARK_KEYS}  # the owner mark stays in the inputs
-        return Read(object_id, {**recorded, **once, **self._only_outputs(outs)}, inputs)
+        return Read(object_id, {**recorded, **once, **self._only_outputs(outs), **run}, inputs)
 
     def import_object(self, object_id: str, owner: Props) -> Read:
         """`pulumi import`: the object's inputs as the platform holds them (the spec's own read-back),
@@ -401,23 +510,31 @@ class Handler(Generic[SpecT, OutT]):
 
     def update(self, object_id: str, olds: Props, news: Props, *,
                timeout: float | None = None) -> Updated:
-        """Change the object in place from the stored state `olds` to the checked inputs `news`.
-        `timeout` is the engine's update timeout, used when the inputs set none."""
+        """Change the object in place from the stored state `olds` to the checked inputs `news`, or go on
+        with a create the engine cancelled (`olds` unfinished). `timeout` is the engine's update timeout,
+        used when the inputs set none. A held failure stays held (its outputs say so)."""
+        if olds.get(UNFINISHED_KEY):
+            attempt = _whole(olds.get(ATTEMPT_KEY), 1)
+            return Updated(self.resume(object_id, news, timeout=timeout, attempt=attempt).outputs)
         old, new = self._parse(olds, strict=False), self._parse(news)
         changed, _ = specs.diff(self.spec_type, olds, news)
         budget = self._deadline(new, "update", timeout, f"updating {self.kind} '{self._label(new)}'")
         try:
             calls = self.platform(news)
+            if olds.get(FAILED_KEY) and olds.get(REMOVED_KEY):  # its job was deleted when it failed
+                return Updated({**self._outs(calls, new, self._only_outputs(olds), news), **_run_state(olds)})
             with deadline.scope(budget):
                 outs = calls.update(object_id, old, new, changed, Mark.from_props(news) or Mark.from_props(olds))
         except Exception as err:
             raise for_resource(self.kind, self._label(new), err) from None
         previous = self._only_outputs(olds)
-        return Updated(self._outs(calls, new, {**previous, **outs}, news))
+        return Updated({**self._outs(calls, new, {**previous, **outs}, news), **_run_state(olds)})
 
     def delete(self, object_id: str, props: Props, *, timeout: float | None = None) -> None:
         """Remove the object (and wait until it is gone). `timeout` is the engine's delete timeout."""
         spec = self._parse(props, strict=False)
+        if props.get(FAILED_KEY) and props.get(REMOVED_KEY):
+            return  # a held failure whose job was deleted when it failed (on_failure="delete")
         budget = self._deadline(spec, "delete", timeout, f"deleting {self.kind} '{self._label(spec)}'")
         try:
             calls = self.platform(props)
@@ -461,7 +578,17 @@ class Handler(Generic[SpecT, OutT]):
         return {**spec.props(), **calls.derived(spec), **internal_outputs(props), **self._only_outputs(outs)}
 
 
-def _metadata_id(found: Props) -> str:
-    """The ID of a platform object that keeps it in `metadata.id` (ModelArts)."""
-    metadata = found.get("metadata")
-    return str(metadata.get("id") or "") if isinstance(metadata, dict) else ""
+def _whole(value: object, default: int) -> int:
+    """A count from a state or the engine (numbers arrive as floats), else `default`."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return default
+    return int(value)
+
+
+def _run_state(props: Props) -> Props:
+    """The run's state a state keeps through updates and refreshes (all but an unfinished wait's mark)."""
+    return {k: props[k] for k in RUN_STATE_KEYS if k != UNFINISHED_KEY and props.get(k) is not None}
+
+
+def _without_run_state(props: Props) -> Props:
+    return {k: v for k, v in props.items() if k not in RUN_STATE_KEYS}

@@ -12,7 +12,9 @@ The same first call starts the engine watchdog (`watch_host_engine`, with `watch
 plugin uses too): the SDK's host never notices that the engine which started it is gone (a killed
 `pulumi`), and would otherwise run, holding its waits, forever.
 `readable_errors`, from the same first call, makes that host answer our errors with their message
-alone instead of `traceback.format_exc()` (bugs keep their traceback).
+alone instead of `traceback.format_exc()` (bugs keep their traceback), and `cancel_on_engine_cancel`
+makes its Cancel reach our waits: the SDK's host answers the engine's Cancel and does nothing else, so an
+interrupted `pulumi up` would wait for every create to end on its own (`cancel.py`).
 """
 
 from __future__ import annotations
@@ -156,4 +158,45 @@ def readable_errors(module: types.ModuleType | None = None) -> bool:
             scope = getattr(module.DynamicResourceProviderServicer, name).__globals__
             if not isinstance(scope["traceback"], MessageOnly):
                 scope["traceback"] = MessageOnly(scope["traceback"])
+    return True
+
+
+# ----- the engine's Cancel ------------------------------------------------------------------------
+# The SDK's host answers Cancel with `empty_pb2.Empty()` and nothing else. Its gRPC server holds the bound
+# method from the start, so the method's code is what changes: `_cancel`'s, which reads its names from the
+# host module's globals (`empty_pb2`, its own import, and CANCEL_HOOK, set to `cancel.signal` beside it).
+CANCEL_HOOK = "_mltrain_cancel"
+
+
+def _cancel(self: Any, request: Any, context: Any) -> Any:  # runs as the host's Cancel, in its module
+    _mltrain_cancel()  # type: ignore[name-defined]  # noqa: F821 -- CANCEL_HOOK in the host module
+    return empty_pb2.Empty()  # type: ignore[name-defined]  # noqa: F821 -- the host module's import
+
+
+def cancel_on_engine_cancel(module: types.ModuleType | None = None) -> bool:
+    """In the SDK's host (or `module`, a copy of it), make the engine's Cancel signal `cancel.py`; whether
+    it is in place. A host of another shape is left as it is, said once on stderr."""
+    from . import cancel
+
+    if module is None:
+        if not in_host():
+            return False
+        module = sys.modules["__main__"]
+    servicer = getattr(module, "DynamicResourceProviderServicer", None)
+    method = getattr(servicer, "Cancel", None)
+    code = getattr(method, "__code__", None)
+    if code is _cancel.__code__:
+        return True
+    if code is None or set(code.co_names) != {"empty_pb2", "Empty"} or code.co_argcount != 3 \
+            or code.co_freevars or not hasattr(module, "empty_pb2"):
+        with _lock:
+            if "cancel" not in _warned:
+                _warned.append("cancel")
+                print(f"[mltrain] the pulumi SDK's dynamic provider host ({HOST_MODULE}) has changed: its Cancel "
+                      "is not the one this provider knows; an interrupted `pulumi up` waits for creates to end on "
+                      "their own", file=sys.stderr)
+        return False
+    with _lock:
+        module.__dict__[CANCEL_HOOK] = cancel.signal
+        method.__code__ = _cancel.__code__  # type: ignore[union-attr]
     return True

@@ -26,11 +26,20 @@ INTERNAL_PREFIX = "__mltrain_"
 # Internal resource inputs that carry the owner from the program to the provider.
 STACK_KEY = "__mltrain_stack"
 URN_KEY = "__mltrain_urn"
-# Marks the state of a job that failed during its create's wait and was kept (`on_failure="keep"`);
-# its value is the error. The next update replaces such a state, and the create that recorded it
-# still fails: the plugin returns a partially created resource, and the dynamic form's program side
-# raises the error once the outputs arrive (see program.MltrainResource).
+# Marks the state of a held failed run (lifecycle/record.py): a job whose run failed during its create's
+# wait, kept on the platform as its record or deleted (`on_failure`); its value says what failed and how
+# to run it again. No later `pulumi up` starts the same run again unless asked (handler.py), and every
+# `up` fails on it: the plugin answers with a partially created resource, and the dynamic form's program
+# side raises the error once the outputs arrive (see program_resource.MltrainResource).
 FAILED_KEY = "__mltrain_failed"
+# Marks the state of a job whose create (or resume) the engine cancelled while it waited: recorded as it
+# was last seen, and the next `pulumi up` goes on waiting for it (an update that resumes the create).
+UNFINISHED_KEY = "__mltrain_unfinished"
+# The attempt of the run a training job's state holds (1 for a first run or a new declaration), against
+# its `max_attempts`: a held failure with attempts left is replaced by the next `pulumi up`.
+ATTEMPT_KEY = "__mltrain_attempt"
+# Set on a held failure whose job was deleted (`on_failure="delete"`): a refresh keeps the record.
+REMOVED_KEY = "__mltrain_removed"
 # Set by check when the resource is already in the state: a create with it is a replacement, which
 # must never take the old object over (see lifecycle/takeover.py).
 EXISTS_KEY = "__mltrain_exists"

@@ -2,7 +2,7 @@
 
 A job is pending while the platform has not yet run it: queued for resources or being set up (Alaya
 NeW: QUEUED, STARTING; ModelArts: Creating, Pending). The pending period is counted from the job's own
-create time as the platform reports it, against this machine's clock, so a take-over after an
+create time as the platform reports it, against this machine's clock, so a resumed wait after an
 interrupted or timed-out `up` counts from the real start, not from the new wait; when the answer has no
 create time (or one ahead of this machine's clock), from when the wait began. A clock that is off
 moves the limit by as much (seconds, against a limit in minutes). Once the job has run (the platform
@@ -77,7 +77,7 @@ def description(pending: str) -> str:
             "them the job fails as a failed run does (on_failure decides: delete, the default, terminates and "
             "deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and "
             "the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 "
-            "seconds). Counted from the job's create time on the platform, so a take-over after an interrupted "
+            "seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted "
             "run counts from the real start; once the job has run, it no longer applies. Needs wait_for running "
             "or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it "
             "never replaces or updates the job.")

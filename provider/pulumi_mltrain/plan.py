@@ -11,7 +11,9 @@ that starts with `first run` or `new run:`, on a step that creates or replaces i
 or one changed in place, keeps the reason of the run it already has: its step is `same` or `update`,
 and it is not counted; neither is an adopted job (`adopted: ...`). A job's timeout is Alaya NeW's
 `timeout_hours` (when `enable_timeout_cancel` is on) and ModelArts' `auto_stop_hours`; without one a
-run is unbounded. Alaya NeW jobs carry their price per hour from the product catalogue
+run is unbounded. A job whose `max_attempts` allows more runs than this one (held failures started
+again by later `pulumi up`s, see runs.md) counts each of them: its GPU-hours and cost at most are one run's
+times the attempts it has left. Alaya NeW jobs carry their price per hour from the product catalogue
 (`cost_per_hour`); ModelArts jobs carry none (only `billing_code`), so their cost is "price unknown",
 never estimated.
 
@@ -100,6 +102,7 @@ class Run:
     hours: float | None  # None: no timeout, unbounded
     cost_per_hour: float | None  # None: price unknown (always for ModelArts)
     replaces: bool = False
+    attempts: int = 1  # the runs it may start from here: this one and the retries its max_attempts leaves
 
     @property
     def timeout_field(self) -> str:
@@ -112,14 +115,14 @@ class Run:
             return 0
         if self.gpus is None or self.hours is None:
             return None
-        return self.gpus * self.hours
+        return self.gpus * self.hours * self.attempts
 
     @property
     def max_cost(self) -> float | None:
         """Cost per hour x hours at most; None when the price is unknown or the run unbounded."""
         if self.cost_per_hour is None or self.hours is None:
             return None
-        return self.cost_per_hour * self.hours
+        return self.cost_per_hour * self.hours * self.attempts
 
     def row(self) -> list[str]:
         gpus = "unknown" if self.gpus is None else fmt(self.gpus)
@@ -135,6 +138,8 @@ class Run:
             per_hour = f"{fmt(self.cost_per_hour)}/h"
             at_most = fmt(self.max_cost) if self.max_cost is not None else "unbounded"
         step = "replace" if self.replaces else "create"
+        if self.attempts > 1:
+            step += f" (up to {self.attempts} runs)"
         return [self.name, self.kind, step, gpus, hours, gpu_hours, per_hour, at_most]
 
 
@@ -267,8 +272,11 @@ def run_of(kind: str, name: str, props: Mapping[str, Any], replaces: bool | None
         return None
     gpus = number(value(props, "gpu_count"))
     price = number(value(props, "cost_per_hour")) if kind == ALAYA_JOB else None  # ModelArts: no price
+    budget = number(value(props, "max_attempts")) or 1
+    attempt = number(props.get(ownership.ATTEMPT_KEY)) or 1
     return Run(name, kind, reason, gpus, timeout_hours(kind, props), price,
-               reason.startswith(runs.NEW) if replaces is None else replaces)
+               reason.startswith(runs.NEW) if replaces is None else replaces,
+               max(1, int(budget) - int(attempt) + 1))
 
 
 def stop_of(kind: str, name: str, outputs: Mapping[str, Any], how: str) -> Stop | None:

@@ -93,7 +93,7 @@ class PlatformCalls(Generic[SpecT, OutT]):
 
     # ----- the platform's answers ----------------------------------------------------------------
     def create(self, spec: SpecT, owner: Mark | None) -> tuple[str, Props]:
-        """Make the object (or take over this resource's own from an interrupted run) and wait for it."""
+        """Make the object (once its unrecorded namesakes of this resource's mark are gone) and wait for it."""
         raise NotImplementedError
 
     def read(self, object_id: str, spec: SpecT) -> tuple[Props, Props | None] | None:
@@ -123,10 +123,6 @@ class PlatformCalls(Generic[SpecT, OutT]):
     def objects(self) -> Listing | None:
         """The platform's objects of this kind (`lifecycle.protocol`), for the second look before
         "gone" is believed; None: the resource has no remote object of its own."""
-        return None
-
-    def existing(self, spec: SpecT, owner: Mark | None) -> str | Props | None:
-        """This resource's own object by its name and owner mark (its ID, or the object), else None."""
         return None
 
     def check_remote(self, spec: SpecT) -> Failures:

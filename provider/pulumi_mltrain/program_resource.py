@@ -28,8 +28,8 @@ from pulumi.dynamic import (
 from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
 
 from .accounts import account_props, warn_retired_settings
-from .host import readable_errors, watch_host_engine, widen
-from .ownership import FAILED_KEY, PREVIEW_KEY, STACK_KEY, URN_KEY
+from .host import cancel_on_engine_cancel, readable_errors, watch_host_engine, widen
+from .ownership import FAILED_KEY, PREVIEW_KEY, STACK_KEY, UNFINISHED_KEY, URN_KEY
 
 if TYPE_CHECKING:
     from .dynamic_provider import MltrainProvider
@@ -62,6 +62,7 @@ class LazyProvider(ResourceProvider):
                     widen()  # the first call in a dynamic provider host: one thread per call from now on
                     watch_host_engine()  # and exit once the engine that started this host is gone
                     readable_errors()  # and our errors reach people as their message, without our frames
+                    cancel_on_engine_cancel()  # and the engine's Cancel ends our waits
                     found = self.__dict__["_real"] = provider_of(self.calls)()
         assert found is not None
         return found
@@ -132,9 +133,14 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _raise_kept(failed: str | None) -> None:
-    if failed:
-        raise pulumi.RunError(failed)
+def _raise_recorded(problem: str | None) -> None:
+    """A held failure or an unfinished wait, recorded by its create: `pulumi up` still fails on it. A
+    preview only warns: it changes nothing, and the update it previews is what fails."""
+    if problem:
+        if pulumi.runtime.is_dry_run():
+            pulumi.log.warn(problem)
+        else:
+            raise pulumi.RunError(problem)
 
 
 class MltrainResource(pulumi.dynamic.Resource):
@@ -166,7 +172,7 @@ class MltrainResource(pulumi.dynamic.Resource):
                   opts: pulumi.ResourceOptions | None = None) -> None:
         from .stack_identity import stack_identity
 
-        keeps = "on_failure" in self._inputs  # a training job
+        runs = "on_failure" in self._inputs  # a training job
         unknown = sorted(set(args) - set(self._inputs))
         if unknown:
             raise TypeError(f"{self._kind} '{resource_name}': unknown argument(s) {', '.join(unknown)}; "
@@ -179,10 +185,9 @@ class MltrainResource(pulumi.dynamic.Resource):
                 for op in ("create", "update", "delete")
                 if (seconds := parse_duration(getattr(custom, op, None)))
             }
-        if keeps:
-            # A job's name is its own: a replacement created first (a replacement_trigger, `--replace`)
-            # would meet the old job, so the old one is always deleted first.
-            opts = pulumi.ResourceOptions.merge(pulumi.ResourceOptions(delete_before_replace=True), opts)
+        # An object's name (and owner mark) is its own: a replacement created first (a replacement_trigger,
+        # `--replace`) would meet the old object, so the old one is always deleted first.
+        opts = pulumi.ResourceOptions.merge(pulumi.ResourceOptions(delete_before_replace=True), opts)
         type_ = f"pulumi-python:{self._resource_type_name}"
         platform = self._resource_type_name.split("/")[-1].split(":")[0]
         opts, account = account_props(resource_name, opts, platform)
@@ -197,8 +202,9 @@ class MltrainResource(pulumi.dynamic.Resource):
         for attr in self._declared():
             if attr not in fixed:
                 props.setdefault(attr, None)  # filled by the provider: readable on the resource
-        if keeps:
-            props[FAILED_KEY] = None  # set by a create whose failed job was kept (on_failure="keep")
+        if runs:
+            props[FAILED_KEY] = None  # set on a held failure (lifecycle/record.py)
+            props[UNFINISHED_KEY] = None  # set by a create the engine cancelled while it waited
             if pulumi.runtime.is_dry_run():
                 props[PREVIEW_KEY] = True  # check marks a step that starts a run (runs.RUN_STARTS)
         # What `pulumi.dynamic.Resource.__init__` does, with the pickled provider made once per class:
@@ -210,10 +216,11 @@ class MltrainResource(pulumi.dynamic.Resource):
             # The ID is known in the preview of an in-place update (unlike other outputs), so jobs that
             # use it are not previewed as replaced when only, say, an algorithm's description changes.
             setattr(self, attr, self.id)
-        if keeps:
-            # A dynamic create cannot be both recorded and failed: the kept job's create succeeds with
-            # this mark, and the program fails here, so `pulumi up` still reports the error.
-            getattr(self, FAILED_KEY).apply(_raise_kept)
+        if runs:
+            # A dynamic create cannot be both recorded and failed: a held failure's or a cancelled wait's
+            # create succeeds with its mark, and the program fails here, so `pulumi up` still reports it.
+            getattr(self, FAILED_KEY).apply(_raise_recorded)
+            getattr(self, UNFINISHED_KEY).apply(_raise_recorded)
 
     @classmethod
     def _pickled_provider(cls) -> str:

@@ -130,7 +130,7 @@ def _connect(address: str | None) -> Any:
 
 
 def notice(text: str, owner: Mark | None) -> None:
-    """A one-off line about a resource (e.g. the take-over of its job from an interrupted run), under the
+    """A one-off line about a resource (e.g. the removal of an unrecorded job before a create), under the
     resource when its owner mark names it. Not a plain print: the engine hides what a native plugin
     writes to stderr (it shows it only after the plugin fails), so in the plugin form a print never
     reaches the user; the engine's `Log` call reaches them in both forms."""

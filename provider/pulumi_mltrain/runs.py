@@ -9,15 +9,17 @@ the run it holds was started:
 - `new run: changing image, start_command replaces the training task (16 GPUs, 160/h)`: a replace
   that the inputs ask for, named by its fields (the wording of `replace_running="refuse"` too);
 - `new run: replaces the previous run of unchanged inputs (...)`: a replace the inputs do not show (a
-  replacement_trigger, `--replace`, a failed job kept by `on_failure="keep"`);
+  replacement_trigger, `--replace`);
+- `new run: attempt 2 of 3 after failed run tt-1 (...)` or `new run: run again after failed run tt-1
+  (mltrain:rerunFailed) (...)`: a held failure replaced (handler.py);
 - `adopted: ...`: a job taken over with `adopt_id`, not started here.
 
 How `check` knows: the engine checks a resource against its stored inputs, asks `diff`, and when it
 replaces the resource it checks the inputs once more without the stored ones (for their defaults),
 and creates with what that second check returns. The first check, in the same provider process,
-leaves the reason a replace would have, keyed by the URN and the checked inputs; the second one
-takes it. A targeted
-replace (`pulumi up --replace`) skips the second check: its create takes the reason instead.
+leaves what a replace would be (`Replacement`: its reason, and the attempt it would be) with its
+handler, keyed by the URN and the checked inputs; the second one takes it, and so does the create of
+a targeted replace (`pulumi up --replace`), which skips the second check.
 
 It is no input: a diff never compares it (no false change, no drift), and a change that keeps the run
 (a recorded description, an update in place) keeps its reason.
@@ -34,28 +36,59 @@ it), so a diff never sees it and a no-change or in-place preview never shows it.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from . import spec as specs
 from .errors import MltrainError
-from .ownership import PREVIEW_KEY, URN_KEY
+from .ownership import PREVIEW_KEY
 
 RUN_REASON = "run_reason"
 FIRST = "first run"
 NEW = "new run:"  # every reason of a replace starts with it; with FIRST, the reasons that start a run
 # Set only in a preview, on a training job whose step starts a run (a create or a replace): see above.
 RUN_STARTS = "run_starts"
-FORCED = (f"{NEW} replaces the previous run of unchanged inputs (a replacement_trigger, `pulumi up --replace` "
-          "or a failed run kept by on_failure=\"keep\")")
+FORCED = f"{NEW} replaces the previous run of unchanged inputs (a replacement_trigger or `pulumi up --replace`)"
 DESCRIPTION = (
-    "Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a "
-    "replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue "
-    "gives them. A preview shows the run a change would start. Never drift.")
+    "Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, a "
+    "replacement_trigger or `--replace`, or a held failure run again; with its GPUs and cost per hour where the "
+    "catalogue gives them. A preview shows the run a change would start. Never drift.")
 
-# (URN, checked inputs) -> the reason a replace of the resource would have, left by its check against
-# the stored inputs for the check or the create of the replacement that follows in this provider process.
-_IF_REPLACED: dict[tuple[str, str], str] = {}
+
+
+@dataclass(frozen=True)
+class Replacement:
+    """What the check of a resource against its state says a replace of it would be: the new run's
+    reason (None for a resource that is no run), and the attempt it would be (1: a new declaration)."""
+
+    reason: str | None
+    attempt: int = 1
+
+
+class Replacements:
+    """What checks against the state leave for the check or create of a replacement that follows in
+    this provider process (the engine gives those no stored inputs): one per handler, keyed by the URN
+    and the checked inputs (the second check chooses the same name from the URN). An entry whose
+    replace never comes stays until the process ends, which is when the engine's command does."""
+
+    def __init__(self) -> None:
+        self._left: dict[tuple[str, str], Replacement] = {}
+        self._lock = threading.Lock()
+
+    def leave(self, urn: Any, spec: Any, replacement: Replacement) -> None:
+        key = _key(urn, spec)
+        if key is not None:
+            with self._lock:
+                self._left[key] = replacement
+
+    def take(self, urn: Any, spec: Any) -> Replacement | None:
+        key = _key(urn, spec)
+        if key is None:
+            return None
+        with self._lock:
+            return self._left.pop(key, None)
 
 
 def _key(urn: Any, spec: Any) -> tuple[str, str] | None:
@@ -89,37 +122,45 @@ def costs(values: Mapping[str, Any]) -> str:
 
 
 class RunReason:
-    """The `run_reason` of one resource type that runs (`PlatformCalls.runs`), which the handler keeps:
-    at check, at create and at read."""
+    """The `run_reason` of one resource type that runs (`PlatformCalls.runs`): what check shows and a
+    create records, and what a replace would give (`if_replaced`)."""
 
     def __init__(self, noun: str, spec_type: type[specs.Spec]) -> None:
         self.noun = noun
         self.spec_type = spec_type
 
-    def at_check(self, spec: Any, olds: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Any]:
+    def at_check(self, spec: Any, olds: dict[str, Any], inputs: dict[str, Any],
+                 replacing: Replacement | None, replaces: list[str], forced: str | None) -> dict[str, Any]:
         """The reason a preview shows, from the checked `inputs` (with their derived outputs), and in a
-        preview of the dynamic form RUN_STARTS when this check starts a run."""
-        found = self._reason_at_check(spec, olds, inputs)
-        starts = not olds or bool(specs.diff(self.spec_type, olds, spec.props())[1])
+        preview of the dynamic form RUN_STARTS when this check starts a run. `replacing`: this is the check
+        of a replacement (what the check against the state left); `replaces`: the fields whose change
+        replaces it; `forced`: why a held failure is replaced although its inputs are the same."""
+        found = self._reason_at_check(spec, olds, inputs, replacing, replaces, forced)
+        starts = not olds or bool(replaces) or forced is not None
         if inputs.get(PREVIEW_KEY) and starts and starts_run(found.get(RUN_REASON)):
             found[RUN_STARTS] = True
         return found
 
-    def _reason_at_check(self, spec: Any, olds: dict[str, Any], inputs: dict[str, Any]) -> dict[str, Any]:
-        key = _key(inputs.get(URN_KEY), spec)
+    def if_replaced(self, spec: Any, inputs: dict[str, Any], replaces: list[str], forced: str | None) -> str:
+        """The reason of the run a replace of this resource would start."""
+        if replaces:
+            fresh = f"{NEW} {replaced_by(replaces, f'the {self.noun}')}"
+        elif forced is not None:
+            fresh = f"{NEW} {forced}"
+        else:
+            fresh = FORCED
+        return fresh + costs(inputs)
+
+    def _reason_at_check(self, spec: Any, olds: dict[str, Any], inputs: dict[str, Any],
+                         replacing: Replacement | None, replaces: list[str], forced: str | None) -> dict[str, Any]:
         if not olds:
-            replacing = _IF_REPLACED.pop(key, None) if key else None
-            if replacing is not None:
-                return {RUN_REASON: replacing}
+            if replacing is not None and replacing.reason is not None:
+                return {RUN_REASON: replacing.reason}
             adopted = getattr(spec, "adopt_id", None)
             text = f"adopted: {self.noun} {adopted}, not started by this stack" if adopted else FIRST
             return {RUN_REASON: text + costs(inputs)}
-        replaces = specs.diff(self.spec_type, olds, spec.props())[1]
-        fresh = f"{NEW} {replaced_by(replaces, f'the {self.noun}')}" if replaces else FORCED
-        if key:
-            _IF_REPLACED[key] = fresh + costs(inputs)
-        if replaces:
-            return {RUN_REASON: fresh + costs(inputs)}
+        if replaces or forced is not None:
+            return {RUN_REASON: self.if_replaced(spec, inputs, replaces, forced)}
         kept = olds.get(RUN_REASON)
         return {RUN_REASON: kept} if isinstance(kept, str) else {}
 
@@ -131,13 +172,11 @@ class RunReason:
                      "replaces the job): stopped=True stops one that exists; set stopped=False")]
         return []
 
-    def recorded(self, spec: Any, props: dict[str, Any], replacing: bool) -> dict[str, Any]:
-        """The reason recorded by a create (`replacing`: of a resource the state holds, checked against
-        it: a targeted replace) or kept by a read (in its outputs and its inputs, as check gave it)."""
-        reason = props.get(RUN_REASON)
-        key = _key(props.get(URN_KEY), spec) if replacing else None
-        if key:
-            reason = _IF_REPLACED.pop(key, reason)
+    @staticmethod
+    def recorded(props: dict[str, Any], replacing: Replacement | None = None) -> dict[str, Any]:
+        """The reason recorded by a create (that of `replacing`, a targeted replace's, when given) or kept
+        by a read (in its outputs and its inputs, as check gave it)."""
+        reason = replacing.reason if replacing is not None and replacing.reason else props.get(RUN_REASON)
         return {RUN_REASON: reason} if isinstance(reason, str) else {}
 
 

@@ -106,6 +106,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("default_tags", "defaultTags", "MLTRAIN_DEFAULT_TAGS", "map",
             "Tags merged into every ModelArts training job's and algorithm's tags (a resource's own win on "
             "the same key); the environment variable holds them as a JSON map.", see="#default-tags"),
+    Setting("rerun_failed", "rerunFailed", "MLTRAIN_RERUN_FAILED", "string",
+            "IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each "
+            "training job whose held failure is one of them with a new run, once (the new run has another ID). "
+            "Works from every language and from CI without changing the program.", see="runs.md#held-failures"),
     Setting("stack_identity", "stackIdentity", "", "string",
             "Native plugin only: the stack identity in owner marks and default names (default: the URN's "
             "project/stack). Set it when stacks of the same project and stack name in different backends "

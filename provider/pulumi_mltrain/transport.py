@@ -36,7 +36,7 @@ from typing import Any
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
-from . import deadline
+from . import cancel, deadline
 from .config import endpoint_problem
 from .errors import AmbiguousOutcome, ConfigError, Retryable, WaitTimeout
 
@@ -168,9 +168,9 @@ def retrying(policy: Policy) -> Retrying:
     Wait: the server's Retry-After when it gives one (it knows when it will take the call, and waiting
     longer only adds to a throttled `pulumi up`), else exponential backoff with jitter (``backoff_initial``
     doubling, plus up to 1 s, at most ``backoff_max``), as the waiter paces polls. Stop: after ``max_retries``
-    retries, or when the next pause would end past the operation deadline (the last error is raised).
-    Only Retryable errors are retried. tenacity keeps each call's state per thread, so one object
-    serves every thread of the provider.
+    retries, when the next pause would end past the operation deadline, or once the engine has cancelled
+    (`cancel.py`; the pause sleeps on that too): the last error is raised. Only Retryable errors are
+    retried. tenacity keeps each call's state per thread, so one object serves every thread of the provider.
     """
 
     def wait(state: RetryCallState) -> float:
@@ -186,10 +186,11 @@ def retrying(policy: Policy) -> Retrying:
 
     def stop(state: RetryCallState) -> bool:
         found = deadline.current()
-        return attempts(state) or (found is not None and state.upcoming_sleep >= found.left())
+        late = found is not None and state.upcoming_sleep >= found.left()
+        return attempts(state) or late or cancel.requested()
 
     return Retrying(stop=stop, wait=wait, retry=retry_if_exception_type(Retryable), reraise=True,
-                    sleep=time.sleep)
+                    sleep=cancel.pause)
 
 
 def _abort(response: httpx.Response) -> None:

@@ -11,6 +11,8 @@ A transient error while polling (e.g. a minute-long 503 outage) does not end the
 until the wait's own deadline. Each poll sends its requests once (`transport.single_attempt`): the
 transport's retries, with their own backoff, would stretch the lag past the 10 % rule during an outage,
 so the pacing of a failing poll is this loop's as well.
+Every pause sleeps on the engine's Cancel (`cancel.py`): once the engine cancels, a wait polls no more
+and raises `Cancelled` with the last answer it had, within moments, whatever its backoff.
 """
 
 from __future__ import annotations
@@ -20,9 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from . import deadline
+from . import cancel, deadline
+from .cancel import Cancelled
 from .errors import Retryable, WaitTimeout
-from .progress import Label, Reporter, Sink
+from .progress import Label, Reporter, Sink, duration
 from .transport import single_attempt
 
 T = TypeVar("T")
@@ -64,12 +67,13 @@ def wait_for(
     state_of: Callable[[T], str] = str,
     backoff: Backoff = Backoff(),
     clock: Callable[[], float] = time.monotonic,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] = cancel.pause,
     label: Label | None = None,
     every: float = HEARTBEAT,
     sink: Sink | None = None,
     hint: Callable[[T], float | None] | None = None,
     notes: Callable[[T], str | None] | None = None,
+    cancellable: bool = True,
 ) -> Waited[T]:
     """Call `fetch` until `done(value)`; raise WaitTimeout naming `what` and the last state.
 
@@ -79,7 +83,9 @@ def wait_for(
     time waited, so a silent log never means a stuck provider. `hint(value)` (or a transient error's
     Retry-After) is the platform's own advice on when to look again and replaces the computed pause.
     `notes(value)` is asked after each poll that does not end the wait: a text it returns (such as a
-    job's newest log lines; it bounds itself) is said as a line of its own.
+    job's newest log lines; it bounds itself) is said as a line of its own. Once the engine cancels
+    (`cancel.requested()`), the wait raises `Cancelled` carrying the last value it fetched; a wait that is
+    not `cancellable` (the short grace a create gives an answer it needs, after a cancel) sleeps on the clock.
     """
     start = clock()
     deadline = start + timeout
@@ -88,7 +94,11 @@ def wait_for(
     last_state: str | None = None
     failing: Retryable | None = None
     said_at = start
+    seen: list[T] = []
+    pause = sleep if cancellable or sleep is not cancel.pause else time.sleep
     while True:
+        if cancellable and cancel.requested():
+            raise Cancelled(_cancelled(what, clock() - start, last_state), seen[-1] if seen else None, last_state)
         polls += 1
         advice: float | None = None
         try:
@@ -106,6 +116,7 @@ def wait_for(
             advice = err.retry_after
         else:
             now = clock()
+            seen[:] = [value]
             finished = done(value)
             if finished and polls == 1:
                 # Not a wait: the first look found it done. Saying so would cost an engine call per
@@ -127,17 +138,22 @@ def wait_for(
             advice = hint(value) if hint is not None else None
         remaining = deadline - clock()
         if remaining <= 0:
-            raise WaitTimeout(_timed_out(what, timeout, last_state, failing))
+            raise WaitTimeout(_timed_out(what, timeout, last_state, failing), seen[-1] if seen else None)
         # Wake up in time for the next heartbeat even when the backoff has grown past it.
         interval = backoff.pause(clock() - start, advice)
-        sleep(max(0.0, min(interval, remaining, said_at + every - clock())))
+        pause(max(0.0, min(interval, remaining, said_at + every - clock())))
         if clock() >= deadline - _LAST_CALL:
             # No time is left for another call (the operation deadline would refuse it): say what was seen.
-            raise WaitTimeout(_timed_out(what, timeout, last_state, failing))
+            raise WaitTimeout(_timed_out(what, timeout, last_state, failing), seen[-1] if seen else None)
 
 
 # A poll needs at least this long; a wait with less left ends instead of starting one.
 _LAST_CALL = 0.05
+
+
+def _cancelled(what: str, waited: float, state: str | None) -> str:
+    seen = f"still {state}" if state is not None else "not looked at yet"
+    return f"the update was cancelled while waiting for {what} ({seen} after {duration(waited)})"
 
 
 def _timed_out(what: str, timeout: float, state: str | None, failing: Retryable | None) -> str:
@@ -153,18 +169,19 @@ def look_for(
     *,
     within: float,
     clock: Callable[[], float] = time.monotonic,
-    sleep: Callable[[float], None] = time.sleep,
+    sleep: Callable[[float], None] = cancel.pause,
 ) -> T | None:
     """Call `find` with growing pauses for up to `within` seconds (never past the operation's deadline).
 
-    Used after a create whose outcome is unknown: the object may still appear.
+    Used after a create whose outcome is unknown: the object may still appear. A cancel by the engine
+    ends the look at its next pause, with what the last call found.
     """
     found_deadline = deadline.current()
     stop = clock() + (within if found_deadline is None else min(within, found_deadline.left()))
     delay = 0.5
     while True:
         found = find()
-        if found is not None or clock() >= stop:
+        if found is not None or clock() >= stop or cancel.requested():
             return found
         sleep(min(delay, max(0.0, stop - clock())))
         delay = min(delay * 2, 5.0)

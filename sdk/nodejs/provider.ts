@@ -79,6 +79,10 @@ export class Provider extends pulumi.ProviderResource {
      */
     declare public readonly replaceRunning: pulumi.Output<string | undefined>;
     /**
+     * IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each training job whose held failure is one of them with a new run, once (the new run has another ID). Works from every language and from CI without changing the program. Environment fallback: MLTRAIN_RERUN_FAILED.
+     */
+    declare public readonly rerunFailed: pulumi.Output<string | undefined>;
+    /**
      * Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
      */
     declare public readonly stackIdentity: pulumi.Output<string | undefined>;
@@ -114,6 +118,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["modelartsEndpoint"] = args?.modelartsEndpoint;
             resourceInputs["replaceRunning"] = args?.replaceRunning;
             resourceInputs["requestTimeout"] = pulumi.output(args?.requestTimeout).apply(JSON.stringify);
+            resourceInputs["rerunFailed"] = args?.rerunFailed;
             resourceInputs["skipCredentialCheck"] = pulumi.output(args?.skipCredentialCheck).apply(JSON.stringify);
             resourceInputs["stackIdentity"] = args?.stackIdentity;
         }
@@ -208,6 +213,10 @@ export interface ProviderArgs {
      * The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
      */
     requestTimeout?: pulumi.Input<number | undefined>;
+    /**
+     * IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each training job whose held failure is one of them with a new run, once (the new run has another ID). Works from every language and from CI without changing the program. Environment fallback: MLTRAIN_RERUN_FAILED.
+     */
+    rerunFailed?: pulumi.Input<string | undefined>;
     /**
      * Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
      */

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from mltrain_emulator import EmulatorHandle, defaults
+from pulumi_mltrain.ownership import UNFINISHED_KEY
 from support import stacks
 from support.pulumi_cli import Stack
 
@@ -78,7 +79,7 @@ def test_every_operation_fails_with_one_readable_message(emulator: EmulatorHandl
 
     # create: the platform refuses the task's create; the mount and the algorithm are created (the
     # engine goes on after the error). The ModelArts job `slow` times out waiting to run: the error
-    # says how to take it over, the job stays on the platform and out of the state (was
+    # says so, and the job is recorded as unfinished (was
     # test_modelarts_engine.py::test_a_timed_out_create_keeps_the_job_and_the_next_up_adopts_it).
     stack.set_config_all({"mount": json.dumps(MOUNT), "job": json.dumps(stacks.alaya_job_args()),
                           "slowJob": json.dumps(SLOW_JOB)})
@@ -89,12 +90,13 @@ def test_every_operation_fails_with_one_readable_message(emulator: EmulatorHandl
     assert emulator.admin.state()["modelarts"]["algorithms"], "the algorithm was created"
     [slow] = emulator.admin.state()["modelarts"]["jobs"]
     slow_id = slow["metadata"]["id"]
-    assert f'adopt_id="{slow_id}"' in output and "next `pulumi up` finds it and adopts it" in output, \
-        "timed-out create: " + output
-    assert stack.resources("modelarts:TrainingJob") == [], "timed-out create: nothing recorded"
+    # Recorded unfinished: its error is the program's to raise, and the program ended at the task's error.
+    [recorded] = stack.resources("modelarts:TrainingJob")
+    assert recorded["id"] == slow_id, "timed-out create: recorded"
+    assert "recorded as unfinished: the next `pulumi up` goes on waiting" in recorded["outputs"][UNFINISHED_KEY]
 
     # update: the algorithm's in-place update is refused (the task is created this time: the engine
-    # goes on after the error); the timed-out job, running now, is adopted: same ID, created once.
+    # goes on after the error); the timed-out job, running now, is waited for: same ID, created once.
     emulator.admin.clear_faults()
     emulator.admin.set_settings(modelarts_phase_delay=0.2)
     stack.set_config("algorithm", json.dumps({**ALGORITHM, "description": "second"}))
@@ -102,7 +104,7 @@ def test_every_operation_fails_with_one_readable_message(emulator: EmulatorHandl
     output = failed(stack, "up", "--yes", "--skip-preview", "--continue-on-error")
     assert refused(output, "Algorithm") and "(PUT /v2/" in output, output
     assert emulator.admin.state()["alaya"]["tasks"], "the task was created"
-    assert [r["id"] for r in stack.resources("modelarts:TrainingJob")] == [slow_id], "timed-out create: adopted"
+    assert [r["id"] for r in stack.resources("modelarts:TrainingJob")] == [slow_id], "timed-out create: waited for"
     assert [j["metadata"]["id"] for j in emulator.admin.state()["modelarts"]["jobs"]] == [slow_id]
     assert emulator.admin.requests()["endpoints"][JOB_CREATES] == 1, "timed-out create: created once"
 

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
-from pulumi_mltrain.errors import MltrainError
+from pulumi_mltrain.ownership import FAILED_KEY
 from support import inprocess
 from support.stacks import alaya_job_args
 
@@ -37,12 +35,19 @@ def test_wait_for_completed_succeeds(emulator: Any) -> None:
     assert live(emulator) == []
 
 
-def test_wait_for_completed_fails_and_rolls_back(emulator: Any) -> None:
+def test_wait_for_completed_fails_and_is_held(emulator: Any) -> None:
+    """A run that fails is held: its job stays, ended, as the run's record (on_failure="keep", the
+    default), or is deleted (on_failure="delete"); either way the failure is recorded."""
     emulator.admin.set_settings(task_state_delay=0.2, fail_task_names="doomed")
-    with pytest.raises(MltrainError) as failed:  # raises: the engine records nothing
-        inprocess.Created(jobs(emulator), alaya_job_args(wait_for="completed", name="doomed-sft"), name=None)
-    assert "ended FAILED before it was completed" in str(failed.value), str(failed.value)
-    assert "It was deleted so that nothing is left behind" in str(failed.value)
+    kept = inprocess.Created(jobs(emulator), alaya_job_args(wait_for="completed", name="doomed-sft"), name=None)
+    assert "ended FAILED before it was completed" in str(kept.state[FAILED_KEY]), kept.state
+    assert 'stays on the platform, ended, as the run\'s record (on_failure="keep")' in str(kept.state[FAILED_KEY])
+    assert [t["id"] for t in live(emulator)] == [kept.id]
+    kept.provider.delete(kept.id, kept.state)
+    deleted = inprocess.Created(jobs(emulator), alaya_job_args(wait_for="completed", name="doomed-sft-2",
+                                                               on_failure="delete"), name=None)
+    assert "ended FAILED before it was completed" in str(deleted.state[FAILED_KEY])
+    assert 'its job was deleted (on_failure="delete")' in str(deleted.state[FAILED_KEY])
     assert live(emulator) == []
 
 

@@ -18,7 +18,6 @@ from mltrain_emulator import defaults as d
 from pulumi_mltrain import spec as specs
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec as AlayaSpec
-from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from pulumi_mltrain.ownership import FAILED_KEY
 from support import inprocess
@@ -72,32 +71,31 @@ def test_a_miss_deletes_the_job_and_names_metric_value_and_threshold(emulator: E
                                                                     jobs: ModelArtsJobs) -> None:
     criteria = [*LOW_GPU, {"metric": "npuUtil", "op": ">", "value": 0},
                 {"metric": "cpuUsage", "op": ">", "value": 1}]
-    props = inprocess.checked(jobs, _job("low-1", success_criteria=criteria))
-    with pytest.raises(MltrainError) as caught:
-        jobs.create(props)
-    text = str(caught.value)
+    props = inprocess.checked(jobs, _job("low-1", success_criteria=criteria, on_failure="delete"))
+    text = str(jobs.create(props).outs[FAILED_KEY])  # held, and the program raises it
     assert text.startswith("TrainingJob 'low-1': training job 'low-1' ("), text
     assert "Completed but missed its success_criteria (final metrics of task worker-0): " in text, text
     assert "gpuUtil was 12, the criterion is gpuUtil >= 50" in text, text
     assert "npuUtil has no data (every sample is -1); the criterion is npuUtil > 0" in text, text
     assert "cpuUsage" not in text, "a criterion that holds is not named"
-    assert "It was deleted so that nothing is left behind" in text, text
+    assert 'its job was deleted (on_failure="delete")' in text, text
     assert inprocess.platform_ids(emulator, "modelarts") == [], "terminated and deleted"
 
 
 def test_a_miss_with_on_failure_keep_is_recorded(emulator: EmulatorHandle, jobs: ModelArtsJobs) -> None:
-    props = inprocess.checked(jobs, _job("low-2", success_criteria=LOW_GPU, on_failure="keep"))
+    """A miss is a failed run: held, its job kept (the default) with its status and reason."""
+    props = inprocess.checked(jobs, _job("low-2", success_criteria=LOW_GPU))
     result = jobs.create(props)
     outs = dict(result.outs)
     failed = str(outs[FAILED_KEY])
     assert "gpuUtil was 12, the criterion is gpuUtil >= 50" in failed, failed
-    assert 'It was kept (on_failure="keep") and is recorded with its status and reason' in failed, failed
+    assert 'is held: its job stays on the platform, ended, as the run\'s record (on_failure="keep")' in failed, failed
     assert outs["phase"] == "Completed" and outs["success_criteria_met"] is False, outs
     assert outs["final_metrics"]["gpuUtil"] == 12.0 and "cpuUsage" in outs["final_metrics"], outs
     assert outs["reason"].startswith("Completed but missed its success_criteria"), outs
     assert "gpuUtil was 12, the criterion is gpuUtil >= 50" in outs["reason"]
     assert inprocess.platform_ids(emulator, "modelarts") == [result.id], "kept on the platform"
-    assert jobs.diff(result.id, outs, props).replaces == [FAILED_KEY], "the next up replaces it"
+    assert not jobs.diff(result.id, outs, props).changes, "the next up starts nothing"
     jobs.delete(result.id, outs)
     assert inprocess.platform_ids(emulator, "modelarts") == []
 

@@ -13,6 +13,7 @@ from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.modelarts import iam
 from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+from pulumi_mltrain.ownership import FAILED_KEY, UNFINISHED_KEY
 from support import inprocess
 
 
@@ -83,29 +84,30 @@ def test_wait_targets(emulator: EmulatorHandle, jobs: TrainingJobProvider,
 
 def test_a_failing_job_is_deleted_and_explained(emulator: EmulatorHandle, jobs: TrainingJobProvider,
                                                 job_props: Callable[..., dict[str, Any]]) -> None:
+    """on_failure="delete": the failed run's job is deleted, and its failure held in the state."""
     emulator.admin.set_settings(modelarts_fail_names="^doomed")
-    with pytest.raises(MltrainError) as caught:
-        jobs.create(checked(jobs, job_props(name="doomed-1", wait_for="completed")))
-    text = str(caught.value)
+    created = jobs.create(checked(jobs, job_props(name="doomed-1", wait_for="completed", on_failure="delete")))
+    text = str(created.outs[FAILED_KEY])
     assert text.startswith("TrainingJob 'doomed-1': training job 'doomed-1' (")
     assert "ended Failed before it was completed" in text and "exited with code 1" in text
-    assert "logs were exported to obs://b/logs/. It was deleted so that nothing is left behind" in text
+    assert "logs were exported to obs://b/logs/" in text and 'its job was deleted (on_failure="delete")' in text
     assert live(emulator) == []
 
 
-def test_a_slow_job_is_kept_and_adopted_next_time(emulator: EmulatorHandle, jobs: TrainingJobProvider,
-                                                  job_props: Callable[..., dict[str, Any]]) -> None:
+def test_a_slow_job_is_recorded_unfinished_and_waited_for_next_time(
+        emulator: EmulatorHandle, jobs: TrainingJobProvider, job_props: Callable[..., dict[str, Any]]) -> None:
+    """A create that runs out of time records its job as unfinished (the program raises the timeout);
+    the next `pulumi up` (an update) goes on waiting for the same job."""
     emulator.admin.set_settings(modelarts_phase_delay=1000)
     props = checked(jobs, job_props(wait_for="running", timeouts={"create": 1.5}))
-    with pytest.raises(MltrainError) as caught:
-        jobs.create(props)
+    created = jobs.create(props)
     [job] = live(emulator)
-    text = str(caught.value)
-    assert job["metadata"]["id"] in text and f'adopt_id="{job["metadata"]["id"]}"' in text
-    assert "next `pulumi up` finds it and adopts it" in text
+    text = str(created.outs[UNFINISHED_KEY])
+    assert created.id == job["metadata"]["id"] and "was still Creating after " in text, text
+    assert "recorded as unfinished: the next `pulumi up` goes on waiting for it to be running" in text, text
     emulator.admin.set_settings(modelarts_phase_delay=0.1)
-    again = jobs.create(props)
-    assert again.id == job["metadata"]["id"] and again.outs["phase"] in ("Running", "Completed")
+    again = jobs.update(str(created.id), dict(created.outs), props)
+    assert again.outs["phase"] in ("Running", "Completed") and not again.outs.get(UNFINISHED_KEY), again.outs
     assert len(live(emulator)) == 1
 
 
@@ -117,13 +119,14 @@ def test_a_lost_create_answer_does_not_duplicate(emulator: EmulatorHandle, jobs:
     assert emulator.admin.requests()["endpoints"]["POST /v2/{project_id}/training-jobs"] == 1
 
 
-def test_a_foreign_job_with_the_same_name_is_not_adopted(emulator: EmulatorHandle, jobs: TrainingJobProvider,
-                                                          job_props: Callable[..., dict[str, Any]]) -> None:
-    jobs.create(checked(jobs, job_props(flavor_id=d.FLAVOR_GPU_V100)))
-    with pytest.raises(MltrainError, match=r"already exists \(.*flavor_id: declared 'modelarts.vm.cpu.8u', "
-                                           r"platform has 'modelarts.vm.gpu.v100'"):
-        jobs.create(checked(jobs, job_props()))
-    assert len(live(emulator)) == 1
+def test_an_unrecorded_job_of_ours_is_removed_before_the_create(
+        emulator: EmulatorHandle, jobs: TrainingJobProvider, job_props: Callable[..., dict[str, Any]]) -> None:
+    """A job of this resource's mark that no state records (other settings, even) is never taken over: the
+    create removes it, then makes the declared one."""
+    stale = jobs.create(checked(jobs, job_props(flavor_id=d.FLAVOR_GPU_V100)))
+    fresh = jobs.create(checked(jobs, job_props()))
+    assert [j["metadata"]["id"] for j in live(emulator)] == [fresh.id] and fresh.id != stale.id
+    assert live(emulator)[0]["spec"]["resource"]["flavor_id"] == d.FLAVOR_CPU_8U
 
 
 def test_a_job_of_another_owner_is_refused_by_name(emulator: EmulatorHandle, jobs: TrainingJobProvider,
@@ -148,8 +151,8 @@ def test_adoption_marks_the_job_as_ours(emulator: EmulatorHandle, jobs: Training
     assert adopted.id == first.id
     tags = {t["key"]: t["value"] for t in jobs.handler.platform({}).api().job_tags(first.id)}
     assert tags == {"mltrain-owner-stack": "st-unit", "mltrain-owner-urn": OWNER["__mltrain_urn"]}
-    again = jobs.create(checked(jobs, job_props()))  # an interrupted run's look-up now finds it as ours
-    assert again.id == first.id and len(live(emulator)) == 1
+    again = jobs.create(checked(jobs, job_props()))  # a create's look-up now knows it as ours, and removes it
+    assert again.id != first.id and [j["metadata"]["id"] for j in live(emulator)] == [again.id]
 
 
 def test_adoption_waits_and_leaves_a_failed_job(emulator: EmulatorHandle, jobs: TrainingJobProvider,

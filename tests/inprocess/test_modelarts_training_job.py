@@ -6,12 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from mltrain_emulator import EmulatorHandle
-from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+from pulumi_mltrain.ownership import FAILED_KEY
 from support import inprocess
 from support.emulated_calls import calls, jobs
 from support.modelarts_declared import ALGORITHM_ARGS, job_args
@@ -37,34 +35,33 @@ class Providers:
 
 
 def test_a_failing_job_is_a_clear_error_and_leaves_nothing(emulator: EmulatorHandle) -> None:
+    """on_failure="delete": nothing is left on the platform; the failure is held in the state."""
     emulator.admin.set_settings(modelarts_fail_names="^doomed")
     providers = Providers(emulator)
-    inputs = providers.job_inputs(providers.algorithm(), name="doomed-train", wait_for="completed")
-    with pytest.raises(MltrainError) as failed:
-        providers.jobs.create(inputs)  # raises: the engine records nothing
-    output = str(failed.value)
+    inputs = providers.job_inputs(providers.algorithm(), name="doomed-train", wait_for="completed",
+                                  on_failure="delete")
+    output = str(providers.jobs.create(inputs).outs[FAILED_KEY])  # recorded, and the program raises it
     assert output.startswith("TrainingJob 'doomed-train': training job 'doomed-train' ("), output
     assert "ended Failed before it was completed" in output and "exited with code 1" in output
-    assert "deleted so that nothing is left behind" in output
+    assert 'its job was deleted (on_failure="delete")' in output
     assert jobs(emulator) == []
 
 
 def test_a_failed_jobs_error_ends_with_its_log_and_events(emulator: EmulatorHandle) -> None:
     """The error of a 2-node job that fails during `up` ends with the last log lines of each task and the
-    job's events, read before the roll-back (was
+    job's events, read before its job is deleted (on_failure="delete"; was
     test_functions.py::test_a_failed_job_error_ends_with_its_log_and_events; that the engine prints a
     create's error as it is: test_errors.py)."""
     emulator.admin.set_settings(modelarts_fail_names="^doomed")
     providers = Providers(emulator)
-    inputs = providers.job_inputs(providers.algorithm(), name="doomed-fn", node_count=2, wait_for="completed")
-    with pytest.raises(MltrainError) as failed:
-        providers.jobs.create(inputs)  # raises: the engine records nothing
-    output = str(failed.value)
+    inputs = providers.job_inputs(providers.algorithm(), name="doomed-fn", node_count=2, wait_for="completed",
+                                  on_failure="delete")
+    output = str(providers.jobs.create(inputs).outs[FAILED_KEY])
     assert "ended Failed before it was completed" in output
     assert "Last log lines of worker-0:" in output and "Last log lines of worker-1:" in output
     assert "RuntimeError: emulated failure: worker-0 exited with code 1" in output
     assert "Last events:" in output and "Error Job Failed" in output
-    assert jobs(emulator) == [], "rolled back after its logs were read"
+    assert jobs(emulator) == [], "deleted after its logs were read"
 
 
 def test_token_expiry_mid_run_is_transparent(emulator: EmulatorHandle) -> None:

@@ -3,7 +3,9 @@ annotations (the owner mark lives in the job's tags), and Alaya NeW's task detai
 
 In process against the emulator in its default, real-shaped mode. A "next run" below is a second
 create with the same checked inputs: what `pulumi up` does after a run that was killed before its
-state recorded the object.
+state recorded the object. The mark tells it is this resource's own, so the create removes it before it
+makes its own (lifecycle/takeover.py: a create never takes an object over by its mark); an object that
+is not its own stops it.
 """
 
 from __future__ import annotations
@@ -92,13 +94,14 @@ def test_the_mark_is_in_the_job_tags_and_no_annotation_key_is_invented(
     assert created.outs["tags"] == {"team": "nlp"}, "the mark never shows among the user's tags"
 
 
-def test_the_next_run_takes_over_its_job_by_the_tags(
+def test_the_next_run_knows_its_unrecorded_job_by_the_tags(
         emulator: EmulatorHandle, jobs: TrainingJobProvider, job_props: Callable[..., dict[str, Any]]) -> None:
     inputs = checked(jobs, job_props(name="named-by-user"))
     first = jobs.create(inputs)
     again = jobs.create(inputs)
-    assert again.id == first.id and [j["metadata"]["id"] for j in stored_jobs(emulator)] == [first.id]
-    assert emulator.admin.requests()["endpoints"][JOBS] == 1
+    assert again.id != first.id and [j["metadata"]["id"] for j in stored_jobs(emulator)] == [again.id], \
+        "the unrecorded job is removed, then the new one made: one job"
+    assert emulator.admin.requests()["endpoints"][JOBS] == 2
     other = {**job_props(name="named-by-user"), "__mltrain_stack": "st-fork"}
     with pytest.raises(MltrainError) as refused:
         jobs.create(checked(jobs, other))
@@ -109,14 +112,14 @@ def test_the_next_run_takes_over_its_job_by_the_tags(
 def test_a_job_made_before_its_mark_is_ours_under_the_name_the_provider_chose(
         emulator: EmulatorHandle, jobs: TrainingJobProvider, job_props: Callable[..., dict[str, Any]]) -> None:
     """A run killed between the create and the tags call leaves an unmarked job. The name the provider
-    chose (a hash of the stack identity and the URN) proves it is this resource's; a name the user chose
-    proves nothing, and the job is refused with the way to adopt it."""
+    chose (a hash of the stack identity and the URN) proves it is this resource's, so the next run removes
+    it; a name the user chose proves nothing, and the job is refused with the way to adopt it."""
     inputs = checked(jobs, job_props())
     assert inputs["name"] == Mark("st-owner", URN).default_name()
     made = jobs.handler.platform({}).api().create_job(wire(inputs))  # no tags yet
     taken = jobs.create(inputs)
-    assert taken.id == made["metadata"]["id"] and len(stored_jobs(emulator)) == 1
-    assert tags_of(jobs, str(taken.id)) == {**MARK, "team": "nlp"}, "marked now"
+    assert taken.id != made["metadata"]["id"] and [j["metadata"]["id"] for j in stored_jobs(emulator)] == [taken.id]
+    assert tags_of(jobs, str(taken.id)) == {**MARK, "team": "nlp"}, "the new one is marked"
 
     named = checked(jobs, job_props(name="chosen-name"))
     unmarked = jobs.handler.platform({}).api().create_job(wire(named))
@@ -171,8 +174,8 @@ def test_inputs_the_detail_does_not_return_are_kept_from_the_state(
 
 
 @pytest.mark.parametrize("detail_env", [True, False])
-def test_alaya_next_run_takes_over_with_or_without_env_in_the_detail(emulator: EmulatorHandle,
-                                                                     detail_env: bool) -> None:
+def test_alaya_next_run_knows_its_task_with_or_without_env_in_the_detail(emulator: EmulatorHandle,
+                                                                        detail_env: bool) -> None:
     """Alaya NeW's task detail is not public: the mark travels in `env`, assumed returned. Without it
     the task is still this resource's under the name the provider chose, and refused under a user's."""
     emulator.admin.set_settings(alaya_detail_env=detail_env)
@@ -182,14 +185,17 @@ def test_alaya_next_run_takes_over_with_or_without_env_in_the_detail(emulator: E
     autonamed.pop("name", None)
     inputs = checked(tasks, autonamed)
     first = tasks.create(inputs)
-    assert tasks.create(inputs).id == first.id, "taken over, not created again"
+    again = tasks.create(inputs)
+    assert again.id != first.id, "removed, then made again: never taken over by its mark"
 
     named = checked(tasks, {**autonamed, "name": "chosen-name"})
     second = tasks.create(named)
     if detail_env:
-        assert tasks.create(named).id == second.id
+        third = tasks.create(named)
+        kept = [again.id, third.id]
     else:
         with pytest.raises(MltrainError, match=f'carries no owner mark.*adopt_id="{second.id}"'):
             tasks.create(named)
+        kept = [again.id, second.id]
     live = [t for t in emulator.admin.state()["alaya"]["tasks"] if not t["deleting"]]
-    assert sorted(t["id"] for t in live) == sorted([first.id, second.id])
+    assert sorted(t["id"] for t in live) == sorted(kept)

@@ -1,7 +1,6 @@
-"""Training jobs as runs, in the provider itself (the in-process tier): with `on_failure="keep"` an
-Alaya task that fails during the create's wait is recorded with its status, reason and failure mark
-(the dynamic form's program side raises the error), is left on the platform, and the next diff
-replaces it; `mltrain:replaceRunning` is the stack-wide default of `replace_running`."""
+"""Training jobs as runs, in the provider itself (the in-process tier): `mltrain:replaceRunning` is the
+stack-wide default of `replace_running`, `run_reason` says why each run exists, and `stopped` stops a
+run in place. Held failures, cancelled waits and replacements created first: test_automation_safety.py."""
 
 from __future__ import annotations
 
@@ -12,38 +11,8 @@ from mltrain_emulator import defaults as d
 from pulumi_mltrain import runs
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
-from pulumi_mltrain.ownership import FAILED_KEY
 from support import inprocess
 from support.stacks import alaya_job_args
-
-
-def _created(emulator: EmulatorHandle, on_failure: str) -> tuple[AlayaJobs, dict[str, object]]:
-    emulator.admin.set_settings(task_state_delay=0.1, fail_task_names="doomed")
-    provider = inprocess.configured(AlayaJobs(), "alaya", emulator)
-    props = inprocess.checked(provider, {**inprocess.OWNER, **alaya_job_args(
-        name="doomed-sft", wait_for="completed", on_failure=on_failure)})
-    return provider, props
-
-
-def test_a_kept_alaya_failure_is_recorded_and_replaced_next(emulator: EmulatorHandle) -> None:
-    provider, props = _created(emulator, "keep")
-    result = provider.create(props)
-    outs = dict(result.outs)
-    assert outs["status"] == "FAILED" and outs["reason"], outs
-    assert str(outs[FAILED_KEY]).startswith("TrainingJob 'doomed-sft': task ") and "It was kept" in str(
-        outs[FAILED_KEY]), outs
-    assert inprocess.platform_ids(emulator, "alaya") == [result.id], "the task stays on the platform"
-    diff = provider.diff(result.id, outs, props)
-    assert diff.replaces == [FAILED_KEY] and diff.delete_before_replace, diff
-    provider.delete(result.id, outs)
-    assert inprocess.platform_ids(emulator, "alaya") == []
-
-
-def test_the_default_still_rolls_back(emulator: EmulatorHandle) -> None:
-    provider, props = _created(emulator, "delete")
-    with pytest.raises(Exception, match="It was deleted so that nothing is left behind"):
-        provider.create(props)
-    assert inprocess.platform_ids(emulator, "alaya") == []
 
 
 def test_the_stack_wide_replace_running_default_refuses(emulator: EmulatorHandle) -> None:
@@ -59,18 +28,6 @@ def test_the_stack_wide_replace_running_default_refuses(emulator: EmulatorHandle
     allowed = inprocess.configured(AlayaJobs(), "alaya", emulator)
     assert allowed.check(outs, changed).failures == [], "allow is the default without the key"
     assert provider.check(outs, {**changed, "replace_running": "allow"}).failures == [], "a job's own value wins"
-
-
-def test_a_replacement_created_first_never_takes_over_the_job_it_replaces(emulator: EmulatorHandle) -> None:
-    """A replacement_trigger without delete-first: the create refuses, and the old task stays."""
-    emulator.admin.set_settings(task_state_delay=0.1)
-    provider = inprocess.configured(AlayaJobs(), "alaya", emulator)
-    job = {**inprocess.OWNER, **alaya_job_args(name="rerun-sft")}
-    first = provider.create(inprocess.checked(provider, job))
-    again = inprocess.checked(provider, job, olds=dict(first.outs))  # the resource is in the state
-    with pytest.raises(Exception, match="this replacement would take over training task"):
-        provider.create(again)
-    assert inprocess.platform_ids(emulator, "alaya") == [first.id], "the old task is intact"
 
 
 def test_run_reason_says_why_each_run_exists(emulator: EmulatorHandle) -> None:

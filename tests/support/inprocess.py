@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from pulumi_mltrain import cache
+from pulumi_mltrain import cache, registry
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.dynamic_provider import MltrainProvider
+from pulumi_mltrain.handler import Handler
 from pulumi_mltrain.modelarts import iam
 
 P = TypeVar("P", bound=MltrainProvider)
@@ -52,6 +53,24 @@ def configured(provider: P, platform: str, emulator: Any, **config: str) -> P:
     fresh_process()
     provider.handler.configure(settings(platform, emulator, **config))
     return provider
+
+
+def handler(kind: str, emulator: Any, **config: str) -> Handler[Any, Any]:
+    """The handler of `kind` ("alaya:TrainingJob") from the registry, as both faces build it, configured
+    like `configured` configures a provider."""
+    entry = registry.resource(f"{registry.PACKAGE}:{kind}")
+    assert entry is not None, kind
+    fresh_process()
+    made = entry.handler()
+    made.configure(settings(entry.family, emulator, **config))
+    return made
+
+
+def check(handler: Handler[Any, Any], props: dict[str, Any], olds: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The handler's checked inputs for `props`; fails the test on any check failure."""
+    result = handler.check(olds or {}, props)
+    assert result.failures == (), result.failures
+    return dict(result.inputs)
 
 
 def checked(provider: Any, props: dict[str, Any], olds: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -135,6 +135,16 @@ class Stack:
             raise PulumiFailed(list(args), result)
         return result
 
+    def start(self, *args: str) -> Running:
+        """The CLI in a session (process group) of its own, as a CI runner starts a step: the caller
+        signals the group (`Running.interrupt`) and waits for it."""
+        argv = [str(BIN / "pulumi"), *args, "--non-interactive", "--stack", self.name]
+        log = self.home / f"{args[0]}-{time.monotonic_ns()}.log"
+        with log.open("w") as sink:
+            process = subprocess.Popen(argv, cwd=self.workdir, env=self.env(), stdout=sink, stderr=subprocess.STDOUT,
+                                       text=True, start_new_session=True)
+        return Running(process, log)
+
     def set_config(self, key: str, value: str, *, secret: bool = False) -> None:
         self.set_config_all({} if secret else {key: value}, {key: value} if secret else None)
 
@@ -193,6 +203,32 @@ class Stack:
     def resources(self, type_suffix: str = "") -> list[dict[str, Any]]:
         deployment = self.export().get("deployment", {})
         return [r for r in deployment.get("resources", []) if r.get("type", "").endswith(type_suffix)]
+
+
+@dataclass
+class Running:
+    """A CLI command started by `Stack.start`, and the file its output goes to."""
+
+    process: subprocess.Popen[str]
+    log: Path
+
+    def interrupt(self, sig: int = signal.SIGINT) -> float:
+        """Send `sig` to its process group, as GitHub Actions cancels a step; when (monotonic seconds)."""
+        os.killpg(self.process.pid, sig)
+        return time.monotonic()
+
+    def wait(self, timeout: float) -> int:
+        """Its exit code; a command still running after `timeout` seconds is killed (group) and fails the test."""
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+            tail = self.output()[-4000:]
+            raise AssertionError(f"the command was still running {timeout:.0f}s later:\n{tail}") from None
+
+    def output(self) -> str:
+        return self.log.read_text()
 
 
 def change_counts(preview: dict[str, Any]) -> dict[str, int]:

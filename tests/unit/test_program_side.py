@@ -45,7 +45,7 @@ def test_signatures_are_explicit_and_name_is_optional() -> None:
     assert params["worker_count"].default is inspect.Parameter.empty
     for cls in (alaya.TrainingJob, modelarts.TrainingJob, modelarts.Algorithm):
         assert inspect.signature(cls.__init__).parameters["name"].default is None, cls
-    doc = alaya.TrainingJob.__init__.__doc__ or ""
+    doc = " ".join((alaya.TrainingJob.__init__.__doc__ or "").split())  # as read, whatever the wrapping
     assert "worker_count: Number of nodes" in doc and "Required." in doc
     assert "Allowed: 'created', 'running'" in doc
     assert "Changing it replaces the resource." in doc

@@ -74,6 +74,10 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
     _inputs = (
         "adopt_id",
         "timeouts",
+        "replace_running",
+        "stopped",
+        "on_failure",
+        "max_attempts",
         "name",
         "product_code",
         "worker_count",
@@ -91,10 +95,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "enable_timeout_cancel",
         "timeout_hours",
         "start_command",
-        "replace_running",
         "wait_for",
-        "stopped",
-        "on_failure",
         "max_pending_minutes",
     )
     _outputs = (
@@ -113,16 +114,17 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
     )
     _id_fields = ("training_task_id",)
     _defaults = {
+        "replace_running": "allow",
+        "stopped": False,
+        "on_failure": "keep",
+        "max_attempts": 1,
         "create_type": "DIRECT",
         "priority": 3,
         "storage_mounts": [],
         "env": {},
         "enable_auto_retry": False,
         "enable_timeout_cancel": False,
-        "replace_running": "allow",
         "wait_for": "created",
-        "stopped": False,
-        "on_failure": "delete",
     }
     _implied = (
         "enable_auto_retry",
@@ -132,6 +134,10 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
     if TYPE_CHECKING:
         adopt_id: pulumi.Output[str | None]
         timeouts: pulumi.Output[Timeouts | None]
+        replace_running: pulumi.Output[Literal["allow", "refuse"]]
+        stopped: pulumi.Output[bool]
+        on_failure: pulumi.Output[Literal["delete", "keep"]]
+        max_attempts: pulumi.Output[int]
         name: pulumi.Output[str]
         product_code: pulumi.Output[str]
         worker_count: pulumi.Output[int]
@@ -149,10 +155,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         enable_timeout_cancel: pulumi.Output[bool]
         timeout_hours: pulumi.Output[int | None]
         start_command: pulumi.Output[str | None]
-        replace_running: pulumi.Output[Literal["allow", "refuse"]]
         wait_for: pulumi.Output[Literal["created", "running", "completed"]]
-        stopped: pulumi.Output[bool]
-        on_failure: pulumi.Output[Literal["delete", "keep"]]
         max_pending_minutes: pulumi.Output[float | None]
         training_task_id: pulumi.Output[str]
         status: pulumi.Output[str]
@@ -173,6 +176,10 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         *,
         adopt_id: pulumi.Input[str] | None = None,
         timeouts: pulumi.Input[Timeouts] | None = None,
+        replace_running: pulumi.Input[Literal["allow", "refuse"]] | None = None,
+        stopped: pulumi.Input[bool] | None = None,
+        on_failure: pulumi.Input[Literal["delete", "keep"]] | None = None,
+        max_attempts: pulumi.Input[int] | None = None,
         name: pulumi.Input[str] | None = None,
         product_code: pulumi.Input[str],
         worker_count: pulumi.Input[int],
@@ -190,10 +197,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         enable_timeout_cancel: pulumi.Input[bool] | None = None,
         timeout_hours: pulumi.Input[int] | None = None,
         start_command: pulumi.Input[str] | None = None,
-        replace_running: pulumi.Input[Literal["allow", "refuse"]] | None = None,
         wait_for: pulumi.Input[Literal["created", "running", "completed"]] | None = None,
-        stopped: pulumi.Input[bool] | None = None,
-        on_failure: pulumi.Input[Literal["delete", "keep"]] | None = None,
         max_pending_minutes: pulumi.Input[float] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
@@ -206,6 +210,30 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
                 Local: changing it only changes the provider's behaviour, nothing remote.
             timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts). Local: changing
                 it only changes the provider's behaviour, nothing remote.
+            replace_running: refuse: a preview that would replace (stop, delete and recreate) this job while
+                it is queued, starting or running fails, naming the fields that force it; allow (the default)
+                replaces. Allowed: 'allow', 'refuse'. Default: 'allow'. Local: changing it only changes the
+                provider's behaviour, nothing remote.
+            stopped: true stops the job in place (the platform's stop call) and waits until it has stopped,
+                keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not
+                started again: false only records it (to run the job again, change its replacement_trigger).
+                A create (a first or new run) needs false. Default: False. Local: changing it only changes
+                the provider's behaviour, nothing remote.
+            on_failure: What becomes of the job of a run that fails during the create's wait (it fails or
+                stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the
+                default) keeps it on the platform as the run's record, ended, with its logs; delete deletes
+                it. Either way the failure is held: that `pulumi up` fails, and so does every later one,
+                naming the run, without starting it again, until its inputs or replacement_trigger change,
+                `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run
+                (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the
+                program sets one. Allowed: 'delete', 'keep'. Default: 'keep'. Local: changing it only changes
+                the provider's behaviour, nothing remote.
+            max_attempts: How many runs of the same declaration `pulumi up` may start by itself: while a held
+                failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces
+                it with a new run. 1 (the default) never starts a failed run again unasked. A change of
+                inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own
+                retries, such as Alaya NeW's max_retry_count, happen inside one run.) Default: 1. Local:
+                changing it only changes the provider's behaviour, nothing remote.
             name: Task name; when unset, the resource name plus a suffix unique to this stack and resource,
                 chosen at the first create and kept through renames (aliases). Optional: the provider chooses
                 it when unset. Changing it replaces the resource.
@@ -240,31 +268,17 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
                 replaces the resource.
             start_command: Entry command; may be a multi-line shell script. Changing it replaces the
                 resource.
-            replace_running: refuse: a preview that would replace (stop, delete and recreate) this task while
-                it is queued, starting, running or paused fails, naming the fields that force it; allow (the
-                default) replaces. Allowed: 'allow', 'refuse'. Default: 'allow'. Local: changing it only
-                changes the provider's behaviour, nothing remote.
             wait_for: What create waits for: the task ID (created), the RUNNING state (running), or the end
                 of the training (completed: raise customTimeouts.create to match the training time). A task
-                that fails or stops first is an error and is deleted. Allowed: 'created', 'running',
-                'completed'. Default: 'created'. Local: changing it only changes the provider's behaviour,
-                nothing remote.
-            stopped: true stops the task in place (Alaya NeW's stop call) and waits until it has stopped,
-                keeping its ID and record; a task that has ended is left as it is. A stopped task is not
-                started again: false only records it (to run the job again, change its replacement_trigger).
-                A create (a first or new run) needs false. Default: False. Local: changing it only changes
-                the provider's behaviour, nothing remote.
-            on_failure: A task that fails or stops during the create's wait: delete (the default) rolls it
-                back; keep leaves it on the platform and in the state with its status and reason, so it can
-                be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it. Allowed:
-                'delete', 'keep'. Default: 'delete'. Local: changing it only changes the provider's
-                behaviour, nothing remote.
+                that fails or stops first fails the create, and its run is held (see on_failure). Allowed:
+                'created', 'running', 'completed'. Default: 'created'. Local: changing it only changes the
+                provider's behaviour, nothing remote.
             max_pending_minutes: Minutes the job may stay pending (QUEUED or STARTING) while create waits for
                 running or completed; past them the job fails as a failed run does (on_failure decides:
                 delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and
                 records it with its status and reason), and the error gives the time pending and the
                 platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create
-                time on the platform, so a take-over after an interrupted run counts from the real start;
+                time on the platform, so a resumed wait after an interrupted run counts from the real start;
                 once the job has run, it no longer applies. Needs wait_for running or completed; the create
                 deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or
                 updates the job. Local: changing it only changes the provider's behaviour, nothing remote.
@@ -273,6 +287,10 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         self._register(resource_name, {
             "adopt_id": adopt_id,
             "timeouts": timeouts,
+            "replace_running": replace_running,
+            "stopped": stopped,
+            "on_failure": on_failure,
+            "max_attempts": max_attempts,
             "name": name,
             "product_code": product_code,
             "worker_count": worker_count,
@@ -290,10 +308,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
             "enable_timeout_cancel": enable_timeout_cancel,
             "timeout_hours": timeout_hours,
             "start_command": start_command,
-            "replace_running": replace_running,
             "wait_for": wait_for,
-            "stopped": stopped,
-            "on_failure": on_failure,
             "max_pending_minutes": max_pending_minutes,
         }, opts)
 

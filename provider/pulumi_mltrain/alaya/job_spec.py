@@ -10,7 +10,7 @@ from pydantic import BeforeValidator, SerializationInfo, field_serializer, model
 
 from .. import pending, runs
 from .. import spec as specs
-from ..spec import ManagedSpec
+from ..run_control import RunControl
 from . import contract
 from .models import NasMount
 
@@ -24,7 +24,7 @@ def _lower(value: Any) -> Any:
     return value.lower() if isinstance(value, str) else value
 
 
-class TrainingJobSpec(ManagedSpec):
+class TrainingJobSpec(RunControl):
     """Inputs of an Alaya NeW distributed training task (the fields of the create call)."""
 
     absent_inputs: ClassVar[dict[str, str]] = {
@@ -80,24 +80,11 @@ class TrainingJobSpec(ManagedSpec):
         wire="timeoutHours", ge=contract.TIMEOUT_HOURS[0], le=contract.TIMEOUT_HOURS[1])
     start_command: str | None = specs.spec_field(
         None, description="Entry command; may be a multi-line shell script.", wire="startCommand")
-    replace_running: Literal["allow", "refuse"] = specs.spec_field(
-        "allow", description="refuse: a preview that would replace (stop, delete and recreate) this task while it "
-        "is queued, starting, running or paused fails, naming the fields that force it; allow (the default) "
-        "replaces.", on_change="local")
     wait_for: Literal["created", "running", "completed"] = specs.spec_field(
         "created", description="What create waits for: the task ID (created), the RUNNING state (running), or "
         "the end of the training (completed: raise customTimeouts.create to match the training time). A task "
-        "that fails or stops first is an error and is deleted.",
+        "that fails or stops first fails the create, and its run is held (see on_failure).",
         on_change="local")
-    stopped: bool = specs.spec_field(
-        False, description="true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, "
-        "keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: "
-        "false only records it (to run the job again, change its replacement_trigger). A create (a first or new "
-        "run) needs false.", on_change="local")
-    on_failure: Literal["delete", "keep"] = specs.spec_field(
-        "delete", description="A task that fails or stops during the create's wait: delete (the default) rolls it "
-        "back; keep leaves it on the platform and in the state with its status and reason, so it can be "
-        "inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.", on_change="local")
     max_pending_minutes: float | None = specs.spec_field(
         None, description=pending.description("QUEUED or STARTING"), on_change="local", gt=0,
         allow_inf_nan=False)

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..answers import from_beijing
 from ..errors import ApiError
-from ..lifecycle.protocol import Busy, MarkedRun, Outs, Stop
+from ..lifecycle.protocol import Busy, MarkedRun, Named, Outs, Stop
 from ..ownership import Mark
 from ..waiter import Backoff
 from . import contract
@@ -71,6 +71,11 @@ class Tasks:
 
     def listed(self, object_id: str, name: str) -> bool:
         return any(str(r.get("id")) == object_id for r in self.api.find_tasks(name))
+
+    def named(self, name: str) -> list[Named]:
+        """Tasks of the name, read in detail (the listing carries no `env`, where the mark lives)."""
+        details = [self.api.task(str(row.get("id"))) for row in self.api.find_tasks(name)]
+        return [Named(str(d.get("id")), mark(d)) for d in details if status(d) != contract.DELETING]
 
     # ----- Marked ----------------------------------------------------------------------------------
     def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
@@ -146,11 +151,6 @@ class Tasks:
             return "no log lines: Alaya NeW documents no log API (follow the task in its console)"
 
         return note
-
-    def kept(self, object_id: str) -> str:
-        return (f"Task {object_id} was NOT deleted and is not lost: it carries this resource's owner mark, so "
-                f"the next `pulumi up` finds it, takes it over and waits for it again without creating another "
-                f"(or set adopt_id=\"{object_id}\" to adopt it explicitly)")
 
 
 def outputs(detail: Task) -> Outs:

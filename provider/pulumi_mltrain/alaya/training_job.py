@@ -13,13 +13,14 @@ from __future__ import annotations
 import sys
 from typing import Any, ClassVar
 
-from .. import deadline, registry
+from .. import cancel, deadline, registry
 from .. import spec as specs
+from ..cancel import Cancelled
 from ..errors import MltrainError, RemoteFailure, UnexpectedAnswer
 from ..lifecycle import removal, resend, takeover
 from ..lifecycle.protocol import Outs
 from ..lifecycle.record import Recorder
-from ..ownership import Mark, claim, owns
+from ..ownership import Mark, owns
 from ..progress import Label, notice
 from ..runs import refuse_stopped_run
 from ..waiter import Backoff, wait_for
@@ -30,6 +31,9 @@ from .job_spec import COST_OUTPUTS, TrainingJobOutputs, TrainingJobSpec
 from .tasks import Task, Tasks, mark, outputs, status, unmarked
 
 __all__ = ["TrainingJobCalls", "TrainingJobOutputs", "TrainingJobSpec"]
+
+# After a cancel, how long the subscription may still answer with the task ID (it usually takes a second).
+RESOLVE_GRACE = 3.0
 
 
 class TrainingJobCalls(AlayaCalls[TrainingJobSpec, TrainingJobOutputs]):
@@ -76,13 +80,11 @@ class TrainingJobCalls(AlayaCalls[TrainingJobSpec, TrainingJobOutputs]):
     # ----- create --------------------------------------------------------------------------------
     def create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
         refuse_stopped_run(self.noun, spec)
-        existing = self.existing(spec, owner)
-        if existing is not None:
-            return existing, self._record(spec, existing, owner, ours=True)
+        takeover.clear_own(self.objects(), spec.name, owner, Label.of(self.kind, spec, owner))
         body: dict[str, Any] = spec.wire()
         if owner is not None:
             body["env"] = {**body.get("env", {}), contract.OWNER_ENV: owner.text()}
-        submitted = resend.submit(lambda: self.api().create_task(body), lambda _: self.existing(spec, owner),
+        submitted = resend.submit(lambda: self.api().create_task(body), lambda _: self._made(spec, owner),
                                   noun="task", name=spec.name, grace=self.settings.ambiguity_grace, owner=owner)
         if submitted.found is not None:
             return submitted.found, self._record(spec, submitted.found, owner, ours=True)
@@ -93,16 +95,36 @@ class TrainingJobCalls(AlayaCalls[TrainingJobSpec, TrainingJobOutputs]):
         return task_id, {**self._record(spec, task_id, owner, ours=True), "result_key": result_key}
 
     def _resolve(self, spec: Any, owner: Mark | None, result_key: str) -> str:
-        """The task ID the subscription result yields; a failed or unreadable one removes what it made."""
-        try:
-            result = wait_for(
+        """The task ID the subscription result yields; a failed or unreadable one removes what it made.
+        A cancel lets the subscription answer for RESOLVE_GRACE seconds more: with the ID, the task is
+        recorded (unfinished); without it, it is left to the next `pulumi up`, which finds it by its mark and
+        deletes it before it makes its own."""
+
+        def wait(timeout: float, cancellable: bool = True) -> dict[str, Any]:
+            return wait_for(
                 lambda: self._subscription(result_key, spec, owner),
                 lambda r: str(r.get("status", "")).upper() != contract.SUB_PROCESSING,
-                timeout=deadline.left(), what=f"subscription {result_key} of task {spec.name!r}",
+                timeout=timeout, what=f"subscription {result_key} of task {spec.name!r}",
                 label=Label.of(self.kind, spec, owner, doing=f"subscription {result_key}"),
                 state_of=lambda r: str(r.get("status", "?")), backoff=self.result_backoff,
+                cancellable=cancellable,
             ).value
+
+        try:
+            try:
+                result = wait(deadline.left())
+            except Cancelled as cancelled:
+                try:
+                    result = wait(min(RESOLVE_GRACE, deadline.left()), cancellable=False)
+                except MltrainError:
+                    raise MltrainError(
+                        f"{cancelled}. No task ID came within {RESOLVE_GRACE:g}s more: the task, if Alaya NeW "
+                        f"makes it, carries this resource's owner mark; the next `pulumi up` deletes it before it "
+                        "makes its own (`mltrain-runs abandoned` lists it meanwhile; set adopt_id to keep it)"
+                    ) from None
         except MltrainError as err:
+            if cancel.requested():
+                raise
             raise MltrainError(f"{err}. {self._clean_up_unrecorded(spec, owner)}") from None
         if str(result.get("status", "")).upper() != contract.SUB_SUCCESS:
             raise RemoteFailure(
@@ -139,7 +161,7 @@ class TrainingJobCalls(AlayaCalls[TrainingJobSpec, TrainingJobOutputs]):
 
     def _clean_up_unrecorded(self, spec: Any, owner: Mark | None) -> str:
         """The create was accepted but its task ID cannot be recorded: remove our task if it exists,
-        so that the platform and the state agree; otherwise say how the next run adopts it."""
+        so that the platform and the state agree; otherwise say what the next run does with it."""
         budget = deadline.Deadline.after(self.timeout(spec, "delete"), f"cleaning up after task {spec.name!r}")
         try:
             with deadline.scope(budget, override=True):
@@ -148,12 +170,12 @@ class TrainingJobCalls(AlayaCalls[TrainingJobSpec, TrainingJobOutputs]):
                     removal.remove(self.objects(), task_id)
         except MltrainError as err:
             return (f"Could not check for the task it may have created ({err}); the next `pulumi up` finds "
-                    f"the task named {spec.name!r} that carries this resource's mark and adopts it instead of "
-                    "creating another")
+                    f"the task named {spec.name!r} that carries this resource's mark and deletes it before it "
+                    "makes its own, so none is left unrecorded")
         if found:
             return f"The task the request had created ({', '.join(found)}) was deleted, so nothing is left behind"
         return (f"no task was created yet; if one named {spec.name!r} appears later, the next `pulumi up` "
-                "adopts it (it carries this resource's mark) instead of creating another")
+                "deletes it (it carries this resource's mark) before it makes its own")
 
     def _remove_duplicates(self, spec: Any, owner: Mark | None, task_id: str) -> None:
         """After a resend, a late first request may have made a second task of ours: remove it."""
@@ -163,23 +185,11 @@ class TrainingJobCalls(AlayaCalls[TrainingJobSpec, TrainingJobOutputs]):
                 notice(f"removing {other}, a duplicate of {task_id} from the unanswered first request", owner)
                 removal.remove(self.objects(), other)
 
-    def existing(self, spec: Any, owner: Mark | None) -> str | None:
-        """The ID of this resource's own task from an interrupted or timed-out run, to take over; a
-        task of the name that is not ours stops the create (see ownership.claim)."""
-        details = [self.api().task(str(r.get("id"))) for r in self.api().find_tasks(spec.name)]
-        details = [d for d in details if status(d) != contract.DELETING]
-        if not details:
-            return None
-        mine = next((d for d in details if owns(owner, mark(d), spec.name)), None)
-        if mine is None:
-            claim(self.noun, str(details[0].get("id")), spec.name, mark(details[0]), owner)
-            raise AssertionError("unreachable")
-        task_id = str(mine.get("id"))
-        takeover.refuse_in_replace(self.context.replacing, self.noun, task_id)
-        takeover.require_match(spec, self.noun, task_id, unmarked(mine))
-        notice(f"task {spec.name!r} ({task_id}) from an interrupted run found ({status(mine)}): taking it over",
-               owner)
-        return task_id
+    def _made(self, spec: Any, owner: Mark | None) -> str | None:
+        """The ID of the task this create made (its answer was lost): the create removed every task of
+        its mark before it sent anything (`takeover.clear_own`), so one that carries it now is its own."""
+        mine = self._ours(spec, owner)
+        return str(mine[0].get("id")) if mine else None
 
     def _record(self, spec: TrainingJobSpec, task_id: str, owner: Mark | None, *, ours: bool) -> Outs:
         recorder = Recorder(self.kind, self.timeout(spec, "delete"), with_reason=True)

@@ -31,12 +31,22 @@ class Stop(Enum):
     CHANGED = "changed"  # refused because its state changed meanwhile: read it, then wait
 
 
+@dataclass(frozen=True)
+class Named:
+    """An object of a given name as a create's first look finds it: its ID and owner mark (None when it
+    has none, or none the platform returns)."""
+
+    object_id: str
+    mark: Mark | None
+
+
 class Busy(Exception):
     """The platform refused a delete in the object's current state (it is still running or stopping)."""
 
 
 class Listing(Protocol):
-    """The second look before "not found" is believed (`removal.confirm_gone`)."""
+    """The objects of a name: the second look before "not found" is believed (`removal.confirm_gone`), and
+    the first look of a create (`takeover.clear_own`)."""
 
     @property
     def noun(self) -> str:
@@ -45,6 +55,10 @@ class Listing(Protocol):
 
     def listed(self, object_id: str, name: str) -> bool:
         """Whether a listing by `name` still shows the object."""
+        ...
+
+    def named(self, name: str) -> list[Named]:
+        """The objects named `name` that are not on their way out, with their owner marks."""
         ...
 
 
@@ -124,10 +138,6 @@ class Runs(Objects[R], Protocol[S_contra, R]):
 
     def notes(self, spec: S_contra, object_id: str) -> Callable[[R], str | None] | None:
         """What a wait says between its state lines (log lines), if anything."""
-        ...
-
-    def kept(self, object_id: str) -> str:
-        """What a wait that ran out of time left behind, and how the next `pulumi up` goes on."""
         ...
 
 

@@ -1,14 +1,19 @@
 """Record after wait: an ID is recorded only when its object reached what the user asked for.
 
-Every path that records a run ends here: a fresh create, the take-over of this resource's own object
-from an interrupted or timed-out run, `adopt_id`, `pulumi import` and the plugin's partially created
-resource. An object that ends first (fails, stops, is deleted) or cannot be read is an error; when it
-is `ours` (this resource created it) it is rolled back, so that the platform and the state agree, and
-an adopted one is left as it is (it is not ours to delete). A run still pending past its
-`max_pending_minutes` is the same error (see pending.py), with the time pending and the platform's
-reason; so is a run that reached its target and misses its gate (a training job's success_criteria).
-`on_failure="keep"` keeps our own failed run instead, recorded with its status and reason. A wait that
-runs out of time says so and leaves the object for the next `pulumi up`, which waits again.
+Every path that records a run ends here: a fresh create, `adopt_id`, `pulumi import`, and the resume of
+an unfinished create (its wait cancelled or out of time) or of the plugin's partially created resource.
+Three outcomes besides success:
+
+- Unfinished: the engine cancelled the wait (`cancel.py`), or it ran out of time. The object is recorded
+  as it was last seen (`Unfinished`), and the next `pulumi up` goes on waiting for it: no second create.
+- Held: our own run ended before its target (failed, stopped), stayed pending past its
+  `max_pending_minutes` (pending.py), or reached it and missed its gate (a training job's
+  success_criteria). Its job is made to have ended (a pending one is stopped), then kept on the platform as
+  the run's record (`on_failure="keep"`) or deleted (`"delete"`), and the failure is held in the state
+  (`Held`): no later `pulumi up` starts the same run again unless asked (see handler.py).
+- An adopted object that fails is left as it is (it is not ours) and nothing is recorded; one of ours
+  that disappears or cannot be read while waited for is rolled back, so the platform and the state agree.
+
 """
 
 from __future__ import annotations
@@ -16,13 +21,15 @@ from __future__ import annotations
 from typing import Protocol, TypeVar
 
 from .. import deadline
+from ..cancel import Cancelled
 from ..errors import MltrainError, NotFound, RemoteFailure, WaitTimeout
 from ..ownership import Mark
 from ..pending import PendingLimit
 from ..progress import Label
 from ..waiter import wait_for
 from .protocol import Outs, R, Runs
-from .rollback import roll_back
+from .removal import stop_in_place
+from .rollback import RolledBack, roll_back
 
 
 class RunSpec(Protocol):
@@ -44,12 +51,26 @@ class RunSpec(Protocol):
 S = TypeVar("S", bound=RunSpec)
 
 
-class KeptFailure(RemoteFailure):
-    """A run of this resource's own that ended before its `wait_for`, kept by `on_failure="keep"`."""
+class Held(RemoteFailure):
+    """A run of this resource's own that failed (see the module), its job ended; recorded with the failure.
+    `removed`: its job was deleted (`on_failure="delete"`); `failure` is what happened, in a sentence or two;
+    `details` what follows it (a job's last log lines and events), on lines of its own."""
+
+    def __init__(self, failure: str, object_id: str, outs: Outs, *, removed: bool, details: str = "") -> None:
+        super().__init__(failure + details)
+        self.failure, self.object_id, self.outs, self.removed, self.details = failure, object_id, outs, removed, details
+
+
+class Unfinished(MltrainError):
+    """A wait the engine cancelled after its object came to exist: recorded with `outs` as last seen."""
 
     def __init__(self, message: str, object_id: str, outs: Outs) -> None:
         super().__init__(message)
         self.object_id, self.outs = object_id, outs
+
+
+# How long the one read of an object whose wait was cancelled before its first look may take.
+LOOK_AFTER_CANCEL = 2.0
 
 
 class Recorder:
@@ -88,11 +109,8 @@ class Recorder:
                 notes=runs.notes(spec, object_id),
                 hint=(lambda _: pending.hint()) if pending is not None else None,
             ).value
-        except WaitTimeout as err:
-            kept = runs.kept(object_id) if ours else (
-                f"{runs.noun.capitalize()} {object_id} was adopted, not created here: it was left as it is and "
-                f"nothing was recorded; the next `pulumi up` waits for it again")
-            raise WaitTimeout(f"{err}. {kept}") from None
+        except (Cancelled, WaitTimeout) as err:
+            raise self.unfinished(runs, spec, object_id, err) from None
         except NotFound:
             raise RemoteFailure(f"{what} disappeared while waiting for it to be {spec.wait_for}"
                                 + (f". {self.roll_back(runs, object_id)}" if ours else "")) from None
@@ -106,31 +124,68 @@ class Recorder:
             outs, missed = runs.gate(spec, object_id, final, recorded)
             if missed is None:
                 return {**recorded, **outs}
-            head, kept, tail = f"{what} {missed}", "", ""
+            head, tail, live = f"{what} {missed}", "", False
             if self.with_reason:
                 outs["reason"] = missed
         elif state in never:
             why, tail = runs.ended(spec, object_id, final)
-            head, kept = f"{what} ended {state} before it was {spec.wait_for}: {why}", ""
+            head, live = f"{what} ended {state} before it was {spec.wait_for}: {why}", False
         else:  # pending past max_pending_minutes (`done` ends the wait on nothing else)
             assert pending is not None
             reason = runs.pending_reason(final) or "the platform gives no reason"
-            why, tail = f"{pending.words(state)}: {reason}", ""
-            head, kept = f"{what} was {why}", f" as it is, still {state} (it may yet start),"
+            why, tail, live = f"{pending.words(state)}: {reason}", "", True
+            head = f"{what} was {why}"
             if self.with_reason:
                 outs["reason"] = why
-        if ours and spec.on_failure == "keep":
-            raise KeptFailure(
-                f"{head}. It was kept (on_failure=\"keep\"){kept} and is recorded with its status and reason: the "
-                f"next `pulumi up` replaces it and `pulumi destroy` deletes it{tail}", object_id,
-                {**(recorded if recorded is not None else runs.recorded(spec, final)), **outs})
-        raise RemoteFailure(f"{head}. {self.undo(runs, object_id, ours)}{tail}")
+        if not ours:
+            raise RemoteFailure(f"{head}. {self.undo(runs, object_id, ours)}{tail}")
+        recorded = recorded if recorded is not None else runs.recorded(spec, final)
+        raise self.hold(runs, spec, object_id, head, recorded, outs, live=live, owner=owner, details=tail)
 
-    def roll_back(self, runs: Runs[S, R], object_id: str) -> str:
+    def hold(self, runs: Runs[S, R], spec: S, object_id: str, failure: str, recorded: Outs, judged: Outs, *,
+             live: bool, owner: Mark | None, details: str = "") -> Held:
+        """Our own failed run, its job ended: kept as the run's record, or deleted (`on_failure`).
+        `recorded`: its outputs as last read; `judged`: what the failure adds (its reason, a gate's)."""
+        if spec.on_failure == "delete":
+            undone = self.roll_back(runs, object_id)
+            return Held(failure if undone.removed else f"{failure}. {undone}", object_id, {**recorded, **judged},
+                        removed=undone.removed, details=details)
+        if live:  # still pending: stopped, so that it never starts and holds no GPU
+            budget = deadline.Deadline.after(self.rollback_seconds, f"stopping pending {runs.noun} {object_id}")
+            try:
+                with deadline.scope(budget, override=True):
+                    stop_in_place(runs, object_id, Label.of(self.kind, spec, owner, object_id=object_id,
+                                                            doing="stopping"))
+                    recorded = runs.recorded(spec, runs.get(object_id))
+            except MltrainError as err:
+                failure = f"{failure}. Stopping it failed ({err}); stop {runs.noun} {object_id} yourself"
+            else:
+                failure = f"{failure}. It was stopped"
+        return Held(failure, object_id, {**recorded, **judged}, removed=False, details=details)
+
+    def unfinished(self, runs: Runs[S, R], spec: S, object_id: str, err: Cancelled | WaitTimeout) -> Unfinished:
+        """The object of a wait that was cancelled or ran out of time, as the wait last saw it (else one
+        quick read, else its ID): recorded, and the next `pulumi up` goes on waiting for it."""
+        remote: R | None = err.value  # type: ignore[assignment]  # what this wait's fetch returned
+        if remote is None:
+            try:
+                with deadline.scope(deadline.Deadline.after(LOOK_AFTER_CANCEL, f"reading {object_id}"),
+                                    override=isinstance(err, WaitTimeout)):
+                    remote = runs.get(object_id)
+            except MltrainError:
+                remote = None
+        outs = runs.recorded(spec, remote) if remote is not None else runs.unread(object_id)
+        state = runs.state_of(remote) if remote is not None else "in an unknown state"
+        return Unfinished(
+            f"{err}. {runs.what(spec, object_id).capitalize()} was left {state} and is recorded as unfinished: "
+            f"the next `pulumi up` goes on waiting for it to be {spec.wait_for} (no second create), and "
+            "`pulumi destroy` removes it", object_id, outs)
+
+    def roll_back(self, runs: Runs[S, R], object_id: str) -> RolledBack:
         return roll_back(runs, object_id, self.rollback_seconds)
 
     def undo(self, runs: Runs[S, R], object_id: str, ours: bool) -> str:
         if ours:
-            return self.roll_back(runs, object_id)
+            return str(self.roll_back(runs, object_id))
         return (f"It was adopted, not created by this resource, so it was not deleted and nothing was "
                 f"recorded; delete {runs.noun} {object_id} yourself or adopt another")

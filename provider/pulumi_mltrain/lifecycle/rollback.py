@@ -6,20 +6,34 @@ engine's, else the default), as its own deadline, since the create's may have ru
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .. import deadline
 from ..errors import MltrainError
 from .protocol import Objects, R
 from .removal import remove
 
 
-def roll_back(objects: Objects[R], object_id: str, seconds: float) -> str:
+@dataclass(frozen=True)
+class RolledBack:
+    """What became of a rolled-back object: `removed`, and the sentence that says so (`str()`)."""
+
+    removed: bool
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def roll_back(objects: Objects[R], object_id: str, seconds: float) -> RolledBack:
     """Delete this resource's own `object_id`, whose create fails; say what became of it."""
     budget = deadline.Deadline.after(seconds, f"deleting failed {objects.noun} {object_id}")
     try:
         with deadline.scope(budget, override=True):
             remove(objects, object_id)
     except MltrainError as err:
-        return (f"Deleting it failed too ({err}); delete {objects.noun} {object_id} in {objects.platform}, or run "
-                "`pulumi up` again, which finds it by its owner mark and adopts it")
-    return "It was deleted so that nothing is left behind; fix the cause and run `pulumi up` again"
+        return RolledBack(False, f"Deleting it failed too ({err}); delete {objects.noun} {object_id} in "
+                                 f"{objects.platform}, or run `pulumi up` again, which finds it by its owner "
+                                 "mark and deletes it before it makes a new one")
+    return RolledBack(True, "It was deleted so that nothing is left behind; fix the cause and run `pulumi up` again")
 

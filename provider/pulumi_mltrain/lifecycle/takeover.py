@@ -3,8 +3,11 @@ run (found by its owner mark), or one named by `adopt_id` or `pulumi import`.
 
 Two rules hold for every take-over. The object must match the declaration (nothing is changed to make
 it match, except where a platform says so). And a replacement never takes over the object it
-replaces: created before its old object is deleted, it would find that object by its owner mark, and
-the delete that follows would remove it.
+replaces: created before its old object is deleted (a replacement_trigger or `pulumi up --replace` of
+a plugin resource without deleteBeforeReplace), it would find that object by its owner mark, and the
+delete that follows would remove what the state then records. So a create removes the objects its
+mark finds first (`clear_own`), as a delete-before-replace would have, and only then makes its own; the
+engine's delete of the old one then finds it gone.
 """
 
 from __future__ import annotations
@@ -13,17 +16,27 @@ from collections.abc import Mapping
 
 from .. import spec as specs
 from ..errors import MltrainError
+from ..ownership import Mark, claim
+from ..progress import Label, notice
+from .protocol import Objects, R
+from .removal import remove
 
 
-def refuse_in_replace(replacing: bool, noun: str, object_id: str) -> None:
-    """Refuse to take over `object_id` in a replacement's create (`replacing`: the create replaces a
-    resource the state holds, `Context.replacing`); nothing changes."""
-    if replacing:
-        raise MltrainError(
-            f"this replacement would take over {noun} {object_id}, the one it replaces, which is then "
-            "deleted: the engine creates the replacement first (a replacement_trigger or `--replace` does "
-            "that unless told otherwise). Add delete_before_replace=True to this resource's options (the "
-            "dynamic resources of pulumi_mltrain set it for training jobs)")
+def clear_own(objects: Objects[R], name: str, owner: Mark | None, label: Label) -> None:
+    """Before a create sends anything: an object named `name` that is not this resource's stops it
+    (`ownership.claim`), and one that is (its owner mark) is removed first. A create never takes such an
+    object over: it is the one a replacement replaces (created first: the engine gives a create no sign
+    of that, nor of the state), or one whose create a killed `pulumi up` never recorded; a cancelled or
+    timed-out wait records its object instead (lifecycle/record.py). Take-overs go by ID: `adopt_id`,
+    `pulumi import`, and the resume of an unfinished create."""
+    found = objects.named(name)
+    for item in found:
+        claim(objects.noun, item.object_id, name, item.mark, owner)
+    for item in found:
+        notice(f"{objects.noun} {item.object_id} carries this resource's owner mark but is not recorded as it: "
+               "it is the one a replacement created first replaces, or one a killed `pulumi up` never recorded; "
+               "deleting it before the new one is made", owner)
+        remove(objects, item.object_id, label.doing_now(item.object_id, "deleting an unrecorded object"))
 
 
 def require_match(spec: specs.Spec, noun: str, object_id: str, remote: Mapping[str, object]) -> None:

@@ -460,6 +460,10 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
     _inputs = (
         "adopt_id",
         "timeouts",
+        "replace_running",
+        "stopped",
+        "on_failure",
+        "max_attempts",
         "name",
         "description",
         "workspace_id",
@@ -490,10 +494,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "unconditional_retry",
         "hang_retry",
         "tags",
-        "replace_running",
         "wait_for",
-        "stopped",
-        "on_failure",
         "max_pending_minutes",
         "success_criteria",
     )
@@ -518,19 +519,24 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
     )
     _id_fields = ("job_id",)
     _defaults = {
+        "replace_running": "allow",
+        "stopped": False,
+        "on_failure": "keep",
+        "max_attempts": 1,
         "parameters": [],
         "inputs": [],
         "outputs": [],
         "node_count": 1,
-        "replace_running": "allow",
         "wait_for": "accepted",
-        "stopped": False,
-        "on_failure": "delete",
     }
 
     if TYPE_CHECKING:
         adopt_id: pulumi.Output[str | None]
         timeouts: pulumi.Output[Timeouts | None]
+        replace_running: pulumi.Output[Literal["allow", "refuse"]]
+        stopped: pulumi.Output[bool]
+        on_failure: pulumi.Output[Literal["delete", "keep"]]
+        max_attempts: pulumi.Output[int]
         name: pulumi.Output[str]
         description: pulumi.Output[str | None]
         workspace_id: pulumi.Output[str | None]
@@ -561,10 +567,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         unconditional_retry: pulumi.Output[bool | None]
         hang_retry: pulumi.Output[bool | None]
         tags: pulumi.Output[dict[str, str] | None]
-        replace_running: pulumi.Output[Literal["allow", "refuse"]]
         wait_for: pulumi.Output[Literal["accepted", "running", "completed"]]
-        stopped: pulumi.Output[bool]
-        on_failure: pulumi.Output[Literal["delete", "keep"]]
         max_pending_minutes: pulumi.Output[float | None]
         success_criteria: pulumi.Output[list[SuccessCriterion] | None]
         job_id: pulumi.Output[str]
@@ -591,6 +594,10 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         *,
         adopt_id: pulumi.Input[str] | None = None,
         timeouts: pulumi.Input[Timeouts] | None = None,
+        replace_running: pulumi.Input[Literal["allow", "refuse"]] | None = None,
+        stopped: pulumi.Input[bool] | None = None,
+        on_failure: pulumi.Input[Literal["delete", "keep"]] | None = None,
+        max_attempts: pulumi.Input[int] | None = None,
         name: pulumi.Input[str] | None = None,
         description: pulumi.Input[str] | None = None,
         workspace_id: pulumi.Input[str] | None = None,
@@ -621,10 +628,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         unconditional_retry: pulumi.Input[bool] | None = None,
         hang_retry: pulumi.Input[bool] | None = None,
         tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
-        replace_running: pulumi.Input[Literal["allow", "refuse"]] | None = None,
         wait_for: pulumi.Input[Literal["accepted", "running", "completed"]] | None = None,
-        stopped: pulumi.Input[bool] | None = None,
-        on_failure: pulumi.Input[Literal["delete", "keep"]] | None = None,
         max_pending_minutes: pulumi.Input[float] | None = None,
         success_criteria: pulumi.Input[Sequence[pulumi.Input[SuccessCriterion]]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
@@ -638,6 +642,30 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 Local: changing it only changes the provider's behaviour, nothing remote.
             timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts). Local: changing
                 it only changes the provider's behaviour, nothing remote.
+            replace_running: refuse: a preview that would replace (stop, delete and recreate) this job while
+                it is queued, starting or running fails, naming the fields that force it; allow (the default)
+                replaces. Allowed: 'allow', 'refuse'. Default: 'allow'. Local: changing it only changes the
+                provider's behaviour, nothing remote.
+            stopped: true stops the job in place (the platform's stop call) and waits until it has stopped,
+                keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not
+                started again: false only records it (to run the job again, change its replacement_trigger).
+                A create (a first or new run) needs false. Default: False. Local: changing it only changes
+                the provider's behaviour, nothing remote.
+            on_failure: What becomes of the job of a run that fails during the create's wait (it fails or
+                stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the
+                default) keeps it on the platform as the run's record, ended, with its logs; delete deletes
+                it. Either way the failure is held: that `pulumi up` fails, and so does every later one,
+                naming the run, without starting it again, until its inputs or replacement_trigger change,
+                `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run
+                (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the
+                program sets one. Allowed: 'delete', 'keep'. Default: 'keep'. Local: changing it only changes
+                the provider's behaviour, nothing remote.
+            max_attempts: How many runs of the same declaration `pulumi up` may start by itself: while a held
+                failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces
+                it with a new run. 1 (the default) never starts a failed run again unasked. A change of
+                inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own
+                retries, such as Alaya NeW's max_retry_count, happen inside one run.) Default: 1. Local:
+                changing it only changes the provider's behaviour, nothing remote.
             name: Job name (unique in the project); when unset, the resource name plus a suffix unique to
                 this stack and resource, chosen at the first create and kept through renames (aliases).
                 Optional: the provider chooses it when unset. Changing it replaces the resource.
@@ -710,30 +738,16 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 inputs and outputs hold the merged map. The provider's owner mark lives beside them and never
                 shows here; tags added on the platform under other keys are left alone. Changing it updates
                 the resource in place.
-            replace_running: refuse: a preview that would replace (delete and recreate) this job while it is
-                Creating, Pending or Running fails, naming the fields that force it; allow (the default)
-                replaces. Allowed: 'allow', 'refuse'. Default: 'allow'. Local: changing it only changes the
-                provider's behaviour, nothing remote.
             wait_for: What create waits for: accepted (past Creating, the default: seconds), running, or
                 completed (training finished; raise customTimeouts.create to match the training time).
                 Allowed: 'accepted', 'running', 'completed'. Default: 'accepted'. Local: changing it only
                 changes the provider's behaviour, nothing remote.
-            stopped: true stops the job in place (ModelArts' terminate action) and waits until it has
-                stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped
-                job is not started again: false only records it (to run the job again, change its
-                replacement_trigger). A create (a first or new run) needs false. Default: False. Local:
-                changing it only changes the provider's behaviour, nothing remote.
-            on_failure: A job that fails or is stopped during the create's wait: delete (the default)
-                terminates and deletes it; keep leaves it on the platform and in the state with its status
-                and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails;
-                the next `pulumi up` replaces it. Allowed: 'delete', 'keep'. Default: 'delete'. Local:
-                changing it only changes the provider's behaviour, nothing remote.
             max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits
                 for running or completed; past them the job fails as a failed run does (on_failure decides:
                 delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and
                 records it with its status and reason), and the error gives the time pending and the
                 platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create
-                time on the platform, so a take-over after an interrupted run counts from the real start;
+                time on the platform, so a resumed wait after an interrupted run counts from the real start;
                 once the job has run, it no longer applies. Needs wait_for running or completed; the create
                 deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or
                 updates the job. Local: changing it only changes the provider's behaviour, nothing remote.
@@ -741,8 +755,8 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with
                 the final value of its metric: the last sample with data (not -1) of the job's first task
                 (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not
-                read. A metric without data misses. A miss ends the create like a failed run (on_failure
-                decides: delete, or keep with the reason), naming the metric, the value seen and the
+                read. A metric without data misses. A miss ends the create like a failed run (its run is
+                held; on_failure decides what becomes of its job), naming the metric, the value seen and the
                 threshold; final_metrics and success_criteria_met record what was read. Only the six metrics
                 the API reports are supported (custom metrics a job may declare are not read). Changing it is
                 recorded only: a finished run is not judged again. Local: changing it only changes the
@@ -752,6 +766,10 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         self._register(resource_name, {
             "adopt_id": adopt_id,
             "timeouts": timeouts,
+            "replace_running": replace_running,
+            "stopped": stopped,
+            "on_failure": on_failure,
+            "max_attempts": max_attempts,
             "name": name,
             "description": description,
             "workspace_id": workspace_id,
@@ -782,10 +800,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
             "unconditional_retry": unconditional_retry,
             "hang_retry": hang_retry,
             "tags": tags,
-            "replace_running": replace_running,
             "wait_for": wait_for,
-            "stopped": stopped,
-            "on_failure": on_failure,
             "max_pending_minutes": max_pending_minutes,
             "success_criteria": success_criteria,
         }, opts)

@@ -13,10 +13,10 @@ from typing import Any, ClassVar
 from .. import registry
 from .. import spec as specs
 from ..lifecycle import removal, resend, takeover
-from ..lifecycle.protocol import Stop
+from ..lifecycle.protocol import Named, Stop
 from ..ownership import Mark, claim
 from ..platform_calls import Failures
-from ..progress import Label, notice
+from ..progress import Label
 from ..spec import ManagedSpec
 from ..waiter import Backoff
 from . import contract
@@ -176,28 +176,25 @@ class AlgorithmCalls(ModelArtsCalls[AlgorithmSpec, AlgorithmOutputs]):
 
     # ----- create --------------------------------------------------------------------------------
     def create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
-        found = self.existing(spec, owner)
-        if found is None:
-            submitted = resend.submit(
-                lambda: self.api().create_algorithm(spec.put_body(owner=owner)),
-                lambda _: self.existing(spec, owner), noun="algorithm", name=spec.name,
-                grace=self.settings.ambiguity_grace, owner=owner,
-                duplicate=lambda err: err.code == contract.DUPLICATE_ALGORITHM_NAME)
-            found = submitted.found if submitted.found is not None else submitted.sent
-            assert found is not None
+        takeover.clear_own(self.objects(), spec.name, owner, Label.of(self.kind, spec, owner))
+        submitted = resend.submit(
+            lambda: self.api().create_algorithm(spec.put_body(owner=owner)),
+            lambda _: self._made(spec, owner), noun="algorithm", name=spec.name,
+            grace=self.settings.ambiguity_grace, owner=owner,
+            duplicate=lambda err: err.code == contract.DUPLICATE_ALGORITHM_NAME)
+        found = submitted.found if submitted.found is not None else submitted.sent
+        assert found is not None
         return str(found["metadata"]["id"]), self._outputs(found)
 
-    def existing(self, spec: Any, owner: Mark | None) -> dict[str, Any] | None:
-        """This resource's own algorithm from an interrupted run: adopt it; one of the name that is not
-        ours stops the create (see ownership.claim)."""
+    def _made(self, spec: Any, owner: Mark | None) -> dict[str, Any] | None:
+        """The algorithm of this name after an unanswered create, if it carries this resource's mark (the
+        create sends the mark with the algorithm); one that does not stops the create."""
         matches = self.api().find_algorithms(spec.name)
         if not matches:
             return None
         algorithm_id = str(matches[0]["metadata"]["id"])
         algorithm = self.api().algorithm(algorithm_id)
         claim(self.noun, algorithm_id, spec.name, _mark(algorithm), owner)
-        takeover.require_match(spec, self.noun, algorithm_id, algorithm)
-        notice(f"algorithm {spec.name!r} ({algorithm_id}) from an interrupted run found: adopting it", owner)
         return algorithm
 
     # ----- adopt / read / update / delete --------------------------------------------------------
@@ -281,6 +278,10 @@ class Algorithms:
 
     def listed(self, object_id: str, name: str) -> bool:
         return any(str((a.get("metadata") or {}).get("id")) == object_id for a in self.api.find_algorithms(name))
+
+    def named(self, name: str) -> list[Named]:
+        ids = [str((a.get("metadata") or {}).get("id")) for a in self.api.find_algorithms(name)]
+        return [Named(algorithm_id, _mark(self.api.algorithm(algorithm_id))) for algorithm_id in ids]
 
 
 def _mark(algorithm: dict[str, Any]) -> Mark | None:

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Literal
 
 from .. import pending, runs
 from .. import spec as specs
-from ..spec import ManagedSpec
+from ..run_control import RunControl
 from . import contract
 from .models import (
     NAME_RE,
@@ -40,7 +40,7 @@ MAX_ENVIRONMENTS = contract.MAX_ENVIRONMENTS
 INLINE = ("code_dir", "boot_file", "command", "engine_id", "engine_name", "engine_version", "image_url")
 
 
-class TrainingJobSpec(ManagedSpec):
+class TrainingJobSpec(RunControl):
     """Inputs of a ModelArts training job: the create body of POST /v2/{project_id}/training-jobs."""
 
     wire_constants: ClassVar[dict[str, Any]] = {"kind": contract.JOB_KIND}
@@ -146,24 +146,10 @@ class TrainingJobSpec(ManagedSpec):
         "tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked "
         "inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows "
         "here; tags added on the platform under other keys are left alone.", wire="tags", on_change="update")
-    replace_running: Literal["allow", "refuse"] = specs.spec_field(
-        "allow", description="refuse: a preview that would replace (delete and recreate) this job while it is "
-        "Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.",
-        on_change="local")
     wait_for: WaitFor = specs.spec_field(
         "accepted", description="What create waits for: accepted (past Creating, the default: seconds), running, "
         "or completed (training finished; raise customTimeouts.create to match the training time).",
         on_change="local")
-    stopped: bool = specs.spec_field(
-        False, description="true stops the job in place (ModelArts' terminate action) and waits until it has "
-        "stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not "
-        "started again: false only records it (to run the job again, change its replacement_trigger). A create "
-        "(a first or new run) needs false.", on_change="local")
-    on_failure: Literal["delete", "keep"] = specs.spec_field(
-        "delete", description="A job that fails or is stopped during the create's wait: delete (the default) "
-        "terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, "
-        "so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` "
-        "replaces it.", on_change="local")
     max_pending_minutes: float | None = specs.spec_field(
         None, description=pending.description("Creating or Pending"), on_change="local", gt=0,
         allow_inf_nan=False)
@@ -172,8 +158,8 @@ class TrainingJobSpec(ManagedSpec):
         "[{metric: gpuUtil, op: \">=\", value: 50}]. Once the job has Completed, each is compared with the "
         "final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], "
         "as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without "
-        "data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the "
-        "reason), naming the metric, the value seen and the threshold; final_metrics and "
+        "data misses. A miss ends the create like a failed run (its run is held; on_failure decides what "
+        "becomes of its job), naming the metric, the value seen and the threshold; final_metrics and "
         "success_criteria_met record what was read. Only the six metrics the API reports are supported "
         "(custom metrics a job may declare are not read). Changing it is recorded only: a finished run is "
         "not judged again.", on_change="local")

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..answers import from_epoch_ms
 from ..errors import ApiError, MltrainError
-from ..lifecycle.protocol import Busy, MarkedRun, Outs, Stop
+from ..lifecycle.protocol import Busy, MarkedRun, Named, Outs, Stop
 from ..ownership import Mark
 from ..waiter import Backoff, look_for
 from . import contract
@@ -82,6 +82,18 @@ class Jobs:
 
     def listed(self, object_id: str, name: str) -> bool:
         return any(str((j.get("metadata") or {}).get("id")) == object_id for j in self.api.find_jobs(name))
+
+    def named(self, name: str) -> list[Named]:
+        """Jobs of the name (one at most: ModelArts names are unique), with the mark of their tags (since
+        0.2), else of their annotations (0.1; only a detail that returns them shows it)."""
+        out = []
+        for row in self.api.find_jobs(name):
+            job_id = str((row.get("metadata") or {}).get("id"))
+            found = mark_in(self.api.job_tags(job_id))
+            if found is None:
+                found = mark_in((self.api.job(job_id).get("metadata") or {}).get("annotations"))
+            out.append(Named(job_id, found))
+        return out
 
     # ----- Marked ----------------------------------------------------------------------------------
     def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
@@ -184,12 +196,6 @@ class Jobs:
             return f"log of {tasks[0]}: " + " | ".join(new) if new else None
 
         return note
-
-    def kept(self, object_id: str) -> str:
-        return (f"Job {object_id} was NOT deleted and is not lost: it carries this resource's owner mark, so the "
-                f"next `pulumi up` finds it and adopts it without creating a duplicate, and waits for it again. "
-                f"To adopt it explicitly, set adopt_id=\"{object_id}\"; to give up on it, run `pulumi up` after "
-                f"removing the resource and delete job {object_id} in ModelArts")
 
     # ----- outputs -------------------------------------------------------------------------------
     def outputs(self, job: Job, *, metrics: bool = True) -> Outs:

@@ -1,11 +1,12 @@
 """`modelarts.TrainingJob`: a Huawei Cloud ModelArts v2 training job.
 
 Create is idempotent: the job's name is deterministic (project/stack/resource) and unique in the
-project, so the provider first looks for a job of that name and adopts it when it matches; a
-create whose answer was lost is looked up by name before anything is sent again. Then it waits for
-the chosen `wait_for` target. A job that fails first is terminated and deleted (nothing is left
-behind) and the error says why; a wait that runs out of time leaves the job alone and says how it
-is adopted (the next `pulumi up` does it by name; `adopt_id` does it explicitly).
+project; a job of that name that carries this resource's owner mark but that no state records (the
+one a replacement replaces, or one a killed run left) is deleted first (lifecycle/takeover.py), and a
+create whose answer was lost is looked up by name before anything is sent again. Then it waits for the
+chosen `wait_for` target. A run that fails first is held (lifecycle/record.py: its job ended, kept as
+the record or deleted) and the error says why; a wait that runs out of time, or that the engine
+cancels, records the job as unfinished and the next `pulumi up` goes on waiting for it.
 
 Only `description` and `tags` change in place; every other remote field replaces the job (deleted
 first: the name stays the same, and ModelArts refuses two jobs of one name). The declaration is
@@ -86,23 +87,22 @@ class TrainingJobCalls(ModelArtsCalls[TrainingJobSpec, TrainingJobOutputs]):
 
     # ----- create --------------------------------------------------------------------------------
     def create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
-        """Our own job if one exists (an interrupted run), else the POST. No owner annotation is sent:
+        """The POST, once no job of this name is left (`takeover.clear_own`). No owner annotation is sent:
         Huawei documents fixed annotation keys only, and the job detail does not return annotations;
         the mark goes to the job's tags right after (`_mark_job`). Names are unique, so a repeated POST
         of a job that did get created is refused (ModelArts.2751) rather than duplicated."""
         refuse_stopped_run(self.noun, spec)
-        job = self.existing(spec, owner)
-        if job is None:
-            body = spec.wire()
-            body.pop("tags", None)  # the job tags API carries them (_mark_job)
-            # No job of this name existed before the POST (looked for above), so one that appears after
-            # an unanswered POST is the one just sent, marked or not (its mark is written after).
-            submitted = resend.submit(
-                lambda: self.api().create_job(body), lambda sent: self.existing(spec, owner, just_sent=sent),
-                noun="job", name=spec.name, grace=self.settings.ambiguity_grace, owner=owner,
-                duplicate=lambda err: err.code == contract.DUPLICATE_JOB_NAME)
-            job = submitted.found if submitted.found is not None else submitted.sent
-            assert job is not None
+        takeover.clear_own(self.objects(), spec.name, owner, Label.of(self.kind, spec, owner))
+        body = spec.wire()
+        body.pop("tags", None)  # the job tags API carries them (_mark_job)
+        # No job of this name was left before the POST, so one that appears after an unanswered POST is
+        # the one just sent, marked or not (its mark is written after).
+        submitted = resend.submit(
+            lambda: self.api().create_job(body), lambda sent: self._made(spec, owner, just_sent=sent),
+            noun="job", name=spec.name, grace=self.settings.ambiguity_grace, owner=owner,
+            duplicate=lambda err: err.code == contract.DUPLICATE_JOB_NAME)
+        job = submitted.found if submitted.found is not None else submitted.sent
+        assert job is not None
         job_id = str(job["metadata"]["id"])
         self._mark_job(spec, job_id, _tags_to_write(spec, owner, job.get("tags")))
         return job_id, self._record(spec, job_id, owner, ours=True)
@@ -122,13 +122,10 @@ class TrainingJobCalls(ModelArtsCalls[TrainingJobSpec, TrainingJobOutputs]):
             raise RemoteFailure(f"training job {spec.name!r} ({job_id}) was created, but writing its tags (the "
                                 f"owner mark among them) failed: {err}. {undone}") from None
 
-    def existing(self, spec: Any, owner: Mark | None, *, just_sent: bool = False) -> Job | None:
-        """This resource's own job from an interrupted run: adopt it; a job of the name that is not ours
-        stops the create (see ownership.claim). The job comes with its tags (`tags`).
-
-        The mark is read from the job's tags; a job made by 0.1.x kept it in its annotations, which
-        only a detail that returns them shows. `just_sent`: the job was sent by this create, whose
-        answer was lost, so no mark is needed."""
+    def _made(self, spec: Any, owner: Mark | None, *, just_sent: bool) -> Job | None:
+        """The job of this name after an unanswered POST (with its tags), once it is shown to be this
+        create's: `just_sent`, it was sent by this create, so no mark is needed; else its mark decides
+        (`ownership.claim`: a job of the name that is not ours stops the create)."""
         api = self.api()
         matches = api.find_jobs(spec.name)
         if not matches:
@@ -138,9 +135,6 @@ class TrainingJobCalls(ModelArtsCalls[TrainingJobSpec, TrainingJobOutputs]):
         found = mark_in(job["tags"]) or mark_in((job.get("metadata") or {}).get("annotations"))
         if not (just_sent and found is None):
             claim("training job", job_id, spec.name, found, owner)
-        takeover.refuse_in_replace(self.context.replacing, self.noun, job_id)
-        self._reconcile(job_id, job, spec, how="already exists")
-        notice(f"job {spec.name!r} already exists as {job_id} ({phase(job)}): adopting it", owner)
         return job
 
     def _reconcile(self, job_id: str, job: Job, spec: Any, *, how: str) -> None:

@@ -30,13 +30,13 @@ from typing import Any
 
 from pulumi.provider.experimental import provider as p
 
-from .. import __version__, registry, runs
+from .. import __version__, cancel, registry, runs
 from .. import spec as specs
 from ..accounts import ACCOUNT_KEY
 from ..config import Settings
 from ..errors import MltrainError
-from ..handler import Handler
-from ..ownership import IMPORTED_KEY, INTERNAL_PREFIX, STACK_KEY, URN_KEY, derived_stack_identity
+from ..handler import Handler, Outcome, Updated
+from ..ownership import ATTEMPT_KEY, IMPORTED_KEY, INTERNAL_PREFIX, STACK_KEY, URN_KEY, derived_stack_identity
 from . import sdk
 from .invokes import invoke
 from .owner import STACK_IDENTITY_VARIABLE, account_identity
@@ -77,6 +77,11 @@ class MltrainPlugin(p.Provider):
         self._variables = variables
         return p.ConfigureResponse(accept_secrets=True, supports_preview=True, accept_resources=False,
                                    accept_outputs=False)
+
+    async def cancel(self) -> None:
+        """The engine cancels (an interrupted `pulumi up`, or before it closes the plugin): every wait ends
+        now, and a create that was waiting records its object as unfinished (`cancel.py`)."""
+        cancel.signal()
 
     async def invoke(self, request: p.InvokeRequest) -> p.InvokeResponse:
         args, _ = sdk.plain(request.args)
@@ -121,7 +126,7 @@ class MltrainPlugin(p.Provider):
         olds = _fields(handler, raw)
         news = _fields(handler, sdk.plain(request.new_inputs)[0])
         imported = bool(olds.pop(IMPORTED_KEY, False))
-        result = await sdk.run_sync(handler.diff, olds, news)
+        result = await sdk.run_sync(handler.diff, olds, news, request.resource_id)
         changed, replaces = list(result.changed), list(result.replaces)
         if olds.get(PARTIAL_KEY) and PARTIAL_KEY not in changed:
             changed.append(PARTIAL_KEY)  # the create is to be finished (update)
@@ -165,14 +170,14 @@ class MltrainPlugin(p.Provider):
             state = {**props, PARTIAL_KEY: request.timeout or True}
             raise sdk.PartialCreate(
                 f"{err}. {handler.noun.capitalize()} {survivor} exists and is recorded in the state as partially "
-                "created: `pulumi destroy` removes it, and the next `pulumi up` takes it over",
+                "created: `pulumi destroy` removes it, and the next `pulumi up` goes on with it",
                 survivor, _wrap(handler, state, secret), _wrap(handler, state, secret)) from None
-        outs = result.outputs
-        if result.failed:
-            # A job kept by on_failure="keep": recorded (ID, status, reason) and still a failed create.
-            state = _wrap(handler, outs, secret)
-            raise sdk.PartialCreate(result.failed, result.id, state, state)
-        return p.CreateResponse(resource_id=result.id, properties=_wrap(handler, _present(handler, outs), secret))
+        if result.unfinished:
+            # Cancelled while it waited: resumed by the next update, within this create timeout.
+            result = type(result)(result.id, {**result.outputs, PARTIAL_KEY: request.timeout or True})
+        _raise_problem(handler, result, result.id, secret)
+        return p.CreateResponse(resource_id=result.id,
+                                properties=_wrap(handler, _present(handler, result.outputs), secret))
 
     async def read(self, request: p.ReadRequest) -> p.ReadResponse:
         handler = self._handler(request.type)
@@ -211,16 +216,32 @@ class MltrainPlugin(p.Provider):
             # create (kept in the partial state), else the update's; a failed update keeps the partial state.
             given = partial if isinstance(partial, int | float) and not isinstance(partial, bool) else None
             timeout = float(given) if given and given > 0 else request.timeout
-            outs = (await sdk.run_sync(lambda: handler.resume(request.resource_id, news, timeout=timeout))).outputs
+            attempt = int(olds[ATTEMPT_KEY]) if isinstance(olds.get(ATTEMPT_KEY), int | float) else 1
+            resumed = await sdk.run_sync(
+                lambda: handler.resume(request.resource_id, news, timeout=timeout, attempt=attempt))
+            # Cancelled again: the next update goes on, still within the create's timeout.
+            result: Outcome = Updated({**resumed.outputs, PARTIAL_KEY: partial} if resumed.unfinished
+                                      else resumed.outputs)
         else:
-            outs = (await sdk.run_sync(lambda: handler.update(request.resource_id, olds, news,
-                                                              timeout=request.timeout))).outputs
-        return p.UpdateResponse(properties=_wrap(handler, _present(handler, outs), secret))
+            result = await sdk.run_sync(lambda: handler.update(request.resource_id, olds, news,
+                                                               timeout=request.timeout))
+        _raise_problem(handler, result, request.resource_id, secret)
+        return p.UpdateResponse(properties=_wrap(handler, _present(handler, result.outputs), secret))
 
     async def delete(self, request: p.DeleteRequest) -> None:
         handler = self._handler(request.type)
         props = _fields(handler, sdk.plain(request.properties)[0])
         await sdk.run_sync(lambda: handler.delete(request.resource_id, props, timeout=request.timeout))
+
+
+def _raise_problem(handler: Handler[Any, Any], result: Outcome, object_id: str, secret: Iterable[str]) -> None:
+    """A held failure or an unfinished wait is recorded and still fails the step: the engine keeps the
+    object's ID and state as a partially created resource (an initialization error), and retries it with
+    an update at the next `pulumi up` (which goes on waiting, or fails again on the held failure)."""
+    problem = result.problem
+    if problem:
+        state = _wrap(handler, result.outputs, secret)
+        raise sdk.PartialCreate(problem, object_id, state, state)
 
 
 def provider_variables(request: p.ConfigureRequest) -> dict[str, str]:

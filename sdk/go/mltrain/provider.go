@@ -43,6 +43,8 @@ type Provider struct {
 	ModelartsEndpoint pulumi.StringPtrOutput `pulumi:"modelartsEndpoint"`
 	// `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
 	ReplaceRunning pulumi.StringPtrOutput `pulumi:"replaceRunning"`
+	// IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each training job whose held failure is one of them with a new run, once (the new run has another ID). Works from every language and from CI without changing the program. Environment fallback: MLTRAIN_RERUN_FAILED.
+	RerunFailed pulumi.StringPtrOutput `pulumi:"rerunFailed"`
 	// Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
 	StackIdentity pulumi.StringPtrOutput `pulumi:"stackIdentity"`
 }
@@ -123,6 +125,8 @@ type providerArgs struct {
 	ReplaceRunning *string `pulumi:"replaceRunning"`
 	// The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
 	RequestTimeout *float64 `pulumi:"requestTimeout"`
+	// IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each training job whose held failure is one of them with a new run, once (the new run has another ID). Works from every language and from CI without changing the program. Environment fallback: MLTRAIN_RERUN_FAILED.
+	RerunFailed *string `pulumi:"rerunFailed"`
 	// Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
 	SkipCredentialCheck *bool `pulumi:"skipCredentialCheck"`
 	// Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
@@ -171,6 +175,8 @@ type ProviderArgs struct {
 	ReplaceRunning pulumi.StringPtrInput
 	// The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
 	RequestTimeout pulumi.Float64PtrInput
+	// IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each training job whose held failure is one of them with a new run, once (the new run has another ID). Works from every language and from CI without changing the program. Environment fallback: MLTRAIN_RERUN_FAILED.
+	RerunFailed pulumi.StringPtrInput
 	// Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
 	SkipCredentialCheck pulumi.BoolPtrInput
 	// Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
@@ -282,6 +288,11 @@ func (o ProviderOutput) ModelartsEndpoint() pulumi.StringPtrOutput {
 // `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
 func (o ProviderOutput) ReplaceRunning() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.ReplaceRunning }).(pulumi.StringPtrOutput)
+}
+
+// IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each training job whose held failure is one of them with a new run, once (the new run has another ID). Works from every language and from CI without changing the program. Environment fallback: MLTRAIN_RERUN_FAILED.
+func (o ProviderOutput) RerunFailed() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.RerunFailed }).(pulumi.StringPtrOutput)
 }
 
 // Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.

@@ -104,7 +104,11 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly imageType: pulumi.Output<enums.alaya.TrainingJobImageType | undefined>;
     /**
-     * Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+     * How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+     */
+    declare public readonly maxAttempts: pulumi.Output<number | undefined>;
+    /**
+     * Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
      */
     declare public readonly maxPendingMinutes: pulumi.Output<number | undefined>;
     /**
@@ -116,7 +120,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly name: pulumi.Output<string>;
     /**
-     * A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
+     * What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
      */
     declare public readonly onFailure: pulumi.Output<enums.alaya.TrainingJobOnFailure | undefined>;
     /**
@@ -132,7 +136,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly reason: pulumi.Output<string | undefined>;
     /**
-     * refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
+     * refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
      */
     declare public readonly replaceRunning: pulumi.Output<enums.alaya.TrainingJobReplaceRunning | undefined>;
     /**
@@ -140,7 +144,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly resultKey: pulumi.Output<string | undefined>;
     /**
-     * Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
+     * Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, a replacement_trigger or `--replace`, or a held failure run again; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
      */
     declare public /*out*/ readonly runReason: pulumi.Output<string | undefined>;
     /**
@@ -156,7 +160,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly status: pulumi.Output<string>;
     /**
-     * true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+     * true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
      */
     declare public readonly stopped: pulumi.Output<boolean | undefined>;
     /**
@@ -184,7 +188,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly trainingType: pulumi.Output<enums.alaya.TrainingJobTrainingType | undefined>;
     /**
-     * What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first is an error and is deleted.
+     * What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
      */
     declare public readonly waitFor: pulumi.Output<enums.alaya.TrainingJobWaitFor | undefined>;
     /**
@@ -220,10 +224,11 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["env"] = args?.env;
             resourceInputs["image"] = args?.image;
             resourceInputs["imageType"] = args?.imageType;
+            resourceInputs["maxAttempts"] = (args?.maxAttempts) ?? 1;
             resourceInputs["maxPendingMinutes"] = args?.maxPendingMinutes;
             resourceInputs["maxRetryCount"] = args?.maxRetryCount;
             resourceInputs["name"] = args?.name;
-            resourceInputs["onFailure"] = (args?.onFailure) ?? "delete";
+            resourceInputs["onFailure"] = (args?.onFailure) ?? "keep";
             resourceInputs["priority"] = (args?.priority) ?? 3;
             resourceInputs["productCode"] = args?.productCode;
             resourceInputs["replaceRunning"] = (args?.replaceRunning) ?? "allow";
@@ -263,6 +268,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["gpusPerNode"] = undefined /*out*/;
             resourceInputs["image"] = undefined /*out*/;
             resourceInputs["imageType"] = undefined /*out*/;
+            resourceInputs["maxAttempts"] = undefined /*out*/;
             resourceInputs["maxPendingMinutes"] = undefined /*out*/;
             resourceInputs["maxRetryCount"] = undefined /*out*/;
             resourceInputs["name"] = undefined /*out*/;
@@ -328,7 +334,11 @@ export interface TrainingJobArgs {
      */
     imageType?: pulumi.Input<enums.alaya.TrainingJobImageType | undefined>;
     /**
-     * Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+     * How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+     */
+    maxAttempts?: pulumi.Input<number | undefined>;
+    /**
+     * Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
      */
     maxPendingMinutes?: pulumi.Input<number | undefined>;
     /**
@@ -340,7 +350,7 @@ export interface TrainingJobArgs {
      */
     name?: pulumi.Input<string | undefined>;
     /**
-     * A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
+     * What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
      */
     onFailure?: pulumi.Input<enums.alaya.TrainingJobOnFailure | undefined>;
     /**
@@ -352,7 +362,7 @@ export interface TrainingJobArgs {
      */
     productCode: pulumi.Input<string>;
     /**
-     * refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
+     * refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
      */
     replaceRunning?: pulumi.Input<enums.alaya.TrainingJobReplaceRunning | undefined>;
     /**
@@ -360,7 +370,7 @@ export interface TrainingJobArgs {
      */
     startCommand?: pulumi.Input<string | undefined>;
     /**
-     * true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+     * true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
      */
     stopped?: pulumi.Input<boolean | undefined>;
     /**
@@ -384,7 +394,7 @@ export interface TrainingJobArgs {
      */
     trainingType?: pulumi.Input<enums.alaya.TrainingJobTrainingType | undefined>;
     /**
-     * What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first is an error and is deleted.
+     * What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
      */
     waitFor?: pulumi.Input<enums.alaya.TrainingJobWaitFor | undefined>;
     /**

@@ -228,6 +228,17 @@ Object.defineProperty(exports, "requestTimeout", {
 });
 
 /**
+ * IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each training job whose held failure is one of them with a new run, once (the new run has another ID). Works from every language and from CI without changing the program. Environment fallback: MLTRAIN_RERUN_FAILED.
+ */
+export declare const rerunFailed: string | undefined;
+Object.defineProperty(exports, "rerunFailed", {
+    get() {
+        return __config.get("rerunFailed");
+    },
+    enumerable: true,
+});
+
+/**
  * Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
  */
 export declare const skipCredentialCheck: boolean | undefined;

@@ -144,7 +144,11 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly logExportPath: pulumi.Output<string | undefined>;
     /**
-     * Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+     * How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+     */
+    declare public readonly maxAttempts: pulumi.Output<number | undefined>;
+    /**
+     * Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
      */
     declare public readonly maxPendingMinutes: pulumi.Output<number | undefined>;
     /**
@@ -164,7 +168,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly notification: pulumi.Output<outputs.modelarts.Notification | undefined>;
     /**
-     * A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
+     * What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
      */
     declare public readonly onFailure: pulumi.Output<enums.modelarts.TrainingJobOnFailure | undefined>;
     /**
@@ -196,7 +200,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly reason: pulumi.Output<string | undefined>;
     /**
-     * refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
+     * refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
      */
     declare public readonly replaceRunning: pulumi.Output<enums.modelarts.TrainingJobReplaceRunning | undefined>;
     /**
@@ -208,7 +212,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly retryCount: pulumi.Output<number | undefined>;
     /**
-     * Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
+     * Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, a replacement_trigger or `--replace`, or a held failure run again; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
      */
     declare public /*out*/ readonly runReason: pulumi.Output<string | undefined>;
     /**
@@ -224,11 +228,11 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly startTime: pulumi.Output<string | undefined>;
     /**
-     * true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+     * true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
      */
     declare public readonly stopped: pulumi.Output<boolean | undefined>;
     /**
-     * Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+     * Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
      */
     declare public readonly successCriteria: pulumi.Output<outputs.modelarts.SuccessCriterion[] | undefined>;
     /**
@@ -298,11 +302,12 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["imageUrl"] = args?.imageUrl;
             resourceInputs["inputs"] = args?.inputs;
             resourceInputs["logExportPath"] = args?.logExportPath;
+            resourceInputs["maxAttempts"] = (args?.maxAttempts) ?? 1;
             resourceInputs["maxPendingMinutes"] = args?.maxPendingMinutes;
             resourceInputs["name"] = args?.name;
             resourceInputs["nodeCount"] = (args?.nodeCount) ?? 1;
             resourceInputs["notification"] = args?.notification;
-            resourceInputs["onFailure"] = (args?.onFailure) ?? "delete";
+            resourceInputs["onFailure"] = (args?.onFailure) ?? "keep";
             resourceInputs["outputs"] = args?.outputs;
             resourceInputs["parameters"] = args?.parameters;
             resourceInputs["poolId"] = args?.poolId;
@@ -362,6 +367,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["inputs"] = undefined /*out*/;
             resourceInputs["jobId"] = undefined /*out*/;
             resourceInputs["logExportPath"] = undefined /*out*/;
+            resourceInputs["maxAttempts"] = undefined /*out*/;
             resourceInputs["maxPendingMinutes"] = undefined /*out*/;
             resourceInputs["metricsSummary"] = undefined /*out*/;
             resourceInputs["name"] = undefined /*out*/;
@@ -470,7 +476,11 @@ export interface TrainingJobArgs {
      */
     logExportPath?: pulumi.Input<string | undefined>;
     /**
-     * Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+     * How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+     */
+    maxAttempts?: pulumi.Input<number | undefined>;
+    /**
+     * Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
      */
     maxPendingMinutes?: pulumi.Input<number | undefined>;
     /**
@@ -486,7 +496,7 @@ export interface TrainingJobArgs {
      */
     notification?: pulumi.Input<inputs.modelarts.NotificationArgs | undefined>;
     /**
-     * A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
+     * What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
      */
     onFailure?: pulumi.Input<enums.modelarts.TrainingJobOnFailure | undefined>;
     /**
@@ -510,7 +520,7 @@ export interface TrainingJobArgs {
      */
     priority?: pulumi.Input<number | undefined>;
     /**
-     * refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
+     * refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
      */
     replaceRunning?: pulumi.Input<enums.modelarts.TrainingJobReplaceRunning | undefined>;
     /**
@@ -526,11 +536,11 @@ export interface TrainingJobArgs {
      */
     sshKeyPairNames?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+     * true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
      */
     stopped?: pulumi.Input<boolean | undefined>;
     /**
-     * Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+     * Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
      */
     successCriteria?: pulumi.Input<pulumi.Input<inputs.modelarts.SuccessCriterionArgs>[] | undefined>;
     /**

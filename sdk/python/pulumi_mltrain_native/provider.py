@@ -39,6 +39,7 @@ class ProviderArgs:
                  modelarts_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  replace_running: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.float]] = None,
+                 rerun_failed: pulumi.Input[Optional[_builtins.str]] = None,
                  skip_credential_check: pulumi.Input[Optional[_builtins.bool]] = None,
                  stack_identity: pulumi.Input[Optional[_builtins.str]] = None):
         """
@@ -64,6 +65,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] modelarts_endpoint: The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
         :param pulumi.Input[_builtins.str] replace_running: `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
         :param pulumi.Input[_builtins.float] request_timeout: The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
+        :param pulumi.Input[_builtins.str] rerun_failed: IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each training job whose held failure is one of them with a new run, once (the new run has another ID). Works from every language and from CI without changing the program. Environment fallback: MLTRAIN_RERUN_FAILED.
         :param pulumi.Input[_builtins.bool] skip_credential_check: Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
         :param pulumi.Input[_builtins.str] stack_identity: Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
         """
@@ -107,6 +109,8 @@ class ProviderArgs:
             pulumi.set(__self__, "replace_running", replace_running)
         if request_timeout is not None:
             pulumi.set(__self__, "request_timeout", request_timeout)
+        if rerun_failed is not None:
+            pulumi.set(__self__, "rerun_failed", rerun_failed)
         if skip_credential_check is not None:
             pulumi.set(__self__, "skip_credential_check", skip_credential_check)
         if stack_identity is not None:
@@ -353,6 +357,18 @@ class ProviderArgs:
         pulumi.set(self, "request_timeout", value)
 
     @_builtins.property
+    @pulumi.getter(name="rerunFailed")
+    def rerun_failed(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each training job whose held failure is one of them with a new run, once (the new run has another ID). Works from every language and from CI without changing the program. Environment fallback: MLTRAIN_RERUN_FAILED.
+        """
+        return pulumi.get(self, "rerun_failed")
+
+    @rerun_failed.setter
+    def rerun_failed(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "rerun_failed", value)
+
+    @_builtins.property
     @pulumi.getter(name="skipCredentialCheck")
     def skip_credential_check(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
@@ -403,6 +419,7 @@ class Provider(pulumi.ProviderResource):
                  modelarts_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  replace_running: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.float]] = None,
+                 rerun_failed: pulumi.Input[Optional[_builtins.str]] = None,
                  skip_credential_check: pulumi.Input[Optional[_builtins.bool]] = None,
                  stack_identity: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
@@ -431,6 +448,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] modelarts_endpoint: The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
         :param pulumi.Input[_builtins.str] replace_running: `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
         :param pulumi.Input[_builtins.float] request_timeout: The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
+        :param pulumi.Input[_builtins.str] rerun_failed: IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each training job whose held failure is one of them with a new run, once (the new run has another ID). Works from every language and from CI without changing the program. Environment fallback: MLTRAIN_RERUN_FAILED.
         :param pulumi.Input[_builtins.bool] skip_credential_check: Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
         :param pulumi.Input[_builtins.str] stack_identity: Native plugin only: the stack identity in owner marks and default names (default: the URN's project/stack). Set it when stacks of the same project and stack name in different backends share an account.
         """
@@ -478,6 +496,7 @@ class Provider(pulumi.ProviderResource):
                  modelarts_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  replace_running: pulumi.Input[Optional[_builtins.str]] = None,
                  request_timeout: pulumi.Input[Optional[_builtins.float]] = None,
+                 rerun_failed: pulumi.Input[Optional[_builtins.str]] = None,
                  skip_credential_check: pulumi.Input[Optional[_builtins.bool]] = None,
                  stack_identity: pulumi.Input[Optional[_builtins.str]] = None,
                  __props__=None):
@@ -509,6 +528,7 @@ class Provider(pulumi.ProviderResource):
             __props__.__dict__["modelarts_endpoint"] = modelarts_endpoint
             __props__.__dict__["replace_running"] = replace_running
             __props__.__dict__["request_timeout"] = pulumi.Output.from_input(request_timeout).apply(pulumi.runtime.to_json) if request_timeout is not None else None
+            __props__.__dict__["rerun_failed"] = rerun_failed
             __props__.__dict__["skip_credential_check"] = pulumi.Output.from_input(skip_credential_check).apply(pulumi.runtime.to_json) if skip_credential_check is not None else None
             __props__.__dict__["stack_identity"] = stack_identity
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["alayaApiKey", "huaweiPassword", "huaweiSecretKey", "huaweiSecurityToken"])
@@ -630,6 +650,14 @@ class Provider(pulumi.ProviderResource):
         `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
         """
         return pulumi.get(self, "replace_running")
+
+    @_builtins.property
+    @pulumi.getter(name="rerunFailed")
+    def rerun_failed(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each training job whose held failure is one of them with a new run, once (the new run has another ID). Works from every language and from CI without changing the program. Environment fallback: MLTRAIN_RERUN_FAILED.
+        """
+        return pulumi.get(self, "rerun_failed")
 
     @_builtins.property
     @pulumi.getter(name="stackIdentity")

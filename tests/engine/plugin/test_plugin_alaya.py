@@ -106,20 +106,22 @@ def test_lifecycle_through_the_plugin(emulator: Any, tmp_path: Path) -> None:
     refused(elsewhere)
 
     # Replace order: a changed node count replaces the job, delete before create, one task remains.
-    # Failed create: `doomed`, whose task fails, is the provider's own message and leaves nothing behind.
-    declare(stack, [MOUNT, job_using_mount(worker_count=1), trainer, alaya_job("doomed", wait_for="completed")])
+    # Failed run: `doomed`, whose task fails, is the provider's own message; its task is deleted
+    # (on_failure="delete") and the failure held in the state.
+    doomed = alaya_job("doomed", wait_for="completed", on_failure="delete")
+    declare(stack, [MOUNT, job_using_mount(worker_count=1), trainer, doomed])
     result = stack.up("--continue-on-error", check=False)
     output = output_of(result)
     assert result.returncode != 0
     assert "TrainingJob 'doomed-" in output and "ended FAILED before it was completed" in output, output[-3000:]
-    assert "It was deleted so that nothing is left behind" in output
+    assert 'its job was deleted (on_failure="delete")' in output and "is held" in output, output[-3000:]
     assert "Traceback" not in output and 'File "' not in output, output[-3000:]
     assert summary(result).get("replaced") == 1, output[-3000:]
     held = ids(stack)
-    assert sorted(held) == ["job", "trainer"], "the failed create records nothing"
+    assert sorted(held) == ["doomed", "job", "trainer"], "the failed run is held in the state"
     assert held["job"] != out["job_id"] and held["trainer"] == theirs["id"]
     now = {t["id"]: t for t in tasks(emulator)}
-    assert sorted(now) == sorted(held.values()) and now[held["job"]]["workerCount"] == 1, now
+    assert sorted(now) == sorted([held["job"], held["trainer"]]) and now[held["job"]]["workerCount"] == 1, now
 
     # Not found: a gateway 404 on a refresh is an error that drops nothing.
     emulator.admin.set_faults([{"path": "/v1/*", "kind": "respond", "status": 404, "body": GATEWAY_404}])
@@ -137,7 +139,8 @@ def test_lifecycle_through_the_plugin(emulator: Any, tmp_path: Path) -> None:
     client.delete_task(theirs["id"])
     emulator.admin.advance(5)
     stack.refresh()
-    assert ids(stack) == {"job": held["job"]}, "only the job deleted in the platform is dropped"
+    assert ids(stack) == {"job": held["job"], "doomed": held["doomed"]}, \
+        "only the job deleted in the platform is dropped; a held failure's record is its state"
 
     # Import: the state forgets the job and its mount; one `pulumi import --file` brings both back with
     # their inputs, and the program that declares them previews no change.
@@ -147,8 +150,9 @@ def test_lifecycle_through_the_plugin(emulator: Any, tmp_path: Path) -> None:
     stack.run("state", "delete", *objects, "--yes")  # one edit; the engine deletes the job before its mount
     assert managed(stack) == []
     wanted = tmp_path / "import.json"
-    wanted.write_text(json.dumps({"resources": [
-        {"type": r["type"], "name": urn.rsplit("::", 1)[1], "id": r["id"]} for urn, r in objects.items()]}))
+    wanted.write_text(json.dumps({"resources": [  # the held failure's job was deleted: nothing to import
+        {"type": r["type"], "name": urn.rsplit("::", 1)[1], "id": r["id"]} for urn, r in objects.items()
+        if not urn.endswith("::doomed")]}))
     stack.run("import", "--file", str(wanted), "--yes", "--generate-code=false", "--protect=false")
     [job] = stack.resources(JOB)
     assert job["id"] == held["job"]

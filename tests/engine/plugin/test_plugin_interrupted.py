@@ -8,8 +8,10 @@ What the engine (v3.274.1) does with the pending creates: the killed run leaves 
 in its last saved state, a pending `creating` operation for each of the four resources and none of
 them as a resource (the plugin's resources alike: the killed run never got a partial create back).
 `pulumi up` after `pulumi cancel` runs the four creates again, whose provider finds each resource's
-own job by name and owner mark and takes it over, so it alone would end with one job per resource;
-but it does not clear the pending creates: it warns of them ("Attempting to deploy or update resources
+own job by name and owner mark, unrecorded, and deletes it before it makes the new one (a create never
+takes an object over by its mark: that object could be the one a replacement replaces; see
+lifecycle/takeover.py), so it alone ends with one job per resource, and none unrecorded; but it does not
+clear the pending creates: it warns of them ("Attempting to deploy or update resources
 with 4 pending operations from previous deployment") and copies every pending CREATE into the state
 it writes, on every later update, since the engine leaves those to the user. A non-interactive
 `pulumi refresh --clear-pending-creates` removes them (an interactive `pulumi refresh` asks about
@@ -54,9 +56,8 @@ CREATES = {"alaya": "POST /v1/subscription/training/create", "modelarts": "POST 
 # Emulator seconds of each step before a job runs (Alaya NeW: QUEUED, STARTING; ModelArts: Creating,
 # Pending): the creates wait for `running` until the test advances the clock.
 QUEUED_FOR = 900.0
-# What the provider says when it finds the resource's own job from the interrupted run.
-TAKEN_OVER = (re.compile(r"task '(\S+)' \((\S+)\) from an interrupted run found \(\w+\): taking it over"),
-              re.compile(r"job '(\S+)' already exists as (\S+) \(\w+\): adopting it"))
+# What the provider says when it finds the resource's own job from the interrupted run, unrecorded.
+CLEARED = re.compile(r"(?:task|training job) (\S+) carries this resource's owner mark but is not recorded as it")
 
 
 def pending_creates(stack: Any) -> list[str]:
@@ -65,9 +66,9 @@ def pending_creates(stack: Any) -> list[str]:
     return sorted(op["resource"]["urn"].rsplit("::", 1)[1] for op in operations if op["type"] == "creating")
 
 
-def taken_over(output: str) -> dict[str, str]:
-    """Resource name -> the job ID the provider said it took over."""
-    return {resource_of_job(name): job_id for pattern in TAKEN_OVER for name, job_id in pattern.findall(output)}
+def cleared(output: str) -> set[str]:
+    """The unrecorded jobs the provider said it deletes before the creates."""
+    return set(CLEARED.findall(output))
 
 
 def test_killed_up_then_cancel_and_up_keeps_one_job_per_resource(emulator: Any, tmp_path: Path) -> None:
@@ -108,29 +109,28 @@ def test_killed_up_then_cancel_and_up_keeps_one_job_per_resource(emulator: Any, 
     assert locked.returncode != 0 and "pulumi cancel" in output_of(locked), output_of(locked)[-4000:]
 
     stack.run("cancel", "--yes")
+    emulator.admin.set_settings(task_state_delay=0.2, modelarts_phase_delay=0.2)  # the new jobs run at once
     again = stack.up()
     output = output_of(again)
     held = by_name(stack)
     assert sorted(held) == NAMES, held
     for name in NAMES:
-        assert held[name]["id"] == made[name], (name, held[name]["id"], made[name])
+        assert held[name]["id"] != made[name], (name, held[name]["id"], made[name])
         assert not held[name].get("initErrors"), held[name]
-    assert held[f"dyn-{ALAYA}"]["outputs"]["status"] == held[f"plug-{ALAYA}"]["outputs"]["status"] == "RUNNING"
-    assert held[f"dyn-{MODELARTS}"]["outputs"]["phase"] == held[f"plug-{MODELARTS}"]["outputs"]["phase"] == "Running"
-    assert by_resource(emulator) == made, "exactly one job per resource: the one the killed run made"
-    assert taken_over(output) == made, output[-6000:]
+    assert by_resource(emulator) == {name: held[name]["id"] for name in NAMES}, \
+        "exactly one job per resource, the one the state records: the killed run's were deleted first"
+    assert cleared(output) == set(made.values()), output[-6000:]
     counts = emulator.admin.requests()["endpoints"]
-    assert {p: counts.get(c, 0) for p, c in CREATES.items()} == {"alaya": 2, "modelarts": 2}, \
-        "one create call per resource, all from the killed run"
+    assert {p: counts.get(c, 0) for p, c in CREATES.items()} == {"alaya": 4, "modelarts": 4}, \
+        "one create call per resource in each run"
     posted = emulator.admin.state()["alaya"]["subscriptions"]
     subscriptions = collections.Counter(resource_of_job(s["name"]) for s in posted)
-    assert subscriptions == {f"dyn-{ALAYA}": 1, f"plug-{ALAYA}": 1}, subscriptions
+    assert subscriptions == {f"dyn-{ALAYA}": 2, f"plug-{ALAYA}": 2}, subscriptions
     assert pending_creates(stack) == NAMES, "up leaves the pending creates to the user"
     stack.refresh("--clear-pending-creates")
     assert pending_creates(stack) == [], "refresh --clear-pending-creates forgot the pending creates"
     assert sorted(by_name(stack)) == NAMES, "and kept every job the up recorded"
 
-    emulator.admin.set_settings(task_state_delay=0.2, modelarts_phase_delay=0.2)
     stack.destroy()
     assert by_name(stack) == {}
     assert live_jobs(emulator) == {}, "destroy left no job on either platform"

@@ -1,6 +1,6 @@
 """`success_criteria` through the engine, in one stack of both forms (dynamic `dyn-*`, plugin `plug-*`):
-a ModelArts job whose final gpuUtil misses its gate fails the `up` and is deleted, a job that depends
-on it is not created, and a job that passed its gate holds `final_metrics` in the state.
+a ModelArts job whose final gpuUtil misses its gate fails the `up` and its run is held (the job kept as
+the record), a job that depends on it is not created, and a job that passed its gate holds `final_metrics` in the state.
 
 `low` depends on `ok` (in each form): the dynamic program ends at its first failure, so `ok` is settled
 before `low` fails; `next` depends on `low`."""
@@ -23,6 +23,8 @@ from plugin_support import (
     summary,
 )
 
+from pulumi_mltrain.ownership import FAILED_KEY
+
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
 
@@ -42,11 +44,14 @@ def test_a_missed_gate_fails_the_up_and_stops_its_dependents(emulator: Any, tmp_
     assert first.returncode != 0, output[-4000:]
     assert said(output, "gpuUtil was 12, the criterion is gpuUtil >= 50") == {"dyn-low", "plug-low"}, \
         output[-4000:]
-    assert said(output, "It was deleted so that nothing is left behind") == {"dyn-low", "plug-low"}, output[-4000:]
-    assert sorted(by_resource(emulator, "modelarts")) == ["dyn-ok", "plug-ok"], \
-        "the missed jobs were deleted and their dependents never created"
+    assert said(output, 'as the run\'s record (on_failure="keep")') == {"dyn-low", "plug-low"}, output[-4000:]
+    assert sorted(by_resource(emulator, "modelarts")) == ["dyn-low", "dyn-ok", "plug-low", "plug-ok"], \
+        "the missed jobs stay as their runs' records, and their dependents were never created"
     held = by_name(stack)
-    assert sorted(held) == ["dyn-ok", "plug-ok"], sorted(held)
+    assert sorted(held) == ["dyn-low", "dyn-ok", "plug-low", "plug-ok"], sorted(held)
+    for name in ("dyn-low", "plug-low"):
+        outs = held[name]["outputs"]
+        assert outs["phase"] == "Completed" and outs["success_criteria_met"] is False and outs[FAILED_KEY], outs
     for name in ("dyn-ok", "plug-ok"):
         outs = held[name]["outputs"]
         assert outs["phase"] == "Completed" and outs["success_criteria_met"] is True, outs

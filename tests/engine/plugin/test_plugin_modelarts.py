@@ -153,17 +153,20 @@ def test_lifecycle_fields_update_deadline_import_and_rollback(
     stack.set_config("resources", json.dumps(declared))
     stack.preview("--expect-no-changes")
 
-    # Rollback: a job that fails before it completes is deleted by the create: an error, nothing recorded.
+    # A failed run: the job that fails before it completes is deleted (on_failure="delete"), and the failure
+    # is held in the state (an initialization error, which the next `up` reports again).
     emulator.admin.set_settings(modelarts_fail_names="^doomed")
-    stack.set_config("resources", json.dumps([*declared, job("doomed", wait_for="completed")]))
+    stack.set_config("resources", json.dumps([*declared, job("doomed", wait_for="completed", on_failure="delete")]))
     result = stack.up(check=False)
     output = result.stdout + result.stderr
     assert result.returncode != 0 and "TrainingJob 'doomed-" in output, output[-3000:]
-    assert "It was deleted so that nothing is left behind" in output
-    assert "partially created" not in output, output[-3000:]
+    assert 'its job was deleted (on_failure="delete")' in output and "is held" in output, output[-3000:]
     # The job's own log lines (a Python traceback of the training script) are quoted; no provider frames.
     assert "pulumi_mltrain/" not in output and "provider/experimental" not in output, output[-3000:]
-    assert sorted(r["urn"] for r in held(stack).values()) == sorted([imported["urn"], replaced["urn"]])
+    doomed = [r for name, r in held(stack).items() if name.startswith("doomed")]
+    assert len(doomed) == 1 and doomed[0].get("initErrors"), held(stack)
+    assert sorted(r["urn"] for r in held(stack).values()) == sorted([imported["urn"], replaced["urn"],
+                                                                     doomed[0]["urn"]])
     emulator.admin.advance(5)
     assert sorted(j["metadata"]["id"] for j in live_jobs(emulator)) == sorted([out["job_id"], replaced["id"]])
 

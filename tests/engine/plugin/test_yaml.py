@@ -75,3 +75,30 @@ def test_yaml_program_is_typed_by_the_plugin_schema(emulator: Any, tmp_path: Pat
     assert result.returncode != 0
     assert "workerCount: Missing required property 'workerCount'" in output, output[-3000:]
     assert live_tasks(emulator) == []
+
+
+def test_a_held_failure_runs_again_when_ci_names_it(emulator: Any, tmp_path: Path) -> None:
+    """A YAML program's failed run is held: the next `up` fails quickly and starts nothing. CI asks for
+    a new run without touching the program, by the failed run's ID (MLTRAIN_RERUN_FAILED here, which the
+    explicit provider reads like `mltrain:rerunFailed`): one new run, and the request is spent with it."""
+    emulator.admin.set_settings(subscription_delay=0.2, task_state_delay=0.2, succeed_after=0.6,
+                                fail_task_names="^job-")
+    stack = yaml_stack(tmp_path)
+    program = stack.workdir / "Pulumi.yaml"
+    program.write_text(program.read_text().replace("      timeoutHours: 12", "      timeoutHours: 12\n"
+                                                   "      waitFor: completed"))
+    stack.set_config_all({"alayaEndpoint": emulator.url}, {"alayaApiKey": emulator.alaya_api_key})
+
+    for attempt in range(2):
+        result = stack.up(check=False)
+        assert result.returncode != 0 and "is held" in output_of(result), (attempt, output_of(result)[-3000:])
+    [failed] = live_tasks(emulator)
+    assert failed["status"] == "FAILED" and len(emulator.admin.state()["alaya"]["subscriptions"]) == 1
+
+    emulator.admin.set_settings(fail_task_names="^$")
+    stack.env_extra["MLTRAIN_RERUN_FAILED"] = failed["id"]
+    stack.up()
+    assert stack.outputs()["status"] == "SUCCEEDED"
+    rerun = stack.outputs()["training_task_id"]
+    assert rerun != failed["id"] and [t["id"] for t in live_tasks(emulator)] == [rerun]
+    assert set(change_counts(stack.preview_json())) == {"same"}, "the setting named the failed run only"

@@ -92,12 +92,15 @@ def test_login_up_concurrent_up_refused_killed_up_recovered_destroy_keeps_histor
     stack.run("cancel", "--yes")
     assert lock_keys(s3, bucket) == [], "`pulumi cancel` deletes the stale lock"
     stack.refresh("--clear-pending-creates")
+    [leftover] = tasks(emulator)
+    emulator.admin.set_settings(subscription_delay=0.2)
     stack.up()
     assert lock_keys(s3, bucket) == [], "a finished up releases its lock"
     final = tasks(emulator)
-    assert len(final) == 1, "the task was adopted, not created again"
+    assert len(final) == 1 and final[0]["id"] != leftover["id"], \
+        "the killed run's unrecorded task was deleted before the new one was made: one task"
     assert [t["id"] for t in final] == [r["id"] for r in stack.resources("dynamic/alaya:TrainingJob")]
-    assert emulator.admin.requests()["endpoints"][CREATE] == 1, "neither the refused up nor the recovery created"
+    assert emulator.admin.requests()["endpoints"][CREATE] == 2, "the refused up created nothing"
 
     stack.destroy()
     assert tasks(emulator) == []

@@ -4,15 +4,17 @@ made by record_baseline.py at that release's commit) opened by the current code.
 For each stack of each baseline: the emulator is restored from the release's stored objects, the
 exported state is imported into a fresh stack of the same program (the current one), and
 
-1. `pulumi preview` (no refresh) plans only `same` steps, except the replace of a kept failure
-   (`on_failure="keep"`: a job recorded as failed, which every release replaces on the next `up`
-   by design, and which the release's own preview of the same state planned too), and the documented
-   state migration: a plugin resource whose 0.1 state holds field names (snake_case) is an update
-   with no property diff, which renames its state and calls nothing (its outputs must reach the
-   resources built from them under the schema's camelCase names: left `same`, a job reading an
-   algorithm's `algorithmId` would find it missing and be replaced). The preview calls the platform only
-   for what the release's own preview called: the catalogue reads (products, flavors, engines, an
-   IAM token) that check a kept failure's replacement; never a job, task, algorithm or mount.
+1. `pulumi preview` (no refresh) plans only `same` steps, and the documented state migrations: a plugin
+   resource whose 0.1 state holds field names (snake_case) is an update with no property diff, which
+   renames its state and calls nothing (its outputs must reach the resources built from them under the
+   schema's camelCase names: left `same`, a job reading an algorithm's `algorithmId` would find it
+   missing and be replaced); and a kept failure (`on_failure="keep"`: a job recorded as failed, which
+   0.1 replaced on the next `up`, as the release's own preview planned) is now a held failure, never
+   started again unasked: `same` in the dynamic form, and in the plugin's an update with no property
+   diff, which the engine plans for a partially created resource and which starts nothing. The
+   preview calls the platform only for what the release's own preview called: the catalogue reads
+   (products, flavors, engines, an IAM token) that checked a kept failure's replacement then; never a
+   job, task, algorithm or mount.
 2. The 0.1 dynamic providers unpickle: every `__provider` of the state loads with the current code
    (in this process, and in the engine's dynamic provider during the refresh, whose Read uses the
    state's own pickle), into the current provider classes.
@@ -165,10 +167,10 @@ def test_a_release_state_previews_without_replace_update_or_platform_call(
     jobs = {urn: r["id"] for urn, r in held.items() if r["type"].endswith((":TrainingJob", ":Algorithm"))}
     assert jobs and set(jobs.values()) <= live, "the restored emulator holds the state's jobs and algorithms"
 
-    # 1. The preview: same steps only (a kept failure's replace aside), no call beyond the release's.
+    # 1. The preview: same steps only (a held failure replaces nothing), no call beyond the release's.
     plan, calls = calls_during(admin, stack.preview_json)
     # A plan problem is reported at the end, after the checks of the refresh (which do not depend on it).
-    problems = [p for p in [plan_problem(plan, kept, f"{release} {name}: preview")] if p]
+    problems = [p for p in [plan_problem(plan, set(), f"{release} {name}: preview")] if p]
     if name == "plugin":
         renamed = {name_of(s["urn"]) for s in plan.get("steps", []) if migration(s)}
         assert renamed >= {"algo", "mdone", "mrun"} - kept, f"the 0.1 plugin states are renamed in place: {renamed}"
@@ -197,6 +199,6 @@ def test_a_release_state_previews_without_replace_update_or_platform_call(
         migrated = [r for r in after.values() if r["type"].startswith("mltrain:")]
         assert any("trainingTaskId" in r["outputs"] for r in migrated), "the outputs are in schema names"
     plan, calls = calls_during(admin, stack.preview_json)
-    problems += [p for p in [plan_problem(plan, kept, f"{release} {name}: preview after refresh")] if p]
+    problems += [p for p in [plan_problem(plan, set(), f"{release} {name}: preview after refresh")] if p]
     assert_calls(calls, entry["preview"]["platform_calls"], kept, f"{release} {name} after refresh")
     assert not problems, "\n".join(problems)

@@ -148,6 +148,19 @@ def test_a_step_is_read_by_its_urn_when_its_states_lack_the_type() -> None:
     assert [(s.name, s.kind, s.job_id, s.how) for s in found.stops] == [("sft", "alaya:TrainingJob", "tt-1", "deleted")]
 
 
+def test_a_run_counts_the_attempts_its_max_attempts_leaves() -> None:
+    """A job that may be run again by later `up`s (max_attempts) counts each run it may start from here:
+    all of them for a first run, the ones left for a held failure's next attempt."""
+    props = {"runReason": f"{runs.FIRST} (8 GPUs, 80/h)", "gpuCount": 8, "costPerHour": 80, "timeoutHours": 12,
+             "enableTimeoutCancel": True, "maxAttempts": 3}
+    first = plan.run_of("alaya:TrainingJob", "sft", props)
+    assert first is not None and (first.attempts, first.gpu_hours, first.max_cost) == (3, 3 * 96, 3 * 960)
+    assert first.row()[2] == "create (up to 3 runs)"
+    retry = plan.run_of("alaya:TrainingJob", "sft", {**props, "runReason": f"{runs.NEW} attempt 3 of 3 after failed "
+                                                     "run tt-1", "__mltrain_attempt": 3}, replaces=True)
+    assert retry is not None and (retry.attempts, retry.gpu_hours) == (1, 96) and retry.row()[2] == "replace"
+
+
 # ----- the policy, on what a stack policy was given in the same previews ------------------------------
 
 def view(name: str, config: dict[str, Any] | None = None) -> StackValidationArgs:

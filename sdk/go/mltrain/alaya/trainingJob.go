@@ -44,13 +44,15 @@ type TrainingJob struct {
 	Image pulumi.StringOutput `pulumi:"image"`
 	// general, application or private; must match the image.
 	ImageType TrainingJobImageTypePtrOutput `pulumi:"imageType"`
-	// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	// How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+	MaxAttempts pulumi.IntPtrOutput `pulumi:"maxAttempts"`
+	// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
 	MaxPendingMinutes pulumi.Float64PtrOutput `pulumi:"maxPendingMinutes"`
 	// Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
 	MaxRetryCount pulumi.IntPtrOutput `pulumi:"maxRetryCount"`
 	// Task name; when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: at least 1 character(s), at most 64 characters.
 	Name pulumi.StringOutput `pulumi:"name"`
-	// A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
+	// What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
 	OnFailure TrainingJobOnFailurePtrOutput `pulumi:"onFailure"`
 	// 1 (highest) to 3 (lowest, the default). Allowed: >= 1, <= 3.
 	Priority pulumi.IntPtrOutput `pulumi:"priority"`
@@ -58,11 +60,11 @@ type TrainingJob struct {
 	ProductCode pulumi.StringOutput `pulumi:"productCode"`
 	// The platform's reason for the status, if any.
 	Reason pulumi.StringPtrOutput `pulumi:"reason"`
-	// refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
+	// refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
 	ReplaceRunning TrainingJobReplaceRunningPtrOutput `pulumi:"replaceRunning"`
 	// Subscription result key of the create call.
 	ResultKey pulumi.StringPtrOutput `pulumi:"resultKey"`
-	// Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
+	// Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, a replacement_trigger or `--replace`, or a held failure run again; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
 	RunReason pulumi.StringPtrOutput `pulumi:"runReason"`
 	// Entry command; may be a multi-line shell script.
 	StartCommand pulumi.StringPtrOutput `pulumi:"startCommand"`
@@ -70,7 +72,7 @@ type TrainingJob struct {
 	StartTime pulumi.StringPtrOutput `pulumi:"startTime"`
 	// Task status at the last create/refresh.
 	Status pulumi.StringOutput `pulumi:"status"`
-	// true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped pulumi.BoolPtrOutput `pulumi:"stopped"`
 	// NAS directories to mount (e.g. StorageMount.mount outputs).
 	StorageMounts NasMountArrayOutput `pulumi:"storageMounts"`
@@ -84,7 +86,7 @@ type TrainingJob struct {
 	TrainingTaskId pulumi.StringOutput `pulumi:"trainingTaskId"`
 	// PRE_TRAINING or HPC (any case).
 	TrainingType TrainingJobTrainingTypePtrOutput `pulumi:"trainingType"`
-	// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first is an error and is deleted.
+	// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
 	WaitFor TrainingJobWaitForPtrOutput `pulumi:"waitFor"`
 	// Number of nodes; 1 for a single machine. Allowed: >= 1, <= 512.
 	WorkerCount pulumi.IntOutput `pulumi:"workerCount"`
@@ -109,8 +111,11 @@ func NewTrainingJob(ctx *pulumi.Context,
 	if args.CreateType == nil {
 		args.CreateType = TrainingJobCreateType("DIRECT")
 	}
+	if args.MaxAttempts == nil {
+		args.MaxAttempts = pulumi.IntPtr(1)
+	}
 	if args.OnFailure == nil {
-		args.OnFailure = TrainingJobOnFailure("delete")
+		args.OnFailure = TrainingJobOnFailure("keep")
 	}
 	if args.Priority == nil {
 		args.Priority = pulumi.IntPtr(3)
@@ -179,23 +184,25 @@ type trainingJobArgs struct {
 	Image string `pulumi:"image"`
 	// general, application or private; must match the image.
 	ImageType *TrainingJobImageType `pulumi:"imageType"`
-	// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	// How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+	MaxAttempts *int `pulumi:"maxAttempts"`
+	// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
 	MaxPendingMinutes *float64 `pulumi:"maxPendingMinutes"`
 	// Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
 	MaxRetryCount *int `pulumi:"maxRetryCount"`
 	// Task name; when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: at least 1 character(s), at most 64 characters.
 	Name *string `pulumi:"name"`
-	// A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
+	// What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
 	OnFailure *TrainingJobOnFailure `pulumi:"onFailure"`
 	// 1 (highest) to 3 (lowest, the default). Allowed: >= 1, <= 3.
 	Priority *int `pulumi:"priority"`
 	// Resource configuration (node spec) from the product list, e.g. PRD-TRAIN-1. Allowed: at least 1 character(s).
 	ProductCode string `pulumi:"productCode"`
-	// refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
+	// refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
 	ReplaceRunning *TrainingJobReplaceRunning `pulumi:"replaceRunning"`
 	// Entry command; may be a multi-line shell script.
 	StartCommand *string `pulumi:"startCommand"`
-	// true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped *bool `pulumi:"stopped"`
 	// NAS directories to mount (e.g. StorageMount.mount outputs).
 	StorageMounts []NasMount `pulumi:"storageMounts"`
@@ -207,7 +214,7 @@ type trainingJobArgs struct {
 	TrainingFramework *TrainingJobTrainingFramework `pulumi:"trainingFramework"`
 	// PRE_TRAINING or HPC (any case).
 	TrainingType *TrainingJobTrainingType `pulumi:"trainingType"`
-	// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first is an error and is deleted.
+	// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
 	WaitFor *TrainingJobWaitFor `pulumi:"waitFor"`
 	// Number of nodes; 1 for a single machine. Allowed: >= 1, <= 512.
 	WorkerCount int `pulumi:"workerCount"`
@@ -231,23 +238,25 @@ type TrainingJobArgs struct {
 	Image pulumi.StringInput
 	// general, application or private; must match the image.
 	ImageType TrainingJobImageTypePtrInput
-	// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	// How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+	MaxAttempts pulumi.IntPtrInput
+	// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
 	MaxPendingMinutes pulumi.Float64PtrInput
 	// Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
 	MaxRetryCount pulumi.IntPtrInput
 	// Task name; when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: at least 1 character(s), at most 64 characters.
 	Name pulumi.StringPtrInput
-	// A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
+	// What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
 	OnFailure TrainingJobOnFailurePtrInput
 	// 1 (highest) to 3 (lowest, the default). Allowed: >= 1, <= 3.
 	Priority pulumi.IntPtrInput
 	// Resource configuration (node spec) from the product list, e.g. PRD-TRAIN-1. Allowed: at least 1 character(s).
 	ProductCode pulumi.StringInput
-	// refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
+	// refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
 	ReplaceRunning TrainingJobReplaceRunningPtrInput
 	// Entry command; may be a multi-line shell script.
 	StartCommand pulumi.StringPtrInput
-	// true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped pulumi.BoolPtrInput
 	// NAS directories to mount (e.g. StorageMount.mount outputs).
 	StorageMounts NasMountArrayInput
@@ -259,7 +268,7 @@ type TrainingJobArgs struct {
 	TrainingFramework TrainingJobTrainingFrameworkPtrInput
 	// PRE_TRAINING or HPC (any case).
 	TrainingType TrainingJobTrainingTypePtrInput
-	// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first is an error and is deleted.
+	// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
 	WaitFor TrainingJobWaitForPtrInput
 	// Number of nodes; 1 for a single machine. Allowed: >= 1, <= 512.
 	WorkerCount pulumi.IntInput
@@ -422,7 +431,12 @@ func (o TrainingJobOutput) ImageType() TrainingJobImageTypePtrOutput {
 	return o.ApplyT(func(v *TrainingJob) TrainingJobImageTypePtrOutput { return v.ImageType }).(TrainingJobImageTypePtrOutput)
 }
 
-// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+// How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+func (o TrainingJobOutput) MaxAttempts() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.IntPtrOutput { return v.MaxAttempts }).(pulumi.IntPtrOutput)
+}
+
+// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
 func (o TrainingJobOutput) MaxPendingMinutes() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.Float64PtrOutput { return v.MaxPendingMinutes }).(pulumi.Float64PtrOutput)
 }
@@ -437,7 +451,7 @@ func (o TrainingJobOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
 
-// A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
+// What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
 func (o TrainingJobOutput) OnFailure() TrainingJobOnFailurePtrOutput {
 	return o.ApplyT(func(v *TrainingJob) TrainingJobOnFailurePtrOutput { return v.OnFailure }).(TrainingJobOnFailurePtrOutput)
 }
@@ -457,7 +471,7 @@ func (o TrainingJobOutput) Reason() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.Reason }).(pulumi.StringPtrOutput)
 }
 
-// refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
+// refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
 func (o TrainingJobOutput) ReplaceRunning() TrainingJobReplaceRunningPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) TrainingJobReplaceRunningPtrOutput { return v.ReplaceRunning }).(TrainingJobReplaceRunningPtrOutput)
 }
@@ -467,7 +481,7 @@ func (o TrainingJobOutput) ResultKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.ResultKey }).(pulumi.StringPtrOutput)
 }
 
-// Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
+// Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, a replacement_trigger or `--replace`, or a held failure run again; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
 func (o TrainingJobOutput) RunReason() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.RunReason }).(pulumi.StringPtrOutput)
 }
@@ -487,7 +501,7 @@ func (o TrainingJobOutput) Status() pulumi.StringOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringOutput { return v.Status }).(pulumi.StringOutput)
 }
 
-// true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 func (o TrainingJobOutput) Stopped() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.BoolPtrOutput { return v.Stopped }).(pulumi.BoolPtrOutput)
 }
@@ -522,7 +536,7 @@ func (o TrainingJobOutput) TrainingType() TrainingJobTrainingTypePtrOutput {
 	return o.ApplyT(func(v *TrainingJob) TrainingJobTrainingTypePtrOutput { return v.TrainingType }).(TrainingJobTrainingTypePtrOutput)
 }
 
-// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first is an error and is deleted.
+// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
 func (o TrainingJobOutput) WaitFor() TrainingJobWaitForPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) TrainingJobWaitForPtrOutput { return v.WaitFor }).(TrainingJobWaitForPtrOutput)
 }

@@ -111,6 +111,11 @@ func GetRequestTimeout(ctx *pulumi.Context) float64 {
 	return config.GetFloat64(ctx, "mltrain:requestTimeout")
 }
 
+// IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each training job whose held failure is one of them with a new run, once (the new run has another ID). Works from every language and from CI without changing the program. Environment fallback: MLTRAIN_RERUN_FAILED.
+func GetRerunFailed(ctx *pulumi.Context) string {
+	return config.Get(ctx, "mltrain:rerunFailed")
+}
+
 // Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.
 func GetSkipCredentialCheck(ctx *pulumi.Context) bool {
 	return config.GetBool(ctx, "mltrain:skipCredentialCheck")

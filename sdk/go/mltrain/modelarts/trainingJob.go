@@ -64,7 +64,9 @@ type TrainingJob struct {
 	JobId pulumi.StringOutput `pulumi:"jobId"`
 	// OBS directory the job's logs are exported to.
 	LogExportPath pulumi.StringPtrOutput `pulumi:"logExportPath"`
-	// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	// How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+	MaxAttempts pulumi.IntPtrOutput `pulumi:"maxAttempts"`
+	// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
 	MaxPendingMinutes pulumi.Float64PtrOutput `pulumi:"maxPendingMinutes"`
 	// Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.
 	MetricsSummary pulumi.Float64MapOutput `pulumi:"metricsSummary"`
@@ -74,7 +76,7 @@ type TrainingJob struct {
 	NodeCount pulumi.IntPtrOutput `pulumi:"nodeCount"`
 	// SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
 	Notification NotificationPtrOutput `pulumi:"notification"`
-	// A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
+	// What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
 	OnFailure TrainingJobOnFailurePtrOutput `pulumi:"onFailure"`
 	// Output data channels [{name, obs_url, local_dir?}].
 	Outputs ObsChannelArrayOutput `pulumi:"outputs"`
@@ -90,13 +92,13 @@ type TrainingJob struct {
 	Priority pulumi.IntPtrOutput `pulumi:"priority"`
 	// Why the job failed or stopped, when it did.
 	Reason pulumi.StringPtrOutput `pulumi:"reason"`
-	// refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
+	// refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
 	ReplaceRunning TrainingJobReplaceRunningPtrOutput `pulumi:"replaceRunning"`
 	// Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
 	RequiredAffinity RequiredAffinityPtrOutput `pulumi:"requiredAffinity"`
 	// Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
 	RetryCount pulumi.IntPtrOutput `pulumi:"retryCount"`
-	// Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
+	// Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, a replacement_trigger or `--replace`, or a held failure run again; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
 	RunReason pulumi.StringPtrOutput `pulumi:"runReason"`
 	// ModelArts' detailed phase (informational).
 	SecondaryPhase pulumi.StringPtrOutput `pulumi:"secondaryPhase"`
@@ -104,9 +106,9 @@ type TrainingJob struct {
 	SshKeyPairNames pulumi.StringArrayOutput `pulumi:"sshKeyPairNames"`
 	// When the job started running, RFC 3339 in UTC (from status.start_time; unset before).
 	StartTime pulumi.StringPtrOutput `pulumi:"startTime"`
-	// true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped pulumi.BoolPtrOutput `pulumi:"stopped"`
-	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
 	SuccessCriteria SuccessCriterionArrayOutput `pulumi:"successCriteria"`
 	// With success_criteria: whether every criterion held when the job Completed (false on a job kept by on_failure="keep"); unset without success_criteria.
 	SuccessCriteriaMet pulumi.BoolPtrOutput `pulumi:"successCriteriaMet"`
@@ -138,11 +140,14 @@ func NewTrainingJob(ctx *pulumi.Context,
 	if args.FlavorId == nil {
 		return nil, errors.New("invalid value for required argument 'FlavorId'")
 	}
+	if args.MaxAttempts == nil {
+		args.MaxAttempts = pulumi.IntPtr(1)
+	}
 	if args.NodeCount == nil {
 		args.NodeCount = pulumi.IntPtr(1)
 	}
 	if args.OnFailure == nil {
-		args.OnFailure = TrainingJobOnFailure("delete")
+		args.OnFailure = TrainingJobOnFailure("keep")
 	}
 	if args.ReplaceRunning == nil {
 		args.ReplaceRunning = TrainingJobReplaceRunning("allow")
@@ -231,7 +236,9 @@ type trainingJobArgs struct {
 	Inputs []DataInput `pulumi:"inputs"`
 	// OBS directory the job's logs are exported to.
 	LogExportPath *string `pulumi:"logExportPath"`
-	// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	// How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+	MaxAttempts *int `pulumi:"maxAttempts"`
+	// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
 	MaxPendingMinutes *float64 `pulumi:"maxPendingMinutes"`
 	// Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
 	Name *string `pulumi:"name"`
@@ -239,7 +246,7 @@ type trainingJobArgs struct {
 	NodeCount *int `pulumi:"nodeCount"`
 	// SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
 	Notification *Notification `pulumi:"notification"`
-	// A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
+	// What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
 	OnFailure *TrainingJobOnFailure `pulumi:"onFailure"`
 	// Output data channels [{name, obs_url, local_dir?}].
 	Outputs []ObsChannel `pulumi:"outputs"`
@@ -251,7 +258,7 @@ type trainingJobArgs struct {
 	Preemptible *bool `pulumi:"preemptible"`
 	// Scheduling priority in a dedicated pool: 1 (low) to 3 (high). Allowed: >= 1, <= 3.
 	Priority *int `pulumi:"priority"`
-	// refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
+	// refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
 	ReplaceRunning *TrainingJobReplaceRunning `pulumi:"replaceRunning"`
 	// Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
 	RequiredAffinity *RequiredAffinity `pulumi:"requiredAffinity"`
@@ -259,9 +266,9 @@ type trainingJobArgs struct {
 	RetryCount *int `pulumi:"retryCount"`
 	// ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
 	SshKeyPairNames []string `pulumi:"sshKeyPairNames"`
-	// true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped *bool `pulumi:"stopped"`
-	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
 	SuccessCriteria []SuccessCriterion `pulumi:"successCriteria"`
 	// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 	Tags map[string]string `pulumi:"tags"`
@@ -311,7 +318,9 @@ type TrainingJobArgs struct {
 	Inputs DataInputArrayInput
 	// OBS directory the job's logs are exported to.
 	LogExportPath pulumi.StringPtrInput
-	// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+	// How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+	MaxAttempts pulumi.IntPtrInput
+	// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
 	MaxPendingMinutes pulumi.Float64PtrInput
 	// Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
 	Name pulumi.StringPtrInput
@@ -319,7 +328,7 @@ type TrainingJobArgs struct {
 	NodeCount pulumi.IntPtrInput
 	// SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
 	Notification NotificationPtrInput
-	// A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
+	// What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
 	OnFailure TrainingJobOnFailurePtrInput
 	// Output data channels [{name, obs_url, local_dir?}].
 	Outputs ObsChannelArrayInput
@@ -331,7 +340,7 @@ type TrainingJobArgs struct {
 	Preemptible pulumi.BoolPtrInput
 	// Scheduling priority in a dedicated pool: 1 (low) to 3 (high). Allowed: >= 1, <= 3.
 	Priority pulumi.IntPtrInput
-	// refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
+	// refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
 	ReplaceRunning TrainingJobReplaceRunningPtrInput
 	// Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
 	RequiredAffinity RequiredAffinityPtrInput
@@ -339,9 +348,9 @@ type TrainingJobArgs struct {
 	RetryCount pulumi.IntPtrInput
 	// ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
 	SshKeyPairNames pulumi.StringArrayInput
-	// true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped pulumi.BoolPtrInput
-	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
 	SuccessCriteria SuccessCriterionArrayInput
 	// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 	Tags pulumi.StringMapInput
@@ -564,7 +573,12 @@ func (o TrainingJobOutput) LogExportPath() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.LogExportPath }).(pulumi.StringPtrOutput)
 }
 
-// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+// How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+func (o TrainingJobOutput) MaxAttempts() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.IntPtrOutput { return v.MaxAttempts }).(pulumi.IntPtrOutput)
+}
+
+// Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
 func (o TrainingJobOutput) MaxPendingMinutes() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.Float64PtrOutput { return v.MaxPendingMinutes }).(pulumi.Float64PtrOutput)
 }
@@ -589,7 +603,7 @@ func (o TrainingJobOutput) Notification() NotificationPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) NotificationPtrOutput { return v.Notification }).(NotificationPtrOutput)
 }
 
-// A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
+// What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
 func (o TrainingJobOutput) OnFailure() TrainingJobOnFailurePtrOutput {
 	return o.ApplyT(func(v *TrainingJob) TrainingJobOnFailurePtrOutput { return v.OnFailure }).(TrainingJobOnFailurePtrOutput)
 }
@@ -629,7 +643,7 @@ func (o TrainingJobOutput) Reason() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.Reason }).(pulumi.StringPtrOutput)
 }
 
-// refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
+// refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
 func (o TrainingJobOutput) ReplaceRunning() TrainingJobReplaceRunningPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) TrainingJobReplaceRunningPtrOutput { return v.ReplaceRunning }).(TrainingJobReplaceRunningPtrOutput)
 }
@@ -644,7 +658,7 @@ func (o TrainingJobOutput) RetryCount() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.IntPtrOutput { return v.RetryCount }).(pulumi.IntPtrOutput)
 }
 
-// Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
+// Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, a replacement_trigger or `--replace`, or a held failure run again; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
 func (o TrainingJobOutput) RunReason() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.RunReason }).(pulumi.StringPtrOutput)
 }
@@ -664,12 +678,12 @@ func (o TrainingJobOutput) StartTime() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.StartTime }).(pulumi.StringPtrOutput)
 }
 
-// true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 func (o TrainingJobOutput) Stopped() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.BoolPtrOutput { return v.Stopped }).(pulumi.BoolPtrOutput)
 }
 
-// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
 func (o TrainingJobOutput) SuccessCriteria() SuccessCriterionArrayOutput {
 	return o.ApplyT(func(v *TrainingJob) SuccessCriterionArrayOutput { return v.SuccessCriteria }).(SuccessCriterionArrayOutput)
 }

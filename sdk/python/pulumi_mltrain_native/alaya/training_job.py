@@ -32,6 +32,7 @@ class TrainingJobArgs:
                  enable_timeout_cancel: pulumi.Input[Optional[_builtins.bool]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  image_type: pulumi.Input[Optional['TrainingJobImageType']] = None,
+                 max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
@@ -59,20 +60,21 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.bool] enable_timeout_cancel: Cancel the task after timeout_hours; implied by timeout_hours.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables; wrap values in pulumi.Output.secret() to keep them encrypted in the state.
         :param pulumi.Input['TrainingJobImageType'] image_type: general, application or private; must match the image.
-        :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+        :param pulumi.Input[_builtins.int] max_attempts: How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+        :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         :param pulumi.Input[_builtins.int] max_retry_count: Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
         :param pulumi.Input[_builtins.str] name: Task name; when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: at least 1 character(s), at most 64 characters.
-        :param pulumi.Input['TrainingJobOnFailure'] on_failure: A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
+        :param pulumi.Input['TrainingJobOnFailure'] on_failure: What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
         :param pulumi.Input[_builtins.int] priority: 1 (highest) to 3 (lowest, the default). Allowed: >= 1, <= 3.
-        :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
+        :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
         :param pulumi.Input[_builtins.str] start_command: Entry command; may be a multi-line shell script.
-        :param pulumi.Input[_builtins.bool] stopped: true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
         :param pulumi.Input[Sequence[pulumi.Input['NasMountArgs']]] storage_mounts: NAS directories to mount (e.g. StorageMount.mount outputs).
         :param pulumi.Input[_builtins.int] timeout_hours: Hours before the task is cancelled when enable_timeout_cancel is on. Allowed: >= 1, <= 2160.
         :param pulumi.Input['TimeoutsArgs'] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
         :param pulumi.Input['TrainingJobTrainingFramework'] training_framework: pytorch, deepspeed, mpi or tensorflow (any case).
         :param pulumi.Input['TrainingJobTrainingType'] training_type: PRE_TRAINING or HPC (any case).
-        :param pulumi.Input['TrainingJobWaitFor'] wait_for: What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first is an error and is deleted.
+        :param pulumi.Input['TrainingJobWaitFor'] wait_for: What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
         """
         pulumi.set(__self__, "image", image)
         pulumi.set(__self__, "product_code", product_code)
@@ -93,6 +95,10 @@ class TrainingJobArgs:
             pulumi.set(__self__, "env", env)
         if image_type is not None:
             pulumi.set(__self__, "image_type", image_type)
+        if max_attempts is None:
+            max_attempts = 1
+        if max_attempts is not None:
+            pulumi.set(__self__, "max_attempts", max_attempts)
         if max_pending_minutes is not None:
             pulumi.set(__self__, "max_pending_minutes", max_pending_minutes)
         if max_retry_count is not None:
@@ -100,7 +106,7 @@ class TrainingJobArgs:
         if name is not None:
             pulumi.set(__self__, "name", name)
         if on_failure is None:
-            on_failure = 'delete'
+            on_failure = 'keep'
         if on_failure is not None:
             pulumi.set(__self__, "on_failure", on_failure)
         if priority is None:
@@ -253,10 +259,22 @@ class TrainingJobArgs:
         pulumi.set(self, "image_type", value)
 
     @_builtins.property
+    @pulumi.getter(name="maxAttempts")
+    def max_attempts(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+        """
+        return pulumi.get(self, "max_attempts")
+
+    @max_attempts.setter
+    def max_attempts(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "max_attempts", value)
+
+    @_builtins.property
     @pulumi.getter(name="maxPendingMinutes")
     def max_pending_minutes(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+        Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         """
         return pulumi.get(self, "max_pending_minutes")
 
@@ -292,7 +310,7 @@ class TrainingJobArgs:
     @pulumi.getter(name="onFailure")
     def on_failure(self) -> pulumi.Input[Optional['TrainingJobOnFailure']]:
         """
-        A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
+        What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
         """
         return pulumi.get(self, "on_failure")
 
@@ -316,7 +334,7 @@ class TrainingJobArgs:
     @pulumi.getter(name="replaceRunning")
     def replace_running(self) -> pulumi.Input[Optional['TrainingJobReplaceRunning']]:
         """
-        refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
+        refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
         """
         return pulumi.get(self, "replace_running")
 
@@ -340,7 +358,7 @@ class TrainingJobArgs:
     @pulumi.getter
     def stopped(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
         """
         return pulumi.get(self, "stopped")
 
@@ -412,7 +430,7 @@ class TrainingJobArgs:
     @pulumi.getter(name="waitFor")
     def wait_for(self) -> pulumi.Input[Optional['TrainingJobWaitFor']]:
         """
-        What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first is an error and is deleted.
+        What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
         """
         return pulumi.get(self, "wait_for")
 
@@ -435,6 +453,7 @@ class TrainingJob(pulumi.CustomResource):
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  image_type: pulumi.Input[Optional['TrainingJobImageType']] = None,
+                 max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
@@ -465,21 +484,22 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables; wrap values in pulumi.Output.secret() to keep them encrypted in the state.
         :param pulumi.Input[_builtins.str] image: Container image, e.g. harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu. Allowed: at least 1 character(s).
         :param pulumi.Input['TrainingJobImageType'] image_type: general, application or private; must match the image.
-        :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+        :param pulumi.Input[_builtins.int] max_attempts: How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+        :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         :param pulumi.Input[_builtins.int] max_retry_count: Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
         :param pulumi.Input[_builtins.str] name: Task name; when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: at least 1 character(s), at most 64 characters.
-        :param pulumi.Input['TrainingJobOnFailure'] on_failure: A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
+        :param pulumi.Input['TrainingJobOnFailure'] on_failure: What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
         :param pulumi.Input[_builtins.int] priority: 1 (highest) to 3 (lowest, the default). Allowed: >= 1, <= 3.
         :param pulumi.Input[_builtins.str] product_code: Resource configuration (node spec) from the product list, e.g. PRD-TRAIN-1. Allowed: at least 1 character(s).
-        :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
+        :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
         :param pulumi.Input[_builtins.str] start_command: Entry command; may be a multi-line shell script.
-        :param pulumi.Input[_builtins.bool] stopped: true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
         :param pulumi.Input[Sequence[pulumi.Input[Union['NasMountArgs', 'NasMountArgsDict', 'outputs.NasMount']]]] storage_mounts: NAS directories to mount (e.g. StorageMount.mount outputs).
         :param pulumi.Input[_builtins.int] timeout_hours: Hours before the task is cancelled when enable_timeout_cancel is on. Allowed: >= 1, <= 2160.
         :param pulumi.Input[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
         :param pulumi.Input['TrainingJobTrainingFramework'] training_framework: pytorch, deepspeed, mpi or tensorflow (any case).
         :param pulumi.Input['TrainingJobTrainingType'] training_type: PRE_TRAINING or HPC (any case).
-        :param pulumi.Input['TrainingJobWaitFor'] wait_for: What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first is an error and is deleted.
+        :param pulumi.Input['TrainingJobWaitFor'] wait_for: What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
         :param pulumi.Input[_builtins.int] worker_count: Number of nodes; 1 for a single machine. Allowed: >= 1, <= 512.
         """
         ...
@@ -514,6 +534,7 @@ class TrainingJob(pulumi.CustomResource):
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  image_type: pulumi.Input[Optional['TrainingJobImageType']] = None,
+                 max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retry_count: pulumi.Input[Optional[_builtins.int]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
@@ -551,11 +572,14 @@ class TrainingJob(pulumi.CustomResource):
                 raise TypeError("Missing required property 'image'")
             __props__.__dict__["image"] = image
             __props__.__dict__["image_type"] = image_type
+            if max_attempts is None:
+                max_attempts = 1
+            __props__.__dict__["max_attempts"] = max_attempts
             __props__.__dict__["max_pending_minutes"] = max_pending_minutes
             __props__.__dict__["max_retry_count"] = max_retry_count
             __props__.__dict__["name"] = name
             if on_failure is None:
-                on_failure = 'delete'
+                on_failure = 'keep'
             __props__.__dict__["on_failure"] = on_failure
             if priority is None:
                 priority = 3
@@ -629,6 +653,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["gpus_per_node"] = None
         __props__.__dict__["image"] = None
         __props__.__dict__["image_type"] = None
+        __props__.__dict__["max_attempts"] = None
         __props__.__dict__["max_pending_minutes"] = None
         __props__.__dict__["max_retry_count"] = None
         __props__.__dict__["name"] = None
@@ -772,10 +797,18 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "image_type")
 
     @_builtins.property
+    @pulumi.getter(name="maxAttempts")
+    def max_attempts(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+        """
+        return pulumi.get(self, "max_attempts")
+
+    @_builtins.property
     @pulumi.getter(name="maxPendingMinutes")
     def max_pending_minutes(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+        Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         """
         return pulumi.get(self, "max_pending_minutes")
 
@@ -799,7 +832,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter(name="onFailure")
     def on_failure(self) -> pulumi.Output[Optional['TrainingJobOnFailure']]:
         """
-        A task that fails or stops during the create's wait: delete (the default) rolls it back; keep leaves it on the platform and in the state with its status and reason, so it can be inspected, and `pulumi up` still fails; the next `pulumi up` replaces it.
+        What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
         """
         return pulumi.get(self, "on_failure")
 
@@ -831,7 +864,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter(name="replaceRunning")
     def replace_running(self) -> pulumi.Output[Optional['TrainingJobReplaceRunning']]:
         """
-        refuse: a preview that would replace (stop, delete and recreate) this task while it is queued, starting, running or paused fails, naming the fields that force it; allow (the default) replaces.
+        refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
         """
         return pulumi.get(self, "replace_running")
 
@@ -847,7 +880,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter(name="runReason")
     def run_reason(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
+        Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, a replacement_trigger or `--replace`, or a held failure run again; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
         """
         return pulumi.get(self, "run_reason")
 
@@ -879,7 +912,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter
     def stopped(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        true stops the task in place (Alaya NeW's stop call) and waits until it has stopped, keeping its ID and record; a task that has ended is left as it is. A stopped task is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
         """
         return pulumi.get(self, "stopped")
 
@@ -935,7 +968,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter(name="waitFor")
     def wait_for(self) -> pulumi.Output[Optional['TrainingJobWaitFor']]:
         """
-        What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first is an error and is deleted.
+        What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
         """
         return pulumi.get(self, "wait_for")
 

@@ -114,6 +114,11 @@ requestTimeout: Optional[float]
 The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
 """
 
+rerunFailed: Optional[str]
+"""
+IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each training job whose held failure is one of them with a new run, once (the new run has another ID). Works from every language and from CI without changing the program. Environment fallback: MLTRAIN_RERUN_FAILED.
+"""
+
 skipCredentialCheck: Optional[bool]
 """
 Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.

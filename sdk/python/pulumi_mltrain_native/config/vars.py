@@ -161,6 +161,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get_float('requestTimeout')
 
     @_builtins.property
+    def rerun_failed(self) -> Optional[str]:
+        """
+        IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each training job whose held failure is one of them with a new run, once (the new run has another ID). Works from every language and from CI without changing the program. Environment fallback: MLTRAIN_RERUN_FAILED.
+        """
+        return __config__.get('rerunFailed')
+
+    @_builtins.property
     def skip_credential_check(self) -> Optional[bool]:
         """
         Previews without working credentials: do not fail on a refused key. Environment fallback: MLTRAIN_SKIP_CREDENTIAL_CHECK.

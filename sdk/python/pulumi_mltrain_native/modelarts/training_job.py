@@ -38,6 +38,7 @@ class TrainingJobArgs:
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input['DataInputArgs']]]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
@@ -79,22 +80,23 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.str] image_url: Inline code: custom image (SWR path) instead of a preset engine.
         :param pulumi.Input[Sequence[pulumi.Input['DataInputArgs']]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
         :param pulumi.Input[_builtins.str] log_export_path: OBS directory the job's logs are exported to.
-        :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+        :param pulumi.Input[_builtins.int] max_attempts: How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+        :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
         :param pulumi.Input['NotificationArgs'] notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
-        :param pulumi.Input['TrainingJobOnFailure'] on_failure: A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
+        :param pulumi.Input['TrainingJobOnFailure'] on_failure: What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
         :param pulumi.Input[Sequence[pulumi.Input['ObsChannelArgs']]] outputs: Output data channels [{name, obs_url, local_dir?}].
         :param pulumi.Input[Sequence[pulumi.Input['JobParameterArgs']]] parameters: Hyperparameters [{name, value}]; they override the algorithm's defaults.
         :param pulumi.Input[_builtins.str] pool_id: Dedicated resource pool ID; the public pool when unset.
         :param pulumi.Input[_builtins.bool] preemptible: Whether higher-priority jobs may preempt this one (dedicated pool only; set retry_count or unconditional_retry so that a preempted job starts again).
         :param pulumi.Input[_builtins.int] priority: Scheduling priority in a dedicated pool: 1 (low) to 3 (high). Allowed: >= 1, <= 3.
-        :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
+        :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
         :param pulumi.Input['RequiredAffinityArgs'] required_affinity: Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
         :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
-        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
-        :param pulumi.Input[Sequence[pulumi.Input['SuccessCriterionArgs']]] success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        :param pulumi.Input[Sequence[pulumi.Input['SuccessCriterionArgs']]] success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
         :param pulumi.Input['TimeoutsArgs'] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
         :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
@@ -133,6 +135,10 @@ class TrainingJobArgs:
             pulumi.set(__self__, "inputs", inputs)
         if log_export_path is not None:
             pulumi.set(__self__, "log_export_path", log_export_path)
+        if max_attempts is None:
+            max_attempts = 1
+        if max_attempts is not None:
+            pulumi.set(__self__, "max_attempts", max_attempts)
         if max_pending_minutes is not None:
             pulumi.set(__self__, "max_pending_minutes", max_pending_minutes)
         if name is not None:
@@ -144,7 +150,7 @@ class TrainingJobArgs:
         if notification is not None:
             pulumi.set(__self__, "notification", notification)
         if on_failure is None:
-            on_failure = 'delete'
+            on_failure = 'keep'
         if on_failure is not None:
             pulumi.set(__self__, "on_failure", on_failure)
         if outputs is not None:
@@ -381,10 +387,22 @@ class TrainingJobArgs:
         pulumi.set(self, "log_export_path", value)
 
     @_builtins.property
+    @pulumi.getter(name="maxAttempts")
+    def max_attempts(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+        """
+        return pulumi.get(self, "max_attempts")
+
+    @max_attempts.setter
+    def max_attempts(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "max_attempts", value)
+
+    @_builtins.property
     @pulumi.getter(name="maxPendingMinutes")
     def max_pending_minutes(self) -> pulumi.Input[Optional[_builtins.float]]:
         """
-        Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+        Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         """
         return pulumi.get(self, "max_pending_minutes")
 
@@ -432,7 +450,7 @@ class TrainingJobArgs:
     @pulumi.getter(name="onFailure")
     def on_failure(self) -> pulumi.Input[Optional['TrainingJobOnFailure']]:
         """
-        A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
+        What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
         """
         return pulumi.get(self, "on_failure")
 
@@ -504,7 +522,7 @@ class TrainingJobArgs:
     @pulumi.getter(name="replaceRunning")
     def replace_running(self) -> pulumi.Input[Optional['TrainingJobReplaceRunning']]:
         """
-        refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
+        refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
         """
         return pulumi.get(self, "replace_running")
 
@@ -552,7 +570,7 @@ class TrainingJobArgs:
     @pulumi.getter
     def stopped(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
         """
         return pulumi.get(self, "stopped")
 
@@ -564,7 +582,7 @@ class TrainingJobArgs:
     @pulumi.getter(name="successCriteria")
     def success_criteria(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['SuccessCriterionArgs']]]]:
         """
-        Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+        Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
         """
         return pulumi.get(self, "success_criteria")
 
@@ -667,6 +685,7 @@ class TrainingJob(pulumi.CustomResource):
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
@@ -711,22 +730,23 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] image_url: Inline code: custom image (SWR path) instead of a preset engine.
         :param pulumi.Input[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
         :param pulumi.Input[_builtins.str] log_export_path: OBS directory the job's logs are exported to.
-        :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+        :param pulumi.Input[_builtins.int] max_attempts: How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+        :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
         :param pulumi.Input[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']] notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
-        :param pulumi.Input['TrainingJobOnFailure'] on_failure: A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
+        :param pulumi.Input['TrainingJobOnFailure'] on_failure: What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
         :param pulumi.Input[Sequence[pulumi.Input[Union['ObsChannelArgs', 'ObsChannelArgsDict', 'outputs.ObsChannel']]]] outputs: Output data channels [{name, obs_url, local_dir?}].
         :param pulumi.Input[Sequence[pulumi.Input[Union['JobParameterArgs', 'JobParameterArgsDict', 'outputs.JobParameter']]]] parameters: Hyperparameters [{name, value}]; they override the algorithm's defaults.
         :param pulumi.Input[_builtins.str] pool_id: Dedicated resource pool ID; the public pool when unset.
         :param pulumi.Input[_builtins.bool] preemptible: Whether higher-priority jobs may preempt this one (dedicated pool only; set retry_count or unconditional_retry so that a preempted job starts again).
         :param pulumi.Input[_builtins.int] priority: Scheduling priority in a dedicated pool: 1 (low) to 3 (high). Allowed: >= 1, <= 3.
-        :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
+        :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
         :param pulumi.Input[Union['RequiredAffinityArgs', 'RequiredAffinityArgsDict', 'outputs.RequiredAffinity']] required_affinity: Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
         :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
-        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
-        :param pulumi.Input[Sequence[pulumi.Input[Union['SuccessCriterionArgs', 'SuccessCriterionArgsDict', 'outputs.SuccessCriterion']]]] success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['SuccessCriterionArgs', 'SuccessCriterionArgsDict', 'outputs.SuccessCriterion']]]] success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
         :param pulumi.Input[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
         :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
@@ -774,6 +794,7 @@ class TrainingJob(pulumi.CustomResource):
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
+                 max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  name: pulumi.Input[Optional[_builtins.str]] = None,
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
@@ -823,6 +844,9 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["image_url"] = image_url
             __props__.__dict__["inputs"] = inputs
             __props__.__dict__["log_export_path"] = log_export_path
+            if max_attempts is None:
+                max_attempts = 1
+            __props__.__dict__["max_attempts"] = max_attempts
             __props__.__dict__["max_pending_minutes"] = max_pending_minutes
             __props__.__dict__["name"] = name
             if node_count is None:
@@ -830,7 +854,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["node_count"] = node_count
             __props__.__dict__["notification"] = notification
             if on_failure is None:
-                on_failure = 'delete'
+                on_failure = 'keep'
             __props__.__dict__["on_failure"] = on_failure
             __props__.__dict__["outputs"] = outputs
             __props__.__dict__["parameters"] = parameters
@@ -920,6 +944,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["inputs"] = None
         __props__.__dict__["job_id"] = None
         __props__.__dict__["log_export_path"] = None
+        __props__.__dict__["max_attempts"] = None
         __props__.__dict__["max_pending_minutes"] = None
         __props__.__dict__["metrics_summary"] = None
         __props__.__dict__["name"] = None
@@ -1152,10 +1177,18 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "log_export_path")
 
     @_builtins.property
+    @pulumi.getter(name="maxAttempts")
+    def max_attempts(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
+        """
+        return pulumi.get(self, "max_attempts")
+
+    @_builtins.property
     @pulumi.getter(name="maxPendingMinutes")
     def max_pending_minutes(self) -> pulumi.Output[Optional[_builtins.float]]:
         """
-        Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a take-over after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
+        Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them the job fails as a failed run does (on_failure decides: delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         """
         return pulumi.get(self, "max_pending_minutes")
 
@@ -1195,7 +1228,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter(name="onFailure")
     def on_failure(self) -> pulumi.Output[Optional['TrainingJobOnFailure']]:
         """
-        A job that fails or is stopped during the create's wait: delete (the default) terminates and deletes it; keep leaves it on the platform and in the state with its status and reason, so its logs stay readable (get_training_job_logs), and `pulumi up` still fails; the next `pulumi up` replaces it.
+        What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
         """
         return pulumi.get(self, "on_failure")
 
@@ -1259,7 +1292,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter(name="replaceRunning")
     def replace_running(self) -> pulumi.Output[Optional['TrainingJobReplaceRunning']]:
         """
-        refuse: a preview that would replace (delete and recreate) this job while it is Creating, Pending or Running fails, naming the fields that force it; allow (the default) replaces.
+        refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
         """
         return pulumi.get(self, "replace_running")
 
@@ -1283,7 +1316,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter(name="runReason")
     def run_reason(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, or a replacement_trigger, `--replace` or kept failure; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
+        Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, a replacement_trigger or `--replace`, or a held failure run again; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
         """
         return pulumi.get(self, "run_reason")
 
@@ -1315,7 +1348,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter
     def stopped(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        true stops the job in place (ModelArts' terminate action) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
         """
         return pulumi.get(self, "stopped")
 
@@ -1323,7 +1356,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter(name="successCriteria")
     def success_criteria(self) -> pulumi.Output[Optional[Sequence['outputs.SuccessCriterion']]]:
         """
-        Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (on_failure decides: delete, or keep with the reason), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+        Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
         """
         return pulumi.get(self, "success_criteria")
 

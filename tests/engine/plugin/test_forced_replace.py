@@ -1,0 +1,82 @@
+"""A forced replace never records an object it deletes: a changed replacement_trigger, then
+`pulumi up --replace`, of every resource type in both forms. The dynamic resources delete first (their
+program side says so); the plugin's are created first, as in any program that does not ask otherwise,
+and each create removes the old object it would otherwise take over. After each: one live object per
+resource, the one the state records, and a refresh that changes nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from plugin_support import on_path, output_of, summary
+
+from mltrain_emulator import defaults as d
+from support import stacks
+from support.pulumi_cli import Stack
+
+pytestmark = [pytest.mark.engine, pytest.mark.slow]
+
+PROGRAM = Path(__file__).parent / "programs" / "replace_all"
+ARGS = {
+    "mount": {"storage_id": d.STORAGE_CAPACITY_ID, "storage_type": "nas-capacity", "file_directory": "datasets",
+              "mount_path": "/root/nas/datasets"},
+    "task": stacks.alaya_job_args(wait_for="running"),
+    "algo": {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py", "engine_name": d.ENGINE_PYTORCH[0],
+             "engine_version": d.ENGINE_PYTORCH[1]},
+    "job": {"flavor_id": d.FLAVOR_CPU_8U, "wait_for": "running"},
+}
+OBJECTS = ("task", "algo", "job")  # the resources with an object of their own (a mount is part of a task)
+
+
+def live(emulator: Any) -> dict[str, list[str]]:
+    """Kind -> IDs of the objects the platforms hold that are not on their way out."""
+    state = emulator.admin.state()
+    return {"task": sorted(str(t["id"]) for t in state["alaya"]["tasks"] if not t["deleting"]),
+            "algo": sorted(str(a["metadata"]["id"]) for a in state["modelarts"]["algorithms"]),
+            "job": sorted(str(j["metadata"]["id"]) for j in state["modelarts"]["jobs"] if not j["deleting"])}
+
+
+def recorded(stack: Stack) -> dict[str, Any]:
+    """Resource name -> its ID in the state."""
+    named = {r["urn"].rsplit("::", 1)[1]: r.get("id") for r in stack.export()["deployment"]["resources"]}
+    return {name: object_id for name, object_id in named.items() if name.startswith(("dyn-", "plug-"))}
+
+
+def agree(emulator: Any, stack: Stack) -> dict[str, str]:
+    ids = recorded(stack)
+    platform = live(emulator)
+    for kind in OBJECTS:
+        assert platform[kind] == sorted([ids[f"dyn-{kind}"], ids[f"plug-{kind}"]]), (kind, platform, ids)
+    return ids
+
+
+def test_a_trigger_and_replace_of_every_type_record_live_objects(emulator: Any, tmp_path: Path) -> None:
+    emulator.admin.set_settings(task_state_delay=0.2, subscription_delay=0.2, modelarts_phase_delay=0.2,
+                                modelarts_run_seconds=600, delete_delay=0.2)
+    stack = on_path(stacks.both_platforms_stack(emulator, tmp_path, PROGRAM))
+    stack.set_config_all({"trigger": "1", "args": json.dumps(ARGS)})
+    stack.up()
+    first = agree(emulator, stack)
+
+    stack.set_config("trigger", "2")
+    result = stack.up()
+    assert summary(result).get("replaced") == 8, output_of(result)[-4000:]
+    second = agree(emulator, stack)
+    assert all(second[name] != first[name] for name in second if not name.endswith("mount")), (first, second)
+    assert "is not recorded as it: it is the one a replacement created first replaces" in output_of(result), \
+        "the plugin's old objects were deleted by their replacements' creates"
+    stack.refresh("--expect-no-changes")
+
+    urns = [r["urn"] for r in stack.export()["deployment"]["resources"]
+            if r["urn"].rsplit("::", 1)[1].startswith(("dyn-", "plug-"))]
+    result = stack.up(*[arg for urn in urns for arg in ("--replace", urn)])
+    assert summary(result).get("replaced") == 8, output_of(result)[-4000:]
+    (tmp_path / "replace.log").write_text(output_of(result))
+    third = agree(emulator, stack)
+    assert all(third[name] != second[name] for name in third if not name.endswith("mount")), (second, third)
+    stack.refresh("--expect-no-changes")
+    stack.destroy()
+    assert live(emulator) == {"task": [], "algo": [], "job": []}
