@@ -34,11 +34,21 @@ class _Types:
     def __init__(self) -> None:
         self.types: dict[str, Any] = {}
 
-    def prop(self, schema: dict[str, Any], defs: dict[str, Any], module: str, name: str = "Value") -> dict[str, Any]:
-        """One property; `name` names the enum type a closed set of values becomes (e.g. TrainingJobWaitFor)."""
+    def prop(self, schema: dict[str, Any], defs: dict[str, Any], module: str, name: str = "Value",
+             nested: bool = False) -> dict[str, Any]:
+        """One property; `name` names the enum type a closed set of values becomes (e.g. TrainingJobWaitFor).
+
+        `nested`: a property of an object type. Its closed set of values stays a primitive type (the values
+        go into the description), never an enum type: every object type is also an output (a resource's
+        outputs repeat its inputs, and `StorageMount.mount` is the object a job's `storageMounts` take),
+        and Pulumi YAML (v1.25.0) refuses to assign any enum-typed value to an enum-typed property, the
+        same enum included (`Cannot assign 'mltrain:alaya:NasMountStorageType' to
+        'mltrain:alaya:NasMountStorageType'`: `isAssignable` in pkg/pulumiyaml/analyser.go compares an
+        enum's values only with literals), so `storageMounts: [${data.mount}]` would fail YAML's type
+        check. A primitive there types alike on both sides, in every SDK."""
         if "anyOf" in schema:
             options = [s for s in schema["anyOf"] if s.get("type") != "null"]
-            out = self.prop(options[0], defs, module, name) if len(options) == 1 else {"type": "string"}
+            out = self.prop(options[0], defs, module, name, nested) if len(options) == 1 else {"type": "string"}
         elif "$ref" in schema:
             name = schema["$ref"].rsplit("/", 1)[-1]
             token = f"{PACKAGE}:{module}:{name}"
@@ -46,13 +56,16 @@ class _Types:
                 self.types[token] = {}
                 self.types[token] = self.object(defs[name], defs, module)
             out = {"$ref": f"#/types/{token}"}
+        elif ("enum" in schema or "const" in schema) and nested:
+            out = {"type": _json_type((schema.get("enum") or [schema.get("const")])[0])}
         elif "enum" in schema or "const" in schema:
             out = {"$ref": f"#/types/{self.enum(name, schema.get('enum') or [schema['const']], module)}"}
         elif schema.get("type") == "array":
-            out = {"type": "array", "items": self.prop(schema.get("items", {}), defs, module, name)}
+            out = {"type": "array", "items": self.prop(schema.get("items", {}), defs, module, name, nested)}
         elif schema.get("type") == "object":
             extra = schema.get("additionalProperties")
-            item = self.prop(extra, defs, module, name) if isinstance(extra, dict) else {"$ref": "pulumi.json#/Any"}
+            item = (self.prop(extra, defs, module, name, nested) if isinstance(extra, dict)
+                    else {"$ref": "pulumi.json#/Any"})
             out = {"type": "object", "additionalProperties": item}
         elif schema.get("type") in ("string", "integer", "number", "boolean"):
             out = {"type": schema["type"]}
@@ -76,8 +89,8 @@ class _Types:
         title = str(schema.get("title", "Object"))
         props: dict[str, Any] = {}
         for name, p in schema.get("properties", {}).items():
-            prop = props[specs.property_name(name)] = self.prop(p, defs, module, title + _camel(name))
-            _add_facts(prop, p)
+            prop = props[specs.property_name(name)] = self.prop(p, defs, module, title + _camel(name), nested=True)
+            _add_facts(prop, p, values=True)
         out: dict[str, Any] = {"type": "object", "properties": props}
         if schema.get("description"):
             out["description"] = schema["description"]
@@ -116,12 +129,14 @@ def allowed_values(schema: dict[str, Any]) -> list[str]:
     return [text.format(plain[key]) for key, text in _BOUNDS if key in plain]
 
 
-def _add_facts(prop: dict[str, Any], schema: dict[str, Any]) -> None:
-    """`default` (primitive defaults, as Pulumi schema expects) and the bounds, in the description."""
+def _add_facts(prop: dict[str, Any], schema: dict[str, Any], values: bool = False) -> None:
+    """`default` (primitive defaults, as Pulumi schema expects) and the bounds, in the description;
+    `values`: the allowed values too, where they are no enum type (a property of an object type)."""
     default = schema.get("default")
     if isinstance(default, str | int | float | bool) and "secret" not in prop:
         prop["default"] = default
-    bounds = [b for b in allowed_values(schema) if not b.startswith("one of")]
+    enum_typed = "$ref" in prop or "$ref" in prop.get("items", {})
+    bounds = [b for b in allowed_values(schema) if not b.startswith("one of") or (values and not enum_typed)]
     if bounds:
         prop["description"] = (prop.get("description", "") + " Allowed: " + ", ".join(bounds) + ".").strip()
 
