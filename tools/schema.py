@@ -22,6 +22,12 @@ from pulumi_mltrain.settings import CONFIG, SETTINGS, Setting
 # GO_MODULE, whose package `mltrain` holds the resources (GO_MODULE/mltrain/alaya, .../modelarts).
 NODEJS_PACKAGE = "@mltrain/pulumi-mltrain"
 GO_MODULE = "github.com/mltrain/pulumi-mltrain/sdk/go"
+# Where the package is published: the repository, whose GitHub releases carry the plugin's archives
+# (pulumi-resource-mltrain-v<version>-<os>-<arch>.tar.gz, written by scripts/release.sh and uploaded by
+# .github/workflows/release.yml). The engine fills in ${VERSION} when it downloads a plugin.
+REPOSITORY = "https://github.com/mltrain/pulumi-mltrain"
+PLUGIN_DOWNLOAD_URL = REPOSITORY + "/releases/download/v${VERSION}"
+LOGO_URL = "https://raw.githubusercontent.com/mltrain/pulumi-mltrain/main/docs/logo.svg"
 
 # Enum values that are no identifier get a name, which the SDKs' enum members need.
 _SYMBOLS = {"<": "LessThan", "<=": "LessThanOrEqual", ">": "GreaterThan", ">=": "GreaterThanOrEqual",
@@ -209,8 +215,14 @@ def build() -> dict[str, Any]:
         "version": __version__,
         "description": "Pulumi resources for ML training platforms: Alaya NeW distributed training and Huawei "
         "Cloud ModelArts v2 (pulumi-mltrain), as Python dynamic resources and as the provider plugin `mltrain`.",
-        "keywords": ["pulumi", "mltrain", "alaya", "modelarts", "training"],
+        # `category/` and `kind/` are the Pulumi Registry's own keywords (its listing and filters).
+        "keywords": ["pulumi", "mltrain", "alaya", "modelarts", "training", "category/cloud", "kind/native"],
         "license": "Apache-2.0",
+        "publisher": "mltrain",
+        "homepage": REPOSITORY,
+        "repository": REPOSITORY,
+        "logoUrl": LOGO_URL,
+        "pluginDownloadURL": PLUGIN_DOWNLOAD_URL,
         "config": {"variables": _config_variables()},
         "provider": _provider_section(),
         "types": dict(sorted(types.types.items())),
