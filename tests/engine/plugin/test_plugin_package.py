@@ -75,7 +75,7 @@ def test_package_add_from_outside_the_repository_then_up_and_destroy(
     # The plugin folder, copied; its requirements.txt names the wheel instead of the PyPI release.
     plugin = tmp_path / "mltrain-plugin"
     shutil.copytree(PACKAGE, plugin, ignore=shutil.ignore_patterns("venv", "__pycache__"))
-    assert (plugin / "requirements.txt").read_text().split() == ["pulumi-mltrain==0.1.0"]
+    assert (plugin / "requirements.txt").read_text().split() == ["pulumi-mltrain==0.2.0"]
     (plugin / "requirements.txt").write_text(f"{wheel}\n")
 
     # A new TypeScript project, then `npm install`.
@@ -113,7 +113,7 @@ def test_package_add_from_outside_the_repository_then_up_and_destroy(
     assert stack.outputs()["trainingTaskId"] == str(task["id"])
     assert [r["type"] for r in managed(stack)] == ["mltrain:alaya:TrainingJob"]
     [provider] = [r for r in stack.export()["deployment"]["resources"] if r["type"] == "pulumi:providers:mltrain"]
-    assert provider["inputs"].get("version") == "0.1.0", provider
+    assert provider["inputs"].get("version") == "0.2.0", provider
 
     result = stack.destroy()
     assert summary(result).get("deleted") == 2, output_of(result)[-3000:]
