@@ -17,9 +17,7 @@ import yaml
 from plugin_support import managed, output_of, summary, tasks
 
 from support import node_go, stacks
-from support.packaging import build_wheel
 from support.pulumi_cli import BIN, ROOT, PulumiFailed
-from support.shared import once
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
@@ -44,11 +42,6 @@ const job = new mltrain.alaya.TrainingJob("sft", {
 });
 export const trainingTaskId = job.trainingTaskId;
 """
-
-
-@pytest.fixture(scope="session")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return once(tmp_path_factory, "mltrain-wheel", build_wheel)
 
 
 @pytest.fixture(scope="session")
