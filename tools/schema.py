@@ -22,11 +22,15 @@ from pulumi_mltrain.settings import CONFIG, SETTINGS, Setting
 # GO_MODULE, whose package `mltrain` holds the resources (GO_MODULE/mltrain/alaya, .../modelarts).
 NODEJS_PACKAGE = "@mltrain/pulumi-mltrain"
 GO_MODULE = "github.com/mltrain/pulumi-mltrain/sdk/go"
-# Where the package is published: the repository, whose GitHub releases carry the plugin's archives
-# (pulumi-resource-mltrain-v<version>-<os>-<arch>.tar.gz, written by scripts/release.sh and uploaded by
-# .github/workflows/release.yml). The engine fills in ${VERSION} when it downloads a plugin.
+# Where the package is published: the repository, whose GitHub release of each version carries the
+# plugin's archives (pulumi-resource-mltrain-v<version>-<os>-<arch>.tar.gz, written by scripts/release.sh
+# and uploaded by .github/workflows/release.yml). The URL names this version's release itself rather than
+# `v${VERSION}`, which the engine would fill in at a download: `pulumi import` writes the URL into the
+# program it generates as an HCL string, where `${VERSION}` reads as a variable, and its code generation
+# then fails (Pulumi v3.274.1, pkg/importer/language.go). `github://api.github.com/mltrain` would go
+# through GitHub's API, limited to 60 requests an hour without a token: too few for a CI fleet.
 REPOSITORY = "https://github.com/mltrain/pulumi-mltrain"
-PLUGIN_DOWNLOAD_URL = REPOSITORY + "/releases/download/v${VERSION}"
+PLUGIN_DOWNLOAD_URL = f"{REPOSITORY}/releases/download/v{__version__}"
 LOGO_URL = "https://raw.githubusercontent.com/mltrain/pulumi-mltrain/main/docs/logo.svg"
 
 # Enum values that are no identifier get a name, which the SDKs' enum members need.

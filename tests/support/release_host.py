@@ -67,8 +67,8 @@ class ReleaseHost:
     def overrides(self) -> dict[str, str]:
         """The engine's own switch for plugin downloads (PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES, regexp=URL):
         schema.json's GitHub URL, as the SDKs and a YAML program name it, answered by this server instead."""
-        prefix = re.escape(PLUGIN_DOWNLOAD_URL.split("${", 1)[0])
-        return {"PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES": f"^{prefix}.*={self.url}/v${{VERSION}}"}
+        release_url = re.escape(PLUGIN_DOWNLOAD_URL)
+        return {"PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES": f"^{release_url}$={self.url}/v{VERSION}"}
 
     def plugin_downloads(self) -> int:
         return sum(1 for path in self.served if path.endswith("/" + PLUGIN_ARCHIVE))

@@ -84,9 +84,10 @@ def test_every_sdk_carries_the_real_version_names_and_only_the_plugin(language: 
              if p.is_file() and p.suffix in (".ts", ".go", ".py", ".json", ".mod", ".md", ".toml")
              and not any(part.endswith(sdks.NOT_GENERATED) for part in p.relative_to(folder).parts)}
     generated = "".join(texts.values())
-    # The download URL is the one place with a placeholder, which the engine fills in at a download.
+    assert "${VERSION}" not in generated
+    # The plugin's download URL, this version's GitHub release.
     assert schema["pluginDownloadURL"] == PLUGIN_DOWNLOAD_URL and PLUGIN_DOWNLOAD_URL in generated
-    assert "${VERSION}" not in generated.replace(PLUGIN_DOWNLOAD_URL, "")
+    assert PLUGIN_DOWNLOAD_URL.endswith(f"/releases/download/v{version}")
     assert "pulumi-python" not in generated, "the plugin's SDKs document the plugin's type tokens only"
     readme = next(text for name, text in texts.items() if name.endswith("README.md"))
     assert readme.strip()
