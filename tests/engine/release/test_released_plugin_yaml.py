@@ -72,6 +72,7 @@ def test_plugin_install_from_the_release_then_a_yaml_program_wires_a_storage_mou
     stack.destroy()
     assert live_tasks(emulator) == []
     assert [r["type"] for r in stack.resources() if r["type"].startswith("mltrain:")] == []
+    shutil.rmtree(installed_plugin(tmp_path), ignore_errors=True)  # 60 MB, once passed
 
 
 def test_pulumi_install_in_two_fresh_clones_at_once(release: Path, emulator: Any, tmp_path: Path) -> None:
@@ -112,3 +113,4 @@ def test_pulumi_install_in_two_fresh_clones_at_once(release: Path, emulator: Any
         counts = change_counts(stack.preview_json())
         assert counts == {"create": 4}, counts  # the stack, the provider, the mount and the job
     assert live_tasks(emulator) == []
+    shutil.rmtree(installed_plugin(tmp_path), ignore_errors=True)  # 60 MB, once passed
