@@ -23,7 +23,7 @@ What it writes (`artifacts` lists the names; tests/unit/packaging/test_release.p
 The version is the project's: every place that carries it must already say it (`python -m tools.generate
 --sdk` writes the SDKs from schema.json's), else nothing is built. The sources are the working tree's
 files that git tracks or would track (a copy, so the build leaves nothing in the tree). The plugin's
-frozen build (about 20 CPU-s) is cached by the hash of what goes into it, under
+frozen build (about 25 s) is cached by the hash of what goes into it, under
 ~/.cache/pulumi-mltrain/plugin (MLTRAIN_RELEASE_CACHE), as the engine build is.
 """
 
