@@ -151,10 +151,19 @@ def go_module_forgotten() -> Iterator[None]:
     cache = Path(subprocess.run(["go", "env", "GOMODCACHE"], capture_output=True, text=True, check=True,
                                 timeout=60).stdout.strip())
 
+    owner = GO_MODULE.split("/")[:2]  # github.com/mltrain: nothing else lives under it in the cache
+
     def forget() -> None:
         shutil.rmtree(cache / f"{GO_MODULE}@v{VERSION}", ignore_errors=True)
-        for path in (cache / "cache" / "download" / GO_MODULE / "@v").glob(f"v{VERSION}.*"):
-            path.unlink()
+        downloads = cache / "cache" / "download" / GO_MODULE / "@v"
+        for path in [*downloads.glob(f"v{VERSION}.*"), downloads / "list"]:
+            path.unlink(missing_ok=True)
+        for root in (cache.joinpath(*owner), cache.joinpath("cache", "download", *owner)):  # empty folders
+            for folder in sorted((p for p in root.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()
+            with contextlib.suppress(OSError):
+                root.rmdir()
 
     forget()
     try:
