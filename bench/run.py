@@ -24,6 +24,7 @@ import harness
 import limits
 import measures
 import plugin
+import plugin_startup
 import report
 import scale
 import scenarios
@@ -46,6 +47,7 @@ SCENARIOS: dict[str, Scenario] = {
     "13": limits.rate_limits,  # 30 % 429s with Retry-After 1-3 s
     "14": limits.lifecycle,  # platform calls per job lifecycle, Alaya and ModelArts
     "16": engine_trace.where_it_waits,  # the engine's trace of one up and destroy: what is paid in series
+    "17": plugin_startup.startup,  # the released plugin (frozen executable) against the console script
 }
 DURATION_TARGET_MIN = {True: 3.0, False: 12.0}  # issue 25 item 7: --quick, full
 
@@ -111,6 +113,11 @@ def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
              if facts.get(f"plugin_wait_{p}") is not None]
     if waits:
         out.append(f"Native plugin, {plan.parallel_n} waiting creates: " + "; ".join(waits) + ".")
+    if facts.get("plugin_startup") is not None:
+        frozen, script, archived, unpacked = facts.get("plugin_startup")
+        out.append(f"The released plugin starts in {frozen:.2f} s against the console script's {script:.2f} s "
+                   f"({frozen / script:.2f} x), paid once per `pulumi` command; its archive is "
+                   f"{archived / 1e6:.0f} MB ({unpacked / 1e6:.0f} MB unpacked).")
     if facts.get("plugin_state") is not None:
         size, value = facts.get("plugin_state")
         out.append(f"Native plugin state per resource: {size:.0f} B, {value:.2f} x the no-op's. Its outputs "

@@ -2,7 +2,8 @@
 # Makes a fresh clone runnable: the Python virtualenv (.venv) with the project and the locked
 # dependencies (requirements/dev.lock), and .tools/bin with the Pulumi CLI, its Python language
 # host and the dynamic provider plugin (the official ones when found, MLTRAIN_LANGUAGE_HOST=official|repo
-# forces a choice: see step 2). Idempotent and quick once done; every other script starts by running it.
+# forces a choice: see step 2). Idempotent and quick once done; every other script starts by running it
+# (scripts/release.sh with --venv-only: the virtualenv alone).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
@@ -29,6 +30,10 @@ if [ ! -f "$stamp" ]; then
   # The generated SDK of the native plugin (sdk/python, scripts/sdkgen.sh); its dependencies are in the lock.
   .venv/bin/python -m pip install -qq --no-deps --no-build-isolation -e sdk/python >&2
   rm -f .venv/.mltrain-*; touch "$stamp"
+fi
+# `--venv-only`: this step alone (scripts/release.sh: a release needs no engine).
+if [ "${1:-}" = "--venv-only" ]; then
+  exit 0
 fi
 # 1b. The test programs' environment (.venv-programs): what a user's infra repo installs, the project
 #    and the generated SDK with their runtime dependencies at the locked versions, nothing of the

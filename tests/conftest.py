@@ -1,7 +1,8 @@
 """Shared fixtures. ``emulator``: one emulator server per test session (per xdist worker), reset
 before every test, so tests never see each other's objects, counts, faults or clock (tests/unit's
-conftest.py refuses it). ``wheel`` and ``emulator_wheel``: the two distributions, built once per session;
-``installed_venv``: a fresh virtualenv with both installed from them, made once per session.
+conftest.py refuses it). ``release``: the folder the release command writes (dist/), once per session;
+``wheel`` and ``emulator_wheel``: the two distributions from it; ``installed_venv``: a fresh virtualenv
+with both installed from them, made once per session.
 
 The folders are the tiers (tests/unit/test_tiers.py checks what each may run): ``unit`` (no server),
 ``inprocess`` (our handlers and clients against the emulator over loopback HTTP), ``engine`` (the Pulumi
@@ -16,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from mltrain_emulator import EmulatorAdmin, EmulatorHandle, EmulatorServer
-from support.packaging import build_emulator_wheel, build_wheel, fresh_venv
+from support import release as releases
+from support.packaging import fresh_venv
 from support.shared import once
 
 
@@ -34,16 +36,38 @@ def emulator(emulator_server: EmulatorServer) -> Iterator[EmulatorHandle]:
         yield EmulatorHandle(url=emulator_server.url, admin=admin)
 
 
-@pytest.fixture(scope="session")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The project's wheel, built once per session."""
-    return once(tmp_path_factory, "mltrain-wheel", build_wheel)
+@pytest.fixture(scope="session", autouse=True)
+def _release_in_the_background(request: pytest.FixtureRequest,
+                               tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Starts the session's release (`bash scripts/release.sh`, tests/support/release.py) at the first
+    test of a worker when any test of the session uses it, so that it builds while other tests run.
+    The worker that started it waits for it before it ends (other workers may still need it)."""
+    build = releases.build(tmp_path_factory)
+    started = any("release" in item.fixturenames for item in request.session.items) and build.start()
+    yield
+    if started:
+        try:
+            build.wait()
+        finally:
+            build.stop()
 
 
 @pytest.fixture(scope="session")
-def emulator_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The emulator's wheel, built once per session."""
-    return once(tmp_path_factory, "emulator-wheel", build_emulator_wheel)
+def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder `bash scripts/release.sh VERSION` wrote (dist/): every artifact the tests install."""
+    return releases.release(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def wheel(release: Path) -> Path:
+    """The project's wheel, from the release."""
+    return release / f"pulumi_mltrain-{releases.VERSION}-py3-none-any.whl"
+
+
+@pytest.fixture(scope="session")
+def emulator_wheel(release: Path) -> Path:
+    """The emulator's wheel, from the release."""
+    return release / f"mltrain_emulator-{releases.VERSION}-py3-none-any.whl"
 
 
 @pytest.fixture(scope="session")

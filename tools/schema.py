@@ -22,6 +22,16 @@ from pulumi_mltrain.settings import CONFIG, SETTINGS, Setting
 # GO_MODULE, whose package `mltrain` holds the resources (GO_MODULE/mltrain/alaya, .../modelarts).
 NODEJS_PACKAGE = "@mltrain/pulumi-mltrain"
 GO_MODULE = "github.com/mltrain/pulumi-mltrain/sdk/go"
+# Where the package is published: the repository, whose GitHub release of each version carries the
+# plugin's archives (pulumi-resource-mltrain-v<version>-<os>-<arch>.tar.gz, written by scripts/release.sh
+# and uploaded by .github/workflows/release.yml). The URL names this version's release itself rather than
+# `v${VERSION}`, which the engine would fill in at a download: `pulumi import` writes the URL into the
+# program it generates as an HCL string, where `${VERSION}` reads as a variable, and its code generation
+# then fails (Pulumi v3.274.1, pkg/importer/language.go). `github://api.github.com/mltrain` would go
+# through GitHub's API, limited to 60 requests an hour without a token: too few for a CI fleet.
+REPOSITORY = "https://github.com/mltrain/pulumi-mltrain"
+PLUGIN_DOWNLOAD_URL = f"{REPOSITORY}/releases/download/v{__version__}"
+LOGO_URL = "https://raw.githubusercontent.com/mltrain/pulumi-mltrain/main/docs/logo.svg"
 
 # Enum values that are no identifier get a name, which the SDKs' enum members need.
 _SYMBOLS = {"<": "LessThan", "<=": "LessThanOrEqual", ">": "GreaterThan", ">=": "GreaterThanOrEqual",
@@ -34,11 +44,21 @@ class _Types:
     def __init__(self) -> None:
         self.types: dict[str, Any] = {}
 
-    def prop(self, schema: dict[str, Any], defs: dict[str, Any], module: str, name: str = "Value") -> dict[str, Any]:
-        """One property; `name` names the enum type a closed set of values becomes (e.g. TrainingJobWaitFor)."""
+    def prop(self, schema: dict[str, Any], defs: dict[str, Any], module: str, name: str = "Value",
+             nested: bool = False) -> dict[str, Any]:
+        """One property; `name` names the enum type a closed set of values becomes (e.g. TrainingJobWaitFor).
+
+        `nested`: a property of an object type. Its closed set of values stays a primitive type (the values
+        go into the description), never an enum type: every object type is also an output (a resource's
+        outputs repeat its inputs, and `StorageMount.mount` is the object a job's `storageMounts` take),
+        and Pulumi YAML (v1.25.0) refuses to assign any enum-typed value to an enum-typed property, the
+        same enum included (`Cannot assign 'mltrain:alaya:NasMountStorageType' to
+        'mltrain:alaya:NasMountStorageType'`: `isAssignable` in pkg/pulumiyaml/analyser.go compares an
+        enum's values only with literals), so `storageMounts: [${data.mount}]` would fail YAML's type
+        check. A primitive there types alike on both sides, in every SDK."""
         if "anyOf" in schema:
             options = [s for s in schema["anyOf"] if s.get("type") != "null"]
-            out = self.prop(options[0], defs, module, name) if len(options) == 1 else {"type": "string"}
+            out = self.prop(options[0], defs, module, name, nested) if len(options) == 1 else {"type": "string"}
         elif "$ref" in schema:
             name = schema["$ref"].rsplit("/", 1)[-1]
             token = f"{PACKAGE}:{module}:{name}"
@@ -46,13 +66,16 @@ class _Types:
                 self.types[token] = {}
                 self.types[token] = self.object(defs[name], defs, module)
             out = {"$ref": f"#/types/{token}"}
+        elif ("enum" in schema or "const" in schema) and nested:
+            out = {"type": _json_type((schema.get("enum") or [schema.get("const")])[0])}
         elif "enum" in schema or "const" in schema:
             out = {"$ref": f"#/types/{self.enum(name, schema.get('enum') or [schema['const']], module)}"}
         elif schema.get("type") == "array":
-            out = {"type": "array", "items": self.prop(schema.get("items", {}), defs, module, name)}
+            out = {"type": "array", "items": self.prop(schema.get("items", {}), defs, module, name, nested)}
         elif schema.get("type") == "object":
             extra = schema.get("additionalProperties")
-            item = self.prop(extra, defs, module, name) if isinstance(extra, dict) else {"$ref": "pulumi.json#/Any"}
+            item = (self.prop(extra, defs, module, name, nested) if isinstance(extra, dict)
+                    else {"$ref": "pulumi.json#/Any"})
             out = {"type": "object", "additionalProperties": item}
         elif schema.get("type") in ("string", "integer", "number", "boolean"):
             out = {"type": schema["type"]}
@@ -76,8 +99,8 @@ class _Types:
         title = str(schema.get("title", "Object"))
         props: dict[str, Any] = {}
         for name, p in schema.get("properties", {}).items():
-            prop = props[specs.property_name(name)] = self.prop(p, defs, module, title + _camel(name))
-            _add_facts(prop, p)
+            prop = props[specs.property_name(name)] = self.prop(p, defs, module, title + _camel(name), nested=True)
+            _add_facts(prop, p, values=True)
         out: dict[str, Any] = {"type": "object", "properties": props}
         if schema.get("description"):
             out["description"] = schema["description"]
@@ -116,12 +139,14 @@ def allowed_values(schema: dict[str, Any]) -> list[str]:
     return [text.format(plain[key]) for key, text in _BOUNDS if key in plain]
 
 
-def _add_facts(prop: dict[str, Any], schema: dict[str, Any]) -> None:
-    """`default` (primitive defaults, as Pulumi schema expects) and the bounds, in the description."""
+def _add_facts(prop: dict[str, Any], schema: dict[str, Any], values: bool = False) -> None:
+    """`default` (primitive defaults, as Pulumi schema expects) and the bounds, in the description;
+    `values`: the allowed values too, where they are no enum type (a property of an object type)."""
     default = schema.get("default")
     if isinstance(default, str | int | float | bool) and "secret" not in prop:
         prop["default"] = default
-    bounds = [b for b in allowed_values(schema) if not b.startswith("one of")]
+    enum_typed = "$ref" in prop or "$ref" in prop.get("items", {})
+    bounds = [b for b in allowed_values(schema) if not b.startswith("one of") or (values and not enum_typed)]
     if bounds:
         prop["description"] = (prop.get("description", "") + " Allowed: " + ", ".join(bounds) + ".").strip()
 
@@ -194,8 +219,14 @@ def build() -> dict[str, Any]:
         "version": __version__,
         "description": "Pulumi resources for ML training platforms: Alaya NeW distributed training and Huawei "
         "Cloud ModelArts v2 (pulumi-mltrain), as Python dynamic resources and as the provider plugin `mltrain`.",
-        "keywords": ["pulumi", "mltrain", "alaya", "modelarts", "training"],
+        # `category/` and `kind/` are the Pulumi Registry's own keywords (its listing and filters).
+        "keywords": ["pulumi", "mltrain", "alaya", "modelarts", "training", "category/cloud", "kind/native"],
         "license": "Apache-2.0",
+        "publisher": "mltrain",
+        "homepage": REPOSITORY,
+        "repository": REPOSITORY,
+        "logoUrl": LOGO_URL,
+        "pluginDownloadURL": PLUGIN_DOWNLOAD_URL,
         "config": {"variables": _config_variables()},
         "provider": _provider_section(),
         "types": dict(sorted(types.types.items())),

@@ -3,7 +3,7 @@ module github.com/mltrain/pulumi-mltrain/examples/go
 go 1.26.6
 
 require (
-	github.com/mltrain/pulumi-mltrain/sdk/go v0.1.0
+	github.com/mltrain/pulumi-mltrain/sdk/go v0.2.0
 	github.com/pulumi/pulumi/sdk/v3 v3.274.1
 )
 

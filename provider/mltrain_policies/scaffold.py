@@ -24,7 +24,7 @@ def _version() -> str:
     try:
         return metadata.version("pulumi-mltrain")
     except metadata.PackageNotFoundError:
-        return "0.1.0"
+        return "0.2.0"
 
 
 def files(virtualenv: str | None) -> dict[str, str]:

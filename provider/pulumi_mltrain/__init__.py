@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 if "httpx" not in sys.modules:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # None marks a module absent
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["Provider", "__version__", "abandoned_runs", "alaya", "modelarts"]
 
 

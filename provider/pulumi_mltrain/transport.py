@@ -36,12 +36,12 @@ from typing import Any
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
-from . import cancel, deadline
+from . import __version__, cancel, deadline
 from .config import endpoint_problem
 from .errors import AmbiguousOutcome, ConfigError, Retryable, WaitTimeout
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-USER_AGENT = "pulumi-mltrain/0.1"
+USER_AGENT = f"pulumi-mltrain/{__version__}"
 RETRY_AFTER_CAP = 60.0  # the longest a Retry-After hint may make us wait, whatever it says
 MAX_CONNECTIONS = 16  # requests in flight per client; more wait for a free connection (pool timeout)
 

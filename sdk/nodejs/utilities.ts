@@ -53,7 +53,7 @@ export function getVersion(): string {
 
 /** @internal */
 export function resourceOptsDefaults(): any {
-    return { version: getVersion() };
+    return { version: getVersion(), pluginDownloadURL: "https://github.com/mltrain/pulumi-mltrain/releases/download/v0.2.0" };
 }
 
 /** @internal */

@@ -57,7 +57,7 @@ def test_emulator_wheel_carries_the_package_and_its_console_script(emulator_whee
 def test_emulator_extra_installs_mltrain_emulator_in_a_fresh_venv(installed_venv: Path) -> None:
     venv = installed_venv
     installed = run(venv / "bin" / "python", "-m", "pip", "list", "--format=freeze").lower().replace("_", "-")
-    for name in ("pulumi-mltrain==", "mltrain-emulator==0.1.0", "fastapi==", "uvicorn==", "starlette=="):
+    for name in ("pulumi-mltrain==", "mltrain-emulator==0.2.0", "fastapi==", "uvicorn==", "starlette=="):
         assert name in installed, installed
     run(venv / "bin" / "python", "-m", "pip", "check")
     assert "Emulate Alaya NeW" in run(venv / "bin" / "mltrain-emulator", "--help")

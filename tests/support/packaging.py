@@ -1,10 +1,9 @@
 """Helpers of tests/packaging: fresh virtualenvs outside the repository, resolving the wheel's
-dependency ranges from the package index."""
+dependency ranges from the package index (the wheels themselves come from the release, tests/support/release.py)."""
 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 import venv
@@ -23,29 +22,6 @@ def run(*argv: str | Path, timeout: float = 600) -> str:
     assert result.returncode == 0, f"{' '.join(map(str, argv))} exited {result.returncode}:\n" \
                                    f"{(result.stdout + result.stderr)[-4000:]}"
     return result.stdout
-
-
-def build_wheel(folder: Path) -> Path:
-    """The project's wheel, built into `folder` from a copy of the sources (no build/ or egg-info in the
-    working tree)."""
-    source, out = folder / "source", folder / "wheel"
-    shutil.copytree(ROOT / "provider", source / "provider", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
-        if (ROOT / name).exists():
-            shutil.copy(ROOT / name, source / name)
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, source)
-    [built] = list(out.glob("pulumi_mltrain-*.whl"))
-    return built
-
-
-def build_emulator_wheel(folder: Path) -> Path:
-    """The emulator's wheel (mltrain-emulator, from emulator/), built into `folder` from a copy: no index
-    has it, so an install of pulumi-mltrain[emulator] finds it with --find-links."""
-    source, out = folder / "source", folder / "wheel"
-    shutil.copytree(ROOT / "emulator", source, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
-    run(sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", out, source)
-    [built] = list(out.glob("mltrain_emulator-*.whl"))
-    return built
 
 
 def fresh_venv(folder: Path, *requirements: str | Path) -> Path:

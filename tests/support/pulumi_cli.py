@@ -125,7 +125,7 @@ class Stack:
 
     def run(self, *args: str, check: bool = True, timeout: float | None = None) -> subprocess.CompletedProcess[str]:
         argv = [str(BIN / "pulumi"), *args, "--non-interactive"]
-        if args and args[0] not in ("stack", "config"):
+        if args and args[0] not in ("stack", "config", "install", "plugin", "schema"):  # those take no --stack
             argv += ["--stack", self.name]
         started, cpu = time.monotonic(), _children_cpu()
         result = subprocess.run(argv, cwd=self.workdir, env=self.env(), capture_output=True, text=True,

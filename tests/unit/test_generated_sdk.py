@@ -12,7 +12,7 @@ import pytest
 from support.pulumi_cli import ROOT
 from tools import sdks
 from tools.generate import COMMAND
-from tools.schema import GO_MODULE, NODEJS_PACKAGE
+from tools.schema import GO_MODULE, NODEJS_PACKAGE, PLUGIN_DOWNLOAD_URL
 
 SDK = ROOT / "sdk" / "python"
 STAMP = SDK / "SDKGEN_INPUTS"
@@ -52,7 +52,7 @@ def test_sdk_declares_the_mltrain_plugin_and_every_schema_token() -> None:
     # One package name: the SDK's, and the one the code `pulumi import` writes imports (schema.json's).
     assert schema["language"]["python"]["packageName"] == "pulumi_mltrain_native"
     assert 'name = "pulumi_mltrain_native"' in (SDK / "pyproject.toml").read_text()
-    assert plugin == {"resource": True, "name": "mltrain", "version": schema["version"]}
+    assert plugin == {"resource": True, "name": "mltrain", "version": schema["version"], "server": PLUGIN_DOWNLOAD_URL}
     generated = "".join(p.read_text() for p in (SDK / "pulumi_mltrain_native").rglob("*.py"))
     missing = [token for token in [*schema["resources"], *schema["functions"]] if f"'{token}'" not in generated]
     assert not missing, missing
@@ -85,6 +85,9 @@ def test_every_sdk_carries_the_real_version_names_and_only_the_plugin(language: 
              and not any(part.endswith(sdks.NOT_GENERATED) for part in p.relative_to(folder).parts)}
     generated = "".join(texts.values())
     assert "${VERSION}" not in generated
+    # The plugin's download URL, this version's GitHub release.
+    assert schema["pluginDownloadURL"] == PLUGIN_DOWNLOAD_URL and PLUGIN_DOWNLOAD_URL in generated
+    assert PLUGIN_DOWNLOAD_URL.endswith(f"/releases/download/v{version}")
     assert "pulumi-python" not in generated, "the plugin's SDKs document the plugin's type tokens only"
     readme = next(text for name, text in texts.items() if name.endswith("README.md"))
     assert readme.strip()
@@ -95,11 +98,13 @@ def test_every_sdk_carries_the_real_version_names_and_only_the_plugin(language: 
     if language == "nodejs":
         package = json.loads(texts["package.json"])
         assert package["name"] == NODEJS_PACKAGE and package["version"] == version
-        assert package["pulumi"] == {"resource": True, "name": "mltrain", "version": version}
+        assert package["pulumi"] == {"resource": True, "name": "mltrain", "version": version,
+                                     "server": PLUGIN_DOWNLOAD_URL}
         assert f"version {version}" in readme
     elif language == "go":
         assert texts["go.mod"].startswith(f"module {GO_MODULE}\n")
-        assert json.loads(texts["mltrain/pulumi-plugin.json"])["version"] == version
+        assert json.loads(texts["mltrain/pulumi-plugin.json"]) == {"resource": True, "name": "mltrain",
+                                                                   "version": version, "server": PLUGIN_DOWNLOAD_URL}
         assert f'semver.MustParse("{version}")' in texts["mltrain/internal/pulumiUtilities.go"]
         assert f"{GO_MODULE}/mltrain/alaya" in readme and f"version {version}" in readme
     else:

@@ -31,7 +31,7 @@ TIERS = ("unit", "inprocess", "engine", "emulator")
 # the plugin's helpers, the Automation API) but plain data and paths.
 ENGINE_FIXTURES = {"alaya_stack", "modelarts_stack", "mixed", "alaya_plugin_stack", "modelarts_plugin_stack"}
 ENGINE_MODULES = {"support.pulumi_cli", "support.stacks", "support.node_go", "support.s3_backend",
-                  "support.interrupted", "plugin_support", "pulumi.automation"}
+                  "support.interrupted", "support.release_host", "plugin_support", "pulumi.automation"}
 PLAIN = {"ROOT", "VENV", "PROGRAMS_VENV", "PROGRAMS", "alaya_job_args", "by_name", "ops_by_name", "change_counts",
          "PulumiFailed"}
 # Servers: the emulator's fixtures and serving classes, loopback servers made here.

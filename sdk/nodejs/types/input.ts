@@ -30,9 +30,9 @@ export namespace alaya {
          */
         storageId: pulumi.Input<string>;
         /**
-         * Storage type: nas-capacity or nas-performance.
+         * Storage type: nas-capacity or nas-performance. Allowed: one of `nas-capacity`, `nas-performance`.
          */
-        storageType: pulumi.Input<enums.alaya.NasMountStorageType>;
+        storageType: pulumi.Input<string>;
     }
     /**
      * nasMountArgsProvideDefaults sets the appropriate defaults for NasMountArgs
@@ -244,9 +244,9 @@ export namespace modelarts {
          */
         sensitive?: pulumi.Input<boolean | undefined>;
         /**
-         * Value type.
+         * Value type. Allowed: one of `String`, `Integer`, `Float`, `Boolean`.
          */
-        type?: pulumi.Input<enums.modelarts.ParameterConstraintType | undefined>;
+        type?: pulumi.Input<string | undefined>;
         /**
          * Bounds or allowed values, as strings.
          */
@@ -262,21 +262,21 @@ export namespace modelarts {
      */
     export interface RequiredAffinityArgs {
         /**
-         * networkTopology only: the highest level one affinity group may span.
+         * networkTopology only: the highest level one affinity group may span. Allowed: one of `hyperinstance`, `slice`.
          */
-        affinityGroupLevel?: pulumi.Input<enums.modelarts.RequiredAffinityAffinityGroupLevel | undefined>;
+        affinityGroupLevel?: pulumi.Input<string | undefined>;
         /**
          * Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
          */
         affinityGroupSize?: pulumi.Input<number | undefined>;
         /**
-         * cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
+         * cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology. Allowed: one of `cabinet`, `hyperinstance`, `networkTopology`.
          */
-        affinityType: pulumi.Input<enums.modelarts.RequiredAffinityAffinityType>;
+        affinityType: pulumi.Input<string>;
         /**
-         * networkTopology only: the highest node group level the whole job may span.
+         * networkTopology only: the highest node group level the whole job may span. Allowed: one of `cluster`, `hyperinstanceGroup`.
          */
-        jobLevel?: pulumi.Input<enums.modelarts.RequiredAffinityJobLevel | undefined>;
+        jobLevel?: pulumi.Input<string | undefined>;
     }
 
     /**
@@ -284,13 +284,13 @@ export namespace modelarts {
      */
     export interface ResourceRequirementArgs {
         /**
-         * flavor_type, device_distributed_mode or host_distributed_mode.
+         * flavor_type, device_distributed_mode or host_distributed_mode. Allowed: one of `flavor_type`, `device_distributed_mode`, `host_distributed_mode`.
          */
-        key: pulumi.Input<enums.modelarts.ResourceRequirementKey>;
+        key: pulumi.Input<string>;
         /**
-         * Always `in`.
+         * Always `in`. Allowed: one of `in`.
          */
-        operator?: pulumi.Input<enums.modelarts.ResourceRequirementOperator | undefined>;
+        operator?: pulumi.Input<string | undefined>;
         /**
          * Allowed values, e.g. ["CPU", "GPU"]. Allowed: at least 1 items.
          */
@@ -311,13 +311,13 @@ export namespace modelarts {
      */
     export interface SuccessCriterionArgs {
         /**
-         * A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+         * A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
          */
-        metric: pulumi.Input<enums.modelarts.SuccessCriterionMetric>;
+        metric: pulumi.Input<string>;
         /**
-         * Comparison of the final value with `value`: <, <=, >, >= or ==.
+         * Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: one of `<`, `<=`, `>`, `>=`, `==`.
          */
-        op: pulumi.Input<enums.modelarts.SuccessCriterionOp>;
+        op: pulumi.Input<string>;
         /**
          * Threshold, in the metric's own unit as the API reports it.
          */

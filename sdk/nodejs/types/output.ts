@@ -30,9 +30,9 @@ export namespace alaya {
          */
         storageId: string;
         /**
-         * Storage type: nas-capacity or nas-performance.
+         * Storage type: nas-capacity or nas-performance. Allowed: one of `nas-capacity`, `nas-performance`.
          */
-        storageType: enums.alaya.NasMountStorageType;
+        storageType: string;
     }
     /**
      * nasMountProvideDefaults sets the appropriate defaults for NasMount
@@ -398,9 +398,9 @@ export namespace modelarts {
          */
         sensitive?: boolean;
         /**
-         * Value type.
+         * Value type. Allowed: one of `String`, `Integer`, `Float`, `Boolean`.
          */
-        type?: enums.modelarts.ParameterConstraintType;
+        type?: string;
         /**
          * Bounds or allowed values, as strings.
          */
@@ -416,21 +416,21 @@ export namespace modelarts {
      */
     export interface RequiredAffinity {
         /**
-         * networkTopology only: the highest level one affinity group may span.
+         * networkTopology only: the highest level one affinity group may span. Allowed: one of `hyperinstance`, `slice`.
          */
-        affinityGroupLevel?: enums.modelarts.RequiredAffinityAffinityGroupLevel;
+        affinityGroupLevel?: string;
         /**
          * Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
          */
         affinityGroupSize?: number;
         /**
-         * cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
+         * cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology. Allowed: one of `cabinet`, `hyperinstance`, `networkTopology`.
          */
-        affinityType: enums.modelarts.RequiredAffinityAffinityType;
+        affinityType: string;
         /**
-         * networkTopology only: the highest node group level the whole job may span.
+         * networkTopology only: the highest node group level the whole job may span. Allowed: one of `cluster`, `hyperinstanceGroup`.
          */
-        jobLevel?: enums.modelarts.RequiredAffinityJobLevel;
+        jobLevel?: string;
     }
 
     /**
@@ -438,13 +438,13 @@ export namespace modelarts {
      */
     export interface ResourceRequirement {
         /**
-         * flavor_type, device_distributed_mode or host_distributed_mode.
+         * flavor_type, device_distributed_mode or host_distributed_mode. Allowed: one of `flavor_type`, `device_distributed_mode`, `host_distributed_mode`.
          */
-        key: enums.modelarts.ResourceRequirementKey;
+        key: string;
         /**
-         * Always `in`.
+         * Always `in`. Allowed: one of `in`.
          */
-        operator?: enums.modelarts.ResourceRequirementOperator;
+        operator?: string;
         /**
          * Allowed values, e.g. ["CPU", "GPU"]. Allowed: at least 1 items.
          */
@@ -465,13 +465,13 @@ export namespace modelarts {
      */
     export interface SuccessCriterion {
         /**
-         * A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+         * A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
          */
-        metric: enums.modelarts.SuccessCriterionMetric;
+        metric: string;
         /**
-         * Comparison of the final value with `value`: <, <=, >, >= or ==.
+         * Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: one of `<`, `<=`, `>`, `>=`, `==`.
          */
-        op: enums.modelarts.SuccessCriterionOp;
+        op: string;
         /**
          * Threshold, in the metric's own unit as the API reports it.
          */

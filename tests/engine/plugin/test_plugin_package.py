@@ -17,9 +17,7 @@ import yaml
 from plugin_support import managed, output_of, summary, tasks
 
 from support import node_go, stacks
-from support.packaging import build_wheel
 from support.pulumi_cli import BIN, ROOT, PulumiFailed
-from support.shared import once
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
@@ -47,11 +45,6 @@ export const trainingTaskId = job.trainingTaskId;
 
 
 @pytest.fixture(scope="session")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return once(tmp_path_factory, "mltrain-wheel", build_wheel)
-
-
-@pytest.fixture(scope="session")
 def typescript_modules(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return node_go.typescript_example_modules(tmp_path_factory)
 
@@ -75,7 +68,7 @@ def test_package_add_from_outside_the_repository_then_up_and_destroy(
     # The plugin folder, copied; its requirements.txt names the wheel instead of the PyPI release.
     plugin = tmp_path / "mltrain-plugin"
     shutil.copytree(PACKAGE, plugin, ignore=shutil.ignore_patterns("venv", "__pycache__"))
-    assert (plugin / "requirements.txt").read_text().split() == ["pulumi-mltrain==0.1.0"]
+    assert (plugin / "requirements.txt").read_text().split() == ["pulumi-mltrain==0.2.0"]
     (plugin / "requirements.txt").write_text(f"{wheel}\n")
 
     # A new TypeScript project, then `npm install`.
@@ -113,7 +106,7 @@ def test_package_add_from_outside_the_repository_then_up_and_destroy(
     assert stack.outputs()["trainingTaskId"] == str(task["id"])
     assert [r["type"] for r in managed(stack)] == ["mltrain:alaya:TrainingJob"]
     [provider] = [r for r in stack.export()["deployment"]["resources"] if r["type"] == "pulumi:providers:mltrain"]
-    assert provider["inputs"].get("version") == "0.1.0", provider
+    assert provider["inputs"].get("version") == "0.2.0", provider
 
     result = stack.destroy()
     assert summary(result).get("deleted") == 2, output_of(result)[-3000:]

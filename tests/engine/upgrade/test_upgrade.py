@@ -85,6 +85,11 @@ def restored(case: tuple[str, str], tmp_path: Path) -> Iterator[EmulatorHandle]:
         yield EmulatorHandle(url=server.url, admin=admin)
 
 
+def before_camel_case(release: str) -> bool:
+    """Whether `release` wrote the plugin's states in the field names (0.1; camelCase since 0.2.0)."""
+    return tuple(int(part) for part in release.split(".")[:2]) < (0, 2)
+
+
 def resources(exported: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The state's resources by URN."""
     return {r["urn"]: r for r in exported["deployment"].get("resources", [])}
@@ -171,9 +176,12 @@ def test_a_release_state_previews_without_replace_update_or_platform_call(
     plan, calls = calls_during(admin, stack.preview_json)
     # A plan problem is reported at the end, after the checks of the refresh (which do not depend on it).
     problems = [p for p in [plan_problem(plan, set(), f"{release} {name}: preview")] if p]
-    if name == "plugin":
-        renamed = {name_of(s["urn"]) for s in plan.get("steps", []) if migration(s)}
+    # A held failure of the plugin is a partially created resource: the engine plans an update of it too.
+    renamed = {name_of(s["urn"]) for s in plan.get("steps", []) if migration(s)} - kept
+    if name == "plugin" and before_camel_case(release):
         assert renamed >= {"algo", "mdone", "mrun"} - kept, f"the 0.1 plugin states are renamed in place: {renamed}"
+    else:
+        assert not renamed, f"a state in the schema's names needs no rename: {renamed}"
     assert_calls(calls, entry["preview"]["platform_calls"], kept, f"{release} {name}")
 
     # 2. The release's pickled dynamic providers load into the current classes.

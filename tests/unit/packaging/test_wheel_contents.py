@@ -29,6 +29,6 @@ def test_wheel_carries_no_emulator(wheel: Path) -> None:
     [metadata] = [n for n in names if n.endswith(".dist-info/METADATA")]
     requires = [line for line in archive.read(metadata).decode().splitlines() if line.startswith("Requires-Dist:")]
     extra = [line for line in requires if 'extra == "emulator"' in line]
-    assert extra == ['Requires-Dist: mltrain-emulator<0.2,>=0.1; extra == "emulator"'], requires
+    assert extra == ['Requires-Dist: mltrain-emulator<0.3,>=0.2; extra == "emulator"'], requires
     [entry_points] = [n for n in names if n.endswith(".dist-info/entry_points.txt")]
     assert "mltrain-emulator" not in archive.read(entry_points).decode()

@@ -10,171 +10,6 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-type NasMountStorageType string
-
-const (
-	NasMountStorageType_Nas_Capacity    = NasMountStorageType("nas-capacity")
-	NasMountStorageType_Nas_Performance = NasMountStorageType("nas-performance")
-)
-
-func (NasMountStorageType) ElementType() reflect.Type {
-	return reflect.TypeOf((*NasMountStorageType)(nil)).Elem()
-}
-
-func (e NasMountStorageType) ToNasMountStorageTypeOutput() NasMountStorageTypeOutput {
-	return pulumi.ToOutput(e).(NasMountStorageTypeOutput)
-}
-
-func (e NasMountStorageType) ToNasMountStorageTypeOutputWithContext(ctx context.Context) NasMountStorageTypeOutput {
-	return pulumi.ToOutputWithContext(ctx, e).(NasMountStorageTypeOutput)
-}
-
-func (e NasMountStorageType) ToNasMountStorageTypePtrOutput() NasMountStorageTypePtrOutput {
-	return e.ToNasMountStorageTypePtrOutputWithContext(context.Background())
-}
-
-func (e NasMountStorageType) ToNasMountStorageTypePtrOutputWithContext(ctx context.Context) NasMountStorageTypePtrOutput {
-	return NasMountStorageType(e).ToNasMountStorageTypeOutputWithContext(ctx).ToNasMountStorageTypePtrOutputWithContext(ctx)
-}
-
-func (e NasMountStorageType) ToStringOutput() pulumi.StringOutput {
-	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
-}
-
-func (e NasMountStorageType) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
-	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
-}
-
-func (e NasMountStorageType) ToStringPtrOutput() pulumi.StringPtrOutput {
-	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
-}
-
-func (e NasMountStorageType) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
-	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
-}
-
-type NasMountStorageTypeOutput struct{ *pulumi.OutputState }
-
-func (NasMountStorageTypeOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((*NasMountStorageType)(nil)).Elem()
-}
-
-func (o NasMountStorageTypeOutput) ToNasMountStorageTypeOutput() NasMountStorageTypeOutput {
-	return o
-}
-
-func (o NasMountStorageTypeOutput) ToNasMountStorageTypeOutputWithContext(ctx context.Context) NasMountStorageTypeOutput {
-	return o
-}
-
-func (o NasMountStorageTypeOutput) ToNasMountStorageTypePtrOutput() NasMountStorageTypePtrOutput {
-	return o.ToNasMountStorageTypePtrOutputWithContext(context.Background())
-}
-
-func (o NasMountStorageTypeOutput) ToNasMountStorageTypePtrOutputWithContext(ctx context.Context) NasMountStorageTypePtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, v NasMountStorageType) *NasMountStorageType {
-		return &v
-	}).(NasMountStorageTypePtrOutput)
-}
-
-func (o NasMountStorageTypeOutput) ToStringOutput() pulumi.StringOutput {
-	return o.ToStringOutputWithContext(context.Background())
-}
-
-func (o NasMountStorageTypeOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, e NasMountStorageType) string {
-		return string(e)
-	}).(pulumi.StringOutput)
-}
-
-func (o NasMountStorageTypeOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
-	return o.ToStringPtrOutputWithContext(context.Background())
-}
-
-func (o NasMountStorageTypeOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, e NasMountStorageType) *string {
-		v := string(e)
-		return &v
-	}).(pulumi.StringPtrOutput)
-}
-
-type NasMountStorageTypePtrOutput struct{ *pulumi.OutputState }
-
-func (NasMountStorageTypePtrOutput) ElementType() reflect.Type {
-	return reflect.TypeOf((**NasMountStorageType)(nil)).Elem()
-}
-
-func (o NasMountStorageTypePtrOutput) ToNasMountStorageTypePtrOutput() NasMountStorageTypePtrOutput {
-	return o
-}
-
-func (o NasMountStorageTypePtrOutput) ToNasMountStorageTypePtrOutputWithContext(ctx context.Context) NasMountStorageTypePtrOutput {
-	return o
-}
-
-func (o NasMountStorageTypePtrOutput) Elem() NasMountStorageTypeOutput {
-	return o.ApplyT(func(v *NasMountStorageType) NasMountStorageType {
-		if v != nil {
-			return *v
-		}
-		var ret NasMountStorageType
-		return ret
-	}).(NasMountStorageTypeOutput)
-}
-
-func (o NasMountStorageTypePtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
-	return o.ToStringPtrOutputWithContext(context.Background())
-}
-
-func (o NasMountStorageTypePtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
-	return o.ApplyTWithContext(ctx, func(_ context.Context, e *NasMountStorageType) *string {
-		if e == nil {
-			return nil
-		}
-		v := string(*e)
-		return &v
-	}).(pulumi.StringPtrOutput)
-}
-
-// NasMountStorageTypeInput is an input type that accepts values of the NasMountStorageType enum
-// A concrete instance of `NasMountStorageTypeInput` can be one of the following:
-//
-//	NasMountStorageType_Nas_Capacity
-//	NasMountStorageType_Nas_Performance
-type NasMountStorageTypeInput interface {
-	pulumi.Input
-
-	ToNasMountStorageTypeOutput() NasMountStorageTypeOutput
-	ToNasMountStorageTypeOutputWithContext(context.Context) NasMountStorageTypeOutput
-}
-
-var nasMountStorageTypePtrType = reflect.TypeOf((**NasMountStorageType)(nil)).Elem()
-
-type NasMountStorageTypePtrInput interface {
-	pulumi.Input
-
-	ToNasMountStorageTypePtrOutput() NasMountStorageTypePtrOutput
-	ToNasMountStorageTypePtrOutputWithContext(context.Context) NasMountStorageTypePtrOutput
-}
-
-type nasMountStorageTypePtr string
-
-func NasMountStorageTypePtr(v string) NasMountStorageTypePtrInput {
-	return (*nasMountStorageTypePtr)(&v)
-}
-
-func (*nasMountStorageTypePtr) ElementType() reflect.Type {
-	return nasMountStorageTypePtrType
-}
-
-func (in *nasMountStorageTypePtr) ToNasMountStorageTypePtrOutput() NasMountStorageTypePtrOutput {
-	return pulumi.ToOutput(in).(NasMountStorageTypePtrOutput)
-}
-
-func (in *nasMountStorageTypePtr) ToNasMountStorageTypePtrOutputWithContext(ctx context.Context) NasMountStorageTypePtrOutput {
-	return pulumi.ToOutputWithContext(ctx, in).(NasMountStorageTypePtrOutput)
-}
-
 type StorageMountStorageType string
 
 const (
@@ -1506,8 +1341,6 @@ func (in *trainingJobWaitForPtr) ToTrainingJobWaitForPtrOutputWithContext(ctx co
 }
 
 func init() {
-	pulumi.RegisterInputType(reflect.TypeOf((*NasMountStorageTypeInput)(nil)).Elem(), NasMountStorageType("nas-capacity"))
-	pulumi.RegisterInputType(reflect.TypeOf((*NasMountStorageTypePtrInput)(nil)).Elem(), NasMountStorageType("nas-capacity"))
 	pulumi.RegisterInputType(reflect.TypeOf((*StorageMountStorageTypeInput)(nil)).Elem(), StorageMountStorageType("nas-capacity"))
 	pulumi.RegisterInputType(reflect.TypeOf((*StorageMountStorageTypePtrInput)(nil)).Elem(), StorageMountStorageType("nas-capacity"))
 	pulumi.RegisterInputType(reflect.TypeOf((*TrainingJobCreateTypeInput)(nil)).Elem(), TrainingJobCreateType("DIRECT"))
@@ -1524,8 +1357,6 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*TrainingJobTrainingTypePtrInput)(nil)).Elem(), TrainingJobTrainingType("PRE_TRAINING"))
 	pulumi.RegisterInputType(reflect.TypeOf((*TrainingJobWaitForInput)(nil)).Elem(), TrainingJobWaitFor("created"))
 	pulumi.RegisterInputType(reflect.TypeOf((*TrainingJobWaitForPtrInput)(nil)).Elem(), TrainingJobWaitFor("created"))
-	pulumi.RegisterOutputType(NasMountStorageTypeOutput{})
-	pulumi.RegisterOutputType(NasMountStorageTypePtrOutput{})
 	pulumi.RegisterOutputType(StorageMountStorageTypeOutput{})
 	pulumi.RegisterOutputType(StorageMountStorageTypePtrOutput{})
 	pulumi.RegisterOutputType(TrainingJobCreateTypeOutput{})

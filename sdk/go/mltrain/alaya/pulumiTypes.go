@@ -23,8 +23,8 @@ type NasMount struct {
 	ReadOnly *bool `pulumi:"readOnly"`
 	// NAS storage ID. Allowed: at least 1 character(s).
 	StorageId string `pulumi:"storageId"`
-	// Storage type: nas-capacity or nas-performance.
-	StorageType NasMountStorageType `pulumi:"storageType"`
+	// Storage type: nas-capacity or nas-performance. Allowed: one of `nas-capacity`, `nas-performance`.
+	StorageType string `pulumi:"storageType"`
 }
 
 // Defaults sets the appropriate defaults for NasMount
@@ -61,8 +61,8 @@ type NasMountArgs struct {
 	ReadOnly pulumi.BoolPtrInput `pulumi:"readOnly"`
 	// NAS storage ID. Allowed: at least 1 character(s).
 	StorageId pulumi.StringInput `pulumi:"storageId"`
-	// Storage type: nas-capacity or nas-performance.
-	StorageType NasMountStorageTypeInput `pulumi:"storageType"`
+	// Storage type: nas-capacity or nas-performance. Allowed: one of `nas-capacity`, `nas-performance`.
+	StorageType pulumi.StringInput `pulumi:"storageType"`
 }
 
 // Defaults sets the appropriate defaults for NasMountArgs
@@ -148,9 +148,9 @@ func (o NasMountOutput) StorageId() pulumi.StringOutput {
 	return o.ApplyT(func(v NasMount) string { return v.StorageId }).(pulumi.StringOutput)
 }
 
-// Storage type: nas-capacity or nas-performance.
-func (o NasMountOutput) StorageType() NasMountStorageTypeOutput {
-	return o.ApplyT(func(v NasMount) NasMountStorageType { return v.StorageType }).(NasMountStorageTypeOutput)
+// Storage type: nas-capacity or nas-performance. Allowed: one of `nas-capacity`, `nas-performance`.
+func (o NasMountOutput) StorageType() pulumi.StringOutput {
+	return o.ApplyT(func(v NasMount) string { return v.StorageType }).(pulumi.StringOutput)
 }
 
 type NasMountPtrOutput struct{ *pulumi.OutputState }
@@ -217,14 +217,14 @@ func (o NasMountPtrOutput) StorageId() pulumi.StringPtrOutput {
 	}).(pulumi.StringPtrOutput)
 }
 
-// Storage type: nas-capacity or nas-performance.
-func (o NasMountPtrOutput) StorageType() NasMountStorageTypePtrOutput {
-	return o.ApplyT(func(v *NasMount) *NasMountStorageType {
+// Storage type: nas-capacity or nas-performance. Allowed: one of `nas-capacity`, `nas-performance`.
+func (o NasMountPtrOutput) StorageType() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *NasMount) *string {
 		if v == nil {
 			return nil
 		}
 		return &v.StorageType
-	}).(NasMountStorageTypePtrOutput)
+	}).(pulumi.StringPtrOutput)
 }
 
 type NasMountArrayOutput struct{ *pulumi.OutputState }

@@ -1613,8 +1613,8 @@ type ParameterConstraint struct {
 	Required *bool `pulumi:"required"`
 	// Whether the value is hidden in the console.
 	Sensitive *bool `pulumi:"sensitive"`
-	// Value type.
-	Type *ParameterConstraintType `pulumi:"type"`
+	// Value type. Allowed: one of `String`, `Integer`, `Float`, `Boolean`.
+	Type *string `pulumi:"type"`
 	// Bounds or allowed values, as strings.
 	ValidRange []string `pulumi:"validRange"`
 	// None, Range or Enum.
@@ -1639,8 +1639,8 @@ type ParameterConstraintArgs struct {
 	Required pulumi.BoolPtrInput `pulumi:"required"`
 	// Whether the value is hidden in the console.
 	Sensitive pulumi.BoolPtrInput `pulumi:"sensitive"`
-	// Value type.
-	Type ParameterConstraintTypePtrInput `pulumi:"type"`
+	// Value type. Allowed: one of `String`, `Integer`, `Float`, `Boolean`.
+	Type pulumi.StringPtrInput `pulumi:"type"`
 	// Bounds or allowed values, as strings.
 	ValidRange pulumi.StringArrayInput `pulumi:"validRange"`
 	// None, Range or Enum.
@@ -1739,9 +1739,9 @@ func (o ParameterConstraintOutput) Sensitive() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v ParameterConstraint) *bool { return v.Sensitive }).(pulumi.BoolPtrOutput)
 }
 
-// Value type.
-func (o ParameterConstraintOutput) Type() ParameterConstraintTypePtrOutput {
-	return o.ApplyT(func(v ParameterConstraint) *ParameterConstraintType { return v.Type }).(ParameterConstraintTypePtrOutput)
+// Value type. Allowed: one of `String`, `Integer`, `Float`, `Boolean`.
+func (o ParameterConstraintOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ParameterConstraint) *string { return v.Type }).(pulumi.StringPtrOutput)
 }
 
 // Bounds or allowed values, as strings.
@@ -1808,14 +1808,14 @@ func (o ParameterConstraintPtrOutput) Sensitive() pulumi.BoolPtrOutput {
 	}).(pulumi.BoolPtrOutput)
 }
 
-// Value type.
-func (o ParameterConstraintPtrOutput) Type() ParameterConstraintTypePtrOutput {
-	return o.ApplyT(func(v *ParameterConstraint) *ParameterConstraintType {
+// Value type. Allowed: one of `String`, `Integer`, `Float`, `Boolean`.
+func (o ParameterConstraintPtrOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ParameterConstraint) *string {
 		if v == nil {
 			return nil
 		}
 		return v.Type
-	}).(ParameterConstraintTypePtrOutput)
+	}).(pulumi.StringPtrOutput)
 }
 
 // Bounds or allowed values, as strings.
@@ -1840,14 +1840,14 @@ func (o ParameterConstraintPtrOutput) ValidType() pulumi.StringPtrOutput {
 
 // `spec.schedule_policy.required_affinity`: hard placement of the job's tasks in a dedicated pool.
 type RequiredAffinity struct {
-	// networkTopology only: the highest level one affinity group may span.
-	AffinityGroupLevel *RequiredAffinityAffinityGroupLevel `pulumi:"affinityGroupLevel"`
+	// networkTopology only: the highest level one affinity group may span. Allowed: one of `hyperinstance`, `slice`.
+	AffinityGroupLevel *string `pulumi:"affinityGroupLevel"`
 	// Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
 	AffinityGroupSize *int `pulumi:"affinityGroupSize"`
-	// cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
-	AffinityType RequiredAffinityAffinityType `pulumi:"affinityType"`
-	// networkTopology only: the highest node group level the whole job may span.
-	JobLevel *RequiredAffinityJobLevel `pulumi:"jobLevel"`
+	// cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology. Allowed: one of `cabinet`, `hyperinstance`, `networkTopology`.
+	AffinityType string `pulumi:"affinityType"`
+	// networkTopology only: the highest node group level the whole job may span. Allowed: one of `cluster`, `hyperinstanceGroup`.
+	JobLevel *string `pulumi:"jobLevel"`
 }
 
 // RequiredAffinityInput is an input type that accepts RequiredAffinityArgs and RequiredAffinityOutput values.
@@ -1863,14 +1863,14 @@ type RequiredAffinityInput interface {
 
 // `spec.schedule_policy.required_affinity`: hard placement of the job's tasks in a dedicated pool.
 type RequiredAffinityArgs struct {
-	// networkTopology only: the highest level one affinity group may span.
-	AffinityGroupLevel RequiredAffinityAffinityGroupLevelPtrInput `pulumi:"affinityGroupLevel"`
+	// networkTopology only: the highest level one affinity group may span. Allowed: one of `hyperinstance`, `slice`.
+	AffinityGroupLevel pulumi.StringPtrInput `pulumi:"affinityGroupLevel"`
 	// Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
 	AffinityGroupSize pulumi.IntPtrInput `pulumi:"affinityGroupSize"`
-	// cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
-	AffinityType RequiredAffinityAffinityTypeInput `pulumi:"affinityType"`
-	// networkTopology only: the highest node group level the whole job may span.
-	JobLevel RequiredAffinityJobLevelPtrInput `pulumi:"jobLevel"`
+	// cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology. Allowed: one of `cabinet`, `hyperinstance`, `networkTopology`.
+	AffinityType pulumi.StringInput `pulumi:"affinityType"`
+	// networkTopology only: the highest node group level the whole job may span. Allowed: one of `cluster`, `hyperinstanceGroup`.
+	JobLevel pulumi.StringPtrInput `pulumi:"jobLevel"`
 }
 
 func (RequiredAffinityArgs) ElementType() reflect.Type {
@@ -1951,9 +1951,9 @@ func (o RequiredAffinityOutput) ToRequiredAffinityPtrOutputWithContext(ctx conte
 	}).(RequiredAffinityPtrOutput)
 }
 
-// networkTopology only: the highest level one affinity group may span.
-func (o RequiredAffinityOutput) AffinityGroupLevel() RequiredAffinityAffinityGroupLevelPtrOutput {
-	return o.ApplyT(func(v RequiredAffinity) *RequiredAffinityAffinityGroupLevel { return v.AffinityGroupLevel }).(RequiredAffinityAffinityGroupLevelPtrOutput)
+// networkTopology only: the highest level one affinity group may span. Allowed: one of `hyperinstance`, `slice`.
+func (o RequiredAffinityOutput) AffinityGroupLevel() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v RequiredAffinity) *string { return v.AffinityGroupLevel }).(pulumi.StringPtrOutput)
 }
 
 // Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
@@ -1961,14 +1961,14 @@ func (o RequiredAffinityOutput) AffinityGroupSize() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v RequiredAffinity) *int { return v.AffinityGroupSize }).(pulumi.IntPtrOutput)
 }
 
-// cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
-func (o RequiredAffinityOutput) AffinityType() RequiredAffinityAffinityTypeOutput {
-	return o.ApplyT(func(v RequiredAffinity) RequiredAffinityAffinityType { return v.AffinityType }).(RequiredAffinityAffinityTypeOutput)
+// cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology. Allowed: one of `cabinet`, `hyperinstance`, `networkTopology`.
+func (o RequiredAffinityOutput) AffinityType() pulumi.StringOutput {
+	return o.ApplyT(func(v RequiredAffinity) string { return v.AffinityType }).(pulumi.StringOutput)
 }
 
-// networkTopology only: the highest node group level the whole job may span.
-func (o RequiredAffinityOutput) JobLevel() RequiredAffinityJobLevelPtrOutput {
-	return o.ApplyT(func(v RequiredAffinity) *RequiredAffinityJobLevel { return v.JobLevel }).(RequiredAffinityJobLevelPtrOutput)
+// networkTopology only: the highest node group level the whole job may span. Allowed: one of `cluster`, `hyperinstanceGroup`.
+func (o RequiredAffinityOutput) JobLevel() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v RequiredAffinity) *string { return v.JobLevel }).(pulumi.StringPtrOutput)
 }
 
 type RequiredAffinityPtrOutput struct{ *pulumi.OutputState }
@@ -1995,14 +1995,14 @@ func (o RequiredAffinityPtrOutput) Elem() RequiredAffinityOutput {
 	}).(RequiredAffinityOutput)
 }
 
-// networkTopology only: the highest level one affinity group may span.
-func (o RequiredAffinityPtrOutput) AffinityGroupLevel() RequiredAffinityAffinityGroupLevelPtrOutput {
-	return o.ApplyT(func(v *RequiredAffinity) *RequiredAffinityAffinityGroupLevel {
+// networkTopology only: the highest level one affinity group may span. Allowed: one of `hyperinstance`, `slice`.
+func (o RequiredAffinityPtrOutput) AffinityGroupLevel() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *RequiredAffinity) *string {
 		if v == nil {
 			return nil
 		}
 		return v.AffinityGroupLevel
-	}).(RequiredAffinityAffinityGroupLevelPtrOutput)
+	}).(pulumi.StringPtrOutput)
 }
 
 // Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
@@ -2015,32 +2015,32 @@ func (o RequiredAffinityPtrOutput) AffinityGroupSize() pulumi.IntPtrOutput {
 	}).(pulumi.IntPtrOutput)
 }
 
-// cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
-func (o RequiredAffinityPtrOutput) AffinityType() RequiredAffinityAffinityTypePtrOutput {
-	return o.ApplyT(func(v *RequiredAffinity) *RequiredAffinityAffinityType {
+// cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology. Allowed: one of `cabinet`, `hyperinstance`, `networkTopology`.
+func (o RequiredAffinityPtrOutput) AffinityType() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *RequiredAffinity) *string {
 		if v == nil {
 			return nil
 		}
 		return &v.AffinityType
-	}).(RequiredAffinityAffinityTypePtrOutput)
+	}).(pulumi.StringPtrOutput)
 }
 
-// networkTopology only: the highest node group level the whole job may span.
-func (o RequiredAffinityPtrOutput) JobLevel() RequiredAffinityJobLevelPtrOutput {
-	return o.ApplyT(func(v *RequiredAffinity) *RequiredAffinityJobLevel {
+// networkTopology only: the highest node group level the whole job may span. Allowed: one of `cluster`, `hyperinstanceGroup`.
+func (o RequiredAffinityPtrOutput) JobLevel() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *RequiredAffinity) *string {
 		if v == nil {
 			return nil
 		}
 		return v.JobLevel
-	}).(RequiredAffinityJobLevelPtrOutput)
+	}).(pulumi.StringPtrOutput)
 }
 
 // A constraint on the resources jobs of an algorithm may use, e.g. flavor_type in [GPU].
 type ResourceRequirement struct {
-	// flavor_type, device_distributed_mode or host_distributed_mode.
-	Key ResourceRequirementKey `pulumi:"key"`
-	// Always `in`.
-	Operator *ResourceRequirementOperator `pulumi:"operator"`
+	// flavor_type, device_distributed_mode or host_distributed_mode. Allowed: one of `flavor_type`, `device_distributed_mode`, `host_distributed_mode`.
+	Key string `pulumi:"key"`
+	// Always `in`. Allowed: one of `in`.
+	Operator *string `pulumi:"operator"`
 	// Allowed values, e.g. ["CPU", "GPU"]. Allowed: at least 1 items.
 	Values []string `pulumi:"values"`
 }
@@ -2052,7 +2052,7 @@ func (val *ResourceRequirement) Defaults() *ResourceRequirement {
 	}
 	tmp := *val
 	if tmp.Operator == nil {
-		operator_ := ResourceRequirementOperator("in")
+		operator_ := "in"
 		tmp.Operator = &operator_
 	}
 	return &tmp
@@ -2071,10 +2071,10 @@ type ResourceRequirementInput interface {
 
 // A constraint on the resources jobs of an algorithm may use, e.g. flavor_type in [GPU].
 type ResourceRequirementArgs struct {
-	// flavor_type, device_distributed_mode or host_distributed_mode.
-	Key ResourceRequirementKeyInput `pulumi:"key"`
-	// Always `in`.
-	Operator ResourceRequirementOperatorPtrInput `pulumi:"operator"`
+	// flavor_type, device_distributed_mode or host_distributed_mode. Allowed: one of `flavor_type`, `device_distributed_mode`, `host_distributed_mode`.
+	Key pulumi.StringInput `pulumi:"key"`
+	// Always `in`. Allowed: one of `in`.
+	Operator pulumi.StringPtrInput `pulumi:"operator"`
 	// Allowed values, e.g. ["CPU", "GPU"]. Allowed: at least 1 items.
 	Values pulumi.StringArrayInput `pulumi:"values"`
 }
@@ -2086,7 +2086,7 @@ func (val *ResourceRequirementArgs) Defaults() *ResourceRequirementArgs {
 	}
 	tmp := *val
 	if tmp.Operator == nil {
-		tmp.Operator = ResourceRequirementOperator("in")
+		tmp.Operator = pulumi.StringPtr("in")
 	}
 	return &tmp
 }
@@ -2142,14 +2142,14 @@ func (o ResourceRequirementOutput) ToResourceRequirementOutputWithContext(ctx co
 	return o
 }
 
-// flavor_type, device_distributed_mode or host_distributed_mode.
-func (o ResourceRequirementOutput) Key() ResourceRequirementKeyOutput {
-	return o.ApplyT(func(v ResourceRequirement) ResourceRequirementKey { return v.Key }).(ResourceRequirementKeyOutput)
+// flavor_type, device_distributed_mode or host_distributed_mode. Allowed: one of `flavor_type`, `device_distributed_mode`, `host_distributed_mode`.
+func (o ResourceRequirementOutput) Key() pulumi.StringOutput {
+	return o.ApplyT(func(v ResourceRequirement) string { return v.Key }).(pulumi.StringOutput)
 }
 
-// Always `in`.
-func (o ResourceRequirementOutput) Operator() ResourceRequirementOperatorPtrOutput {
-	return o.ApplyT(func(v ResourceRequirement) *ResourceRequirementOperator { return v.Operator }).(ResourceRequirementOperatorPtrOutput)
+// Always `in`. Allowed: one of `in`.
+func (o ResourceRequirementOutput) Operator() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ResourceRequirement) *string { return v.Operator }).(pulumi.StringPtrOutput)
 }
 
 // Allowed values, e.g. ["CPU", "GPU"]. Allowed: at least 1 items.
@@ -2179,10 +2179,10 @@ func (o ResourceRequirementArrayOutput) Index(i pulumi.IntInput) ResourceRequire
 
 // A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
 type SuccessCriterion struct {
-	// A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
-	Metric SuccessCriterionMetric `pulumi:"metric"`
-	// Comparison of the final value with `value`: <, <=, >, >= or ==.
-	Op SuccessCriterionOp `pulumi:"op"`
+	// A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+	Metric string `pulumi:"metric"`
+	// Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: one of `<`, `<=`, `>`, `>=`, `==`.
+	Op string `pulumi:"op"`
 	// Threshold, in the metric's own unit as the API reports it.
 	Value float64 `pulumi:"value"`
 }
@@ -2200,10 +2200,10 @@ type SuccessCriterionInput interface {
 
 // A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
 type SuccessCriterionArgs struct {
-	// A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
-	Metric SuccessCriterionMetricInput `pulumi:"metric"`
-	// Comparison of the final value with `value`: <, <=, >, >= or ==.
-	Op SuccessCriterionOpInput `pulumi:"op"`
+	// A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+	Metric pulumi.StringInput `pulumi:"metric"`
+	// Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: one of `<`, `<=`, `>`, `>=`, `==`.
+	Op pulumi.StringInput `pulumi:"op"`
 	// Threshold, in the metric's own unit as the API reports it.
 	Value pulumi.Float64Input `pulumi:"value"`
 }
@@ -2260,14 +2260,14 @@ func (o SuccessCriterionOutput) ToSuccessCriterionOutputWithContext(ctx context.
 	return o
 }
 
-// A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
-func (o SuccessCriterionOutput) Metric() SuccessCriterionMetricOutput {
-	return o.ApplyT(func(v SuccessCriterion) SuccessCriterionMetric { return v.Metric }).(SuccessCriterionMetricOutput)
+// A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+func (o SuccessCriterionOutput) Metric() pulumi.StringOutput {
+	return o.ApplyT(func(v SuccessCriterion) string { return v.Metric }).(pulumi.StringOutput)
 }
 
-// Comparison of the final value with `value`: <, <=, >, >= or ==.
-func (o SuccessCriterionOutput) Op() SuccessCriterionOpOutput {
-	return o.ApplyT(func(v SuccessCriterion) SuccessCriterionOp { return v.Op }).(SuccessCriterionOpOutput)
+// Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: one of `<`, `<=`, `>`, `>=`, `==`.
+func (o SuccessCriterionOutput) Op() pulumi.StringOutput {
+	return o.ApplyT(func(v SuccessCriterion) string { return v.Op }).(pulumi.StringOutput)
 }
 
 // Threshold, in the metric's own unit as the API reports it.

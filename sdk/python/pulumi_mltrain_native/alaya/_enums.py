@@ -7,7 +7,6 @@ import pulumi
 from enum import Enum
 
 __all__ = [
-    'NasMountStorageType',
     'StorageMountStorageType',
     'TrainingJobCreateType',
     'TrainingJobImageType',
@@ -17,12 +16,6 @@ __all__ = [
     'TrainingJobTrainingType',
     'TrainingJobWaitFor',
 ]
-
-
-@pulumi.type_token("mltrain:alaya:NasMountStorageType")
-class NasMountStorageType(_builtins.str, Enum):
-    NAS_CAPACITY = "nas-capacity"
-    NAS_PERFORMANCE = "nas-performance"
 
 
 @pulumi.type_token("mltrain:alaya:StorageMountStorageType")

@@ -38,9 +38,9 @@ class NasMountArgsDict(TypedDict):
     """
     NAS storage ID. Allowed: at least 1 character(s).
     """
-    storage_type: pulumi.Input['NasMountStorageType']
+    storage_type: pulumi.Input[_builtins.str]
     """
-    Storage type: nas-capacity or nas-performance.
+    Storage type: nas-capacity or nas-performance. Allowed: one of `nas-capacity`, `nas-performance`.
     """
     read_only: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
     """
@@ -53,7 +53,7 @@ class NasMountArgs:
                  file_directory: pulumi.Input[_builtins.str],
                  mount_path: pulumi.Input[_builtins.str],
                  storage_id: pulumi.Input[_builtins.str],
-                 storage_type: pulumi.Input['NasMountStorageType'],
+                 storage_type: pulumi.Input[_builtins.str],
                  read_only: pulumi.Input[Optional[_builtins.bool]] = None):
         """
         A NAS directory mounted into every node of a training task (an item of storageConfigs).
@@ -61,7 +61,7 @@ class NasMountArgs:
         :param pulumi.Input[_builtins.str] file_directory: Source directory inside the storage, e.g. datasets. Allowed: at least 1 character(s).
         :param pulumi.Input[_builtins.str] mount_path: Absolute path inside the container, e.g. /root/nas/.
         :param pulumi.Input[_builtins.str] storage_id: NAS storage ID. Allowed: at least 1 character(s).
-        :param pulumi.Input['NasMountStorageType'] storage_type: Storage type: nas-capacity or nas-performance.
+        :param pulumi.Input[_builtins.str] storage_type: Storage type: nas-capacity or nas-performance. Allowed: one of `nas-capacity`, `nas-performance`.
         :param pulumi.Input[_builtins.bool] read_only: Mount read-only (the API's default).
         """
         pulumi.set(__self__, "file_directory", file_directory)
@@ -111,14 +111,14 @@ class NasMountArgs:
 
     @_builtins.property
     @pulumi.getter(name="storageType")
-    def storage_type(self) -> pulumi.Input['NasMountStorageType']:
+    def storage_type(self) -> pulumi.Input[_builtins.str]:
         """
-        Storage type: nas-capacity or nas-performance.
+        Storage type: nas-capacity or nas-performance. Allowed: one of `nas-capacity`, `nas-performance`.
         """
         return pulumi.get(self, "storage_type")
 
     @storage_type.setter
-    def storage_type(self, value: pulumi.Input['NasMountStorageType']):
+    def storage_type(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "storage_type", value)
 
     @_builtins.property

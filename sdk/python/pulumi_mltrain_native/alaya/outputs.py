@@ -55,7 +55,7 @@ class NasMount(dict):
                  file_directory: _builtins.str,
                  mount_path: _builtins.str,
                  storage_id: _builtins.str,
-                 storage_type: 'NasMountStorageType',
+                 storage_type: _builtins.str,
                  read_only: Optional[_builtins.bool] = None):
         """
         A NAS directory mounted into every node of a training task (an item of storageConfigs).
@@ -63,7 +63,7 @@ class NasMount(dict):
         :param _builtins.str file_directory: Source directory inside the storage, e.g. datasets. Allowed: at least 1 character(s).
         :param _builtins.str mount_path: Absolute path inside the container, e.g. /root/nas/.
         :param _builtins.str storage_id: NAS storage ID. Allowed: at least 1 character(s).
-        :param 'NasMountStorageType' storage_type: Storage type: nas-capacity or nas-performance.
+        :param _builtins.str storage_type: Storage type: nas-capacity or nas-performance. Allowed: one of `nas-capacity`, `nas-performance`.
         :param _builtins.bool read_only: Mount read-only (the API's default).
         """
         pulumi.set(__self__, "file_directory", file_directory)
@@ -101,9 +101,9 @@ class NasMount(dict):
 
     @_builtins.property
     @pulumi.getter(name="storageType")
-    def storage_type(self) -> 'NasMountStorageType':
+    def storage_type(self) -> _builtins.str:
         """
-        Storage type: nas-capacity or nas-performance.
+        Storage type: nas-capacity or nas-performance. Allowed: one of `nas-capacity`, `nas-performance`.
         """
         return pulumi.get(self, "storage_type")
 

@@ -8,14 +8,6 @@ from enum import Enum
 
 __all__ = [
     'GetFlavorsArgsFlavorType',
-    'ParameterConstraintType',
-    'RequiredAffinityAffinityGroupLevel',
-    'RequiredAffinityAffinityType',
-    'RequiredAffinityJobLevel',
-    'ResourceRequirementKey',
-    'ResourceRequirementOperator',
-    'SuccessCriterionMetric',
-    'SuccessCriterionOp',
     'TrainingJobOnFailure',
     'TrainingJobReplaceRunning',
     'TrainingJobWaitFor',
@@ -27,64 +19,6 @@ class GetFlavorsArgsFlavorType(_builtins.str, Enum):
     CPU = "CPU"
     GPU = "GPU"
     ASCEND = "Ascend"
-
-
-@pulumi.type_token("mltrain:modelarts:ParameterConstraintType")
-class ParameterConstraintType(_builtins.str, Enum):
-    STRING = "String"
-    INTEGER = "Integer"
-    FLOAT = "Float"
-    BOOLEAN = "Boolean"
-
-
-@pulumi.type_token("mltrain:modelarts:RequiredAffinityAffinityGroupLevel")
-class RequiredAffinityAffinityGroupLevel(_builtins.str, Enum):
-    HYPERINSTANCE = "hyperinstance"
-    SLICE = "slice"
-
-
-@pulumi.type_token("mltrain:modelarts:RequiredAffinityAffinityType")
-class RequiredAffinityAffinityType(_builtins.str, Enum):
-    CABINET = "cabinet"
-    HYPERINSTANCE = "hyperinstance"
-    NETWORK_TOPOLOGY = "networkTopology"
-
-
-@pulumi.type_token("mltrain:modelarts:RequiredAffinityJobLevel")
-class RequiredAffinityJobLevel(_builtins.str, Enum):
-    CLUSTER = "cluster"
-    HYPERINSTANCE_GROUP = "hyperinstanceGroup"
-
-
-@pulumi.type_token("mltrain:modelarts:ResourceRequirementKey")
-class ResourceRequirementKey(_builtins.str, Enum):
-    FLAVOR_TYPE = "flavor_type"
-    DEVICE_DISTRIBUTED_MODE = "device_distributed_mode"
-    HOST_DISTRIBUTED_MODE = "host_distributed_mode"
-
-
-@pulumi.type_token("mltrain:modelarts:ResourceRequirementOperator")
-class ResourceRequirementOperator(_builtins.str, Enum):
-    IN_ = "in"
-
-
-@pulumi.type_token("mltrain:modelarts:SuccessCriterionMetric")
-class SuccessCriterionMetric(_builtins.str, Enum):
-    CPU_USAGE = "cpuUsage"
-    MEM_USAGE = "memUsage"
-    NPU_UTIL = "npuUtil"
-    NPU_MEM_USAGE = "npuMemUsage"
-    GPU_UTIL = "gpuUtil"
-    GPU_MEM_USAGE = "gpuMemUsage"
-
-
-@pulumi.type_token("mltrain:modelarts:SuccessCriterionOp")
-class SuccessCriterionOp(_builtins.str, Enum):
-    LESS_THAN = "<"
-    LESS_THAN_OR_EQUAL = "<="
-    GREATER_THAN = ">"
-    GREATER_THAN_OR_EQUAL = ">="
-    EQUAL = "=="
 
 
 @pulumi.type_token("mltrain:modelarts:TrainingJobOnFailure")

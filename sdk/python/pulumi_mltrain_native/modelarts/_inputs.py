@@ -667,9 +667,9 @@ class ParameterConstraintArgsDict(TypedDict):
     """
     Whether the value is hidden in the console.
     """
-    type: NotRequired[pulumi.Input[Optional['ParameterConstraintType']]]
+    type: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Value type.
+    Value type. Allowed: one of `String`, `Integer`, `Float`, `Boolean`.
     """
     valid_range: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
     """
@@ -686,14 +686,14 @@ class ParameterConstraintArgs:
                  editable: pulumi.Input[Optional[_builtins.bool]] = None,
                  required: pulumi.Input[Optional[_builtins.bool]] = None,
                  sensitive: pulumi.Input[Optional[_builtins.bool]] = None,
-                 type: pulumi.Input[Optional['ParameterConstraintType']] = None,
+                 type: pulumi.Input[Optional[_builtins.str]] = None,
                  valid_range: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
                  valid_type: pulumi.Input[Optional[_builtins.str]] = None):
         """
         :param pulumi.Input[_builtins.bool] editable: Whether a job may change the value.
         :param pulumi.Input[_builtins.bool] required: Whether a job must give a value.
         :param pulumi.Input[_builtins.bool] sensitive: Whether the value is hidden in the console.
-        :param pulumi.Input['ParameterConstraintType'] type: Value type.
+        :param pulumi.Input[_builtins.str] type: Value type. Allowed: one of `String`, `Integer`, `Float`, `Boolean`.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] valid_range: Bounds or allowed values, as strings.
         :param pulumi.Input[_builtins.str] valid_type: None, Range or Enum.
         """
@@ -748,14 +748,14 @@ class ParameterConstraintArgs:
 
     @_builtins.property
     @pulumi.getter
-    def type(self) -> pulumi.Input[Optional['ParameterConstraintType']]:
+    def type(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Value type.
+        Value type. Allowed: one of `String`, `Integer`, `Float`, `Boolean`.
         """
         return pulumi.get(self, "type")
 
     @type.setter
-    def type(self, value: pulumi.Input[Optional['ParameterConstraintType']]):
+    def type(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "type", value)
 
     @_builtins.property
@@ -787,37 +787,37 @@ class RequiredAffinityArgsDict(TypedDict):
     """
     `spec.schedule_policy.required_affinity`: hard placement of the job's tasks in a dedicated pool.
     """
-    affinity_type: pulumi.Input['RequiredAffinityAffinityType']
+    affinity_type: pulumi.Input[_builtins.str]
     """
-    cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
+    cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology. Allowed: one of `cabinet`, `hyperinstance`, `networkTopology`.
     """
-    affinity_group_level: NotRequired[pulumi.Input[Optional['RequiredAffinityAffinityGroupLevel']]]
+    affinity_group_level: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    networkTopology only: the highest level one affinity group may span.
+    networkTopology only: the highest level one affinity group may span. Allowed: one of `hyperinstance`, `slice`.
     """
     affinity_group_size: NotRequired[pulumi.Input[Optional[_builtins.int]]]
     """
     Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
     """
-    job_level: NotRequired[pulumi.Input[Optional['RequiredAffinityJobLevel']]]
+    job_level: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    networkTopology only: the highest node group level the whole job may span.
+    networkTopology only: the highest node group level the whole job may span. Allowed: one of `cluster`, `hyperinstanceGroup`.
     """
 
 @pulumi.input_type
 class RequiredAffinityArgs:
     def __init__(__self__, *,
-                 affinity_type: pulumi.Input['RequiredAffinityAffinityType'],
-                 affinity_group_level: pulumi.Input[Optional['RequiredAffinityAffinityGroupLevel']] = None,
+                 affinity_type: pulumi.Input[_builtins.str],
+                 affinity_group_level: pulumi.Input[Optional[_builtins.str]] = None,
                  affinity_group_size: pulumi.Input[Optional[_builtins.int]] = None,
-                 job_level: pulumi.Input[Optional['RequiredAffinityJobLevel']] = None):
+                 job_level: pulumi.Input[Optional[_builtins.str]] = None):
         """
         `spec.schedule_policy.required_affinity`: hard placement of the job's tasks in a dedicated pool.
 
-        :param pulumi.Input['RequiredAffinityAffinityType'] affinity_type: cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
-        :param pulumi.Input['RequiredAffinityAffinityGroupLevel'] affinity_group_level: networkTopology only: the highest level one affinity group may span.
+        :param pulumi.Input[_builtins.str] affinity_type: cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology. Allowed: one of `cabinet`, `hyperinstance`, `networkTopology`.
+        :param pulumi.Input[_builtins.str] affinity_group_level: networkTopology only: the highest level one affinity group may span. Allowed: one of `hyperinstance`, `slice`.
         :param pulumi.Input[_builtins.int] affinity_group_size: Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
-        :param pulumi.Input['RequiredAffinityJobLevel'] job_level: networkTopology only: the highest node group level the whole job may span.
+        :param pulumi.Input[_builtins.str] job_level: networkTopology only: the highest node group level the whole job may span. Allowed: one of `cluster`, `hyperinstanceGroup`.
         """
         pulumi.set(__self__, "affinity_type", affinity_type)
         if affinity_group_level is not None:
@@ -829,26 +829,26 @@ class RequiredAffinityArgs:
 
     @_builtins.property
     @pulumi.getter(name="affinityType")
-    def affinity_type(self) -> pulumi.Input['RequiredAffinityAffinityType']:
+    def affinity_type(self) -> pulumi.Input[_builtins.str]:
         """
-        cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
+        cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology. Allowed: one of `cabinet`, `hyperinstance`, `networkTopology`.
         """
         return pulumi.get(self, "affinity_type")
 
     @affinity_type.setter
-    def affinity_type(self, value: pulumi.Input['RequiredAffinityAffinityType']):
+    def affinity_type(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "affinity_type", value)
 
     @_builtins.property
     @pulumi.getter(name="affinityGroupLevel")
-    def affinity_group_level(self) -> pulumi.Input[Optional['RequiredAffinityAffinityGroupLevel']]:
+    def affinity_group_level(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        networkTopology only: the highest level one affinity group may span.
+        networkTopology only: the highest level one affinity group may span. Allowed: one of `hyperinstance`, `slice`.
         """
         return pulumi.get(self, "affinity_group_level")
 
     @affinity_group_level.setter
-    def affinity_group_level(self, value: pulumi.Input[Optional['RequiredAffinityAffinityGroupLevel']]):
+    def affinity_group_level(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "affinity_group_level", value)
 
     @_builtins.property
@@ -865,14 +865,14 @@ class RequiredAffinityArgs:
 
     @_builtins.property
     @pulumi.getter(name="jobLevel")
-    def job_level(self) -> pulumi.Input[Optional['RequiredAffinityJobLevel']]:
+    def job_level(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        networkTopology only: the highest node group level the whole job may span.
+        networkTopology only: the highest node group level the whole job may span. Allowed: one of `cluster`, `hyperinstanceGroup`.
         """
         return pulumi.get(self, "job_level")
 
     @job_level.setter
-    def job_level(self, value: pulumi.Input[Optional['RequiredAffinityJobLevel']]):
+    def job_level(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "job_level", value)
 
 
@@ -880,31 +880,31 @@ class ResourceRequirementArgsDict(TypedDict):
     """
     A constraint on the resources jobs of an algorithm may use, e.g. flavor_type in [GPU].
     """
-    key: pulumi.Input['ResourceRequirementKey']
+    key: pulumi.Input[_builtins.str]
     """
-    flavor_type, device_distributed_mode or host_distributed_mode.
+    flavor_type, device_distributed_mode or host_distributed_mode. Allowed: one of `flavor_type`, `device_distributed_mode`, `host_distributed_mode`.
     """
     values: pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]
     """
     Allowed values, e.g. ["CPU", "GPU"]. Allowed: at least 1 items.
     """
-    operator: NotRequired[pulumi.Input[Optional['ResourceRequirementOperator']]]
+    operator: NotRequired[pulumi.Input[Optional[_builtins.str]]]
     """
-    Always `in`.
+    Always `in`. Allowed: one of `in`.
     """
 
 @pulumi.input_type
 class ResourceRequirementArgs:
     def __init__(__self__, *,
-                 key: pulumi.Input['ResourceRequirementKey'],
+                 key: pulumi.Input[_builtins.str],
                  values: pulumi.Input[Sequence[pulumi.Input[_builtins.str]]],
-                 operator: pulumi.Input[Optional['ResourceRequirementOperator']] = None):
+                 operator: pulumi.Input[Optional[_builtins.str]] = None):
         """
         A constraint on the resources jobs of an algorithm may use, e.g. flavor_type in [GPU].
 
-        :param pulumi.Input['ResourceRequirementKey'] key: flavor_type, device_distributed_mode or host_distributed_mode.
+        :param pulumi.Input[_builtins.str] key: flavor_type, device_distributed_mode or host_distributed_mode. Allowed: one of `flavor_type`, `device_distributed_mode`, `host_distributed_mode`.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] values: Allowed values, e.g. ["CPU", "GPU"]. Allowed: at least 1 items.
-        :param pulumi.Input['ResourceRequirementOperator'] operator: Always `in`.
+        :param pulumi.Input[_builtins.str] operator: Always `in`. Allowed: one of `in`.
         """
         pulumi.set(__self__, "key", key)
         pulumi.set(__self__, "values", values)
@@ -915,14 +915,14 @@ class ResourceRequirementArgs:
 
     @_builtins.property
     @pulumi.getter
-    def key(self) -> pulumi.Input['ResourceRequirementKey']:
+    def key(self) -> pulumi.Input[_builtins.str]:
         """
-        flavor_type, device_distributed_mode or host_distributed_mode.
+        flavor_type, device_distributed_mode or host_distributed_mode. Allowed: one of `flavor_type`, `device_distributed_mode`, `host_distributed_mode`.
         """
         return pulumi.get(self, "key")
 
     @key.setter
-    def key(self, value: pulumi.Input['ResourceRequirementKey']):
+    def key(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "key", value)
 
     @_builtins.property
@@ -939,14 +939,14 @@ class ResourceRequirementArgs:
 
     @_builtins.property
     @pulumi.getter
-    def operator(self) -> pulumi.Input[Optional['ResourceRequirementOperator']]:
+    def operator(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Always `in`.
+        Always `in`. Allowed: one of `in`.
         """
         return pulumi.get(self, "operator")
 
     @operator.setter
-    def operator(self, value: pulumi.Input[Optional['ResourceRequirementOperator']]):
+    def operator(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "operator", value)
 
 
@@ -954,13 +954,13 @@ class SuccessCriterionArgsDict(TypedDict):
     """
     A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
     """
-    metric: pulumi.Input['SuccessCriterionMetric']
+    metric: pulumi.Input[_builtins.str]
     """
-    A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+    A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
     """
-    op: pulumi.Input['SuccessCriterionOp']
+    op: pulumi.Input[_builtins.str]
     """
-    Comparison of the final value with `value`: <, <=, >, >= or ==.
+    Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: one of `<`, `<=`, `>`, `>=`, `==`.
     """
     value: pulumi.Input[_builtins.float]
     """
@@ -970,14 +970,14 @@ class SuccessCriterionArgsDict(TypedDict):
 @pulumi.input_type
 class SuccessCriterionArgs:
     def __init__(__self__, *,
-                 metric: pulumi.Input['SuccessCriterionMetric'],
-                 op: pulumi.Input['SuccessCriterionOp'],
+                 metric: pulumi.Input[_builtins.str],
+                 op: pulumi.Input[_builtins.str],
                  value: pulumi.Input[_builtins.float]):
         """
         A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
 
-        :param pulumi.Input['SuccessCriterionMetric'] metric: A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
-        :param pulumi.Input['SuccessCriterionOp'] op: Comparison of the final value with `value`: <, <=, >, >= or ==.
+        :param pulumi.Input[_builtins.str] metric: A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+        :param pulumi.Input[_builtins.str] op: Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: one of `<`, `<=`, `>`, `>=`, `==`.
         :param pulumi.Input[_builtins.float] value: Threshold, in the metric's own unit as the API reports it.
         """
         pulumi.set(__self__, "metric", metric)
@@ -986,26 +986,26 @@ class SuccessCriterionArgs:
 
     @_builtins.property
     @pulumi.getter
-    def metric(self) -> pulumi.Input['SuccessCriterionMetric']:
+    def metric(self) -> pulumi.Input[_builtins.str]:
         """
-        A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+        A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
         """
         return pulumi.get(self, "metric")
 
     @metric.setter
-    def metric(self, value: pulumi.Input['SuccessCriterionMetric']):
+    def metric(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "metric", value)
 
     @_builtins.property
     @pulumi.getter
-    def op(self) -> pulumi.Input['SuccessCriterionOp']:
+    def op(self) -> pulumi.Input[_builtins.str]:
         """
-        Comparison of the final value with `value`: <, <=, >, >= or ==.
+        Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: one of `<`, `<=`, `>`, `>=`, `==`.
         """
         return pulumi.get(self, "op")
 
     @op.setter
-    def op(self, value: pulumi.Input['SuccessCriterionOp']):
+    def op(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "op", value)
 
     @_builtins.property

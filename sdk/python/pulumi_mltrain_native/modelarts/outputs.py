@@ -675,14 +675,14 @@ class ParameterConstraint(dict):
                  editable: Optional[_builtins.bool] = None,
                  required: Optional[_builtins.bool] = None,
                  sensitive: Optional[_builtins.bool] = None,
-                 type: Optional['ParameterConstraintType'] = None,
+                 type: Optional[_builtins.str] = None,
                  valid_range: Optional[Sequence[_builtins.str]] = None,
                  valid_type: Optional[_builtins.str] = None):
         """
         :param _builtins.bool editable: Whether a job may change the value.
         :param _builtins.bool required: Whether a job must give a value.
         :param _builtins.bool sensitive: Whether the value is hidden in the console.
-        :param 'ParameterConstraintType' type: Value type.
+        :param _builtins.str type: Value type. Allowed: one of `String`, `Integer`, `Float`, `Boolean`.
         :param Sequence[_builtins.str] valid_range: Bounds or allowed values, as strings.
         :param _builtins.str valid_type: None, Range or Enum.
         """
@@ -725,9 +725,9 @@ class ParameterConstraint(dict):
 
     @_builtins.property
     @pulumi.getter
-    def type(self) -> Optional['ParameterConstraintType']:
+    def type(self) -> Optional[_builtins.str]:
         """
-        Value type.
+        Value type. Allowed: one of `String`, `Integer`, `Float`, `Boolean`.
         """
         return pulumi.get(self, "type")
 
@@ -777,17 +777,17 @@ class RequiredAffinity(dict):
         return super().get(key, default)
 
     def __init__(__self__, *,
-                 affinity_type: 'RequiredAffinityAffinityType',
-                 affinity_group_level: Optional['RequiredAffinityAffinityGroupLevel'] = None,
+                 affinity_type: _builtins.str,
+                 affinity_group_level: Optional[_builtins.str] = None,
                  affinity_group_size: Optional[_builtins.int] = None,
-                 job_level: Optional['RequiredAffinityJobLevel'] = None):
+                 job_level: Optional[_builtins.str] = None):
         """
         `spec.schedule_policy.required_affinity`: hard placement of the job's tasks in a dedicated pool.
 
-        :param 'RequiredAffinityAffinityType' affinity_type: cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
-        :param 'RequiredAffinityAffinityGroupLevel' affinity_group_level: networkTopology only: the highest level one affinity group may span.
+        :param _builtins.str affinity_type: cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology. Allowed: one of `cabinet`, `hyperinstance`, `networkTopology`.
+        :param _builtins.str affinity_group_level: networkTopology only: the highest level one affinity group may span. Allowed: one of `hyperinstance`, `slice`.
         :param _builtins.int affinity_group_size: Tasks placed together in one supernode; required with hyperinstance and networkTopology. Allowed: >= 1.
-        :param 'RequiredAffinityJobLevel' job_level: networkTopology only: the highest node group level the whole job may span.
+        :param _builtins.str job_level: networkTopology only: the highest node group level the whole job may span. Allowed: one of `cluster`, `hyperinstanceGroup`.
         """
         pulumi.set(__self__, "affinity_type", affinity_type)
         if affinity_group_level is not None:
@@ -799,17 +799,17 @@ class RequiredAffinity(dict):
 
     @_builtins.property
     @pulumi.getter(name="affinityType")
-    def affinity_type(self) -> 'RequiredAffinityAffinityType':
+    def affinity_type(self) -> _builtins.str:
         """
-        cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology.
+        cabinet (whole cabinet), hyperinstance (within supernodes) or networkTopology. Allowed: one of `cabinet`, `hyperinstance`, `networkTopology`.
         """
         return pulumi.get(self, "affinity_type")
 
     @_builtins.property
     @pulumi.getter(name="affinityGroupLevel")
-    def affinity_group_level(self) -> Optional['RequiredAffinityAffinityGroupLevel']:
+    def affinity_group_level(self) -> Optional[_builtins.str]:
         """
-        networkTopology only: the highest level one affinity group may span.
+        networkTopology only: the highest level one affinity group may span. Allowed: one of `hyperinstance`, `slice`.
         """
         return pulumi.get(self, "affinity_group_level")
 
@@ -823,9 +823,9 @@ class RequiredAffinity(dict):
 
     @_builtins.property
     @pulumi.getter(name="jobLevel")
-    def job_level(self) -> Optional['RequiredAffinityJobLevel']:
+    def job_level(self) -> Optional[_builtins.str]:
         """
-        networkTopology only: the highest node group level the whole job may span.
+        networkTopology only: the highest node group level the whole job may span. Allowed: one of `cluster`, `hyperinstanceGroup`.
         """
         return pulumi.get(self, "job_level")
 
@@ -836,15 +836,15 @@ class ResourceRequirement(dict):
     A constraint on the resources jobs of an algorithm may use, e.g. flavor_type in [GPU].
     """
     def __init__(__self__, *,
-                 key: 'ResourceRequirementKey',
+                 key: _builtins.str,
                  values: Sequence[_builtins.str],
-                 operator: Optional['ResourceRequirementOperator'] = None):
+                 operator: Optional[_builtins.str] = None):
         """
         A constraint on the resources jobs of an algorithm may use, e.g. flavor_type in [GPU].
 
-        :param 'ResourceRequirementKey' key: flavor_type, device_distributed_mode or host_distributed_mode.
+        :param _builtins.str key: flavor_type, device_distributed_mode or host_distributed_mode. Allowed: one of `flavor_type`, `device_distributed_mode`, `host_distributed_mode`.
         :param Sequence[_builtins.str] values: Allowed values, e.g. ["CPU", "GPU"]. Allowed: at least 1 items.
-        :param 'ResourceRequirementOperator' operator: Always `in`.
+        :param _builtins.str operator: Always `in`. Allowed: one of `in`.
         """
         pulumi.set(__self__, "key", key)
         pulumi.set(__self__, "values", values)
@@ -855,9 +855,9 @@ class ResourceRequirement(dict):
 
     @_builtins.property
     @pulumi.getter
-    def key(self) -> 'ResourceRequirementKey':
+    def key(self) -> _builtins.str:
         """
-        flavor_type, device_distributed_mode or host_distributed_mode.
+        flavor_type, device_distributed_mode or host_distributed_mode. Allowed: one of `flavor_type`, `device_distributed_mode`, `host_distributed_mode`.
         """
         return pulumi.get(self, "key")
 
@@ -871,9 +871,9 @@ class ResourceRequirement(dict):
 
     @_builtins.property
     @pulumi.getter
-    def operator(self) -> Optional['ResourceRequirementOperator']:
+    def operator(self) -> Optional[_builtins.str]:
         """
-        Always `in`.
+        Always `in`. Allowed: one of `in`.
         """
         return pulumi.get(self, "operator")
 
@@ -884,14 +884,14 @@ class SuccessCriterion(dict):
     A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
     """
     def __init__(__self__, *,
-                 metric: 'SuccessCriterionMetric',
-                 op: 'SuccessCriterionOp',
+                 metric: _builtins.str,
+                 op: _builtins.str,
                  value: _builtins.float):
         """
         A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
 
-        :param 'SuccessCriterionMetric' metric: A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
-        :param 'SuccessCriterionOp' op: Comparison of the final value with `value`: <, <=, >, >= or ==.
+        :param _builtins.str metric: A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+        :param _builtins.str op: Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: one of `<`, `<=`, `>`, `>=`, `==`.
         :param _builtins.float value: Threshold, in the metric's own unit as the API reports it.
         """
         pulumi.set(__self__, "metric", metric)
@@ -900,17 +900,17 @@ class SuccessCriterion(dict):
 
     @_builtins.property
     @pulumi.getter
-    def metric(self) -> 'SuccessCriterionMetric':
+    def metric(self) -> _builtins.str:
         """
-        A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage.
+        A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
         """
         return pulumi.get(self, "metric")
 
     @_builtins.property
     @pulumi.getter
-    def op(self) -> 'SuccessCriterionOp':
+    def op(self) -> _builtins.str:
         """
-        Comparison of the final value with `value`: <, <=, >, >= or ==.
+        Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: one of `<`, `<=`, `>`, `>=`, `==`.
         """
         return pulumi.get(self, "op")
 

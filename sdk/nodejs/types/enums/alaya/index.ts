@@ -2,13 +2,6 @@
 // *** Do not edit by hand unless you're certain you know what you are doing! ***
 
 
-export const NasMountStorageType = {
-    Nas_capacity: "nas-capacity",
-    Nas_performance: "nas-performance",
-} as const;
-
-export type NasMountStorageType = (typeof NasMountStorageType)[keyof typeof NasMountStorageType];
-
 export const StorageMountStorageType = {
     Nas_capacity: "nas-capacity",
     Nas_performance: "nas-performance",
