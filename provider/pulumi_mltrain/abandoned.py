@@ -47,7 +47,16 @@ from . import registry
 from .config import Settings
 from .errors import MltrainError
 from .lifecycle.protocol import Marked
-from .ownership import STACK_KEY, Mark, derived_stack_identity, project_and_stack, resource_of
+from .ownership import (
+    ATTEMPT_KEY,
+    FAILED_KEY,
+    REMOVED_KEY,
+    STACK_KEY,
+    Mark,
+    derived_stack_identity,
+    project_and_stack,
+    resource_of,
+)
 from .platform_calls import Context
 
 STACK_IDENTITY_TYPE = "pulumi-python:dynamic/mltrain:StackIdentity"
@@ -58,13 +67,33 @@ class BackendError(MltrainError):
 
 
 @dataclass(frozen=True)
+class HeldRun:
+    """A held failed run, as its stack's state records it (`mltrain-runs held`): no platform call."""
+
+    stack: str  # PROJECT/STACK
+    resource: str
+    urn: str
+    kind: str  # `alaya:TrainingJob`
+    job_id: str
+    status: str | None
+    attempt: int
+    job_kept: bool  # on_failure="keep": the job stays on the platform as the run's record
+    failure: str  # what failed, and how to run it again
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class StackRecord:
-    """What one stack of the backend says: its project and name, identities, and the IDs it records."""
+    """What one stack of the backend says: its project and name, identities, the IDs it records, and the
+    held failed runs among them."""
 
     project: str
     name: str
     identities: frozenset[str]
     recorded: frozenset[str]
+    held: tuple[HeldRun, ...] = ()
 
 
 @dataclass
@@ -126,7 +155,22 @@ def stack_record(project: str, name: str, exported: Mapping[str, Any]) -> StackR
                 recorded.update(_strings(props))
         if res.get("id"):
             recorded.add(str(res["id"]))
-    return StackRecord(project, name, frozenset(identities), frozenset(recorded))
+    held = tuple(h for res in deployment.get("resources") or [] if (h := held_run(project, name, res)) is not None)
+    return StackRecord(project, name, frozenset(identities), frozenset(recorded), held)
+
+
+def held_run(project: str, name: str, res: Mapping[str, Any]) -> HeldRun | None:
+    """The held failed run a state's resource records (FAILED_KEY in its outputs), in either form."""
+    outputs = res.get("outputs")
+    entry = registry.resource(str(res.get("type", "")))
+    if not isinstance(outputs, Mapping) or not outputs.get(FAILED_KEY) or entry is None:
+        return None
+    status = outputs.get("status", outputs.get("phase"))
+    attempt = outputs.get(ATTEMPT_KEY)
+    return HeldRun(stack=f"{project}/{name}", resource=resource_of(str(res.get("urn", ""))), urn=str(res.get("urn")),
+                   kind=entry.kind, job_id=str(res.get("id")), status=str(status) if status is not None else None,
+                   attempt=int(attempt) if isinstance(attempt, int | float) else 1,
+                   job_kept=not outputs.get(REMOVED_KEY), failure=str(outputs[FAILED_KEY]))
 
 
 def _strings(value: Any) -> Iterable[str]:
@@ -265,6 +309,13 @@ def abandoned_runs(settings: Settings | None = None, *, config_stack: str | None
     for family, marked in _platforms(settings, platforms).items():
         runs += platform_runs(family, marked, backend, removed_stacks=removed_stacks)
     return runs
+
+
+def held_runs(env: Mapping[str, str] | None = None, cwd: str | None = None,
+              backend: Backend | None = None) -> list[HeldRun]:
+    """The held failed runs every stack of the backend records (read with the `pulumi` CLI unless given)."""
+    backend = read_backend(env, cwd) if backend is None else backend
+    return [h for stack in backend.stacks for h in stack.held]
 
 
 def stop(settings: Settings, run: AbandonedRun) -> None:

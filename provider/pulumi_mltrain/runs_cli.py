@@ -1,6 +1,7 @@
 """`mltrain-runs`: the training runs of this backend's stacks on the platforms (docs/abandoned-runs.md).
 
     mltrain-runs abandoned [--config-stack NAME] [--platform alaya|modelarts] [--json] [--stop [--yes]]
+    mltrain-runs held [--json]
 
 Run it where `pulumi` runs for the project (its folder, the same login and environment): the
 backend's stacks are read with the `pulumi` CLI (`MLTRAIN_PULUMI` names another binary), and the
@@ -15,7 +16,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from .abandoned import AbandonedRun, abandoned_runs, stack_settings, stop
+from .abandoned import AbandonedRun, HeldRun, abandoned_runs, held_runs, stack_settings, stop
 from .errors import MltrainError
 from .registry import FAMILIES
 
@@ -27,6 +28,32 @@ def _table(runs: Sequence[AbandonedRun]) -> str:
                       "unknown" if r.cost_so_far is None else f"{r.cost_so_far:.2f}") for r in runs]
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows)
+
+
+def _held_table(runs: Sequence[HeldRun]) -> str:
+    head = ("STACK", "RESOURCE", "JOB ID", "STATUS", "ATTEMPT", "JOB")
+    rows = [head] + [(r.stack, r.resource, r.job_id, r.status or "-", str(r.attempt),
+                      "kept" if r.job_kept else "deleted") for r in runs]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows)
+
+
+def _held(args: argparse.Namespace) -> int:
+    """The held failed runs the backend's stacks record; how to run one again is in its failure."""
+    try:
+        runs = held_runs()
+    except MltrainError as err:
+        print(f"mltrain-runs: {err}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps([r.as_dict() for r in runs], indent=2))
+    elif runs:
+        print(_held_table(runs))
+        print("\nEach one fails `pulumi up` until it runs again: `pulumi config set mltrain:rerunFailed <JOB ID>` (or "
+              "MLTRAIN_RERUN_FAILED) then `pulumi up`, or `pulumi up --replace <urn>`; `pulumi destroy` removes it.")
+    else:
+        print("no held runs")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -42,7 +69,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ab.add_argument("--json", action="store_true", help="print the runs as JSON")
     ab.add_argument("--stop", action="store_true", help="stop the runs that are still live, after a confirmation")
     ab.add_argument("--yes", action="store_true", help="with --stop: no confirmation (CI)")
+    held = sub.add_parser("held", help="failed runs the backend's stacks hold (docs/runs.md#held-failures)")
+    held.add_argument("--json", action="store_true", help="print the runs as JSON")
     args = parser.parse_args(argv)
+    if args.command == "held":
+        return _held(args)
     try:
         settings = stack_settings(args.config_stack)
         runs = abandoned_runs(settings, platforms=args.platform, removed_stacks=args.include_removed_stacks)

@@ -10,6 +10,8 @@ failure be seen whichever ends first."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ from plugin_support import (
 
 from pulumi_mltrain.ownership import FAILED_KEY, REMOVED_KEY
 from support import stacks
+from support.pulumi_cli import PASSPHRASE, VENV
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
@@ -83,6 +86,13 @@ def test_modelarts_held_failure_is_readable_fails_every_up_and_reruns_when_asked
     # The plugin's held job is a partially created resource: the engine plans an update, which starts nothing.
     assert "to replace" not in resources and "~ 1 to update" in resources, output[-4000:]
     assert said(output, "is held") >= {"dyn-bad"}, "the dynamic program warns in a preview"
+
+    # `mltrain-runs held` lists them from the states, where `pulumi` runs for the project.
+    listed = subprocess.run([str(VENV / "bin" / "mltrain-runs"), "held", "--json"], cwd=stack.workdir,
+                            env={**stack.env(), "PULUMI_CONFIG_PASSPHRASE": PASSPHRASE}, capture_output=True,
+                            text=True, timeout=120, check=True)
+    assert {(r["resource"], r["job_id"], r["job_kept"]) for r in json.loads(listed.stdout)} == {
+        (name, kept[name], True) for name in BAD}, listed.stdout
 
     # An operator's retry, unchanged: it fails quickly on the held failures and starts nothing.
     both_forms(stack, jobs, logsOf=[])
