@@ -112,7 +112,7 @@ def _example(module: str, name: str) -> list[str]:
             "which the engine tests run against the emulator (`tests/engine/test_examples_elsewhere.py`).", ""]
 
 
-def _inputs(res: dict[str, Any], provider: type[PlatformCalls[Any, Any]], schema: dict[str, Any]) -> list[str]:
+def _inputs(res: dict[str, Any], provider: type[PlatformCalls[Any, Any, Any]], schema: dict[str, Any]) -> list[str]:
     model = provider.spec_type
     js = model.model_json_schema(by_alias=False)["properties"]
     metas = dict(specs.field_metas(model))
@@ -210,16 +210,17 @@ def _outputs(res: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
-def _timeouts(provider: type[PlatformCalls[Any, Any]]) -> list[str]:
+def _timeouts(provider: type[PlatformCalls[Any, Any, Any]]) -> list[str]:
     lines = ["## Timeouts", "", "| operation | default |", "|---|---|"]
     for op, seconds in provider.default_timeouts.items():
         lines.append(f"| {op} | {_minutes(seconds)} |")
     return [*lines, "", "Set them per resource with `opts=pulumi.ResourceOptions(custom_timeouts="
             "pulumi.CustomTimeouts(create=\"45m\"))` or the `timeouts` input (seconds). Every wait stops at its "
-            "deadline and names the object it waited for; the next `pulumi up` finds an object whose create ran "
-            "out of time, takes it over and waits for it again (an object is recorded only once it has reached "
-            "its `wait_for`, where it has one). While a wait lasts, a progress line names the resource, the "
-            "object ID, the state, the time waited and the deadline, at least every 30 seconds.", ""]
+            "deadline, or when the engine cancels (an interrupted `pulumi up`), and names the object it waited "
+            "for; a create whose wait ended so records its object as unfinished, and the next `pulumi up` goes "
+            "on waiting for it (an update: no second create). While a wait lasts, a progress line names the "
+            "resource, the object ID, the state, the time waited and the deadline, at least every 30 seconds.",
+            ""]
 
 
 def _type_text(p: dict[str, Any]) -> str:
@@ -240,7 +241,7 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
 
 
-def _adoption(module: str, name: str, provider: type[PlatformCalls[Any, Any]]) -> list[str]:
+def _adoption(module: str, name: str, provider: type[PlatformCalls[Any, Any, Any]]) -> list[str]:
     noun = provider.noun
     lines = ["## Adoption", "", f"To manage an existing {noun} instead of creating one, declare it as it is and "
              f"set `adopt_id` to its ID; `pulumi up` reads it, checks it against the declaration (it lists the "
@@ -251,10 +252,12 @@ def _adoption(module: str, name: str, provider: type[PlatformCalls[Any, Any]]) -
              f"dynamic resources, pulumi/pulumi#16175).", "", "## Ownership", ""]
     mark = OWNERSHIP.get(f"{module}:{name}")
     lines.append(f"The provider marks every {noun} it creates with the stack and resource that own it: "
-                 f"{mark or 'see ownership.py'} Look-ups after an interrupted or ambiguous create adopt only "
-                 f"objects with this stack's mark, or, where no mark can be read, an object under the name the "
-                 f"provider chose for this resource (a hash of the stack's identity and the URN; a name set in "
-                 f"the program proves nothing); a name held by anything else is an error that says whose it is.")
+                 f"{mark or 'see ownership.py'} A create first looks for objects of its name: one with this "
+                 f"resource's mark, or, where no mark can be read, one under the name the provider chose for this "
+                 f"resource (a hash of the stack's identity and the URN; a name set in the program proves nothing), "
+                 f"is one no state records (the object a replacement created first replaces, or one a killed "
+                 f"`pulumi up` left), and is deleted before the new one is made: a create never takes an object "
+                 f"over by its mark; a name held by anything else is an error that says whose it is.")
     return [*lines, ""]
 
 

@@ -258,9 +258,7 @@ def _platforms(settings: Settings, chosen: Sequence[str] | None) -> dict[str, Ma
         wanted = calls.configured(settings) if chosen is None else entry.family in chosen
         if not calls.runs or not wanted:
             continue
-        objects = calls(Context(settings)).objects()
-        if isinstance(objects, Marked):
-            found[entry.family] = objects
+        found[entry.family] = calls(Context(settings))
     return found
 
 

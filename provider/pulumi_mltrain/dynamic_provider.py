@@ -28,22 +28,22 @@ from .config import CONFIG_KEYS, Settings
 from .handler import Handler
 from .platform_calls import PlatformCalls
 
-P = TypeVar("P", bound=PlatformCalls[Any, Any])
+P = TypeVar("P", bound=PlatformCalls[Any, Any, Any])
 
 
 class MltrainProvider(ResourceProvider, Generic[P]):
     """A `pulumi.dynamic` provider serving the `Handler` of one resource type's platform calls."""
 
     serialize_as_secret_always = False  # the pickled provider is a class path: nothing secret in it
-    calls_type: ClassVar[type[PlatformCalls[Any, Any]]] = PlatformCalls
+    calls_type: ClassVar[type[PlatformCalls[Any, Any, Any]]] = PlatformCalls
 
     def __init__(self) -> None:
         self._handler = Handler(self.calls_type)
 
     @property
-    def handler(self) -> Handler[Any, Any]:
+    def handler(self) -> Handler[Any, Any, Any]:
         """The handler served (made here when an unpickled provider skipped `__init__`)."""
-        found: Handler[Any, Any] | None = self.__dict__.get("_handler")
+        found: Handler[Any, Any, Any] | None = self.__dict__.get("_handler")
         if found is None:
             found = self._handler = Handler(self.calls_type)
         return found
@@ -82,11 +82,11 @@ class MltrainProvider(ResourceProvider, Generic[P]):
         self.handler.delete(id_, props)
 
 
-_built: dict[type[PlatformCalls[Any, Any]], type[MltrainProvider[Any]]] = {}
+_built: dict[type[PlatformCalls[Any, Any, Any]], type[MltrainProvider[Any]]] = {}
 _lock = threading.Lock()
 
 
-def provider_for(calls_type: type[PlatformCalls[Any, Any]]) -> type[MltrainProvider[Any]]:
+def provider_for(calls_type: type[PlatformCalls[Any, Any, Any]]) -> type[MltrainProvider[Any]]:
     """The dynamic provider class serving `calls_type`, made once: `XProvider` of the calls' module
     (for `XCalls`), so that it pickles under the path the platform module resolves."""
     with _lock:

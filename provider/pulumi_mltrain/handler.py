@@ -25,7 +25,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Generic
+from typing import Generic, cast
 
 from pydantic import ValidationError
 
@@ -35,7 +35,9 @@ from .accounts import ACCOUNT_KEY, explicit_settings
 from .config import Settings
 from .errors import MltrainError, NotFound, for_resource
 from .lifecycle import removal
-from .lifecycle.record import Held, Unfinished
+from .lifecycle.create import create
+from .lifecycle.protocol import Runs
+from .lifecycle.record import Held, Recorder, RunSpec, Unfinished
 from .ownership import (
     ATTEMPT_KEY,
     EXISTS_KEY,
@@ -54,8 +56,9 @@ from .ownership import (
     physical_name,
     resource_of,
 )
-from .platform_calls import Context, OutT, PlatformCalls, Props, SpecT
-from .runs import Replacement, Replacements, RunReason, replaced_by
+from .platform_calls import Context, OutT, PlatformCalls, Props, RemoteT, SpecT
+from .progress import Label
+from .runs import Replacement, Replacements, RunReason, refuse_stopped_run, replaced_by
 
 # The state of a run (held failure, unfinished wait, attempt), which a diff never compares as inputs.
 RUN_STATE_KEYS = (FAILED_KEY, UNFINISHED_KEY, ATTEMPT_KEY, REMOVED_KEY)
@@ -141,18 +144,18 @@ class Read:
     inputs: Props
 
 
-class Handler(Generic[SpecT, OutT]):
+class Handler(Generic[SpecT, OutT, RemoteT]):
     """The resource logic of one resource type, whose inputs are `SpecT` and outputs `OutT`, on the
     platform that its `PlatformCalls` type answers for."""
 
-    def __init__(self, calls: type[PlatformCalls[SpecT, OutT]]) -> None:
+    def __init__(self, calls: type[PlatformCalls[SpecT, OutT, RemoteT]]) -> None:
         self.calls = calls
         self.kind = calls.kind
-        self.noun = calls.noun
+        self.noun = calls.described or calls.noun
         self.spec_type: type[SpecT] = calls.spec_type
         self.output_type: type[OutT] = calls.output_type
         self.import_id_fields = calls.import_id_fields
-        self.runs = RunReason(calls.noun, calls.spec_type) if calls.runs else None
+        self.runs = RunReason(self.noun, calls.spec_type) if calls.runs else None
         self.replacements = Replacements()
         self._settings: Settings | None = None
 
@@ -173,9 +176,9 @@ class Handler(Generic[SpecT, OutT]):
         values = explicit_settings(dict(props))
         return Settings.load(values) if values is not None else self.settings
 
-    def platform(self, props: Mapping[str, object], *, replacing: bool = False) -> PlatformCalls[SpecT, OutT]:
+    def platform(self, props: Mapping[str, object], *, replacing: bool = False) -> PlatformCalls[SpecT, OutT, RemoteT]:
         """The platform calls of one operation on the resource whose inputs are `props`."""
-        return self.calls(Context(self.account(props), replacing=replacing))
+        return self.calls(Context(self.account(props), replacing=replacing, owner=Mark.from_props(props)))
 
     # ----- operations ----------------------------------------------------------------------------
     def check(self, olds: Props, news: Props) -> Checked:
@@ -185,7 +188,7 @@ class Handler(Generic[SpecT, OutT]):
         except MltrainError as err:  # the platform, not the inputs (those are failures): name the resource
             raise for_resource(self.kind, self._label_of({**olds, **news}), err) from None
 
-    def _check(self, calls: PlatformCalls[SpecT, OutT], olds: Props, news: Props) -> Checked:
+    def _check(self, calls: PlatformCalls[SpecT, OutT, RemoteT], olds: Props, news: Props) -> Checked:
         default = calls.settings.replace_running
         if default and "replace_running" in self.spec_type.model_fields and news.get("replace_running") is None:
             news = {**news, "replace_running": default}  # the stack-wide default (mltrain:replaceRunning)
@@ -246,7 +249,7 @@ class Handler(Generic[SpecT, OutT]):
         return Checked(inputs, tuple(Failure(f, f"{label}: {f} {r}" if f else f"{label}: {r}")
                                      for f, r in failures))
 
-    def _replace_guard(self, calls: PlatformCalls[SpecT, OutT], olds: Props, spec: SpecT,
+    def _replace_guard(self, calls: PlatformCalls[SpecT, OutT, RemoteT], olds: Props, spec: SpecT,
                        replaces: list[str]) -> list[tuple[str, str]]:
         """What a preview refuses of a change that replaces the object (`replaces`: the fields whose change
         replaces it): a live job under `replace_running="refuse"`, a run started with `stopped=True`.
@@ -321,7 +324,7 @@ class Handler(Generic[SpecT, OutT]):
             return None
         attempt = _whole(olds.get(ATTEMPT_KEY), 1)
         budget = _whole(news.get("max_attempts"), 1)
-        if object_id and object_id in self.settings.rerun_runs:
+        if object_id and object_id in self.settings.rerun_runs | self.account(news).rerun_runs:
             why, next_attempt = f"run again after failed run {object_id} (mltrain:rerunFailed)", 1
         elif attempt < budget:
             why, next_attempt = f"attempt {attempt + 1} of {budget} after failed run {object_id}", attempt + 1
@@ -362,12 +365,19 @@ class Handler(Generic[SpecT, OutT]):
             raise for_resource(self.kind, self._label(spec), err) from None
         try:
             with deadline.scope(budget):
-                if resume:
+                if resume and resume != spec.adopt_id:
                     object_id, outs = resume, self._resumed(calls, resume, spec, owner)
                 elif spec.adopt_id:
-                    object_id, outs = spec.adopt_id, calls.adopt(spec.adopt_id, spec, owner)
+                    object_id, outs = spec.adopt_id, self._adopt(calls, spec.adopt_id, spec, owner)
                 else:
-                    object_id, outs = calls.create(spec, owner)
+                    if self.runs is not None:
+                        refuse_stopped_run(self.noun, spec)
+                    object_id, outs = create(calls, spec, owner, name=self._label(spec),
+                                             grace=calls.settings.ambiguity_grace,
+                                             label=Label.of(self.kind, spec, owner),
+                                             cleanup_seconds=calls.timeout(spec, "delete"))
+                    if calls.runs:
+                        outs = {**outs, **self._record(calls, spec, object_id, owner, ours=True)}
         except Held as err:
             held = self._held(spec, props, err, attempt)
             return Created(err.object_id, {**self._outs(calls, spec, err.outs, props),
@@ -392,20 +402,49 @@ class Handler(Generic[SpecT, OutT]):
             urn = props.get(URN_KEY)
             replace = f", or `pulumi up --replace '{urn}'`" if isinstance(urn, str) and urn else ""
             then = (f"no `pulumi up` starts it again while its inputs and replacement_trigger stay as they are: to "
-                    f"run it again, `pulumi config set mltrain:rerunFailed {err.object_id}` then `pulumi up`{replace}")
+                    f"run it again, `pulumi config set mltrain:rerunFailed {err.object_id}` (or "
+                    f"MLTRAIN_RERUN_FAILED={err.object_id}, or an explicit provider's rerunFailed) then `pulumi up`"
+                    f"{replace}")
         text = (f"{err.failure}. Run {err.object_id} (attempt {attempt} of {budget}) is held: {job}; {then}; "
                 f"`pulumi destroy` removes it{err.details}")
         return {FAILED_KEY: str(for_resource(self.kind, self._label(spec), MltrainError(text))),
                 REMOVED_KEY: True if err.removed else None}
 
-    def _resumed(self, calls: PlatformCalls[SpecT, OutT], object_id: str, spec: SpecT, owner: Mark | None) -> Props:
+    def _resumed(self, calls: PlatformCalls[SpecT, OutT, RemoteT], object_id: str, spec: SpecT,
+                 owner: Mark | None) -> Props:
+        """Our own object by its ID (an unfinished create, the plugin's partially created resource):
+        accepted and marked, then recorded like a fresh create (rolled back when it failed meanwhile)."""
         try:
-            return calls.take_over(object_id, spec, owner)
+            calls.accept(object_id, spec)
+            calls.mark(object_id, spec, owner)
         except NotFound as err:
             raise MltrainError(
                 f"{self.noun} {object_id}, recorded as partially created, is not found ({err}): `pulumi refresh` "
                 "drops it from the state once a listing agrees, and the next `pulumi up` then creates it anew"
             ) from None
+        return self._record(calls, spec, object_id, owner, ours=True)
+
+    def _adopt(self, calls: PlatformCalls[SpecT, OutT, RemoteT], object_id: str, spec: SpecT,
+               owner: Mark | None) -> Props:
+        """An existing object named by `adopt_id` or `pulumi import`: not this resource's own, so it is
+        marked as ours only once it has reached its target (a run that fails first stays someone else's)."""
+        calls.accept(object_id, spec)
+        outs = self._record(calls, spec, object_id, owner, ours=False)
+        calls.mark(object_id, spec, owner)
+        return outs
+
+    def _record(self, calls: PlatformCalls[SpecT, OutT, RemoteT], spec: SpecT, object_id: str, owner: Mark | None, *,
+                ours: bool) -> Props:
+        """A run once it has reached its `wait_for` (lifecycle/record.py); anything else as it is now."""
+        if calls.runs:
+            recorder = Recorder(self.kind, calls.timeout(spec, "delete"), with_reason=True)
+            # A kind that runs (`runs`) has a spec with the run's inputs (run_control.RunControl).
+            run, kind = cast(RunSpec, spec), cast("Runs[RunSpec, RemoteT]", calls)
+            return recorder.record(kind, run, object_id, owner, ours=ours)
+        found = calls.read(object_id, spec)
+        if found is None:
+            raise MltrainError(f"{self.noun} {object_id} is on its way out")
+        return found[0]
 
     def _run_recorded(self, props: Props, replacing: Replacement | None = None) -> Props:
         return self.runs.recorded(props, replacing) if self.runs is not None else {}
@@ -420,11 +459,10 @@ class Handler(Generic[SpecT, OutT]):
         owner = Mark.from_props(props)
         try:
             calls = self.platform(props)
-            objects = calls.objects()
-            if objects is None:
+            if not calls.removes:
                 return None
             with deadline.scope(deadline.Deadline.after(SURVIVOR_SECONDS, "looking for the object")):
-                mine = [n.object_id for n in objects.named(name) if owns(owner, n.mark, name)]
+                mine = [n.object_id for n in calls.named(name) if owns(owner, n.mark, name)]
                 return mine[0] if mine and calls.read(mine[0], spec) is not None else None
         except Exception:  # not found, not ours, unreachable: nothing to record
             return None
@@ -434,7 +472,7 @@ class Handler(Generic[SpecT, OutT]):
         A held failure whose job was deleted (`on_failure="delete"`) is its state: nothing to read."""
         spec = self._parse(props, strict=False)
         kept = self._run_recorded(props)
-        run = _run_state(props)
+        run = _run_state(props, unfinished=True)
         if props.get(FAILED_KEY) and props.get(REMOVED_KEY):
             inputs = {**specs.user_props(props, self.spec_type), **_without_run_state(internal(props)), **kept}
             return Read(object_id, {k: v for k, v in props.items() if k not in MARK_KEYS}, inputs)
@@ -483,10 +521,10 @@ class Handler(Generic[SpecT, OutT]):
         inputs = {**spec.as_declared().props(), **owner}
         calls = self.platform(owner)
         with deadline.scope(self._deadline(spec, "create", None, f"importing {self.kind} {object_id}")):
-            outs = calls.adopt(object_id, spec, Mark.from_props(owner))
+            outs = self._adopt(calls, object_id, spec, Mark.from_props(owner))
         return Read(object_id, self._outs(calls, spec, {**found[0], **outs}, inputs), inputs)
 
-    def _drift(self, calls: PlatformCalls[SpecT, OutT], spec: SpecT, remote: Props | None) -> Props:
+    def _drift(self, calls: PlatformCalls[SpecT, OutT, RemoteT], spec: SpecT, remote: Props | None) -> Props:
         """Declared inputs the platform now holds differently, as the platform holds them.
 
         Read through the spec's own wire mapping; what the declaration leaves to the platform (unset
@@ -502,11 +540,11 @@ class Handler(Generic[SpecT, OutT]):
         values = theirs.props()
         return calls.drift(spec, {name: values.get(name) for name in specs.differing(spec, theirs) if name in values})
 
-    def _confirm_gone(self, calls: PlatformCalls[SpecT, OutT], object_id: str, spec: SpecT, said: str) -> None:
+    def _confirm_gone(self, calls: PlatformCalls[SpecT, OutT, RemoteT], object_id: str, spec: SpecT, said: str) -> None:
         """Believe "not found" only when a listing agrees (`lifecycle.removal.confirm_gone`)."""
-        objects, name = calls.objects(), getattr(spec, "name", None)
-        if objects is not None and isinstance(name, str):
-            removal.confirm_gone(objects, object_id, name, said)
+        name = getattr(spec, "name", None)
+        if calls.removes and isinstance(name, str):
+            removal.confirm_gone(calls, object_id, name, said)
 
     def update(self, object_id: str, olds: Props, news: Props, *,
                timeout: float | None = None) -> Updated:
@@ -540,7 +578,8 @@ class Handler(Generic[SpecT, OutT]):
             calls = self.platform(props)
             try:
                 with deadline.scope(budget):
-                    confirmed = calls.delete(object_id, spec)
+                    label = Label.of(self.kind, spec, object_id=object_id)
+                    confirmed = removal.remove(calls, object_id, label) if calls.removes else True
             except NotFound as err:
                 self._confirm_gone(calls, object_id, spec, str(err))
                 return
@@ -574,7 +613,7 @@ class Handler(Generic[SpecT, OutT]):
     def _only_outputs(self, values: Props) -> Props:
         return {k: v for k, v in values.items() if k in self.output_type.model_fields}
 
-    def _outs(self, calls: PlatformCalls[SpecT, OutT], spec: SpecT, outs: Props, props: Props) -> Props:
+    def _outs(self, calls: PlatformCalls[SpecT, OutT, RemoteT], spec: SpecT, outs: Props, props: Props) -> Props:
         return {**spec.props(), **calls.derived(spec), **internal_outputs(props), **self._only_outputs(outs)}
 
 
@@ -585,9 +624,11 @@ def _whole(value: object, default: int) -> int:
     return int(value)
 
 
-def _run_state(props: Props) -> Props:
-    """The run's state a state keeps through updates and refreshes (all but an unfinished wait's mark)."""
-    return {k: props[k] for k in RUN_STATE_KEYS if k != UNFINISHED_KEY and props.get(k) is not None}
+def _run_state(props: Props, *, unfinished: bool = False) -> Props:
+    """The run's state a state keeps through updates and (with the `unfinished` mark) refreshes: a refresh
+    does not end an unfinished create, which the next `up` goes on with."""
+    return {k: props[k] for k in RUN_STATE_KEYS
+            if (unfinished or k != UNFINISHED_KEY) and props.get(k) is not None}
 
 
 def _without_run_state(props: Props) -> Props:

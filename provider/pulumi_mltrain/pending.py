@@ -74,9 +74,9 @@ class PendingLimit:
 def description(pending: str) -> str:
     """The field's description; `pending` names the platform's pending states."""
     return (f"Minutes the job may stay pending ({pending}) while create waits for running or completed; past "
-            "them the job fails as a failed run does (on_failure decides: delete, the default, terminates and "
-            "deletes it; keep leaves it as it is, still pending, and records it with its status and reason), and "
-            "the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 "
+            "them its run fails and is held as a failed run's is: the job is stopped and kept as the record "
+            "(on_failure keep, the default) or deleted (delete), and the error gives the time pending and the "
+            "platform's reason. Fractions are allowed (0.5 is 30 "
             "seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted "
             "run counts from the real start; once the job has run, it no longer applies. Needs wait_for running "
             "or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it "

@@ -1,18 +1,20 @@
-"""What a platform supplies for one resource type (`PlatformCalls`), and what it is given (`Context`).
+"""One resource kind on its platform (`PlatformCalls`), and what each operation gives it (`Context`).
 
-The handler (`handler.py`) runs every operation the same way for every resource. What differs per
-resource is declared here: its inputs and outputs, its timeouts, and the few primitives the platform
-answers (create, read, update, delete, the look for its own object, checks against the catalogues).
-The handler makes one `PlatformCalls` per operation, given the `Context` of that operation: the account
-the resource names, whether derived outputs are computed, whether the create replaces a resource of
-the state. A platform class reads those from `self.context` and calls down into the lifecycles
-(`lifecycle/`) and its client; it never calls back into the handler, and the handler never into it
-except through the methods below.
+The handler (`handler.py`) runs every operation the same way for every resource, and the lifecycles
+(`lifecycle/`) run the create, record, roll-back and removal once for all of them. What differs per
+resource is one class of its platform: its declaration (inputs, outputs, timeouts, what it is), its
+checks at preview, and the primitives of `lifecycle.protocol` (get, state, stop, delete, the look by
+name, submit, resolve, mark, accept, and for a run what its create waits for and records). This base
+holds the declaration's defaults and a "nothing to do here" answer for every primitive a kind may
+lack; it holds no platform code, and a kind never calls into it for any.
+
+The handler makes one instance per operation, given the `Context` of that operation: the account's
+settings and its client, and whether the create replaces a resource of the state.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import ClassVar, Generic, TypeVar
 
@@ -20,12 +22,15 @@ from . import cache
 from . import spec as specs
 from .config import CONFIG_KEYS, Settings
 from .errors import ApiError, MltrainError
-from .lifecycle.protocol import Listing
+from .lifecycle.protocol import MarkedRun, Named, Outs, Sent, Stop
 from .ownership import Mark
+from .progress import notice
 from .spec import ManagedSpec
+from .waiter import Backoff
 
 SpecT = TypeVar("SpecT", bound=ManagedSpec)
 OutT = TypeVar("OutT", bound=specs.Output)
+RemoteT = TypeVar("RemoteT")  # the platform's answer for one object
 C = TypeVar("C")
 # Inputs and outputs as the engine passes them (JSON values, secrets unwrapped).
 Props = dict[str, object]
@@ -35,23 +40,31 @@ Failures = list[tuple[str, str]]
 
 @dataclass(frozen=True)
 class Context:
-    """What one operation gives the platform calls: passed, never looked up."""
+    """What one operation gives a resource kind: passed, never looked up."""
 
     settings: Settings  # the account: the resource's explicit provider, else the configured one
-    replacing: bool = False  # the create replaces a resource the state holds (`lifecycle.takeover`)
+    replacing: bool = False  # the create replaces a resource the state holds
+    owner: Mark | None = None  # the resource's owner mark: what it says is said under its URN
 
-    def client(self, name: str, build: Callable[[Settings], C]) -> C:
-        """One client per platform and settings in this process, shared by its threads (`cache.py`)."""
-        found: C = cache.client(name, self.settings.fingerprint(), lambda: build(self.settings))
+    def say(self, text: str) -> None:
+        """A line for the user about this resource, shown by both forms (`progress.notice`)."""
+        notice(text, self.owner)
+
+    def client(self, family: str, build: Callable[[Settings], C]) -> C:
+        """The `family` client of these settings, one per platform and settings in this process, shared by
+        its threads and the program-time functions (`cache.py`); built on first use, so a preview
+        without credentials builds none."""
+        found: C = cache.client(family, self.settings.fingerprint(), lambda: build(self.settings))
         return found
 
 
-class PlatformCalls(Generic[SpecT, OutT]):
-    """One resource type on its platform. A subclass sets the declaration and implements `create`,
-    `read` and `delete`; the other calls default to "the platform has nothing to do here"."""
+class PlatformCalls(Generic[SpecT, OutT, RemoteT]):
+    """One resource kind on its platform: the declaration and the defaults of its primitives."""
 
     kind: ClassVar[str] = "Resource"
-    noun: ClassVar[str] = "object"
+    noun: ClassVar[str] = "object"  # the platform object in messages ("task")
+    described: ClassVar[str] = ""  # the resource in messages, when not its noun ("training task")
+    platform: ClassVar[str] = ""
     spec_type: type[SpecT]
     output_type: type[OutT]
     default_timeouts: ClassVar[dict[str, float]] = {"create": 1200.0, "update": 600.0, "delete": 1200.0}
@@ -61,18 +74,20 @@ class PlatformCalls(Generic[SpecT, OutT]):
     import_id_fields: ClassVar[tuple[str, ...]] = ()
     # Outputs a create records once (e.g. what a gate read) that a refresh keeps as they are.
     recorded_once: ClassVar[tuple[str, ...]] = ()
-    # Whether the resource is a run (a training job): the handler keeps its `run_reason` (runs.py).
+    # Whether the resource is a run (a training job): the create waits for it and the handler keeps its
+    # `run_reason` (runs.py).
     runs: ClassVar[bool] = False
+    # Whether the resource has an object of its own on the platform (a delete removes it).
+    removes: ClassVar[bool] = True
     # Derived outputs read from a catalogue, which a check of unchanged inputs takes from the stored
     # state instead: a no-change preview makes no API call.
     derived_kept: ClassVar[tuple[str, ...]] = ()
+    poll: ClassVar[Backoff] = Backoff()
+    pending_states: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(self, context: Context) -> None:
         self.context = context
-
-    @property
-    def settings(self) -> Settings:
-        return self.context.settings
+        self.settings = context.settings
 
     @classmethod
     def configured(cls, settings: Settings) -> bool:
@@ -91,47 +106,10 @@ class PlatformCalls(Generic[SpecT, OutT]):
         given = engine if engine is not None and engine > 0 else None
         return float(chosen or given or cls.default_timeouts[op])
 
-    # ----- the platform's answers ----------------------------------------------------------------
-    def create(self, spec: SpecT, owner: Mark | None) -> tuple[str, Props]:
-        """Make the object (once its unrecorded namesakes of this resource's mark are gone) and wait for it."""
-        raise NotImplementedError
-
-    def read(self, object_id: str, spec: SpecT) -> tuple[Props, Props | None] | None:
-        """(outputs, the platform object in wire shape for drift detection, or None when it has none),
-        or None when the platform reports the object on its way out. Raises NotFound when it says so."""
-        raise NotImplementedError
-
-    def delete(self, object_id: str, spec: SpecT) -> bool:
-        """Remove the object; True when the platform accepted the delete and then stopped knowing the
-        object (that answer needs no second look), False when it was not found before its delete was
-        accepted (a listing is asked to agree first, as on read). Raises NotFound like False."""
-        raise NotImplementedError
-
-    def adopt(self, object_id: str, spec: SpecT, owner: Mark | None) -> Props:
-        """Take an existing object under management (`adopt_id`, `pulumi import`): it is not this
-        resource's own, so a wait that fails leaves it where it is (see `lifecycle/record.py`)."""
-        raise MltrainError(f"{self.kind} cannot adopt existing objects")
-
-    def take_over(self, object_id: str, spec: SpecT, owner: Mark | None) -> Props:
-        """Finish the create of this resource's own object, whose ID the state already holds (the
-        plugin's partially created resource); by default as `adopt` takes an object."""
-        return self.adopt(object_id, spec, owner)
-
-    def update(self, object_id: str, old: SpecT, new: SpecT, changed: list[str], owner: Mark | None) -> Props:
-        return {}
-
-    def objects(self) -> Listing | None:
-        """The platform's objects of this kind (`lifecycle.protocol`), for the second look before
-        "gone" is believed; None: the resource has no remote object of its own."""
-        return None
-
+    # ----- check time ----------------------------------------------------------------------------
     def check_remote(self, spec: SpecT) -> Failures:
         """Checks against the platform's catalogues, run at preview when credentials exist."""
         return []
-
-    def last_state(self, olds: Props) -> str | None:
-        """The object's state if it is live (a replace would stop it), else None."""
-        return None
 
     def derived(self, spec: SpecT) -> Props:
         """Outputs that follow from the inputs alone: returned by `check`, so previews know them, and
@@ -147,7 +125,10 @@ class PlatformCalls(Generic[SpecT, OutT]):
         """The drift a refresh records, of the declared inputs the platform holds differently."""
         return values
 
-    # ----- shared by the platforms ----------------------------------------------------------------
+    def last_state(self, olds: Props) -> str | None:
+        """The object's state if it is live (a replace would stop it), else None."""
+        return None
+
     def refused_credentials(self, err: MltrainError) -> Failures | None:
         """A 401/403 while checking at preview is a failure naming the key to fix (not a skipped check)."""
         if isinstance(err, ApiError) and err.http_status in (401, 403) and not self.settings.skip_credential_check:
@@ -155,3 +136,87 @@ class PlatformCalls(Generic[SpecT, OutT]):
             return [("", f"{err}. Fix {keys} (`pulumi config set --secret ...`); to preview without "
                          f"credentials, set `{CONFIG_KEYS['skip_credential_check']}` to true")]
         return None
+
+    # ----- the object (lifecycle.protocol.Objects) --------------------------------------------------
+    def read(self, object_id: str, spec: SpecT) -> tuple[Props, Props | None] | None:
+        """(outputs, the platform object in wire shape for drift detection, or None when it has none),
+        or None when the platform reports the object on its way out. Raises NotFound when it says so."""
+        raise NotImplementedError
+
+    def update(self, object_id: str, old: SpecT, new: SpecT, changed: list[str], owner: Mark | None) -> Props:
+        return {}
+
+    def named(self, name: str) -> list[Named]:
+        return []
+
+    def listed(self, object_id: str, name: str) -> bool:
+        return False
+
+    def get(self, object_id: str) -> RemoteT:
+        raise NotImplementedError
+
+    def state_of(self, remote: RemoteT) -> str:
+        return "present"
+
+    def stop(self, object_id: str) -> Stop:
+        return Stop.ENDED
+
+    def delete(self, object_id: str) -> None:
+        raise NotImplementedError
+
+    def live(self, state: str) -> bool:
+        return False
+
+    def settled(self, state: str) -> bool:
+        return True
+
+    # ----- its create (lifecycle.protocol.Creates) -------------------------------------------------
+    def submit(self, spec: SpecT, owner: Mark | None) -> Sent:
+        raise NotImplementedError
+
+    def resolve(self, spec: SpecT, owner: Mark | None, pending: str) -> str:
+        raise MltrainError(f"{self.kind} answers its create with its ID; nothing to resolve")
+
+    def duplicate(self, err: ApiError) -> bool:
+        return False
+
+    def mark(self, object_id: str, spec: SpecT, owner: Mark | None) -> None:
+        return None
+
+    def accept(self, object_id: str, spec: SpecT) -> None:
+        return None
+
+    # ----- a run (lifecycle.protocol.Runs): the kinds that run give these -----------------------------
+    def goal(self, spec: SpecT) -> tuple[frozenset[str], frozenset[str]] | None:
+        return None
+
+    def what(self, spec: SpecT, object_id: str) -> str:
+        return f"{self.noun} {object_id}"
+
+    def recorded(self, spec: SpecT, remote: RemoteT) -> Outs:
+        return {}
+
+    def unread(self, object_id: str) -> Outs:
+        return {}
+
+    def ended(self, spec: SpecT, object_id: str, remote: RemoteT) -> tuple[str, str]:
+        return "no reason given", ""
+
+    def gate(self, spec: SpecT, object_id: str, remote: RemoteT, recorded: Outs) -> tuple[Outs, str | None]:
+        return {}, None
+
+    def created_at(self, remote: RemoteT) -> float | None:
+        return None
+
+    def has_started(self, remote: RemoteT) -> bool:
+        return False
+
+    def pending_reason(self, remote: RemoteT) -> str:
+        return ""
+
+    def notes(self, spec: SpecT, object_id: str) -> Callable[[RemoteT], str | None] | None:
+        return None
+
+    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
+        """The account's jobs of this kind that carry an owner mark (abandoned.py); none for others."""
+        return []

@@ -63,13 +63,13 @@ class Resource:
         module, _, name = self.calls_path.partition(":")
         return f"{module}:{name.removesuffix('Calls')}Provider"
 
-    def calls(self) -> type[PlatformCalls[Any, Any]]:
+    def calls(self) -> type[PlatformCalls[Any, Any, Any]]:
         """Its declaration (spec, outputs, timeouts) and platform primitives (imports the platform)."""
         module, _, name = self.calls_path.partition(":")
-        found: type[PlatformCalls[Any, Any]] = getattr(importlib.import_module(module), name)
+        found: type[PlatformCalls[Any, Any, Any]] = getattr(importlib.import_module(module), name)
         return found
 
-    def handler(self) -> Handler[Any, Any]:
+    def handler(self) -> Handler[Any, Any, Any]:
         """A new handler of the resource (not configured: it reads settings from the environment)."""
         from .handler import Handler
 

@@ -73,7 +73,7 @@ def job(platform: str, **args: Any) -> tuple[str, dict[str, Any]]:
     return kind, {**inprocess.OWNER, "name": f"{platform}-sft", **base, "timeouts": BOUNDED, **args}
 
 
-def state(handler: Handler[Any, Any], props: dict[str, Any], created: Any) -> dict[str, Any]:
+def state(handler: Handler[Any, Any, Any], props: dict[str, Any], created: Any) -> dict[str, Any]:
     """What the engine stores for a create (the dynamic form: inputs merged into outputs)."""
     return {**props, **created.outputs}
 

@@ -71,11 +71,11 @@ def provider(cls: type[Any], server: Counting, key: str = "key-1") -> Any:
 
 def test_providers_of_one_account_share_one_client_and_one_connection(server: Counting) -> None:
     jobs, mounts = provider(TrainingJobProvider, server), provider(StorageMountProvider, server)
-    assert jobs.api() is mounts.api() is provider(TrainingJobProvider, server).api()
-    assert provider(TrainingJobProvider, server, key="key-2").api() is not jobs.api(), "another account"
+    assert jobs.client is mounts.client is provider(TrainingJobProvider, server).client
+    assert provider(TrainingJobProvider, server, key="key-2").client is not jobs.client, "another account"
     for _ in range(5):
-        jobs.api().products()
-        mounts.api().products()
+        jobs.client.products()
+        mounts.client.products()
     assert (server.requests, server.connections) == (10, 1)
 
 
@@ -87,7 +87,7 @@ def test_rpc_threads_share_the_client(server: Counting) -> None:
     def rpc() -> None:
         instance = provider(TrainingJobProvider, server, key="key-threads")
         start.wait(5)
-        client = instance.api()
+        client = instance.client
         for _ in range(5):
             client.products()
         seen.append(client)

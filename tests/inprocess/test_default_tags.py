@@ -60,7 +60,7 @@ def job_tags(emulator: EmulatorHandle, job_id: str) -> dict[str, str]:
 
 
 def algorithm_tags(provider: AlgorithmProvider, algorithm_id: str) -> dict[str, str]:
-    metadata = provider.handler.platform({}).api().algorithm(algorithm_id)["metadata"]
+    metadata = provider.handler.platform({}).client.algorithm(algorithm_id)["metadata"]
     return {t["key"]: t["value"] for t in metadata.get("tags") or []}
 
 
@@ -90,12 +90,12 @@ def test_a_change_of_defaults_updates_in_place_and_removes_only_our_keys(
     algorithm = algorithms.create(inprocess.checked(algorithms, algorithm_props()))
     job_id, algorithm_id = str(job.id), str(algorithm.id)
     # Someone adds a tag in the console, under a key neither the defaults nor the resource set.
-    jobs.handler.platform({}).api().tag_job(job_id, [{"key": "owner-team", "value": "console"}])
-    put = algorithms.handler.platform({}).api().algorithm(algorithm_id)
+    jobs.handler.platform({}).client.tag_job(job_id, [{"key": "owner-team", "value": "console"}])
+    put = algorithms.handler.platform({}).client.algorithm(algorithm_id)
     body = {"metadata": {**put["metadata"], "tags": [*put["metadata"]["tags"], {"key": "owner-team",
                                                                                "value": "console"}]},
             "job_config": put["job_config"]}
-    algorithms.handler.platform({}).api().update_algorithm(algorithm_id, body)
+    algorithms.handler.platform({}).client.update_algorithm(algorithm_id, body)
 
     changed = {"team": "platform", "env": "prod"}  # cost-center dropped, team changed, env added
     jobs = with_defaults(TrainingJobProvider(), emulator, changed)
@@ -119,7 +119,7 @@ def test_tags_added_on_the_platform_are_not_drift(
     jobs = with_defaults(TrainingJobProvider(), emulator, DEFAULTS)
     inputs = inprocess.checked(jobs, job_props())
     job = jobs.create(inputs)
-    jobs.handler.platform({}).api().tag_job(str(job.id), [{"key": "added-in-console", "value": "x"}])
+    jobs.handler.platform({}).client.tag_job(str(job.id), [{"key": "added-in-console", "value": "x"}])
 
     read = jobs.read(str(job.id), job.outs)
     assert read.inputs["tags"] == DEFAULTS and read.outs["tags"] == DEFAULTS
@@ -127,7 +127,7 @@ def test_tags_added_on_the_platform_are_not_drift(
     assert not jobs.diff(str(job.id), read.outs, news).changes, "a no-change preview after refresh is quiet"
 
     # A default removed on the platform is drift (this resource set it), and only that key is recorded.
-    jobs.handler.platform({}).api().untag_job(str(job.id), [{"key": "team"}])
+    jobs.handler.platform({}).client.untag_job(str(job.id), [{"key": "team"}])
     drifted = jobs.read(str(job.id), job.outs)
     assert drifted.inputs["tags"] == {"cost-center": "cc-1"}
     news = inprocess.checked(jobs, job_props(), drifted.outs)

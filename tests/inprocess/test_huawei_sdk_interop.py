@@ -131,13 +131,13 @@ def test_a_job_made_by_the_provider_reads_back_through_the_sdk(emulator: Emulato
     })
     assert checked.failures == []
     created = provider.create(dict(checked.inputs))
-    job = read_through_sdk(provider.handler.platform({}).api(), str(created.id))
+    job = read_through_sdk(provider.handler.platform({}).client, str(created.id))
     expected = serialized(sdk_job("ours"))
     assert serialized(job.spec.schedule_policy) == expected["spec"]["schedule_policy"]
     assert serialized(job.endpoints.ssh) == {"key_pair_names": ["kp-debug"]}
     assert {k: job.metadata.annotations[k] for k in ANNOTATIONS} == ANNOTATIONS
     # The SDK's SpecResponse has no notification: the raw answer carries it as the request wrote it.
-    raw = provider.handler.platform({}).api().job(str(created.id))
+    raw = provider.handler.platform({}).client.job(str(created.id))
     assert raw["spec"]["notification"] == expected["spec"]["notification"]
     # Finished-run facts the SDK documents: start time, duration and each task's exit code.
     assert int(moment(created.outs["start_time"]).timestamp()) == job.status.start_time // 1000

@@ -149,7 +149,7 @@ def test_adoption_marks_the_job_as_ours(emulator: EmulatorHandle, jobs: Training
         jobs.create(checked(jobs, job_props()))  # by name: not ours
     adopted = jobs.create(checked(jobs, job_props(adopt_id=first.id)))
     assert adopted.id == first.id
-    tags = {t["key"]: t["value"] for t in jobs.handler.platform({}).api().job_tags(first.id)}
+    tags = {t["key"]: t["value"] for t in jobs.handler.platform({}).client.job_tags(first.id)}
     assert tags == {"mltrain-owner-stack": "st-unit", "mltrain-owner-urn": OWNER["__mltrain_urn"]}
     again = jobs.create(checked(jobs, job_props()))  # a create's look-up now knows it as ours, and removes it
     assert again.id != first.id and [j["metadata"]["id"] for j in live(emulator)] == [again.id]
@@ -170,7 +170,7 @@ def test_adoption_waits_and_leaves_a_failed_job(emulator: EmulatorHandle, jobs: 
     text = str(caught.value)
     assert "ended Failed before it was completed" in text and "so it was not deleted" in text, text
     assert sorted(j["metadata"]["id"] for j in live(emulator)) == sorted([good.id, doomed.id])
-    tags = {t["key"]: t["value"] for t in jobs.handler.platform({}).api().job_tags(doomed.id)}
+    tags = {t["key"]: t["value"] for t in jobs.handler.platform({}).client.job_tags(doomed.id)}
     assert tags == {"mltrain-owner-stack": "st-other", "mltrain-owner-urn": OWNER["__mltrain_urn"]}, \
         "the failed job keeps its maker's mark: it was not marked as ours"
 
@@ -186,7 +186,7 @@ def test_adoption_fixes_only_the_description(emulator: EmulatorHandle, jobs: Tra
 def test_refresh_reports_description_drift_and_deletion(emulator: EmulatorHandle, jobs: TrainingJobProvider,
                                                         job_props: Callable[..., dict[str, Any]]) -> None:
     created = jobs.create(checked(jobs, job_props(description="mine")))
-    jobs.handler.platform({}).api().update_job_description(created.id, "changed in the console")
+    jobs.handler.platform({}).client.update_job_description(created.id, "changed in the console")
     read = jobs.read(created.id, created.outs)
     assert read.inputs["description"] == "changed in the console"
     assert read.outs["description"] == "changed in the console"

@@ -136,7 +136,7 @@ def test_the_emulator_checks_shapes_as_the_platform_would(jobs: TrainingJobProvi
                "metadata": {**body["metadata"], "annotations": dict(body["metadata"]["annotations"])}}
         spoil(bad)
         with pytest.raises(ApiError) as err:
-            jobs.handler.platform({}).api().create_job(bad)
+            jobs.handler.platform({}).client.create_job(bad)
         assert err.value.http_status == 400 and words in str(err.value), (words, str(err.value))
 
 

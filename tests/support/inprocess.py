@@ -55,7 +55,7 @@ def configured(provider: P, platform: str, emulator: Any, **config: str) -> P:
     return provider
 
 
-def handler(kind: str, emulator: Any, **config: str) -> Handler[Any, Any]:
+def handler(kind: str, emulator: Any, **config: str) -> Handler[Any, Any, Any]:
     """The handler of `kind` ("alaya:TrainingJob") from the registry, as both faces build it, configured
     like `configured` configures a provider."""
     entry = registry.resource(f"{registry.PACKAGE}:{kind}")
@@ -66,7 +66,7 @@ def handler(kind: str, emulator: Any, **config: str) -> Handler[Any, Any]:
     return made
 
 
-def check(handler: Handler[Any, Any], props: dict[str, Any], olds: dict[str, Any] | None = None) -> dict[str, Any]:
+def check(handler: Handler[Any, Any, Any], props: dict[str, Any], olds: dict[str, Any] | None = None) -> dict[str, Any]:
     """The handler's checked inputs for `props`; fails the test on any check failure."""
     result = handler.check(olds or {}, props)
     assert result.failures == (), result.failures

@@ -274,14 +274,14 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
                 'created', 'running', 'completed'. Default: 'created'. Local: changing it only changes the
                 provider's behaviour, nothing remote.
             max_pending_minutes: Minutes the job may stay pending (QUEUED or STARTING) while create waits for
-                running or completed; past them the job fails as a failed run does (on_failure decides:
-                delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and
-                records it with its status and reason), and the error gives the time pending and the
-                platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create
-                time on the platform, so a resumed wait after an interrupted run counts from the real start;
-                once the job has run, it no longer applies. Needs wait_for running or completed; the create
-                deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or
-                updates the job. Local: changing it only changes the provider's behaviour, nothing remote.
+                running or completed; past them its run fails and is held as a failed run's is: the job is
+                stopped and kept as the record (on_failure keep, the default) or deleted (delete), and the
+                error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30
+                seconds). Counted from the job's create time on the platform, so a resumed wait after an
+                interrupted run counts from the real start; once the job has run, it no longer applies. Needs
+                wait_for running or completed; the create deadline (customTimeouts.create) still bounds the
+                whole wait. Changing it never replaces or updates the job. Local: changing it only changes
+                the provider's behaviour, nothing remote.
             opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.
         """
         self._register(resource_name, {

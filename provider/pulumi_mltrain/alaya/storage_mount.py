@@ -8,17 +8,20 @@ graph and a changed mount replaces the tasks that use it. Deleting it removes no
 
 from __future__ import annotations
 
-import sys
 from typing import Any, ClassVar, Literal
 
 from .. import registry
 from .. import spec as specs
 from ..errors import MltrainError
+from ..lifecycle.protocol import Sent
 from ..ownership import Mark
+from ..platform_calls import Failures, PlatformCalls, Props
 from ..spec import ManagedSpec
-from .base import AlayaCalls
 from .catalog import storage_problem, storages
+from .client import AlayaClient
 from .models import NasMount
+from .tasks import PLATFORM
+from .training_job import CREDENTIALS
 
 
 class StorageMountSpec(ManagedSpec):
@@ -51,64 +54,64 @@ class StorageMountOutputs(specs.Output):
     capacity_gb: float | None = specs.output_field(description="The storage's capacity in GB.")
 
 
-class StorageMountCalls(AlayaCalls[StorageMountSpec, StorageMountOutputs]):
+class StorageMountCalls(PlatformCalls[StorageMountSpec, StorageMountOutputs, dict[str, Any]]):
     kind: ClassVar[str] = "StorageMount"
+    noun: ClassVar[str] = "storage mount"
+    platform: ClassVar[str] = PLATFORM
+    removes: ClassVar[bool] = False  # nothing remote: the storage belongs to the tenant, the mount to the tasks
+    credential_keys: ClassVar[tuple[str, ...]] = CREDENTIALS
     spec_type = StorageMountSpec
     output_type = StorageMountOutputs
     import_id_fields: ClassVar[tuple[str, ...]] = ("storage_id", "file_directory", "mount_path")
 
+    @property
+    def client(self) -> AlayaClient:
+        return self.context.client("alaya", AlayaClient)
+
     @classmethod
-    def label(cls, spec: Any) -> str:
+    def label(cls, spec: StorageMountSpec) -> str:
         return f"{getattr(spec, 'storage_id', '')}:{getattr(spec, 'mount_path', '')}"
 
-    def check_remote(self, spec: Any) -> list[tuple[str, str]]:
+    def check_remote(self, spec: StorageMountSpec) -> Failures:
         if not self.settings.alaya_api_key:
             return []
-        refused = self.probe_credentials()
-        if refused is not None:
-            return refused
         try:
-            problem = storage_problem(storages(self.api()), spec.storage_id, spec.storage_type)
+            problem = storage_problem(storages(self.client), spec.storage_id, spec.storage_type)
         except MltrainError as err:
-            print(f"[mltrain] catalogue check skipped: {err}", file=sys.stderr)
+            refused = self.refused_credentials(err)
+            if refused is not None:
+                return refused
+            self.context.say(f"catalogue check skipped: {err}")
             return []
         return [("storage_id", problem)] if problem else []
 
-    def _lookup(self, spec: Any) -> dict[str, Any] | None:
-        rows = self.api().storages()
-        return next((r for r in rows if r.get("storageId") == spec.storage_id), None)
-
-    def derived(self, spec: Any) -> dict[str, Any]:
+    def derived(self, spec: StorageMountSpec) -> Props:
         # Known from the inputs alone, so previews (and the tasks that use it) see it before any call.
         return {"mount": spec.as_mount().model_dump(mode="json")}
 
-    def _outputs(self, spec: Any, row: dict[str, Any]) -> dict[str, Any]:
-        return {
-            "storage_name": row.get("name"),
-            "storage_status": row.get("status"),
-            "capacity_gb": row.get("capacityGB"),
-        }
-
-    def create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
-        rows = self.api().storages()
+    def submit(self, spec: StorageMountSpec, owner: Mark | None) -> Sent:
+        """No create call: the storage must exist and be usable; the ID is made of the inputs."""
+        rows = self.client.storages()
         problem = storage_problem(rows, spec.storage_id, spec.storage_type)
         if problem:
             raise MltrainError(f"storage_id: {problem}")
         row = next(r for r in rows if r.get("storageId") == spec.storage_id)
-        return f"{spec.storage_id}:{spec.file_directory}:{spec.mount_path}", self._outputs(spec, row)
+        return Sent(object_id=f"{spec.storage_id}:{spec.file_directory}:{spec.mount_path}", outputs=_outputs(row))
 
-    def adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
-        return self.create(spec, owner)[1]
+    def accept(self, object_id: str, spec: StorageMountSpec) -> None:
+        problem = storage_problem(self.client.storages(), spec.storage_id, spec.storage_type)
+        if problem:
+            raise MltrainError(f"storage_id: {problem}")
 
-    def read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
-        row = self._lookup(spec)
+    def read(self, object_id: str, spec: StorageMountSpec) -> tuple[Props, Props | None] | None:
+        row = next((r for r in self.client.storages() if r.get("storageId") == spec.storage_id), None)
         # The listing is the platform's own answer; the row is what drift is read from (its type).
-        return None if row is None else (self._outputs(spec, row), row)
-
-    def delete(self, object_id: str, spec: Any) -> bool:
-        """Nothing remote: the storage belongs to the tenant, the mount to the tasks."""
-        return True
+        return None if row is None else (_outputs(row), row)
 
 
-# `StorageMountProvider`, the class path states written by 0.1 name: the dynamic provider, built on first use.
+def _outputs(row: dict[str, Any]) -> Props:
+    return {"storage_name": row.get("name"), "storage_status": row.get("status"), "capacity_gb": row.get("capacityGB")}
+
+
+# `XProvider`, the class path the in-process tests name: the dynamic provider, built on first use.
 __getattr__ = registry.provider_aliases(__name__)

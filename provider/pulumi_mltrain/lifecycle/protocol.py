@@ -1,18 +1,21 @@
-"""What a platform supplies for one kind of object, so that the lifecycles can run it.
+"""The primitives a platform supplies for one kind of object, so that the lifecycles can run it.
 
-A platform implements `Objects` for anything it removes (get, state, stop, delete, the listing that
-confirms "gone"), and `Runs` for objects that run (training jobs): the states a create waits for, the
-outputs it records, why a run ended, what a wait says. The lifecycles are generic in the platform's
-answer type `R` (a JSON object as its client returns it) and in the resource's spec type `S`.
+Each resource kind is one class of its platform (`platform_calls.PlatformCalls` declares it and gives
+the defaults); the lifecycles see it through the parts they use: `Objects` (get, state, stop, delete,
+the listing by name), `Creates` (send a create, resolve its answer to an ID, mark the object as the
+resource's, accept an existing one) and `Runs` (what a create of a run waits for, records and says).
+They are generic in the platform's answer type `R` (a JSON object as its client returns it) and the
+resource's spec type `S`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import Protocol, TypeVar
 
+from ..errors import ApiError
 from ..ownership import Mark
 from ..waiter import Backoff
 
@@ -38,6 +41,16 @@ class Named:
 
     object_id: str
     mark: Mark | None
+
+
+@dataclass(frozen=True)
+class Sent:
+    """A create's answer: the object's ID, or a token the platform resolves to it later (Alaya NeW's
+    resultKey); and the outputs the answer gives (an algorithm's, or the token)."""
+
+    object_id: str | None = None
+    pending: str | None = None
+    outputs: Outs = field(default_factory=dict)
 
 
 class Busy(Exception):
@@ -93,6 +106,31 @@ class Objects(Listing, Protocol[R]):
 
     def settled(self, state: str) -> bool:
         """Whether a delete is accepted in `state`."""
+        ...
+
+
+class Creates(Objects[R], Protocol[S_contra, R]):
+    """An object kind a create makes (`lifecycle/create.py`) and a take-over accepts."""
+
+    def submit(self, spec: S_contra, owner: Mark | None) -> Sent:
+        """Send the create (once: `resend` decides about sending it again)."""
+        ...
+
+    def resolve(self, spec: S_contra, owner: Mark | None, pending: str) -> str:
+        """The ID a pending create's token yields, once the platform gives it."""
+        ...
+
+    def duplicate(self, err: ApiError) -> bool:
+        """Whether the platform refused a create because an object of its name exists."""
+        ...
+
+    def mark(self, object_id: str, spec: S_contra, owner: Mark | None) -> None:
+        """Make the object carry the owner mark (and what goes with it) where the create could not."""
+        ...
+
+    def accept(self, object_id: str, spec: S_contra) -> None:
+        """Refuse to take over an existing object that differs from the declaration (what a platform
+        may reconcile, it does)."""
         ...
 
 
@@ -154,7 +192,6 @@ class MarkedRun:
     cost_so_far: float | None  # None: the platform gives no price for it
 
 
-@runtime_checkable
 class Marked(Protocol):
     """A platform's runs listed by owner mark, and stopped (`abandoned.py`, `mltrain-runs`)."""
 

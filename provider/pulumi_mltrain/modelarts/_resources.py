@@ -743,14 +743,14 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 Allowed: 'accepted', 'running', 'completed'. Default: 'accepted'. Local: changing it only
                 changes the provider's behaviour, nothing remote.
             max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits
-                for running or completed; past them the job fails as a failed run does (on_failure decides:
-                delete, the default, terminates and deletes it; keep leaves it as it is, still pending, and
-                records it with its status and reason), and the error gives the time pending and the
-                platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create
-                time on the platform, so a resumed wait after an interrupted run counts from the real start;
-                once the job has run, it no longer applies. Needs wait_for running or completed; the create
-                deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or
-                updates the job. Local: changing it only changes the provider's behaviour, nothing remote.
+                for running or completed; past them its run fails and is held as a failed run's is: the job
+                is stopped and kept as the record (on_failure keep, the default) or deleted (delete), and the
+                error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30
+                seconds). Counted from the job's create time on the platform, so a resumed wait after an
+                interrupted run counts from the real start; once the job has run, it no longer applies. Needs
+                wait_for running or completed; the create deadline (customTimeouts.create) still bounds the
+                whole wait. Changing it never replaces or updates the job. Local: changing it only changes
+                the provider's behaviour, nothing remote.
             success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g.
                 [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with
                 the final value of its metric: the last sample with data (not -1) of the job's first task

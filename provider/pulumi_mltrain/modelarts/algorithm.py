@@ -12,16 +12,16 @@ from typing import Any, ClassVar
 
 from .. import registry
 from .. import spec as specs
-from ..lifecycle import removal, resend, takeover
-from ..lifecycle.protocol import Named, Stop
-from ..ownership import Mark, claim
-from ..platform_calls import Failures
-from ..progress import Label
+from ..errors import ApiError
+from ..lifecycle import takeover
+from ..lifecycle.protocol import Named, Sent
+from ..ownership import Mark
+from ..platform_calls import Failures, PlatformCalls, Props
 from ..spec import ManagedSpec
 from ..waiter import Backoff
 from . import contract
-from .base import ModelArtsCalls, mark_in, owner_tags
-from .catalog import catalog_failures
+from . import tags as shared
+from .catalog import catalog_failures, configured
 from .client import ModelArtsClient
 from .models import (
     NAME_RE,
@@ -35,6 +35,7 @@ from .models import (
     engine_problems,
     tag_problems,
 )
+from .tags import owner_tags
 
 # String fields a PUT must send as "" to clear (an omitted field keeps its old value).
 _CLEARABLE = ("code_dir", "boot_file", "command")
@@ -159,134 +160,109 @@ class AlgorithmOutputs(specs.Output):
 
 
 
-class AlgorithmCalls(ModelArtsCalls[AlgorithmSpec, AlgorithmOutputs]):
+class AlgorithmCalls(PlatformCalls[AlgorithmSpec, AlgorithmOutputs, dict[str, Any]]):
+    """An algorithm as the lifecycles run it: nothing to stop, a DELETE, then reads until ModelArts
+    answers its own not-found (2755). Its owner mark travels in the create's body (metadata.tags)."""
+
     kind: ClassVar[str] = "Algorithm"
     noun: ClassVar[str] = "algorithm"
+    platform: ClassVar[str] = shared.PLATFORM
+    credential_keys: ClassVar[tuple[str, ...]] = shared.CREDENTIALS
     spec_type = AlgorithmSpec
     output_type = AlgorithmOutputs
     default_timeouts: ClassVar[dict[str, float]] = {"create": 300.0, "update": 300.0, "delete": 300.0}
+    poll: ClassVar[Backoff] = Backoff(first=0.5, maximum=5.0)
 
-    def check_remote(self, spec: Any) -> Failures:
-        api, failures = self.catalogues()
+    @property
+    def client(self) -> ModelArtsClient:
+        return shared.client(self.context)
+
+    @classmethod
+    def configured(cls, settings: Any) -> bool:
+        return configured(settings)
+
+    def check_remote(self, spec: AlgorithmSpec) -> Failures:
+        api, failures = shared.catalogues(self)
         engine = (spec.engine_id, spec.engine_name, spec.engine_version)
         return failures if api is None else catalog_failures(api, engine=engine)
 
-    def objects(self) -> Algorithms:
-        return Algorithms(self.api())
+    def with_defaults(self, news: Props) -> tuple[Props, Failures]:
+        return shared.with_default_tags(self.settings, news)
 
-    # ----- create --------------------------------------------------------------------------------
-    def create(self, spec: Any, owner: Mark | None) -> tuple[str, dict[str, Any]]:
-        takeover.clear_own(self.objects(), spec.name, owner, Label.of(self.kind, spec, owner))
-        submitted = resend.submit(
-            lambda: self.api().create_algorithm(spec.put_body(owner=owner)),
-            lambda _: self._made(spec, owner), noun="algorithm", name=spec.name,
-            grace=self.settings.ambiguity_grace, owner=owner,
-            duplicate=lambda err: err.code == contract.DUPLICATE_ALGORITHM_NAME)
-        found = submitted.found if submitted.found is not None else submitted.sent
-        assert found is not None
-        return str(found["metadata"]["id"]), self._outputs(found)
+    def drift(self, spec: AlgorithmSpec, values: Props) -> Props:
+        return shared.own_tags_drift(spec, values)
 
-    def _made(self, spec: Any, owner: Mark | None) -> dict[str, Any] | None:
-        """The algorithm of this name after an unanswered create, if it carries this resource's mark (the
-        create sends the mark with the algorithm); one that does not stops the create."""
-        matches = self.api().find_algorithms(spec.name)
-        if not matches:
-            return None
-        algorithm_id = str(matches[0]["metadata"]["id"])
-        algorithm = self.api().algorithm(algorithm_id)
-        claim(self.noun, algorithm_id, spec.name, _mark(algorithm), owner)
-        return algorithm
+    # ----- the algorithm -------------------------------------------------------------------------
+    def get(self, object_id: str) -> dict[str, Any]:
+        return self.client.algorithm(object_id)
 
-    # ----- adopt / read / update / delete --------------------------------------------------------
-    def adopt(self, object_id: str, spec: Any, owner: Mark | None) -> dict[str, Any]:
-        algorithm = self.api().algorithm(object_id)
-        takeover.require_match(spec, self.noun, object_id, algorithm)
-        if owner is not None and _mark(algorithm) != owner:
-            # Taken over on purpose: from now on it carries this resource's mark.
-            updated = self.api().update_algorithm(object_id, spec.put_body(owner=owner))
-            if updated.get("metadata"):
-                return self._outputs(updated)
-        return self._outputs(algorithm)
+    def delete(self, object_id: str) -> None:
+        self.client.delete_algorithm(object_id)
 
-    def read(self, object_id: str, spec: Any) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
-        algorithm = self.api().algorithm(object_id)
-        return self._outputs(algorithm), algorithm
+    def listed(self, object_id: str, name: str) -> bool:
+        return any(str((a.get("metadata") or {}).get("id")) == object_id for a in self.client.find_algorithms(name))
 
-    def update(self, object_id: str, old: Any, new: Any, changed: list[str], owner: Mark | None) -> dict[str, Any]:
+    def named(self, name: str) -> list[Named]:
+        ids = [str((a.get("metadata") or {}).get("id")) for a in self.client.find_algorithms(name)]
+        return [Named(algorithm_id, _mark(self.client.algorithm(algorithm_id))) for algorithm_id in ids]
+
+    def read(self, object_id: str, spec: AlgorithmSpec) -> tuple[Props, Props | None] | None:
+        algorithm = self.client.algorithm(object_id)
+        return _outputs(algorithm), algorithm
+
+    def update(self, object_id: str, old: AlgorithmSpec, new: AlgorithmSpec, changed: list[str],
+               owner: Mark | None) -> Props:
         remote = [n for n in changed if specs.meta(type(new).model_fields[n], n).on_change != "local"]
         if remote:
             # The PUT replaces metadata.tags whole: keep the tags this resource never set.
-            current = self.api().algorithm(object_id)
-            ours = {*(getattr(old, "tags", None) or {}), *(new.tags or {}), contract.OWNER_STACK, contract.OWNER_URN}
+            current = self.client.algorithm(object_id)
+            ours = {*(old.tags or {}), *(new.tags or {}), contract.OWNER_STACK, contract.OWNER_URN}
             foreign = [{"key": str(t.get("key")), "value": str(t.get("value", ""))}
                        for t in (current.get("metadata") or {}).get("tags") or []
                        if isinstance(t, dict) and t.get("key") not in ours]
-            updated = self.api().update_algorithm(object_id, new.put_body(old, owner, foreign))
+            updated = self.client.update_algorithm(object_id, new.put_body(old, owner, foreign))
             if updated.get("metadata"):
-                return self._outputs(updated)
-        return self._outputs(self.api().algorithm(object_id))
+                return _outputs(updated)
+        return _outputs(self.client.algorithm(object_id))
 
-    def delete(self, object_id: str, spec: Any) -> bool:
-        return removal.remove(self.objects(), object_id, Label.of(self.kind, spec, object_id=object_id))
+    # ----- its create ----------------------------------------------------------------------------
+    def submit(self, spec: AlgorithmSpec, owner: Mark | None) -> Sent:
+        made = self.client.create_algorithm(spec.put_body(owner=owner))
+        return Sent(object_id=str(made["metadata"]["id"]), outputs=_outputs(made))
 
-    def _outputs(self, algorithm: dict[str, Any]) -> dict[str, Any]:
-        metadata = algorithm.get("metadata") or {}
-        engine = (algorithm.get("job_config") or {}).get("engine") or {}
-        images = engine.get("image_info") or {}
-        image = engine.get("image_url") or images.get("gpu_image_url") or images.get("cpu_image_url") or None
-        return {
-            "algorithm_id": str(metadata.get("id")),
-            "resolved_engine": {
-                "engine_id": engine.get("engine_id") or None,
-                "engine_name": engine.get("engine_name") or None,
-                "engine_version": engine.get("engine_version") or None,
-                "image": image,
-            },
-            "create_time": metadata.get("create_time"),
-            "update_time": metadata.get("update_time"),
-        }
+    def duplicate(self, err: ApiError) -> bool:
+        return err.code == contract.DUPLICATE_ALGORITHM_NAME
+
+    def mark(self, object_id: str, spec: AlgorithmSpec, owner: Mark | None) -> None:
+        """Taken over (adopt_id, import): from now on it carries this resource's mark (a create sent it)."""
+        if owner is not None and _mark(self.client.algorithm(object_id)) != owner:
+            self.client.update_algorithm(object_id, spec.put_body(owner=owner))
+
+    def accept(self, object_id: str, spec: AlgorithmSpec) -> None:
+        takeover.require_match(spec, self.noun, object_id, self.client.algorithm(object_id))
 
 
-class Algorithms:
-    """The algorithms of one ModelArts project, for the removal (`lifecycle.removal`): nothing to stop,
-    a DELETE, then reads until ModelArts answers its own not-found (2755)."""
-
-    noun = "algorithm"
-    platform = "ModelArts"
-    poll = Backoff(first=0.5, maximum=5.0)
-
-    def __init__(self, api: ModelArtsClient) -> None:
-        self.api = api
-
-    def get(self, object_id: str) -> dict[str, Any]:
-        return self.api.algorithm(object_id)
-
-    def state_of(self, remote: dict[str, Any]) -> str:
-        return "present"
-
-    def stop(self, object_id: str) -> Stop:
-        return Stop.ENDED
-
-    def delete(self, object_id: str) -> None:
-        self.api.delete_algorithm(object_id)
-
-    def live(self, state: str) -> bool:
-        return False
-
-    def settled(self, state: str) -> bool:
-        return True
-
-    def listed(self, object_id: str, name: str) -> bool:
-        return any(str((a.get("metadata") or {}).get("id")) == object_id for a in self.api.find_algorithms(name))
-
-    def named(self, name: str) -> list[Named]:
-        ids = [str((a.get("metadata") or {}).get("id")) for a in self.api.find_algorithms(name)]
-        return [Named(algorithm_id, _mark(self.api.algorithm(algorithm_id))) for algorithm_id in ids]
+def _outputs(algorithm: dict[str, Any]) -> Props:
+    metadata = algorithm.get("metadata") or {}
+    engine = (algorithm.get("job_config") or {}).get("engine") or {}
+    images = engine.get("image_info") or {}
+    image = engine.get("image_url") or images.get("gpu_image_url") or images.get("cpu_image_url") or None
+    return {
+        "algorithm_id": str(metadata.get("id")),
+        "resolved_engine": {
+            "engine_id": engine.get("engine_id") or None,
+            "engine_name": engine.get("engine_name") or None,
+            "engine_version": engine.get("engine_version") or None,
+            "image": image,
+        },
+        "create_time": metadata.get("create_time"),
+        "update_time": metadata.get("update_time"),
+    }
 
 
 def _mark(algorithm: dict[str, Any]) -> Mark | None:
-    return mark_in((algorithm.get("metadata") or {}).get("tags"))
+    return shared.mark_in((algorithm.get("metadata") or {}).get("tags"))
 
 
-# `AlgorithmProvider`, the class path states written by 0.1 name: the dynamic provider, built on first use.
+# `XProvider`, the class path the in-process tests name: the dynamic provider, built on first use.
 __getattr__ = registry.provider_aliases(__name__)

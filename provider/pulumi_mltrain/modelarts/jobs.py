@@ -1,5 +1,6 @@
-"""ModelArts training jobs as the lifecycles see them (`lifecycle.protocol.Runs`): get, phase, terminate,
-delete, the search by name, what a create waits for and records, why a run ended, its metric gate.
+"""A ModelArts training job's primitives as functions of the project's client (`training_job.py` gives
+them to the lifecycles): terminate, delete, the search by name, the marked jobs, its outputs, why a run
+ended, its metric gate and the log lines of a wait.
 
 A job that has ended is not terminated (ModelArts.2796: not in Creating, Pending or Running); a
 terminate refused because the status changed meanwhile (2878), and a DELETE refused in the job's
@@ -9,7 +10,6 @@ deleted while it terminates.
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Collection
 from typing import Any
@@ -18,14 +18,14 @@ from ..answers import from_epoch_ms
 from ..errors import ApiError, MltrainError
 from ..lifecycle.protocol import Busy, MarkedRun, Named, Outs, Stop
 from ..ownership import Mark
-from ..waiter import Backoff, look_for
+from ..waiter import look_for
 from . import contract
-from .base import mark_in
 from .catalog import metrics_summary
 from .client import ModelArtsClient
 from .functions import failure_tail
 from .job_spec import TrainingJobSpec
 from .models import SuccessCriterion
+from .tags import mark_in
 
 Job = dict[str, Any]
 # Log lines in the progress of a wait: at most LOG_LINES new lines (each cut to LOG_WIDTH characters)
@@ -34,197 +34,155 @@ LOG_LINES, LOG_WIDTH, LOG_EVERY = 3, 200, 10.0
 # How long a success_criteria check looks for metrics that are not ready yet (ModelArts.2777) after the job
 # Completed, at most (never past the create deadline).
 METRICS_GRACE = 60.0
-_BUSY = contract.TERMINABLE | {contract.TERMINATING}
+BUSY = contract.TERMINABLE | {contract.TERMINATING}
 
 
-class Jobs:
-    """The training jobs of one ModelArts project (its client)."""
+def stop(api: ModelArtsClient, object_id: str) -> Stop:
+    try:
+        answer = api.terminate_job(object_id)
+    except ApiError as err:
+        if err.code == contract.CANNOT_TERMINATE:
+            return Stop.ENDED
+        if err.code == contract.STATUS_CHANGED:
+            return Stop.CHANGED
+        raise
+    return Stop.ENDED if answer is not None and phase(answer) in contract.SETTLED else Stop.STOPPING
 
-    noun = "training job"
-    platform = "ModelArts"
-    poll = Backoff(first=0.5, maximum=10.0)
-    pending_states = contract.BEFORE_RUNNING
+def delete(api: ModelArtsClient, object_id: str) -> None:
+    try:
+        api.delete_job(object_id)
+    except ApiError as err:
+        if type(err) is ApiError and err.http_status == 409:
+            raise Busy(str(err)) from None
+        raise
 
-    def __init__(self, api: ModelArtsClient) -> None:
-        self.api = api
 
-    # ----- Objects ---------------------------------------------------------------------------------
-    def get(self, object_id: str) -> Job:
-        return self.api.job(object_id)
+def listed(api: ModelArtsClient, object_id: str, name: str) -> bool:
+    return any(str((j.get("metadata") or {}).get("id")) == object_id for j in api.find_jobs(name))
 
-    def state_of(self, remote: Job) -> str:
-        return phase(remote)
+def named(api: ModelArtsClient, name: str) -> list[Named]:
+    """Jobs of the name (one at most: ModelArts names are unique), with the mark of their tags (since
+    0.2), else of their annotations (0.1; only a detail that returns them shows it)."""
+    out = []
+    for row in api.find_jobs(name):
+        job_id = str((row.get("metadata") or {}).get("id"))
+        found = mark_in(api.job_tags(job_id))
+        if found is None:
+            found = mark_in((api.job(job_id).get("metadata") or {}).get("annotations"))
+        out.append(Named(job_id, found))
+    return out
 
-    def stop(self, object_id: str) -> Stop:
-        try:
-            answer = self.api.terminate_job(object_id)
-        except ApiError as err:
-            if err.code == contract.CANNOT_TERMINATE:
-                return Stop.ENDED
-            if err.code == contract.STATUS_CHANGED:
-                return Stop.CHANGED
-            raise
-        return Stop.ENDED if answer is not None and phase(answer) in contract.SETTLED else Stop.STOPPING
-
-    def delete(self, object_id: str) -> None:
-        try:
-            self.api.delete_job(object_id)
-        except ApiError as err:
-            if type(err) is ApiError and err.http_status == 409:
-                raise Busy(str(err)) from None
-            raise
-
-    def live(self, state: str) -> bool:
-        return state in contract.TERMINABLE
-
-    def settled(self, state: str) -> bool:
-        return state not in _BUSY
-
-    def listed(self, object_id: str, name: str) -> bool:
-        return any(str((j.get("metadata") or {}).get("id")) == object_id for j in self.api.find_jobs(name))
-
-    def named(self, name: str) -> list[Named]:
-        """Jobs of the name (one at most: ModelArts names are unique), with the mark of their tags (since
-        0.2), else of their annotations (0.1; only a detail that returns them shows it)."""
-        out = []
-        for row in self.api.find_jobs(name):
-            job_id = str((row.get("metadata") or {}).get("id"))
-            found = mark_in(self.api.job_tags(job_id))
-            if found is None:
-                found = mark_in((self.api.job(job_id).get("metadata") or {}).get("annotations"))
-            out.append(Named(job_id, found))
-        return out
-
-    # ----- Marked ----------------------------------------------------------------------------------
-    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
-        """The project's marked jobs that `keep` accepts. ModelArts' answers carry no price: no cost."""
-        out: list[MarkedRun] = []
-        for row in self.api.search_jobs():
-            metadata = row.get("metadata") or {}
-            job_id = str(metadata.get("id"))
-            if job_id in recorded:
-                continue
-            # Tags since 0.2; 0.1.x kept the mark in the annotations.
-            owner = mark_in(self.api.job_tags(job_id)) or mark_in(metadata.get("annotations"))
-            if owner is None or not keep(job_id, owner):
-                continue
-            created = metadata.get("create_time")
-            out.append(MarkedRun(job_id, metadata.get("name"), owner, phase(row), phase(row) in contract.TERMINABLE,
-                                 created / 1000 if isinstance(created, int | float) else None, None))
-        return out
-
-    # ----- Runs ------------------------------------------------------------------------------------
-    def goal(self, spec: TrainingJobSpec) -> tuple[frozenset[str], frozenset[str]] | None:
-        return contract.REACHED[spec.wait_for], contract.FAILURES
-
-    def what(self, spec: TrainingJobSpec, object_id: str) -> str:
-        return f"training job {spec.name!r} ({object_id})"
-
-    def recorded(self, spec: TrainingJobSpec, remote: Job) -> Outs:
-        # A job that has only just been accepted or started has no metrics yet (one sample a
-        # minute): the read costs a call per create and says nothing; refresh reads them.
-        return self.outputs(remote, metrics=spec.wait_for == "completed")
-
-    def unread(self, object_id: str) -> Outs:
-        return {}
-
-    def ended(self, spec: TrainingJobSpec, object_id: str, remote: Job) -> tuple[str, str]:
-        logs = f"; logs were exported to obs:/{spec.log_export_path}" if spec.log_export_path else ""
-        return (reason(remote) or "no reason given") + logs, failure_tail(self.api, object_id, tasks_of(remote))
-
-    def gate(self, spec: TrainingJobSpec, object_id: str, remote: Job, recorded: Outs) -> tuple[Outs, str | None]:
-        """success_criteria against the final metrics of the first task: the latest sample with data of
-        each metric (the read `recorded` made, else one looked for within METRICS_GRACE)."""
-        criteria: list[SuccessCriterion] = spec.success_criteria or []
-        if not criteria:
-            return {}, None
-        tasks = tasks_of(remote)
-        summary = recorded.get("metrics_summary")
-        seen: dict[str, float] = dict(summary) if isinstance(summary, dict) else {}
-        problem = "every sample is -1"
-        if not tasks:
-            problem = "the job reports no task"
-        elif not seen:
-            try:
-                samples = look_for(lambda: self.api.metrics(object_id, tasks[0]), within=METRICS_GRACE)
-            except MltrainError as err:
-                samples, problem = None, f"its metrics could not be read: {err}"
-            else:
-                if samples is None:
-                    problem = f"ModelArts had no metrics ready within {METRICS_GRACE:.0f}s"
-            seen = metrics_summary(samples)
-        misses = [f"{c.metric} has no data ({problem}); the criterion is {c.words()}" if c.metric not in seen
-                  else f"{c.metric} was {seen[c.metric]:g}, the criterion is {c.words()}"
-                  for c in criteria if c.metric not in seen or not c.holds(seen[c.metric])]
-        outs: Outs = {"final_metrics": seen or None, "success_criteria_met": not misses}
-        if seen:
-            outs["metrics_summary"] = seen
-        if not misses:
-            return outs, None
-        task = f" of task {tasks[0]}" if tasks else ""
-        return outs, f"Completed but missed its success_criteria (final metrics{task}): " + "; ".join(misses)
-
-    def created_at(self, remote: Job) -> float | None:
-        created = (remote.get("metadata") or {}).get("create_time")
-        return created / 1000 if isinstance(created, int) and not isinstance(created, bool) and created > 0 else None
-
-    def has_started(self, remote: Job) -> bool:
-        return bool(from_epoch_ms((remote.get("status") or {}).get("start_time")))
-
-    def pending_reason(self, remote: Job) -> str:
-        return reason(remote)
-
-    def notes(self, spec: TrainingJobSpec, object_id: str) -> Callable[[Job], str | None]:
-        """The newest log lines of the job's first task while it runs: at most LOG_LINES lines not said
-        before, looked up at most every LOG_EVERY seconds (one log call), so a long wait shows the
-        training's progress, not just its phase. A log that cannot be read is skipped."""
-        said: list[str] = []
-        next_look = [0.0]
-
-        def note(job: Job) -> str | None:
-            tasks = tasks_of(job)
-            if phase(job) != contract.RUNNING or not tasks or time.monotonic() < next_look[0]:
-                return None
-            next_look[0] = time.monotonic() + LOG_EVERY
-            try:
-                text = self.api.log_preview(object_id, tasks[0]) or ""
-            except MltrainError:
-                return None
-            lines = [line.strip()[:LOG_WIDTH] for line in text.splitlines() if line.strip()][-LOG_LINES:]
-            new = [line for line in lines if line not in said]
-            said[:] = lines
-            return f"log of {tasks[0]}: " + " | ".join(new) if new else None
-
-        return note
-
-    # ----- outputs -------------------------------------------------------------------------------
-    def outputs(self, job: Job, *, metrics: bool = True) -> Outs:
-        status = job.get("status") or {}
-        metadata = job.get("metadata") or {}
+def marked(api: ModelArtsClient, recorded: Collection[str], keep: Callable[[str, Mark], bool],
+           now: float) -> list[MarkedRun]:
+    """The project's marked jobs that `keep` accepts. ModelArts' answers carry no price: no cost."""
+    out: list[MarkedRun] = []
+    for row in api.search_jobs():
+        metadata = row.get("metadata") or {}
         job_id = str(metadata.get("id"))
-        now = phase(job)
+        if job_id in recorded:
+            continue
+        # Tags since 0.2; 0.1.x kept the mark in the annotations.
+        owner = mark_in(api.job_tags(job_id)) or mark_in(metadata.get("annotations"))
+        if owner is None or not keep(job_id, owner):
+            continue
+        created = metadata.get("create_time")
+        out.append(MarkedRun(job_id, metadata.get("name"), owner, phase(row), phase(row) in contract.TERMINABLE,
+                             created / 1000 if isinstance(created, int | float) else None, None))
+    return out
+
+
+def ended(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str, remote: Job) -> tuple[str, str]:
+    logs = f"; logs were exported to obs:/{spec.log_export_path}" if spec.log_export_path else ""
+    return (reason(remote) or "no reason given") + logs, failure_tail(api, object_id, tasks_of(remote))
+
+def gate(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str, remote: Job,
+         recorded: Outs) -> tuple[Outs, str | None]:
+    """success_criteria against the final metrics of the first task: the latest sample with data of
+    each metric (the read `recorded` made, else one looked for within METRICS_GRACE)."""
+    criteria: list[SuccessCriterion] = spec.success_criteria or []
+    if not criteria:
+        return {}, None
+    tasks = tasks_of(remote)
+    summary = recorded.get("metrics_summary")
+    seen: dict[str, float] = dict(summary) if isinstance(summary, dict) else {}
+    problem = "every sample is -1"
+    if not tasks:
+        problem = "the job reports no task"
+    elif not seen:
+        try:
+            samples = look_for(lambda: api.metrics(object_id, tasks[0]), within=METRICS_GRACE)
+        except MltrainError as err:
+            samples, problem = None, f"its metrics could not be read: {err}"
+        else:
+            if samples is None:
+                problem = f"ModelArts had no metrics ready within {METRICS_GRACE:.0f}s"
+        seen = metrics_summary(samples)
+    misses = [f"{c.metric} has no data ({problem}); the criterion is {c.words()}" if c.metric not in seen
+              else f"{c.metric} was {seen[c.metric]:g}, the criterion is {c.words()}"
+              for c in criteria if c.metric not in seen or not c.holds(seen[c.metric])]
+    outs: Outs = {"final_metrics": seen or None, "success_criteria_met": not misses}
+    if seen:
+        outs["metrics_summary"] = seen
+    if not misses:
+        return outs, None
+    task = f" of task {tasks[0]}" if tasks else ""
+    return outs, f"Completed but missed its success_criteria (final metrics{task}): " + "; ".join(misses)
+
+
+def notes(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str) -> Callable[[Job], str | None]:
+    """The newest log lines of the job's first task while it runs: at most LOG_LINES lines not said
+    before, looked up at most every LOG_EVERY seconds (one log call), so a long wait shows the
+    training's progress, not just its phase. A log that cannot be read is skipped."""
+    said: list[str] = []
+    next_look = [0.0]
+
+    def note(job: Job) -> str | None:
         tasks = tasks_of(job)
-        out: Outs = {
-            "job_id": job_id,
-            "phase": now,
-            "secondary_phase": status.get("secondary_phase"),
-            "duration_ms": status.get("duration"),
-            **_run_times(status, now),
-            "task_statuses": [{"task": str(row.get("task") or ""), "exit_code": row.get("exit_code"),
-                               "message": row.get("message") or None}
-                              for row in status.get("task_statuses") or [] if isinstance(row, dict)] or None,
-            "tasks": tasks,
-            "create_time": metadata.get("create_time"),
-            "reason": (reason(job) or None) if now in contract.FAILURES else None,
-            "metrics_summary": None,
-        }
-        if metrics and tasks and now != contract.CREATING:
-            # Extras: a refresh must not fail because logs or metrics are not there (yet).
-            try:
-                out["metrics_summary"] = metrics_summary(self.api.metrics(job_id, tasks[0])) or None
-            except MltrainError as err:
-                print(f"[mltrain] job {job_id}: logs/metrics not available: {err}", file=sys.stderr)
-        return out
+        if phase(job) != contract.RUNNING or not tasks or time.monotonic() < next_look[0]:
+            return None
+        next_look[0] = time.monotonic() + LOG_EVERY
+        try:
+            text = api.log_preview(object_id, tasks[0]) or ""
+        except MltrainError:
+            return None
+        lines = [line.strip()[:LOG_WIDTH] for line in text.splitlines() if line.strip()][-LOG_LINES:]
+        new = [line for line in lines if line not in said]
+        said[:] = lines
+        return f"log of {tasks[0]}: " + " | ".join(new) if new else None
+
+    return note
+
+def outputs(api: ModelArtsClient, job: Job, *, metrics: bool = True,
+            say: Callable[[str], None] | None = None) -> Outs:
+    """The recorded outputs of `job`, with the metrics of its first task (`metrics`: once it has any);
+    metrics that cannot be read are said (`say`) and left out."""
+    status = job.get("status") or {}
+    metadata = job.get("metadata") or {}
+    job_id = str(metadata.get("id"))
+    now = phase(job)
+    tasks = tasks_of(job)
+    out: Outs = {
+        "job_id": job_id,
+        "phase": now,
+        "secondary_phase": status.get("secondary_phase"),
+        "duration_ms": status.get("duration"),
+        **_run_times(status, now),
+        "task_statuses": [{"task": str(row.get("task") or ""), "exit_code": row.get("exit_code"),
+                           "message": row.get("message") or None}
+                          for row in status.get("task_statuses") or [] if isinstance(row, dict)] or None,
+        "tasks": tasks,
+        "create_time": metadata.get("create_time"),
+        "reason": (reason(job) or None) if now in contract.FAILURES else None,
+        "metrics_summary": None,
+    }
+    if metrics and tasks and now != contract.CREATING:
+        # Extras: a refresh must not fail because logs or metrics are not there (yet).
+        try:
+            out["metrics_summary"] = metrics_summary(api.metrics(job_id, tasks[0])) or None
+        except MltrainError as err:
+            if say is not None:
+                say(f"job {job_id}: logs/metrics not available: {err}")
+    return out
 
 
 def _run_times(status: dict[str, Any], now: str) -> dict[str, str | None]:
@@ -236,6 +194,10 @@ def _run_times(status: dict[str, Any], now: str) -> dict[str, str | None]:
     if now in contract.SETTLED and start is not None and isinstance(raw, int) and isinstance(duration, int):
         end = from_epoch_ms(raw + duration)
     return {"start_time": start, "end_time": end}
+
+
+def has_started(job: Job) -> bool:
+    return bool(from_epoch_ms((job.get("status") or {}).get("start_time")))
 
 
 def tasks_of(job: Job) -> list[str]:

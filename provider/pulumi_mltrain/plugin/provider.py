@@ -58,7 +58,7 @@ class MltrainPlugin(p.Provider):
 
     def __init__(self) -> None:
         self._variables: dict[str, str] = {}
-        self._handlers: dict[str, Handler[Any, Any]] = {}
+        self._handlers: dict[str, Handler[Any, Any, Any]] = {}
         self._lock = threading.Lock()
 
     # ----- provider-wide -----------------------------------------------------------------------
@@ -91,7 +91,7 @@ class MltrainPlugin(p.Provider):
             return p.InvokeResponse(failures=[p.CheckFailure("", str(err))])
         return p.InvokeResponse(return_value=sdk.wrap(result))
 
-    def _handler(self, token: str) -> Handler[Any, Any]:
+    def _handler(self, token: str) -> Handler[Any, Any, Any]:
         with self._lock:
             found = self._handlers.get(token)
             if found is None:
@@ -234,7 +234,7 @@ class MltrainPlugin(p.Provider):
         await sdk.run_sync(lambda: handler.delete(request.resource_id, props, timeout=request.timeout))
 
 
-def _raise_problem(handler: Handler[Any, Any], result: Outcome, object_id: str, secret: Iterable[str]) -> None:
+def _raise_problem(handler: Handler[Any, Any, Any], result: Outcome, object_id: str, secret: Iterable[str]) -> None:
     """A held failure or an unfinished wait is recorded and still fails the step: the engine keeps the
     object's ID and state as a partially created resource (an initialization error), and retries it with
     an update at the next `pulumi up` (which goes on waiting, or fails again on the held failure)."""
@@ -261,21 +261,21 @@ def provider_variables(request: p.ConfigureRequest) -> dict[str, str]:
     return out
 
 
-def _old_names(handler: Handler[Any, Any], state: dict[str, Any]) -> bool:
+def _old_names(handler: Handler[Any, Any, Any], state: dict[str, Any]) -> bool:
     """Whether a state holds properties under their field names (written before 0.2)."""
     return set(state) != set(specs.to_property_names(_fields(handler, state), *_models(handler)))
 
 
-def _models(handler: Handler[Any, Any]) -> tuple[type[Any], ...]:
+def _models(handler: Handler[Any, Any, Any]) -> tuple[type[Any], ...]:
     return (handler.spec_type, handler.output_type)
 
 
-def _fields(handler: Handler[Any, Any], values: dict[str, Any]) -> dict[str, Any]:
+def _fields(handler: Handler[Any, Any, Any], values: dict[str, Any]) -> dict[str, Any]:
     """A request's properties (schema names, or field names as older states hold them) by field name."""
     return specs.to_field_names(values, *_models(handler))
 
 
-def _present(handler: Handler[Any, Any], outs: dict[str, Any]) -> dict[str, Any]:
+def _present(handler: Handler[Any, Any, Any], outs: dict[str, Any]) -> dict[str, Any]:
     """Outputs as the state keeps them: without the absent values (None) of output-only fields and of
     `adopt_id`. Every SDK reads a property missing from the outputs as it reads a null one (unknown in a
     preview; in an update the value the program gave, None here), so a null costs state and says nothing."""
@@ -283,19 +283,20 @@ def _present(handler: Handler[Any, Any], outs: dict[str, Any]) -> dict[str, Any]
     return {k: v for k, v in outs.items() if v is not None or (k in inputs and k != "adopt_id")}
 
 
-def _path(handler: Handler[Any, Any], path: str) -> str:
+def _path(handler: Handler[Any, Any, Any], path: str) -> str:
     """A property path of the handler's (field names) in schema names."""
     return specs.property_path(path, *_models(handler))
 
 
-def _wrap(handler: Handler[Any, Any], values: dict[str, Any], secret: Iterable[str] = ()) -> dict[str, Any]:
+def _wrap(handler: Handler[Any, Any, Any], values: dict[str, Any], secret: Iterable[str] = ()) -> dict[str, Any]:
     """Field-named values as the engine's properties in schema names: secret where the request's
     value was (`secret`, in either form) and where the spec declares the field secret."""
     keys = set(_fields(handler, dict.fromkeys(secret))) | _secret_fields(handler)
     return sdk.wrap(specs.to_property_names(values, *_models(handler)), {_path(handler, k) for k in keys})
 
 
-def _covered(handler: Handler[Any, Any], olds: dict[str, Any], news: dict[str, Any], changed: list[str]) -> set[str]:
+def _covered(handler: Handler[Any, Any, Any], olds: dict[str, Any], news: dict[str, Any],
+             changed: list[str]) -> set[str]:
     """Changed remote fields whose declared value the imported copy satisfies (`spec.differing`)."""
     declared, _ = specs.validate(handler.spec_type, specs.user_props(news, handler.spec_type))
     held, _ = specs.validate(handler.spec_type, specs.user_props(olds, handler.spec_type))
@@ -319,12 +320,12 @@ def _kind(replace: bool, in_old: bool, in_new: bool) -> p.PropertyDiffKind:
     return k.UPDATE_REPLACE if replace else k.UPDATE
 
 
-def _secret_fields(handler: Handler[Any, Any]) -> set[str]:
+def _secret_fields(handler: Handler[Any, Any, Any]) -> set[str]:
     """Fields the spec declares secret: secret in the state even when the program passed plain text."""
     return {name for name, meta in specs.field_metas(handler.spec_type) if meta.secret}
 
 
-def _secret_values(handler: Handler[Any, Any], values: dict[str, Any]) -> dict[str, Any]:
+def _secret_values(handler: Handler[Any, Any, Any], values: dict[str, Any]) -> dict[str, Any]:
     """An import's values with each value of an environment map (`redact` fields) secret: they may be
     credentials and the platform does not say which. Secret one by one, not as a whole map, because
     the code `pulumi import` writes keeps secret() only on scalar values."""

@@ -1,0 +1,94 @@
+"""What the ModelArts resources share, as plain functions: the owner mark in tags, the default tags
+(mltrain:defaultTags) and their drift, and the client checked for the catalogues at preview."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..accounts import SETTINGS_KEY
+from ..config import CONFIG_KEYS, MAX_TAGS, Settings
+from ..errors import MltrainError
+from ..ownership import Mark
+from ..platform_calls import Context, Failures, PlatformCalls, Props
+from . import contract
+from .catalog import configured, flavors
+from .client import ModelArtsClient
+
+PLATFORM = "ModelArts"
+CREDENTIALS = ("mltrain:huaweiAccessKey", "mltrain:huaweiSecretKey", "mltrain:huaweiSecurityToken",
+               "mltrain:huaweiUser", "mltrain:huaweiPassword", "mltrain:huaweiDomain")
+
+
+def client(context: Context) -> ModelArtsClient:
+    return context.client("modelarts", ModelArtsClient)
+
+
+def catalogues(calls: PlatformCalls[Any, Any, Any]) -> tuple[ModelArtsClient | None, Failures]:
+    """The client to check inputs against the catalogues with, or None and why not: no credentials
+    (no check), refused ones (a failure naming the keys), or an unreadable catalogue (skipped)."""
+    if not configured(calls.settings):
+        return None, []
+    try:
+        api = client(calls.context)
+        flavors(api)  # cached; a refused IAM login or token fails the preview here
+    except MltrainError as err:
+        refused = calls.refused_credentials(err)
+        if refused is not None:
+            return None, refused
+        calls.context.say(f"catalogue check skipped: {err}")
+        return None, []
+    return api, []
+
+
+def with_default_tags(settings: Settings, news: Props) -> tuple[Props, Failures]:
+    """The provider's default tags merged into `tags` (the resource's own win on the same key).
+
+    The merged map is the resource's `tags` from here on: in the checked inputs (so previews
+    and policies see every tag the platform will carry), in the state and in the outputs. A
+    change of the defaults is therefore a change of `tags`, made in place; a default that is
+    dropped is removed from the platform only because the state says that this resource set it.
+    """
+    defaults = settings.default_tags
+    own = news.get("tags")
+    if not defaults:
+        return news, []
+    if own is not None and not isinstance(own, Mapping):
+        return news, []  # not known yet (preview): merged once it is
+    own = dict(own or {})
+    merged = {**defaults, **own}
+    if len(merged) > MAX_TAGS:
+        source = ("the provider's `default_tags`" if news.get(SETTINGS_KEY) is not None
+                  else f"`{CONFIG_KEYS['default_tags']}`")
+        shared = len(set(defaults) & set(own))
+        return news, [("tags", f"has {len(merged)} tags with the default tags of {source} ({len(defaults)} "
+                               f"default, {len(own)} of its own, {shared} of them on the same key); ModelArts "
+                               f"allows at most {MAX_TAGS}: remove keys from {source} or from this resource's "
+                               "`tags`")]
+    return {**news, "tags": merged}, []
+
+
+def own_tags_drift(spec: Any, values: Props) -> Props:
+    """Tags drift only on the keys this resource sets: a tag added on the platform under another
+    key is someone else's, and is neither reported nor recorded (so no update removes it)."""
+    out = dict(values)
+    tags = out.get("tags")
+    if isinstance(tags, dict):
+        mine = getattr(spec, "tags", None) or {}
+        out["tags"] = {k: v for k, v in tags.items() if k in mine} or None
+    return out
+
+
+def owner_tags(owner: Mark) -> list[dict[str, str]]:
+    """The owner mark as ModelArts tags ([{key, value}])."""
+    return [{"key": contract.OWNER_STACK, "value": owner.stack}, {"key": contract.OWNER_URN, "value": owner.urn}]
+
+
+def mark_in(values: Any) -> Mark | None:
+    """The owner mark in a map of annotations, or in a list of tags, if it is there."""
+    if isinstance(values, list):
+        values = {t.get("key"): t.get("value") for t in values if isinstance(t, dict)}
+    if not isinstance(values, dict):
+        return None
+    stack, urn = values.get(contract.OWNER_STACK), values.get(contract.OWNER_URN)
+    return Mark(stack, urn) if isinstance(stack, str) and isinstance(urn, str) and stack and urn else None
