@@ -9,8 +9,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from . import alaya_contract as ac
 from . import defaults as d
+from .alaya import contract as ac
 
 Json = dict[str, Any]
 

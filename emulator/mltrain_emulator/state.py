@@ -17,7 +17,8 @@ from typing import Any
 
 from starlette.requests import HTTPConnection
 
-from . import alaya_lifecycle, catalog, modelarts_lifecycle, persistence
+from . import catalog, modelarts_lifecycle, persistence
+from .alaya import lifecycle as alaya_lifecycle
 from .clock import Clock
 from .fault_rules import FaultBook, FaultRule
 from .indexes import CreationIndex

@@ -20,9 +20,9 @@ import pytest
 from conftest import LOOPBACK
 
 from mltrain_emulator import EmulatorHandle
-from mltrain_emulator import alaya_contract as ea
 from mltrain_emulator import defaults as d
 from mltrain_emulator import modelarts_contract as em
+from mltrain_emulator.alaya import contract as ea
 from pulumi_mltrain.alaya import contract as pa
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec
 from pulumi_mltrain.modelarts import contract as pm

@@ -11,11 +11,11 @@ import secrets
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-from . import alaya_contract as ac
-from . import catalog
-from . import defaults as d
-from .records import AlayaTask, Subscription
-from .settings import EmulatorSettings, name_matches
+from .. import catalog
+from .. import defaults as d
+from ..records import AlayaTask, Subscription
+from ..settings import EmulatorSettings, name_matches
+from . import contract as ac
 
 Json = dict[str, Any]
 
