@@ -3,7 +3,7 @@
 One FastAPI app on one loopback port: Alaya under ``/v1`` and ``/api/osm/v1``, IAM at
 ``/v3/auth/tokens``, ModelArts under ``/v2/{project_id}``, admin under ``/_admin``. Objects move
 through their state machines on a clock tests advance; faults are injected per endpoint.
-It knows the platforms from its own statement of them (``alaya.contract``, ``modelarts_contract``),
+It knows the platforms from its own statement of them (``alaya.contract``, ``modelarts.contract``),
 never from a client's, so a client's wrong constant cannot pass on both sides.
 """
 

@@ -12,8 +12,8 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, Response
 
-from . import modelarts_contract as mc
 from .alaya import contract as ac
+from .modelarts import contract as mc
 from .routes import Platform
 
 Json = dict[str, Any]

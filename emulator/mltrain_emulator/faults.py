@@ -18,9 +18,9 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import modelarts_contract as mc
 from .errors import ModelArtsError, alaya_envelope, platform_error
 from .fault_rules import NEVER_RESOLVE_SCOPE_KEY, FaultRule
+from .modelarts import contract as mc
 from .routes import Platform, canonical_path, platform_of
 from .state import World
 

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .alaya.lifecycle import task_view
 from .alaya.validation import normalise_create
 from .errors import AlayaError
-from .modelarts_lifecycle import job_view
+from .modelarts.lifecycle import job_view
 from .state import World
 
 Json = dict[str, Any]

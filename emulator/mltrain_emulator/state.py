@@ -17,11 +17,12 @@ from typing import Any
 
 from starlette.requests import HTTPConnection
 
-from . import catalog, modelarts_lifecycle, persistence
+from . import catalog, persistence
 from .alaya import lifecycle as alaya_lifecycle
 from .clock import Clock
 from .fault_rules import FaultBook, FaultRule
 from .indexes import CreationIndex
+from .modelarts import lifecycle as modelarts_lifecycle
 from .records import AlayaTask, Algorithm, Snapshot, Subscription, Token, TrainingJob
 from .routes import RouteTable
 from .schedule import Key, Schedule

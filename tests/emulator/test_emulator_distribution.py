@@ -37,7 +37,7 @@ def test_emulator_imports_nothing_of_pulumi_mltrain() -> None:
 @pytest.mark.parametrize(("module", "source"), [
     ("defaults.py", "from ..alaya import contract\n"), ("alaya/validation.py", "from ...alaya import contract\n"),
     ("alaya/validation.py", "from pulumi_mltrain.alaya import contract\n"),
-    ("alaya/validation.py", "import pulumi_mltrain.modelarts.contract\n")])
+    ("modelarts/documents.py", "import pulumi_mltrain.modelarts.contract\n")])
 def test_the_import_check_finds_the_provider(module: str, source: str) -> None:
     """The check above finds each way the emulator could read the provider's constants (the first is how it did,
     when the Alaya validation was a module of the package's top level), from the top level and from a subpackage."""

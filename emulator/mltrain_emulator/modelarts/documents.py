@@ -11,10 +11,10 @@ import re
 from collections.abc import Callable, Container
 from typing import Any
 
-from . import catalog
-from . import defaults as d
-from . import modelarts_contract as contract
-from .errors import CHECK_PROJECT, ModelArtsError
+from .. import catalog
+from .. import defaults as d
+from ..errors import CHECK_PROJECT, ModelArtsError
+from . import contract
 
 Json = dict[str, Any]
 
