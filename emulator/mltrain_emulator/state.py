@@ -17,7 +17,8 @@ from typing import Any
 
 from starlette.requests import HTTPConnection
 
-from . import catalog, persistence
+from . import persistence
+from .alaya import catalog as alaya_catalog
 from .alaya import lifecycle as alaya_lifecycle
 from .clock import Clock
 from .fault_rules import FaultBook, FaultRule
@@ -280,11 +281,11 @@ class World:
 
     def storage_row(self, storage_id: str) -> Json | None:
         """A catalogue storage as the storage list shows it, with any admin patch applied."""
-        row = catalog.storage(storage_id)
+        row = alaya_catalog.storage(storage_id)
         return None if row is None else {**row, **self.storage_patches.get(storage_id, {})}
 
     def storage_rows(self) -> list[Json]:
-        return [{**row, **self.storage_patches.get(row["storageId"], {})} for row in catalog.storages()]
+        return [{**row, **self.storage_patches.get(row["storageId"], {})} for row in alaya_catalog.storages()]
 
     def find_token(self, token: str) -> Token | None:
         return self.tokens.get(token_digest(token))

@@ -11,10 +11,10 @@ import secrets
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-from .. import catalog
 from .. import defaults as d
 from ..records import AlayaTask, Subscription
 from ..settings import EmulatorSettings, name_matches
+from . import catalog
 from . import contract as ac
 
 Json = dict[str, Any]

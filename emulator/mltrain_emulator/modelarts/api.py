@@ -12,13 +12,12 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
-from .. import catalog
 from .. import defaults as d
 from ..errors import ModelArtsError
 from ..records import Algorithm, TrainingJob
 from ..state import World, world_of
+from . import catalog, signing
 from . import contract as mc
-from . import signing
 from .documents import (
     algorithm_not_found,
     build_algorithm,

@@ -11,10 +11,9 @@ import re
 from collections.abc import Callable, Container
 from typing import Any
 
-from .. import catalog
 from .. import defaults as d
 from ..errors import CHECK_PROJECT, ModelArtsError
-from . import contract
+from . import catalog, contract
 
 Json = dict[str, Any]
 
