@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .alaya.errors import AlayaError
 from .alaya.lifecycle import task_view
 from .alaya.validation import normalise_create
-from .errors import AlayaError
 from .modelarts.lifecycle import job_view
 from .state import World
 

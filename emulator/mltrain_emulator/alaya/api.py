@@ -14,12 +14,12 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 
 from .. import defaults as d
-from ..errors import AlayaError, alaya_ok
 from ..fault_rules import NEVER_RESOLVE_SCOPE_KEY
 from ..records import AlayaTask, Subscription
 from ..state import World, world_of
 from . import catalog
 from . import contract as ac
+from .errors import AlayaError, alaya_ok
 from .lifecycle import ACTIVE, enter, subscription_view, task_view
 from .validation import normalise_create
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import AlayaError
 from . import contract
 from .contract import CREATE_TYPES, FRAMEWORKS, IMAGE_TYPES, STORAGE_TYPES, TRAINING_TYPES
+from .errors import AlayaError
 
 Json = dict[str, Any]
 

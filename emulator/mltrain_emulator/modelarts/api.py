@@ -13,7 +13,6 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
 from .. import defaults as d
-from ..errors import ModelArtsError
 from ..records import Algorithm, TrainingJob
 from ..state import World, world_of
 from . import catalog, signing
@@ -27,6 +26,7 @@ from .documents import (
     job_not_found,
     parse_json,
 )
+from .errors import ModelArtsError
 from .lifecycle import TERMINABLE, enter, events, job_view, log_preview, log_url, metrics, tasks_of
 
 Json = dict[str, Any]

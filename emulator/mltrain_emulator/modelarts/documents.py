@@ -12,8 +12,8 @@ from collections.abc import Callable, Container
 from typing import Any
 
 from .. import defaults as d
-from ..errors import CHECK_PROJECT, ModelArtsError
 from . import catalog, contract
+from .errors import CHECK_PROJECT, ModelArtsError
 
 Json = dict[str, Any]
 

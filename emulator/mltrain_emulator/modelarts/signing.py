@@ -20,7 +20,7 @@ from urllib.parse import quote, unquote
 from fastapi import Request
 
 from .. import defaults as d
-from ..errors import ModelArtsError
+from .errors import ModelArtsError
 
 ALGORITHM = "SDK-HMAC-SHA256"
 IAM_AUTH_FAILED = "APIGW.0301"
