@@ -20,11 +20,13 @@ from starlette.requests import HTTPConnection
 from . import persistence
 from .alaya import catalog as alaya_catalog
 from .alaya import lifecycle as alaya_lifecycle
+from .alaya.records import AlayaTask, Subscription
 from .clock import Clock
 from .fault_rules import FaultBook, FaultRule
 from .indexes import CreationIndex
 from .modelarts import lifecycle as modelarts_lifecycle
-from .records import AlayaTask, Algorithm, Snapshot, Subscription, Token, TrainingJob
+from .modelarts.records import Algorithm, Token, TrainingJob
+from .records import Snapshot
 from .routes import RouteTable
 from .schedule import Key, Schedule
 from .settings import EmulatorSettings

@@ -15,12 +15,12 @@ from fastapi import APIRouter, Depends, Request
 
 from .. import defaults as d
 from ..fault_rules import NEVER_RESOLVE_SCOPE_KEY
-from ..records import AlayaTask, Subscription
 from ..state import World, world_of
 from . import catalog
 from . import contract as ac
 from .errors import AlayaError, alaya_ok
 from .lifecycle import ACTIVE, enter, subscription_view, task_view
+from .records import AlayaTask, Subscription
 from .validation import normalise_create
 
 Json = dict[str, Any]

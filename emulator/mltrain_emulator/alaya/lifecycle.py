@@ -12,10 +12,10 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from .. import defaults as d
-from ..records import AlayaTask, Subscription
 from ..settings import EmulatorSettings, name_matches
 from . import catalog
 from . import contract as ac
+from .records import AlayaTask, Subscription
 
 Json = dict[str, Any]
 

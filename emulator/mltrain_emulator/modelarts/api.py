@@ -13,7 +13,6 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
 from .. import defaults as d
-from ..records import Algorithm, TrainingJob
 from ..state import World, world_of
 from . import catalog, signing
 from . import contract as mc
@@ -28,6 +27,7 @@ from .documents import (
 )
 from .errors import ModelArtsError
 from .lifecycle import TERMINABLE, enter, events, job_view, log_preview, log_url, metrics, tasks_of
+from .records import Algorithm, TrainingJob
 
 Json = dict[str, Any]
 

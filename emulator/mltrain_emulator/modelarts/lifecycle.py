@@ -14,9 +14,9 @@ import zlib
 from typing import Any
 
 from .. import defaults as d
-from ..records import TrainingJob
 from ..settings import EmulatorSettings, name_matches
 from . import contract as mc
+from .records import TrainingJob
 
 Json = dict[str, Any]
 
