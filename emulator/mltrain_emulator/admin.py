@@ -12,10 +12,10 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import TypeAdapter, ValidationError
 
 from . import defaults as d
-from .alaya_lifecycle import format_time, subscription_view, task_view
+from .alaya.lifecycle import format_time, subscription_view, task_view
 from .fault_rules import FaultRule
-from .iam import iso
-from .modelarts_lifecycle import job_view
+from .modelarts.iam import iso
+from .modelarts.lifecycle import job_view
 from .patching import PatchNotFound, PatchRejected, PatchRequest, apply_patch
 from .state import World, world_of
 

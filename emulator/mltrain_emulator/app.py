@@ -7,12 +7,15 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from . import admin, alaya, iam, modelarts
+from . import admin
 from . import defaults as d
+from .alaya import api as alaya_api
 from .errors import install_error_handlers
 from .fault_rules import FaultRule
 from .faults import FaultMiddleware
 from .middleware import CommitMiddleware, CountingMiddleware
+from .modelarts import api as modelarts_api
+from .modelarts import iam
 from .routes import RouteTable
 from .settings import EmulatorSettings
 from .state import World
@@ -25,7 +28,7 @@ def create_app(settings: EmulatorSettings | None = None, *, state_file: Path | N
     app = FastAPI(title="mltrain-emulator", docs_url=d.ADMIN_PREFIX + "/docs",
                   openapi_url=d.ADMIN_PREFIX + "/openapi.json", redoc_url=None)
     app.state.world = world
-    platforms = [*(alaya.build_router(prefix) for prefix in d.ALAYA_PREFIXES), iam.router, modelarts.router]
+    platforms = [*(alaya_api.build_router(prefix) for prefix in d.ALAYA_PREFIXES), iam.router, modelarts_api.router]
     for router in [*platforms, admin.router]:
         app.include_router(router)
     world.routes = RouteTable(r for router in platforms for r in router.routes if isinstance(r, APIRoute))

@@ -1,15 +1,15 @@
 """Constants a client of the emulator shares with it: credentials, IDs, paths, status names.
 
 One module, so the CLI banner, the tests and other teams' fixtures cannot drift apart. The paths and
-status names are the platforms' (``alaya_contract``, ``modelarts_contract``), repeated here by name.
+status names are the platforms' (``alaya.contract``, ``modelarts.contract``), repeated here by name.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from . import alaya_contract as ac
-from . import modelarts_contract as mc
+from .alaya import contract as ac
+from .modelarts import contract as mc
 
 HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8790
@@ -55,7 +55,7 @@ ENGINE_PYTORCH: Final = ("PyTorch", "pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04
 ENGINE_TENSORFLOW: Final = ("TensorFlow", "tensorflow_2.1.0-cuda_10.1-py_3.7-ubuntu_18.04-x86_64")
 ENGINE_MINDSPORE: Final = ("Ascend-Powered-Engine", "mindspore_1.6.0-cann_5.0.3.6-py_3.7-euler_2.8.3-aarch64")
 
-# --- paths and status names: the platforms' facts live in alaya_contract and modelarts_contract ------
+# --- paths and status names: the platforms' facts live in alaya.contract and modelarts.contract ------
 ALAYA_PREFIXES: Final = ac.PREFIXES
 ALAYA_GATEWAY_PREFIX: Final = ac.GATEWAY_PREFIX
 ALAYA_CREATE: Final = ac.CREATE

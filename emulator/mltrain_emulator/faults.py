@@ -18,9 +18,11 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import modelarts_contract as mc
-from .errors import ModelArtsError, alaya_envelope, platform_error
+from .alaya.errors import alaya_envelope
+from .errors import platform_error
 from .fault_rules import NEVER_RESOLVE_SCOPE_KEY, FaultRule
+from .modelarts import contract as mc
+from .modelarts.errors import ModelArtsError
 from .routes import Platform, canonical_path, platform_of
 from .state import World
 

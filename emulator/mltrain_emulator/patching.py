@@ -14,10 +14,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .alaya_lifecycle import task_view
-from .alaya_validation import normalise_create
-from .errors import AlayaError
-from .modelarts_lifecycle import job_view
+from .alaya.errors import AlayaError
+from .alaya.lifecycle import task_view
+from .alaya.validation import normalise_create
+from .modelarts.lifecycle import job_view
 from .state import World
 
 Json = dict[str, Any]

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from . import defaults as d
-from . import modelarts_contract as mc
+from .modelarts import contract as mc
 
 
 class IamUser(BaseModel):
@@ -66,7 +66,7 @@ class EmulatorSettings(BaseModel):
     modelarts_fail_names: str | None = None  # regex: Running → Failed
     modelarts_abnormal_names: str | None = None  # regex: Running → Abnormal
     # false (as the real platform): job details and searches leave out what Huawei's Terraform provider
-    # documents as not returned (modelarts_lifecycle.NOT_RETURNED); true answers the reference's full shape.
+    # documents as not returned (modelarts.lifecycle.NOT_RETURNED); true answers the reference's full shape.
     modelarts_full_detail: bool = False
     # {name regex: {metric: value}}: the latest sample of those metrics, in every task of a job whose name
     # matches (re.search; the first matching pattern wins), once the job has started; e.g.

@@ -17,11 +17,16 @@ from typing import Any
 
 from starlette.requests import HTTPConnection
 
-from . import alaya_lifecycle, catalog, modelarts_lifecycle, persistence
+from . import persistence
+from .alaya import catalog as alaya_catalog
+from .alaya import lifecycle as alaya_lifecycle
+from .alaya.records import AlayaTask, Subscription
 from .clock import Clock
 from .fault_rules import FaultBook, FaultRule
 from .indexes import CreationIndex
-from .records import AlayaTask, Algorithm, Snapshot, Subscription, Token, TrainingJob
+from .modelarts import lifecycle as modelarts_lifecycle
+from .modelarts.records import Algorithm, Token, TrainingJob
+from .records import Snapshot
 from .routes import RouteTable
 from .schedule import Key, Schedule
 from .settings import EmulatorSettings
@@ -278,11 +283,11 @@ class World:
 
     def storage_row(self, storage_id: str) -> Json | None:
         """A catalogue storage as the storage list shows it, with any admin patch applied."""
-        row = catalog.storage(storage_id)
+        row = alaya_catalog.storage(storage_id)
         return None if row is None else {**row, **self.storage_patches.get(storage_id, {})}
 
     def storage_rows(self) -> list[Json]:
-        return [{**row, **self.storage_patches.get(row["storageId"], {})} for row in catalog.storages()]
+        return [{**row, **self.storage_patches.get(row["storageId"], {})} for row in alaya_catalog.storages()]
 
     def find_token(self, token: str) -> Token | None:
         return self.tokens.get(token_digest(token))

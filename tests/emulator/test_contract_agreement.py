@@ -1,5 +1,5 @@
 """The provider's contract (``pulumi_mltrain.{alaya,modelarts}.contract``) against the emulator's own
-statement of the platforms (``mltrain_emulator.{alaya,modelarts}_contract``), item by item.
+statement of the platforms (``mltrain_emulator.{alaya,modelarts}.contract``), item by item.
 
 The two are written apart on purpose: the emulator validates with its own limits and answers with its own
 codes, so a wrong constant in the provider fails here instead of passing against an emulator that shares
@@ -20,9 +20,9 @@ import pytest
 from conftest import LOOPBACK
 
 from mltrain_emulator import EmulatorHandle
-from mltrain_emulator import alaya_contract as ea
 from mltrain_emulator import defaults as d
-from mltrain_emulator import modelarts_contract as em
+from mltrain_emulator.alaya import contract as ea
+from mltrain_emulator.modelarts import contract as em
 from pulumi_mltrain.alaya import contract as pa
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec
 from pulumi_mltrain.modelarts import contract as pm

@@ -25,20 +25,23 @@ def _imported_modules(path: Path, source: str | None = None) -> set[str]:
 def test_emulator_imports_nothing_of_pulumi_mltrain() -> None:
     sources = sorted(PACKAGE.rglob("*.py"))
     assert len(sources) > 20, sources
-    imported = {path.name: _imported_modules(path) for path in sources}
+    imported = {str(path.relative_to(PACKAGE)): _imported_modules(path) for path in sources}
     # The walk sees imports at all (absolute and relative), so an empty answer below is a finding.
-    assert "fastapi" in imported["app.py"] and "mltrain_emulator.alaya_contract" in imported["defaults.py"]
+    assert "fastapi" in imported["app.py"] and "mltrain_emulator.alaya.contract" in imported["defaults.py"]
     outside = {name: sorted(m for m in modules if not m.partition(".")[0].isidentifier()
                             or m.split(".")[0] == "pulumi_mltrain")
                for name, modules in imported.items()}
     assert not any(outside.values()), {k: v for k, v in outside.items() if v}
 
 
-@pytest.mark.parametrize("source", ["from ..alaya import contract\n", "from pulumi_mltrain.alaya import contract\n",
-                                    "import pulumi_mltrain.modelarts.contract\n"])
-def test_the_import_check_finds_the_provider(source: str) -> None:
-    """The check above finds each way the emulator could read the provider's constants (the first is how it did)."""
-    modules = _imported_modules(PACKAGE / "alaya_validation.py", source)
+@pytest.mark.parametrize(("module", "source"), [
+    ("defaults.py", "from ..alaya import contract\n"), ("alaya/validation.py", "from ...alaya import contract\n"),
+    ("alaya/validation.py", "from pulumi_mltrain.alaya import contract\n"),
+    ("modelarts/documents.py", "import pulumi_mltrain.modelarts.contract\n")])
+def test_the_import_check_finds_the_provider(module: str, source: str) -> None:
+    """The check above finds each way the emulator could read the provider's constants (the first is how it did,
+    when the Alaya validation was a module of the package's top level), from the top level and from a subpackage."""
+    modules = _imported_modules(PACKAGE / module, source)
     assert any(m.startswith("<above") or m.startswith("pulumi_mltrain") for m in modules), modules
 
 

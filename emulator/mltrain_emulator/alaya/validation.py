@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import alaya_contract as contract
-from .alaya_contract import CREATE_TYPES, FRAMEWORKS, IMAGE_TYPES, STORAGE_TYPES, TRAINING_TYPES
+from . import contract
+from .contract import CREATE_TYPES, FRAMEWORKS, IMAGE_TYPES, STORAGE_TYPES, TRAINING_TYPES
 from .errors import AlayaError
 
 Json = dict[str, Any]

@@ -11,9 +11,8 @@ import re
 from collections.abc import Callable, Container
 from typing import Any
 
-from . import catalog
-from . import defaults as d
-from . import modelarts_contract as contract
+from .. import defaults as d
+from . import catalog, contract
 from .errors import CHECK_PROJECT, ModelArtsError
 
 Json = dict[str, Any]

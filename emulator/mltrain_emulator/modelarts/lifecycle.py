@@ -13,10 +13,10 @@ import time
 import zlib
 from typing import Any
 
-from . import defaults as d
-from . import modelarts_contract as mc
+from .. import defaults as d
+from ..settings import EmulatorSettings, name_matches
+from . import contract as mc
 from .records import TrainingJob
-from .settings import EmulatorSettings, name_matches
 
 Json = dict[str, Any]
 

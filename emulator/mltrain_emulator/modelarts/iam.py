@@ -15,13 +15,13 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 
-from . import defaults as d
-from . import modelarts_contract as mc
+from .. import defaults as d
+from ..settings import EmulatorSettings, IamUser
+from ..state import token_digest, world_of
+from . import contract as mc
 from . import signing
 from .errors import IamError
 from .records import Token
-from .settings import EmulatorSettings, IamUser
-from .state import token_digest, world_of
 
 Json = dict[str, Any]
 WRONG_CREDENTIALS = "The username or password is wrong."

@@ -19,7 +19,7 @@ from urllib.parse import quote, unquote
 
 from fastapi import Request
 
-from . import defaults as d
+from .. import defaults as d
 from .errors import ModelArtsError
 
 ALGORITHM = "SDK-HMAC-SHA256"

@@ -13,15 +13,15 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 
-from . import alaya_contract as ac
+from .. import defaults as d
+from ..fault_rules import NEVER_RESOLVE_SCOPE_KEY
+from ..state import World, world_of
 from . import catalog
-from . import defaults as d
-from .alaya_lifecycle import ACTIVE, enter, subscription_view, task_view
-from .alaya_validation import normalise_create
+from . import contract as ac
 from .errors import AlayaError, alaya_ok
-from .fault_rules import NEVER_RESOLVE_SCOPE_KEY
+from .lifecycle import ACTIVE, enter, subscription_view, task_view
 from .records import AlayaTask, Subscription
-from .state import World, world_of
+from .validation import normalise_create
 
 Json = dict[str, Any]
 MAX_PAGE_SIZE = ac.MAX_PAGE_SIZE

@@ -11,11 +11,11 @@ import secrets
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-from . import alaya_contract as ac
+from .. import defaults as d
+from ..settings import EmulatorSettings, name_matches
 from . import catalog
-from . import defaults as d
+from . import contract as ac
 from .records import AlayaTask, Subscription
-from .settings import EmulatorSettings, name_matches
 
 Json = dict[str, Any]
 

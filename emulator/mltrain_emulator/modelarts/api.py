@@ -12,11 +12,11 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import JSONResponse, Response
 
+from .. import defaults as d
+from ..state import World, world_of
 from . import catalog, signing
-from . import defaults as d
-from . import modelarts_contract as mc
-from .errors import ModelArtsError
-from .modelarts_documents import (
+from . import contract as mc
+from .documents import (
     algorithm_not_found,
     build_algorithm,
     build_job,
@@ -25,9 +25,9 @@ from .modelarts_documents import (
     job_not_found,
     parse_json,
 )
-from .modelarts_lifecycle import TERMINABLE, enter, events, job_view, log_preview, log_url, metrics, tasks_of
+from .errors import ModelArtsError
+from .lifecycle import TERMINABLE, enter, events, job_view, log_preview, log_url, metrics, tasks_of
 from .records import Algorithm, TrainingJob
-from .state import World, world_of
 
 Json = dict[str, Any]
 
