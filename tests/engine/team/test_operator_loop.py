@@ -46,12 +46,13 @@ import shlex
 import shutil
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 import yaml
@@ -63,6 +64,7 @@ from support.pulumi_cli import BIN, PROGRAMS_VENV, engine_env
 from support.stacks import alaya_job_args
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
+T = TypeVar("T")
 
 PROGRAM = Path(__file__).parent / "programs" / "operator_loop"
 CREATE = "POST /v1/subscription/training/create"
@@ -84,15 +86,6 @@ def recording_cli(root: Path) -> Path:
                       f"exec {shlex.quote(str(BIN / 'pulumi'))} \"$@\"\n")
     script.chmod(0o755)
     return root
-
-
-def last_pid(root: Path, command: str) -> int:
-    """The PID of the last `pulumi <command>` the recording CLI at `root` started."""
-    for line in reversed((root / "commands").read_text().splitlines()):
-        pid, *args = line.split()
-        if command in args[:2]:  # `--non-interactive up ...`
-            return int(pid)
-    raise AssertionError(f"no `pulumi {command}` was started")
 
 
 def workspace_stack(emulator: Any, home: Path, config: dict[str, Any]) -> tuple[auto.Stack, Path]:
@@ -196,6 +189,37 @@ def until(found: Callable[[], bool], what: str, running: Future[Any], within: fl
         time.sleep(0.1)
 
 
+@contextmanager
+def in_background(cli: Path, call: Callable[[], T]) -> Iterator[tuple[Future[T], Callable[[], int]]]:
+    """`call` (which runs `pulumi up` through the recording CLI at `cli`) in a thread: its future, and the
+    PID of the `up` it started. A command still running when the block ends (a failed assertion) gets
+    SIGINT, then SIGKILL 30 s later, so that the test ends instead of waiting out the create's deadline."""
+    log = cli / "commands"
+    seen = len(log.read_text().splitlines())
+
+    def pid() -> int:
+        end = time.monotonic() + 30
+        while True:
+            for line in log.read_text().splitlines()[seen:]:
+                number, *args = line.split()
+                if "up" in args[:2]:  # `--non-interactive up ...`
+                    return int(number)
+            assert time.monotonic() < end, "no `pulumi up` started within 30s"
+            time.sleep(0.05)
+
+    with ThreadPoolExecutor(1) as pool:
+        future = pool.submit(call)
+        try:
+            yield future, pid
+        finally:
+            if not future.done():
+                os.kill(pid(), signal.SIGINT)
+                try:
+                    future.exception(timeout=30)
+                except TimeoutError:
+                    os.kill(pid(), signal.SIGKILL)
+
+
 def finished(running: Future[Attempt], pid: int, within: float = HANG_GUARD) -> Attempt:
     """The attempt's result; a CLI still running after `within` seconds is killed and fails the test."""
     try:
@@ -264,8 +288,7 @@ def test_an_operator_loop_retries_held_runs_refreshes_and_survives_a_cancel(emul
     emulator.admin.set_settings(fail_task_names="^$")
     jobs["bad"] = alaya_job_args(wait_for="completed", start_command="python3 train.py --fixed")
     stack.set_config("jobs", auto.ConfigValue(json.dumps(jobs)))
-    with ThreadPoolExecutor(1) as pool:
-        running = pool.submit(up, stack, emulator)
+    with in_background(cli, lambda: up(stack, emulator)) as (running, pid_of_up):
 
         def new_run() -> dict[str, Any] | None:
             return next((t for i, t in live_tasks(emulator).items() if t["name"].startswith("bad-")
@@ -274,7 +297,7 @@ def test_an_operator_loop_retries_held_runs_refreshes_and_survives_a_cancel(emul
         until(lambda: (new_run() or {}).get("status") == "RUNNING", "the new run is RUNNING", running)
         polled = calls(emulator).get(DETAIL, 0)
         until(lambda: calls(emulator).get(DETAIL, 0) > polled, "its wait polls it running", running)
-        pid = last_pid(cli, "up")
+        pid = pid_of_up()
         os.kill(pid, signal.SIGINT)  # what the Go Automation API does when the operator's context is cancelled
         sent = time.monotonic()
         cancelled = finished(running, pid)
@@ -294,8 +317,7 @@ def test_an_operator_loop_retries_held_runs_refreshes_and_survives_a_cancel(emul
     assert found == [], found
 
     # The next iteration: a plain `up` (the operator's default, refresh false) goes on waiting for the job.
-    with ThreadPoolExecutor(1) as pool:
-        resuming = pool.submit(reconcile, stack, emulator)
+    with in_background(cli, lambda: reconcile(stack, emulator)) as (resuming, _):
         polled = calls(emulator).get(DETAIL, 0)
         until(lambda: calls(emulator).get(DETAIL, 0) > polled + 1, "the next `up` waits on the job", resuming)
         emulator.admin.advance(RUN_SECONDS)
