@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import cancel
 import engine_profile
 import engine_trace
 import harness
@@ -48,6 +49,7 @@ SCENARIOS: dict[str, Scenario] = {
     "14": limits.lifecycle,  # platform calls per job lifecycle, Alaya and ModelArts
     "16": engine_trace.where_it_waits,  # the engine's trace of one up and destroy: what is paid in series
     "17": plugin_startup.startup,  # the released plugin (frozen executable) against the console script
+    "18": cancel.cancel_exit,  # SIGINT to `pulumi up` with 20 creates waiting: seconds to the CLI's exit
 }
 DURATION_TARGET_MIN = {True: 3.0, False: 12.0}  # issue 25 item 7: --quick, full
 
@@ -118,6 +120,12 @@ def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
         out.append(f"The released plugin starts in {frozen:.2f} s against the console script's {script:.2f} s "
                    f"({frozen / script:.2f} x), paid once per `pulumi` command; its archive is "
                    f"{archived / 1e6:.0f} MB ({unpacked / 1e6:.0f} MB unpacked).")
+    cancelled = {form: facts.get(f"cancel_{form}") for form in ("dynamic", "plugin")}
+    if all(found is not None for found in cancelled.values()):
+        out.append(f"Interrupted with {plan.cancel_n} creates waiting, the CLI exited after " + " and ".join(
+            f"{found[0]:.2f} s ({form}{'' if found[1] else ', MISSED'})" if found[0] is not None
+            else f"no exit within the hang guard ({form})" for form, found in cancelled.items())
+            + " at the slowest (scenario 18).")
     if facts.get("plugin_state") is not None:
         size, value = facts.get("plugin_state")
         out.append(f"Native plugin state per resource: {size:.0f} B, {value:.2f} x the no-op's. Its outputs "

@@ -44,13 +44,15 @@ class Plan:
     limits_n: int = 50  # scenario 13: `up` under 30 % 429s
     limits_rate: float = 0.30
     limits_retry_after: tuple[int, int] = (1, 3)
+    cancel_n: int = 20  # scenario 18: creates waiting when the CLI is interrupted
+    cancel_runs: int = 3  # interrupted `up`s of each form
 
     @classmethod
     def make(cls, quick: bool) -> Plan:
         if quick:
             return cls(quick=True, overhead_ns=(1, 10), repeats=1, repeats_large=1, preview_n=20, preview_repeats=1,
                        waits=(0.3, 2.0), fault_n=10, emulator_rounds=40, emulator_state_file=False, plugin_ns=(10,),
-                       plugin_default_parallel=False, sweep_ns=(20, 100), trace_n=10)
+                       plugin_default_parallel=False, sweep_ns=(20, 100), trace_n=10, cancel_runs=1)
         return cls(quick=False)
 
 

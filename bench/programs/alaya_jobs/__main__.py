@@ -1,7 +1,7 @@
 """Benchmark program: `count` Alaya NeW training jobs.
 
-Config: count (int). One dynamic provider process serves them all, every call at once
-(`pulumi_mltrain/host.py`).
+Config: count (int); waitFor (optional: created, running or completed). One dynamic provider process
+serves them all, every call at once (`pulumi_mltrain/host.py`).
 """
 
 import pulumi
@@ -10,6 +10,7 @@ from pulumi_mltrain import alaya
 
 config = pulumi.Config()
 count = config.require_int("count")
+wait_for = config.get("waitFor")  # what each create waits for (scenario 18: completed); else the default
 
 for i in range(count):
     alaya.TrainingJob(
@@ -19,5 +20,6 @@ for i in range(count):
         image="harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu",
         training_framework="pytorch",
         start_command="python3 train.py",
+        **({"wait_for": wait_for} if wait_for else {}),
     )
 pulumi.export("count", count)
