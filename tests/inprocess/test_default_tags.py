@@ -6,7 +6,7 @@ limit of 20 after the merge fails the check."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,7 +15,6 @@ from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.accounts import SETTINGS_KEY
 from pulumi_mltrain.errors import ConfigError
-from pulumi_mltrain.modelarts import iam
 from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
 from support import inprocess
@@ -25,12 +24,7 @@ MARK = {"mltrain-owner-stack": "st-tags", "mltrain-owner-urn": OWNER["__mltrain_
 DEFAULTS = {"team": "ml", "cost-center": "cc-1"}
 
 
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> Iterator[None]:
-    iam.forget_tokens()
-    emulator.admin.set_settings(modelarts_phase_delay=0.1, modelarts_run_seconds=0.3, delete_delay=0.1)
-    yield
-    iam.forget_tokens()
+pytestmark = pytest.mark.usefixtures("quick")
 
 
 def with_defaults(provider: Any, emulator: EmulatorHandle, tags: dict[str, str] | None) -> Any:

@@ -5,7 +5,6 @@ in process against the emulator over loopback HTTP."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,7 +17,6 @@ from pulumi_mltrain.alaya.training_job import TrainingJobCalls as AlayaJobs
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.handler import Handler
-from pulumi_mltrain.modelarts import iam
 from pulumi_mltrain.modelarts.algorithm import AlgorithmCalls
 from pulumi_mltrain.modelarts.training_job import TrainingJobCalls as ModelArtsJobs
 from pulumi_mltrain.platform_calls import PlatformCalls
@@ -35,13 +33,14 @@ ALGORITHM = {"name": "algo", "code_dir": "obs://b/code/", "boot_file": "obs://b/
              "inputs": [{"name": "data_url"}], "outputs": [{"name": "train_url"}]}
 
 
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> Iterator[None]:
-    iam.forget_tokens()
-    emulator.admin.set_settings(subscription_delay=0.1, task_state_delay=0.2, modelarts_phase_delay=0.1,
-                                modelarts_run_seconds=30, delete_delay=0.1)
-    yield
-    iam.forget_tokens()
+pytestmark = pytest.mark.usefixtures("quick")
+
+
+@pytest.fixture
+def quick(quick: EmulatorHandle) -> EmulatorHandle:
+    """The shared fast settings, but a task takes 0.2 s to move on and a ModelArts run lasts 30 s."""
+    quick.admin.set_settings(task_state_delay=0.2, modelarts_run_seconds=30)
+    return quick
 
 
 def configured(cls: type[PlatformCalls[Any, Any]], platform: str, emulator: EmulatorHandle) -> Any:

@@ -5,7 +5,6 @@ provider made with the same values reads back through the SDK's response model w
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -14,7 +13,7 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.modelarts import contract, iam
+from pulumi_mltrain.modelarts import contract
 from pulumi_mltrain.modelarts.client import ModelArtsClient
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
 from support import inprocess
@@ -31,12 +30,7 @@ ANNOTATIONS = {contract.RETRY_ANNOTATION: "2", contract.UNCONDITIONAL_RETRY_ANNO
                contract.HANG_RETRY_ANNOTATION: "true"}
 
 
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> Iterator[None]:
-    iam.forget_tokens()
-    emulator.admin.set_settings(modelarts_phase_delay=0.1, modelarts_run_seconds=0.3, delete_delay=0.1)
-    yield
-    iam.forget_tokens()
+pytestmark = pytest.mark.usefixtures("quick")
 
 
 @pytest.fixture

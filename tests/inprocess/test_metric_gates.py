@@ -28,10 +28,14 @@ MA_JOB = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file"
 LOW_GPU = [{"metric": "gpuUtil", "op": ">=", "value": 50}]
 
 
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> None:
-    emulator.admin.set_settings(modelarts_phase_delay=0.1, modelarts_run_seconds=0.3, delete_delay=0.1,
-                                modelarts_final_metrics={"^low-": {"gpuUtil": 12.0}})
+pytestmark = pytest.mark.usefixtures("quick")
+
+
+@pytest.fixture
+def quick(quick: EmulatorHandle) -> EmulatorHandle:
+    """The shared fast settings, and a low GPU utilisation for the jobs named `low-*`."""
+    quick.admin.set_settings(modelarts_final_metrics={"^low-": {"gpuUtil": 12.0}})
+    return quick
 
 
 @pytest.fixture

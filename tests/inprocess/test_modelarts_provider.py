@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -10,19 +10,12 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.errors import MltrainError
-from pulumi_mltrain.modelarts import iam
 from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
 from pulumi_mltrain.ownership import FAILED_KEY, UNFINISHED_KEY
 from support import inprocess
 
-
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> Iterator[None]:
-    iam.forget_tokens()
-    emulator.admin.set_settings(modelarts_phase_delay=0.1, modelarts_run_seconds=0.3, delete_delay=0.1)
-    yield
-    iam.forget_tokens()
+pytestmark = pytest.mark.usefixtures("quick")
 
 
 @pytest.fixture

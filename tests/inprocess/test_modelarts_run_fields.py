@@ -3,7 +3,6 @@ emulator: preview validation, the wire shapes Huawei documents, read-back withou
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.errors import ApiError
-from pulumi_mltrain.modelarts import contract, iam
+from pulumi_mltrain.modelarts import contract
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
 from support import inprocess
 from support.runs import assert_end_is_start_plus_duration, moment
@@ -27,12 +26,7 @@ NEW_FIELDS: dict[str, Any] = {
 }
 
 
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> Iterator[None]:
-    iam.forget_tokens()
-    emulator.admin.set_settings(modelarts_phase_delay=0.1, modelarts_run_seconds=0.3, delete_delay=0.1)
-    yield
-    iam.forget_tokens()
+pytestmark = pytest.mark.usefixtures("quick")
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ is not its own stops it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,7 +20,7 @@ from mltrain_emulator import defaults as d
 from pulumi_mltrain import spec as specs
 from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.errors import MltrainError
-from pulumi_mltrain.modelarts import contract, iam
+from pulumi_mltrain.modelarts import contract
 from pulumi_mltrain.modelarts.training_job import TrainingJobProvider, TrainingJobSpec
 from pulumi_mltrain.ownership import Mark
 from support import inprocess
@@ -33,13 +33,7 @@ JOBS = "POST /v2/{project_id}/training-jobs"
 RETRY_KEYS = (contract.RETRY_ANNOTATION, contract.UNCONDITIONAL_RETRY_ANNOTATION, contract.HANG_RETRY_ANNOTATION)
 
 
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> Iterator[None]:
-    iam.forget_tokens()
-    emulator.admin.set_settings(modelarts_phase_delay=0.1, modelarts_run_seconds=0.3, delete_delay=0.1,
-                                subscription_delay=0.1, task_state_delay=0.1)
-    yield
-    iam.forget_tokens()
+pytestmark = pytest.mark.usefixtures("quick")
 
 
 @pytest.fixture

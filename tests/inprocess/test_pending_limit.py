@@ -37,10 +37,14 @@ PLATFORMS = {
 STOPPED = {"alaya": "STOPPED", "modelarts": "Terminated"}
 
 
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> None:
-    emulator.admin.set_settings(subscription_delay=0.1, task_state_delay=0.1, modelarts_phase_delay=0.1,
-                                modelarts_run_seconds=600, delete_delay=0.1)
+pytestmark = pytest.mark.usefixtures("quick")
+
+
+@pytest.fixture
+def quick(quick: EmulatorHandle) -> EmulatorHandle:
+    """The shared fast settings, but a ModelArts job that has started runs for ten minutes."""
+    quick.admin.set_settings(modelarts_run_seconds=600)
+    return quick
 
 
 def _provider(emulator: EmulatorHandle, platform: str) -> Any:
