@@ -29,7 +29,7 @@ from support.malformed_answers import (
     assert_our_own_error,
     huge_detail,
     job_props,
-    make_provider,
+    make_handler,
 )
 
 
@@ -37,13 +37,13 @@ from support.malformed_answers import (
 def test_malformed_answer(case: Case, emulator: Any) -> None:
     if case.settings:
         emulator.admin.set_settings(**case.settings)
-    provider = make_provider(case.platform, emulator)
+    jobs = make_handler(case.platform, emulator)
     emulator.admin.set_faults(case.faults)
 
     recorded: list[str] = []
-    inputs = inprocess.checked(provider, job_props(case.platform, case.job))
+    inputs = inprocess.checked(jobs, job_props(case.platform, case.job))
     try:
-        recorded.append(str(provider.create(inputs).id))
+        recorded.append(jobs.create(inputs).id)
         output = ""
     except MltrainError as err:  # what the engine shows the user; nothing is recorded
         assert_our_own_error(err)
@@ -61,23 +61,23 @@ def test_malformed_answer(case: Case, emulator: Any) -> None:
         "no duplicate and no orphan: what is recorded and the platform hold the same jobs"
 
     for job_id in recorded:
-        provider.delete(job_id, inputs)
+        jobs.delete(job_id, inputs)
     assert platform_ids(emulator, case.platform) == []
 
 
 @pytest.mark.parametrize("platform", ["alaya", "modelarts"])
 def test_a_huge_reason_is_cut_before_the_state(platform: str, emulator: Any) -> None:
-    provider = make_provider(platform, emulator)
-    inputs = inprocess.checked(provider, job_props(platform, {}))
-    created = provider.create(inputs)
-    job_id = str(created.id)
-    state = {**inputs, **dict(created.outs or {})}
+    jobs = make_handler(platform, emulator)
+    inputs = inprocess.checked(jobs, job_props(platform, {}))
+    created = jobs.create(inputs)
+    job_id = created.id
+    state = {**inputs, **created.outputs}
 
     emulator.admin.set_faults([huge_detail(platform, job_id)])
-    read = provider.read(job_id, state)  # what a refresh stores
+    read = inprocess.read(jobs, job_id, state)  # what a refresh stores
     assert read.id == job_id
-    assert_bounded(dict(read.outs or {}))
+    assert_bounded(dict(read.outputs))
 
     emulator.admin.clear_faults()
-    provider.delete(job_id, state)
+    jobs.delete(job_id, state)
     assert platform_ids(emulator, platform) == []

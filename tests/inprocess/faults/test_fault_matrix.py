@@ -21,22 +21,22 @@ from support.fault_matrix import (
     CASES,
     Case,
     job_props,
-    make_provider,
+    make_handler,
     platform_ids,
     secret_values,
 )
+from support.inprocess import checked
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_fault(case: Case, emulator: Any) -> None:
-    provider = make_provider(case, emulator)
-    checked = provider.check({}, job_props(case))
-    assert checked.failures == [], [(f.property, f.reason) for f in checked.failures]
+    jobs = make_handler(case, emulator)
+    inputs = checked(jobs, job_props(case))
     emulator.admin.set_faults(case.faults)
 
     recorded: list[str] = []
     try:
-        recorded.append(str(provider.create(dict(checked.inputs)).id))
+        recorded.append(jobs.create(inputs).id)
         output = ""
     except Exception as err:  # what the engine shows the user; nothing is recorded
         output = str(err)
@@ -55,7 +55,7 @@ def test_fault(case: Case, emulator: Any) -> None:
 
     emulator.admin.clear_faults()
     for job_id in recorded:
-        provider.delete(job_id, dict(checked.inputs))
+        jobs.delete(job_id, inputs)
     assert platform_ids(emulator, case.platform) == []
 
 
