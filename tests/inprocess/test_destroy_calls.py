@@ -7,10 +7,10 @@ asks for it: here, a delete refused in the task's status. A gateway's 404 on the
 error that keeps the job in the state and on the platform, and a not-found before anything was
 accepted is still checked against a listing.
 
-Which calls a delete makes is the provider's own logic: the cases run in-process (a fresh provider,
-as the engine starts one for a destroy, calls `delete` against the emulator over loopback HTTP; a
-delete that raises keeps the resource in the state). One case runs through `pulumi destroy` and
-counts the same calls the in-process case counts.
+Which calls a delete makes is the provider's own logic: the cases run in-process (the handler of a
+fresh provider process, as the engine starts one for a destroy, calls `delete` against the emulator
+over loopback HTTP; a delete that raises keeps the resource in the state). One case runs through
+`pulumi destroy` and counts the same calls the in-process case counts.
 """
 
 from __future__ import annotations

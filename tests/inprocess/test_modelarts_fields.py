@@ -53,8 +53,7 @@ class Created:
 
     def refresh(self) -> dict[str, Any]:
         """What a refresh stores: the read outputs, which the next diff compares against."""
-        read = inprocess.read(self.handler, self.id, self.state)
-        assert read.id == self.id
+        read = inprocess.read(self.handler, self.id, self.state)  # fails if the refresh drops it
         self.state = dict(read.outputs)
         return self.state
 

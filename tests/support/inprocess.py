@@ -124,7 +124,7 @@ class Created:
         """What `pulumi refresh` stores as the inputs (the read's outputs become the state)."""
         fresh_process()
         read = self.handler.read(self.id, self.state)
-        assert read is not None and read.id == self.id, "refresh dropped the resource"
+        assert read is not None, "refresh dropped the resource"
         self.state = dict(read.outputs)
         self.inputs = dict(read.inputs)
         return self.inputs

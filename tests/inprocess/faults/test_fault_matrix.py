@@ -4,7 +4,7 @@ Each case injects one fault kind into the emulator and then checks: the IDs reco
 on the platform (no duplicates, no orphans), and a failure names its cause. Every case ends with a
 fault-free delete that must leave the platform empty.
 
-The provider's own logic decides all of that, so every case runs in-process (the provider against the
+The provider's own logic decides all of that, so every case runs in-process (the job's handler against the
 emulator over loopback HTTP: what `create` returns is what the engine records, and an exception
 records nothing). The engine adds only "a failed create records nothing, a successful one its ID" and a
 destroy through faults: three cases run as three jobs of one stack through one `pulumi up`, and one
