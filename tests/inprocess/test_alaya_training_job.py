@@ -10,10 +10,9 @@ import httpx
 import pytest
 
 from mltrain_emulator import catalog, defaults
-from pulumi_mltrain.alaya.storage_mount import StorageMountProvider
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.errors import MltrainError
 from support import inprocess
+from support.inprocess import AnyHandler
 from support.stacks import alaya_job_args as job_args
 
 
@@ -25,14 +24,14 @@ def alaya(emulator: Any) -> httpx.Client:
     return httpx.Client(base_url=emulator.url, headers={"Authorization": f"Bearer {defaults.DEFAULT_ALAYA_API_KEY}"})
 
 
-def jobs(emulator: Any, **config: str) -> AlayaJobs:
-    return inprocess.configured(AlayaJobs(), "alaya", emulator, **config)
+def jobs(emulator: Any, **config: str) -> AnyHandler:
+    return inprocess.handler("alaya:TrainingJob", emulator, **config)
 
 
-def refused(provider: Any, props: dict[str, Any], name: str | None = "job") -> str:
+def refused(handler: AnyHandler, props: dict[str, Any], name: str | None = "job") -> str:
     """What `check` refuses, one `property: reason` a line: what a preview prints."""
     named = {} if name is None else {"name": name}
-    return "\n".join(f"{f}: {r}" for f, r in inprocess.failures(provider, {**inprocess.OWNER, **named, **props}))
+    return "\n".join(f"{f}: {r}" for f, r in inprocess.failures(handler, {**inprocess.OWNER, **named, **props}))
 
 
 def test_failed_subscription_is_a_clear_error(emulator: Any) -> None:
@@ -40,11 +39,11 @@ def test_failed_subscription_is_a_clear_error(emulator: Any) -> None:
     rows = [{**r, "remainingCount": 3, "ext": {}} for r in catalog.products()]
     emulator.admin.set_faults([{"method": "GET", "path": "/v1/product/list-for-training-task", "kind": "respond",
                                 "body": {"status": 200, "message": "OK", "data": rows}}])
-    provider = jobs(emulator)
-    inputs = inprocess.checked(provider, {**inprocess.OWNER, "name": "job",
-                                          **job_args(product_code=defaults.PRODUCT_SOLDOUT)})
+    handler = jobs(emulator)
+    inputs = inprocess.checked(handler, {**inprocess.OWNER, "name": "job",
+                                         **job_args(product_code=defaults.PRODUCT_SOLDOUT)})
     with pytest.raises(MltrainError) as failed:
-        provider.create(inputs)  # raises: the engine records nothing
+        handler.create(inputs)  # raises: the engine records nothing
     assert str(failed.value).startswith("TrainingJob 'job': "), str(failed.value)
     assert "insufficient stock" in str(failed.value).lower()
     assert live_tasks(emulator) == []
@@ -55,18 +54,18 @@ MOUNT = {"storage_id": defaults.STORAGE_CAPACITY_ID, "storage_type": "nas-capaci
 
 
 def test_check_names_bad_fields(emulator: Any) -> None:
-    provider = jobs(emulator)
-    output = refused(provider, job_args(worker_count=0, priority=9, product_code="PRD-NOPE",
-                                        storage_mounts=[MOUNT, {**MOUNT, "mount_path": "/data/"}]))
+    handler = jobs(emulator)
+    output = refused(handler, job_args(worker_count=0, priority=9, product_code="PRD-NOPE",
+                                       storage_mounts=[MOUNT, {**MOUNT, "mount_path": "/data/"}]))
     assert "worker_count" in output and "priority" in output
 
     # A relative mount path, of a StorageMount (the engine's preview of it: test_errors.py, for a task's mount).
-    mounts = inprocess.configured(StorageMountProvider(), "alaya", emulator)
+    mounts = inprocess.handler("alaya:StorageMount", emulator)
     output = refused(mounts, {**MOUNT, "mount_path": "mnt/datasets"}, name=None)
     assert output.startswith("mount_path: StorageMount: mount_path ") and "absolute" in output, output
 
-    output = refused(provider, job_args(product_code="PRD-NOPE",
-                                        storage_mounts=[MOUNT, {**MOUNT, "mount_path": "/data/"}]))
+    output = refused(handler, job_args(product_code="PRD-NOPE",
+                                       storage_mounts=[MOUNT, {**MOUNT, "mount_path": "/data/"}]))
     assert "product_code" in output and "PRD-NOPE is not offered" in output
     assert "storage_mounts[1].mount_path" in output
 
@@ -75,7 +74,7 @@ def test_missing_storage_fails_at_preview(emulator: Any) -> None:
     missing = "00000000-dead-beef-0000-000000000000"
     mount = {**MOUNT, "storage_id": missing}
     # As a StorageMount resource ...
-    output = refused(inprocess.configured(StorageMountProvider(), "alaya", emulator), mount, name=None)
+    output = refused(inprocess.handler("alaya:StorageMount", emulator), mount, name=None)
     assert output.startswith("storage_id: ") and missing in output, output
     # ... and as an inline mount of the job.
     output = refused(jobs(emulator), job_args(storage_mounts=[mount]))
@@ -112,5 +111,5 @@ def test_adopt_an_existing_task(emulator: Any) -> None:
     assert not adopted.preview()[1].changes
     adopted.refresh()
     assert not adopted.preview()[1].changes
-    adopted.provider.delete(adopted.id, adopted.state)
+    adopted.delete()
     assert live_tasks(emulator) == []

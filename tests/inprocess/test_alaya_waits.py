@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.ownership import FAILED_KEY
 from support import inprocess
+from support.inprocess import AnyHandler
 from support.stacks import alaya_job_args
 
 IMAGE_2_4 = "harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu"
@@ -22,8 +22,8 @@ def live(emulator: Any) -> list[dict[str, Any]]:
     return [t for t in emulator.admin.state()["alaya"]["tasks"] if t.get("status") != "DELETING"]
 
 
-def jobs(emulator: Any) -> AlayaJobs:
-    return inprocess.configured(AlayaJobs(), "alaya", emulator)
+def jobs(emulator: Any) -> AnyHandler:
+    return inprocess.handler("alaya:TrainingJob", emulator)
 
 
 def test_wait_for_completed_succeeds(emulator: Any) -> None:
@@ -31,7 +31,7 @@ def test_wait_for_completed_succeeds(emulator: Any) -> None:
     job = inprocess.Created(jobs(emulator), alaya_job_args(wait_for="completed"))
     assert job.state["status"] == "SUCCEEDED"
     assert [t["id"] for t in live(emulator)] == [job.id] == [job.state["training_task_id"]]
-    job.provider.delete(job.id, job.state)
+    job.delete()
     assert live(emulator) == []
 
 
@@ -43,7 +43,7 @@ def test_wait_for_completed_fails_and_is_held(emulator: Any) -> None:
     assert "ended FAILED before it was completed" in str(kept.state[FAILED_KEY]), kept.state
     assert 'stays on the platform, ended, as the run\'s record (on_failure="keep")' in str(kept.state[FAILED_KEY])
     assert [t["id"] for t in live(emulator)] == [kept.id]
-    kept.provider.delete(kept.id, kept.state)
+    kept.delete()
     deleted = inprocess.Created(jobs(emulator), alaya_job_args(wait_for="completed", name="doomed-sft-2",
                                                                on_failure="delete"), name=None)
     assert "ended FAILED before it was completed" in str(deleted.state[FAILED_KEY])
@@ -64,11 +64,11 @@ def test_the_replace_guard_refuses_to_replace_a_running_task(emulator: Any) -> N
     changed = {**inprocess.OWNER, "name": "job",
                **alaya_job_args(wait_for="running", replace_running="refuse", image=IMAGE_2_4)}
     inprocess.fresh_process()
-    [(field, reason)] = inprocess.failures_against(job.provider, job.inputs, changed)
+    [(field, reason)] = inprocess.failures_against(job.handler, job.inputs, changed)
     assert field == "replace_running"
     assert "refuses to replace job" in reason and "RUNNING" in reason and "image" in reason, reason
     job.declared = {**changed, "replace_running": "allow"}
     _, diff = job.preview()  # allow (the default) previews the replace
-    assert "image" in (diff.replaces or []), diff.replaces
-    job.provider.delete(job.id, job.state)
+    assert "image" in diff.replaces, diff.replaces
+    job.delete()
     assert live(emulator) == []

@@ -85,7 +85,7 @@ def test_a_cancelled_wait_records_the_job_unfinished_and_the_next_up_waits_on(em
                                 modelarts_run_seconds=3600)
     kind, args = job(platform, wait_for="completed")
     handler = inprocess.handler(kind, emulator)
-    props = inprocess.check(handler, args)
+    props = inprocess.checked(handler, args)
     with ThreadPoolExecutor(1) as pool:
         waiting = pool.submit(handler.create, props)
         try:
@@ -122,7 +122,7 @@ def test_a_cancelled_delete_fails_and_the_next_delete_finishes(emulator: Emulato
     emulator.admin.set_settings(task_state_delay=0.1, subscription_delay=0.1, delete_delay=3600)
     kind, args = job("alaya", wait_for="running")
     handler = inprocess.handler(kind, emulator)
-    props = inprocess.check(handler, args)
+    props = inprocess.checked(handler, args)
     created = handler.create(props)
     stored = state(handler, props, created)
     with ThreadPoolExecutor(1) as pool:
@@ -149,7 +149,7 @@ def test_a_failed_run_is_held_and_never_started_again_unasked(emulator: Emulator
                                 modelarts_fail_names="doomed", delete_delay=0.1)
     kind, args = job(platform, name="doomed-sft", wait_for="completed", on_failure=on_failure)
     handler = inprocess.handler(kind, emulator)
-    props = inprocess.check(handler, args)
+    props = inprocess.checked(handler, args)
     created = handler.create(props)
     held = created.failed
     assert held is not None and held.startswith("TrainingJob 'doomed-sft': "), created.outputs
@@ -164,7 +164,7 @@ def test_a_failed_run_is_held_and_never_started_again_unasked(emulator: Emulator
         assert inprocess.platform_ids(emulator, platform) == [] and created.outputs[REMOVED_KEY] is True
 
     stored = state(handler, props, created)
-    again = inprocess.check(handler, args, olds=props)
+    again = inprocess.checked(handler, args, olds=props)
     assert not handler.diff(stored, again, created.id).changes, "an unchanged held failure is no change"
     if on_failure == "delete":  # a refresh and a destroy keep to the record: nothing to read or delete
         before = emulator.admin.requests()["total"]
@@ -179,18 +179,18 @@ def test_a_failed_run_is_held_and_never_started_again_unasked(emulator: Emulator
 
     # Asked for by its run ID (mltrain:rerunFailed): a replace, once; the new run says why.
     asked = inprocess.handler(kind, emulator, **{"mltrain:rerunFailed": f"other, {created.id}"})
-    again = inprocess.check(asked, args, olds=props)
+    again = inprocess.checked(asked, args, olds=props)
     diff = asked.diff(stored, again, created.id)
     assert diff.replaces == (FAILED_KEY,) and diff.delete_before_replace, diff
     asked.delete(created.id, stored)
     emulator.admin.set_settings(fail_task_names="^$", modelarts_fail_names="^$")
-    replacement = inprocess.check(asked, args)  # the engine's second check, without the stored inputs
+    replacement = inprocess.checked(asked, args)  # the engine's second check, without the stored inputs
     assert replacement["run_reason"].startswith(f"{runs.NEW} run again after failed run {created.id} "
                                                 "(mltrain:rerunFailed)"), replacement
     rerun = asked.create(replacement)
     assert rerun.problem is None and rerun.id != created.id and rerun.outputs[ATTEMPT_KEY] == 1, rerun.outputs
     assert rerun.outputs["run_reason"] == replacement["run_reason"]
-    assert not asked.diff(state(asked, replacement, rerun), inprocess.check(asked, args, olds=replacement),
+    assert not asked.diff(state(asked, replacement, rerun), inprocess.checked(asked, args, olds=replacement),
                           rerun.id).changes, "the setting names the failed run only: the new one is left alone"
 
 
@@ -199,20 +199,20 @@ def test_max_attempts_lets_the_next_ups_start_new_runs_until_spent(emulator: Emu
                                 delete_delay=0.1)
     kind, args = job("alaya", name="doomed-sft", wait_for="completed", max_attempts=2)
     handler = inprocess.handler(kind, emulator)
-    props = inprocess.check(handler, args)
+    props = inprocess.checked(handler, args)
     first = handler.create(props)
     assert first.failed and "(attempt 1 of 2) is held" in first.failed
     assert "the next `pulumi up` starts attempt 2 of 2" in first.failed, first.failed
     stored = state(handler, props, first)
-    again = inprocess.check(handler, args, olds=props)
+    again = inprocess.checked(handler, args, olds=props)
     assert handler.diff(stored, again, first.id).replaces == (FAILED_KEY,)
     handler.delete(first.id, stored)
-    replacement = inprocess.check(handler, args)
+    replacement = inprocess.checked(handler, args)
     assert replacement["run_reason"].startswith(f"{runs.NEW} attempt 2 of 2 after failed run {first.id}")
     second = handler.create(replacement)
     assert second.failed and "(attempt 2 of 2) is held" in second.failed and second.outputs[ATTEMPT_KEY] == 2
     stored = state(handler, replacement, second)
-    assert not handler.diff(stored, inprocess.check(handler, args, olds=replacement), second.id).changes, \
+    assert not handler.diff(stored, inprocess.checked(handler, args, olds=replacement), second.id).changes, \
         "the budget is spent: the failure stays held"
     assert calls(emulator, ALAYA_CREATE) == 2
 
@@ -232,18 +232,18 @@ def test_a_replacement_created_first_never_takes_over_what_it_replaces(emulator:
     else:
         args = job(platform)[1]
     handler = inprocess.handler(kind, emulator)
-    props = inprocess.check(handler, args)
+    props = inprocess.checked(handler, args)
     old = handler.create(props)
     stored = state(handler, props, old)
-    inprocess.check(handler, args, olds=props)  # the check against the state
-    replacement = inprocess.check(handler, args)  # the engine's second check, after the trigger changed
+    inprocess.checked(handler, args, olds=props)  # the check against the state
+    replacement = inprocess.checked(handler, args)  # the engine's second check, after the trigger changed
     made = handler.create(replacement)
     assert made.id != old.id and made.problem is None
     handler.delete(old.id, stored)  # the engine deletes the old object last: gone already
     assert live_ids(emulator, kind) == [made.id]
     assert handler.read(made.id, {**replacement, **made.outputs}) is not None, "the state records a live object"
     # A targeted replace (`pulumi up --replace`) creates from the check against the state.
-    targeted = inprocess.check(handler, args, olds=replacement)
+    targeted = inprocess.checked(handler, args, olds=replacement)
     again = handler.create(targeted)
     handler.delete(made.id, {**replacement, **made.outputs})
     assert again.id not in (old.id, made.id) and live_ids(emulator, kind) == [again.id]

@@ -11,9 +11,8 @@ from pulumi.runtime import config as pulumi_config
 from mltrain_emulator.testing import EmulatorHandle
 from pulumi_mltrain.alaya import functions
 from pulumi_mltrain.alaya.contract import PRODUCTS
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider
 from pulumi_mltrain.program_calls import program_settings
-from support.inprocess import OWNER, alaya_config, checked, fresh_process
+from support.inprocess import OWNER, alaya_config, checked, fresh_process, serving
 from support.stacks import alaya_job_args
 
 
@@ -50,18 +49,16 @@ def test_a_catalogue_is_asked_once_and_each_caller_gets_its_own_copy(
 def test_the_provider_check_uses_the_answer_the_program_already_has(
         emulator: EmulatorHandle, program_config: dict[str, str]) -> None:
     codes = [row["productCode"] for row in functions.get_products()]
-    provider = TrainingJobProvider()
-    provider.handler.configure(program_settings())  # the provider process of the same stack config
-    inputs = checked(provider, {**alaya_job_args(product_code=codes[0], name="cached"), **OWNER})
+    jobs = serving("alaya:TrainingJob", program_settings())  # the provider process of the same stack config
+    inputs = checked(jobs, {**alaya_job_args(product_code=codes[0], name="cached"), **OWNER})
     assert inputs["product_code"] == codes[0]
     assert calls(emulator, PRODUCTS) == 1
 
 
 def test_jobs_are_never_cached(emulator: EmulatorHandle, program_config: dict[str, str]) -> None:
-    provider = TrainingJobProvider()
-    provider.handler.configure(program_settings())
-    created = provider.create(checked(provider, {**alaya_job_args(name="never-cached"), **OWNER}))
+    jobs = serving("alaya:TrainingJob", program_settings())
+    created = jobs.create(checked(jobs, {**alaya_job_args(name="never-cached"), **OWNER}))
     before = calls(emulator, DETAIL)
-    functions.get_training_job(str(created.outs["training_task_id"]))
-    functions.get_training_job(str(created.outs["training_task_id"]))
+    functions.get_training_job(str(created.outputs["training_task_id"]))
+    functions.get_training_job(str(created.outputs["training_task_id"]))
     assert calls(emulator, DETAIL) == before + 2

@@ -1,7 +1,8 @@
 """Bad input, field by field: for every input of every resource (read from the specs, so a new field
 is covered as it appears), invalid values put into otherwise valid inputs come back from `check` as
-failures that name the resource and a field, never as an exception. Both forms: the dynamic
-provider's `check` and the plugin's, with credentials for the emulator, so the catalogue checks run too.
+failures that name the resource and a field, never as an exception. Both forms: the `check` of the
+resource's handler from the registry (what the dynamic provider serves) and the plugin's, with credentials
+for the emulator, so the catalogue checks run too.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain import registry
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.dynamic_provider import MltrainProvider
 from pulumi_mltrain.plugin import sdk
 from pulumi_mltrain.plugin.provider import MltrainPlugin
 from pulumi_mltrain.spec import nested_model, property_name, to_property_names
+from support import inprocess
 
 # Valid inputs of each resource (its required fields and what makes the cross-field rules hold).
 ENGINE = {"engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1]}
@@ -43,7 +44,7 @@ VALID: dict[str, dict[str, Any]] = {
                               "inputs": [{"name": "data_url", "obs_url": "obs://b/data/"}],
                               "outputs": [{"name": "train_url", "obs_url": "obs://b/out/"}]},
 }
-PROVIDERS = {r.kind: r.provider() for r in registry.RESOURCES}
+CALLS = {r.kind: r.calls() for r in registry.RESOURCES}
 UNKNOWN_KEY = "bogus_field"
 
 # Values no field takes as they are, or takes only by luck: wrong types, out-of-range numbers,
@@ -65,7 +66,7 @@ def nested(kind: str, name: str) -> type[BaseModel] | None:
             return annotation
         return next((m for m in map(find, getattr(annotation, "__args__", ()) or ()) if m is not None), None)
 
-    return find(PROVIDERS[kind].calls_type.spec_type.model_fields[name].annotation)
+    return find(CALLS[kind].spec_type.model_fields[name].annotation)
 
 
 def bad_values(kind: str, name: str) -> st.SearchStrategy[Any]:
@@ -99,13 +100,12 @@ def plugin_loop() -> Iterator[asyncio.AbstractEventLoop]:
     loop.close()
 
 
-def dynamic_check(kind: str, emulator: EmulatorHandle) -> Check:
-    provider: MltrainProvider[Any] = PROVIDERS[kind]()
-    provider.handler.configure(Settings.load(credentials(emulator), env={}))
+def handler_check(kind: str, emulator: EmulatorHandle) -> Check:
+    handler = inprocess.serving(kind, Settings.load(credentials(emulator), env={}))
 
     def check(props: dict[str, Any]) -> list[tuple[str, str]]:
-        result = provider.check({}, {**props, "__provider": "blob"})
-        return [(f.property, f.reason) for f in result.failures]
+        # With the key the dynamic face adds to every resource's inputs (its pickled provider).
+        return inprocess.failures(handler, {**props, "__provider": "blob"})
 
     return check
 
@@ -135,7 +135,7 @@ def plugin_check(kind: str, emulator: EmulatorHandle, loop: asyncio.AbstractEven
     loop.run_until_complete(plugin.configure(p.ConfigureRequest(variables, {}, True, False)))
     urn = f"urn:pulumi:dev::proj::mltrain:{kind}::x"
 
-    model = PROVIDERS[kind].calls_type.spec_type
+    model = CALLS[kind].spec_type
     names = {property_name(f): f for f in all_fields(model)}
     snake = {f for f in names.values() if property_name(f) != f}  # Python names the schema spells otherwise
 
@@ -154,18 +154,18 @@ def plugin_check(kind: str, emulator: EmulatorHandle, loop: asyncio.AbstractEven
     return check
 
 
-@pytest.fixture(params=["dynamic", "plugin"])
+@pytest.fixture(params=["handler", "plugin"])
 def checks(request: pytest.FixtureRequest, emulator: EmulatorHandle,
            plugin_loop: asyncio.AbstractEventLoop) -> Callable[[str], Check]:
-    if request.param == "dynamic":
-        return lambda kind: dynamic_check(kind, emulator)
+    if request.param == "handler":
+        return lambda kind: handler_check(kind, emulator)
     return lambda kind: plugin_check(kind, emulator, plugin_loop)
 
 
 def assert_names_fields(kind: str, failures: list[tuple[str, str]], given: Any = None) -> None:
     """Every failure names an input of the resource, in its property and (after the resource) its reason."""
-    fields = {*PROVIDERS[kind].calls_type.spec_type.model_fields, UNKNOWN_KEY}
-    label = PROVIDERS[kind].calls_type.kind
+    fields = {*CALLS[kind].spec_type.model_fields, UNKNOWN_KEY}
+    label = CALLS[kind].kind
     for prop, reason in failures:
         root = prop.split(".")[0].split("[")[0]
         assert root in fields, (given, prop, reason)
@@ -196,7 +196,7 @@ def fuzz(kind: str, name: str, check: Check) -> None:
 @pytest.mark.parametrize("kind", VALID)
 def test_bad_values_of_every_field_are_failures_naming_it(kind: str, checks: Callable[[str], Check]) -> None:
     check = checks(kind)
-    for name in PROVIDERS[kind].calls_type.spec_type.model_fields:
+    for name in CALLS[kind].spec_type.model_fields:
         for value in FIXED:
             assert_names_fields(kind, check({**VALID[kind], name: value}), (name, value))
         fuzz(kind, name, check)

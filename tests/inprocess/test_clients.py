@@ -1,5 +1,5 @@
-"""One HTTP client per platform and settings in a provider process: every resource provider object and
-RPC thread of the process shares it, and its keep-alive connection carries call after call."""
+"""One HTTP client per platform and settings in a provider process: every resource handler and RPC thread
+of the process shares it, and its keep-alive connection carries call after call."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from typing import Any
 
 import pytest
 
-from pulumi_mltrain.alaya.storage_mount import StorageMountProvider
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider
 from pulumi_mltrain.config import Settings
+from support import inprocess
 
 PRODUCTS = b'{"status": 200, "message": "OK", "data": []}'
 
@@ -61,18 +60,17 @@ def server() -> Iterator[Counting]:
         thread.join(5)
 
 
-def provider(cls: type[Any], server: Counting, key: str = "key-1") -> Any:
-    """The platform calls of one operation of a fresh `cls` provider, configured for the server."""
-    handler = cls().handler
-    handler.configure(Settings.load({"mltrain:alayaEndpoint": f"http://127.0.0.1:{server.server_address[1]}",
-                                     "mltrain:alayaApiKey": key}, env={}))
+def calls(kind: str, server: Counting, key: str = "key-1") -> Any:
+    """The platform calls of one operation of a new handler of `kind`, configured for the server."""
+    handler = inprocess.serving(kind, Settings.load({
+        "mltrain:alayaEndpoint": f"http://127.0.0.1:{server.server_address[1]}", "mltrain:alayaApiKey": key}, env={}))
     return handler.platform({})
 
 
-def test_providers_of_one_account_share_one_client_and_one_connection(server: Counting) -> None:
-    jobs, mounts = provider(TrainingJobProvider, server), provider(StorageMountProvider, server)
-    assert jobs.client is mounts.client is provider(TrainingJobProvider, server).client
-    assert provider(TrainingJobProvider, server, key="key-2").client is not jobs.client, "another account"
+def test_handlers_of_one_account_share_one_client_and_one_connection(server: Counting) -> None:
+    jobs, mounts = calls("alaya:TrainingJob", server), calls("alaya:StorageMount", server)
+    assert jobs.client is mounts.client is calls("alaya:TrainingJob", server).client
+    assert calls("alaya:TrainingJob", server, key="key-2").client is not jobs.client, "another account"
     for _ in range(5):
         jobs.client.products()
         mounts.client.products()
@@ -85,7 +83,7 @@ def test_rpc_threads_share_the_client(server: Counting) -> None:
     start = threading.Barrier(4)
 
     def rpc() -> None:
-        instance = provider(TrainingJobProvider, server, key="key-threads")
+        instance = calls("alaya:TrainingJob", server, key="key-threads")
         start.wait(5)
         client = instance.client
         for _ in range(5):

@@ -6,7 +6,7 @@ limit of 20 after the merge fails the check."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,27 +15,22 @@ from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.accounts import SETTINGS_KEY
 from pulumi_mltrain.errors import ConfigError
-from pulumi_mltrain.modelarts import iam
-from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
-from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
 from support import inprocess
+from support.inprocess import AnyHandler
 
 OWNER = {"__mltrain_stack": "st-tags", "__mltrain_urn": "urn:pulumi:test::tags::pulumi-python:dynamic/x:Y::r"}
 MARK = {"mltrain-owner-stack": "st-tags", "mltrain-owner-urn": OWNER["__mltrain_urn"]}
 DEFAULTS = {"team": "ml", "cost-center": "cc-1"}
 
 
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> Iterator[None]:
-    iam.forget_tokens()
-    emulator.admin.set_settings(modelarts_phase_delay=0.1, modelarts_run_seconds=0.3, delete_delay=0.1)
-    yield
-    iam.forget_tokens()
+pytestmark = pytest.mark.usefixtures("quick")
+JOB, ALGORITHM = "modelarts:TrainingJob", "modelarts:Algorithm"
 
 
-def with_defaults(provider: Any, emulator: EmulatorHandle, tags: dict[str, str] | None) -> Any:
+def with_defaults(kind: str, emulator: EmulatorHandle, tags: dict[str, str] | None) -> AnyHandler:
+    """The handler of `kind` in a fresh provider process whose `mltrain:defaultTags` are `tags`."""
     config = {"mltrain:defaultTags": json.dumps(tags)} if tags is not None else {}
-    return inprocess.configured(provider, "modelarts", emulator, **config)
+    return inprocess.handler(kind, emulator, **config)
 
 
 def algorithm_props(**changes: Any) -> dict[str, Any]:
@@ -59,54 +54,54 @@ def job_tags(emulator: EmulatorHandle, job_id: str) -> dict[str, str]:
     return {t["key"]: t["value"] for t in job["tags"]}
 
 
-def algorithm_tags(provider: AlgorithmProvider, algorithm_id: str) -> dict[str, str]:
-    metadata = provider.handler.platform({}).client.algorithm(algorithm_id)["metadata"]
+def algorithm_tags(handler: AnyHandler, algorithm_id: str) -> dict[str, str]:
+    metadata = handler.platform({}).client.algorithm(algorithm_id)["metadata"]
     return {t["key"]: t["value"] for t in metadata.get("tags") or []}
 
 
 def test_defaults_reach_the_platform_and_own_tags_win(
         emulator: EmulatorHandle, job_props: Callable[..., dict[str, Any]]) -> None:
-    jobs = with_defaults(TrainingJobProvider(), emulator, DEFAULTS)
-    algorithms = with_defaults(AlgorithmProvider(), emulator, DEFAULTS)
+    jobs = with_defaults(JOB, emulator, DEFAULTS)
+    algorithms = with_defaults(ALGORITHM, emulator, DEFAULTS)
     own = {"team": "nlp", "run": "r1"}
 
     job_inputs = inprocess.checked(jobs, job_props(tags=own))
     assert job_inputs["tags"] == {"team": "nlp", "cost-center": "cc-1", "run": "r1"}, \
         "the checked inputs (what a preview and policies see) hold the merged tags, the own value winning"
     job = jobs.create(job_inputs)
-    assert job_tags(emulator, str(job.id)) == {**MARK, "team": "nlp", "cost-center": "cc-1", "run": "r1"}
-    assert job.outs["tags"] == {"team": "nlp", "cost-center": "cc-1", "run": "r1"}
+    assert job_tags(emulator, job.id) == {**MARK, "team": "nlp", "cost-center": "cc-1", "run": "r1"}
+    assert job.outputs["tags"] == {"team": "nlp", "cost-center": "cc-1", "run": "r1"}
 
     algorithm = algorithms.create(inprocess.checked(algorithms, algorithm_props()))
-    assert algorithm_tags(algorithms, str(algorithm.id)) == {**MARK, **DEFAULTS}
-    assert algorithm.outs["tags"] == DEFAULTS
+    assert algorithm_tags(algorithms, algorithm.id) == {**MARK, **DEFAULTS}
+    assert algorithm.outputs["tags"] == DEFAULTS
 
 
 def test_a_change_of_defaults_updates_in_place_and_removes_only_our_keys(
         emulator: EmulatorHandle, job_props: Callable[..., dict[str, Any]]) -> None:
-    jobs = with_defaults(TrainingJobProvider(), emulator, DEFAULTS)
-    algorithms = with_defaults(AlgorithmProvider(), emulator, DEFAULTS)
+    jobs = with_defaults(JOB, emulator, DEFAULTS)
+    algorithms = with_defaults(ALGORITHM, emulator, DEFAULTS)
     job = jobs.create(inprocess.checked(jobs, job_props(tags={"run": "r1"})))
     algorithm = algorithms.create(inprocess.checked(algorithms, algorithm_props()))
-    job_id, algorithm_id = str(job.id), str(algorithm.id)
+    job_id, algorithm_id = job.id, algorithm.id
     # Someone adds a tag in the console, under a key neither the defaults nor the resource set.
-    jobs.handler.platform({}).client.tag_job(job_id, [{"key": "owner-team", "value": "console"}])
-    put = algorithms.handler.platform({}).client.algorithm(algorithm_id)
+    jobs.platform({}).client.tag_job(job_id, [{"key": "owner-team", "value": "console"}])
+    put = algorithms.platform({}).client.algorithm(algorithm_id)
     body = {"metadata": {**put["metadata"], "tags": [*put["metadata"]["tags"], {"key": "owner-team",
                                                                                "value": "console"}]},
             "job_config": put["job_config"]}
-    algorithms.handler.platform({}).client.update_algorithm(algorithm_id, body)
+    algorithms.platform({}).client.update_algorithm(algorithm_id, body)
 
     changed = {"team": "platform", "env": "prod"}  # cost-center dropped, team changed, env added
-    jobs = with_defaults(TrainingJobProvider(), emulator, changed)
-    algorithms = with_defaults(AlgorithmProvider(), emulator, changed)
-    for provider, created, props in ((jobs, job, job_props(tags={"run": "r1"})),
-                                     (algorithms, algorithm, algorithm_props())):
-        news = inprocess.checked(provider, props, created.outs)
-        diff = provider.diff(str(created.id), created.outs, news)
+    jobs = with_defaults(JOB, emulator, changed)
+    algorithms = with_defaults(ALGORITHM, emulator, changed)
+    for handler, created, props in ((jobs, job, job_props(tags={"run": "r1"})),
+                                    (algorithms, algorithm, algorithm_props())):
+        news = inprocess.checked(handler, props, created.outputs)
+        diff = handler.diff(created.outputs, news, created.id)
         assert diff.changes and not diff.replaces, "a change of the default tags is made in place"
-        updated = provider.update(str(created.id), created.outs, news)
-        assert "cost-center" not in updated.outs["tags"]
+        updated = handler.update(created.id, created.outputs, news)
+        assert "cost-center" not in updated.outputs["tags"]
 
     assert job_tags(emulator, job_id) == {**MARK, "team": "platform", "env": "prod", "run": "r1",
                                           "owner-team": "console"}
@@ -116,45 +111,45 @@ def test_a_change_of_defaults_updates_in_place_and_removes_only_our_keys(
 
 def test_tags_added_on_the_platform_are_not_drift(
         emulator: EmulatorHandle, job_props: Callable[..., dict[str, Any]]) -> None:
-    jobs = with_defaults(TrainingJobProvider(), emulator, DEFAULTS)
+    jobs = with_defaults(JOB, emulator, DEFAULTS)
     inputs = inprocess.checked(jobs, job_props())
     job = jobs.create(inputs)
-    jobs.handler.platform({}).client.tag_job(str(job.id), [{"key": "added-in-console", "value": "x"}])
+    jobs.platform({}).client.tag_job(job.id, [{"key": "added-in-console", "value": "x"}])
 
-    read = jobs.read(str(job.id), job.outs)
-    assert read.inputs["tags"] == DEFAULTS and read.outs["tags"] == DEFAULTS
-    news = inprocess.checked(jobs, job_props(), read.outs)
-    assert not jobs.diff(str(job.id), read.outs, news).changes, "a no-change preview after refresh is quiet"
+    read = inprocess.read(jobs, job.id, job.outputs)
+    assert read.inputs["tags"] == DEFAULTS and read.outputs["tags"] == DEFAULTS
+    news = inprocess.checked(jobs, job_props(), read.outputs)
+    assert not jobs.diff(read.outputs, news, job.id).changes, "a no-change preview after refresh is quiet"
 
     # A default removed on the platform is drift (this resource set it), and only that key is recorded.
-    jobs.handler.platform({}).client.untag_job(str(job.id), [{"key": "team"}])
-    drifted = jobs.read(str(job.id), job.outs)
+    jobs.platform({}).client.untag_job(job.id, [{"key": "team"}])
+    drifted = inprocess.read(jobs, job.id, job.outputs)
     assert drifted.inputs["tags"] == {"cost-center": "cc-1"}
-    news = inprocess.checked(jobs, job_props(), drifted.outs)
-    assert jobs.diff(str(job.id), drifted.outs, news).changes
-    jobs.update(str(job.id), drifted.outs, news)
-    assert job_tags(emulator, str(job.id)) == {**MARK, **DEFAULTS, "added-in-console": "x"}
+    news = inprocess.checked(jobs, job_props(), drifted.outputs)
+    assert jobs.diff(drifted.outputs, news, job.id).changes
+    jobs.update(job.id, drifted.outputs, news)
+    assert job_tags(emulator, job.id) == {**MARK, **DEFAULTS, "added-in-console": "x"}
 
 
 def test_more_than_twenty_tags_after_the_merge_fail_the_check(
         emulator: EmulatorHandle, job_props: Callable[..., dict[str, Any]]) -> None:
     defaults = {f"d{i}": "v" for i in range(15)}
-    jobs = with_defaults(TrainingJobProvider(), emulator, defaults)
-    algorithms = with_defaults(AlgorithmProvider(), emulator, defaults)
+    jobs = with_defaults(JOB, emulator, defaults)
+    algorithms = with_defaults(ALGORITHM, emulator, defaults)
     own = {f"own{i}": "v" for i in range(5)} | {"d0": "mine"}  # 15 + 5 new keys + 1 shared = 20: fine
-    assert not jobs.check({}, job_props(tags=own)).failures
+    assert not inprocess.failures(jobs, job_props(tags=own))
     own["one-more"] = "v"
-    for provider, props in ((jobs, job_props(tags=own)), (algorithms, algorithm_props(tags=own))):
-        failures = provider.check({}, props).failures
-        assert [f.property for f in failures] == ["tags"], failures
-        assert "`mltrain:defaultTags`" in failures[0].reason and "has 21 tags" in failures[0].reason
-        assert "at most 20" in failures[0].reason
+    for handler, props in ((jobs, job_props(tags=own)), (algorithms, algorithm_props(tags=own))):
+        failures = inprocess.failures(handler, props)
+        assert [f for f, _ in failures] == ["tags"], failures
+        assert "`mltrain:defaultTags`" in failures[0][1] and "has 21 tags" in failures[0][1]
+        assert "at most 20" in failures[0][1]
     assert not emulator.admin.state()["modelarts"]["jobs"], "nothing was created"
 
 
 def test_the_explicit_provider_default_tags_and_invalid_defaults(
         emulator: EmulatorHandle, job_props: Callable[..., dict[str, Any]]) -> None:
-    jobs = with_defaults(TrainingJobProvider(), emulator, None)
+    jobs = with_defaults(JOB, emulator, None)
     explicit = {**inprocess.modelarts_config(emulator), **inprocess.BASE_CONFIG}
     settings = {name: explicit[f"mltrain:{key}"] for name, key in
                 (("iam_endpoint", "huaweiIamEndpoint"), ("modelarts_endpoint", "modelartsEndpoint"),
@@ -163,9 +158,9 @@ def test_the_explicit_provider_default_tags_and_invalid_defaults(
     props = job_props(tags={"run": "r1"}, **{SETTINGS_KEY: {**settings, "default_tags": {"team": "ml"}}})
     assert inprocess.checked(jobs, props)["tags"] == {"team": "ml", "run": "r1"}
     many = {f"k{i}": "v" for i in range(20)}
-    failures = jobs.check({}, job_props(**{SETTINGS_KEY: {**settings, "default_tags": many}},
-                                        tags={"run": "r1"})).failures
-    assert failures and "the provider's `default_tags`" in failures[0].reason
+    failures = inprocess.failures(jobs, job_props(**{SETTINGS_KEY: {**settings, "default_tags": many}},
+                                                  tags={"run": "r1"}))
+    assert failures and "the provider's `default_tags`" in failures[0][1]
 
     with pytest.raises(ConfigError, match=r"mltrain:defaultTags.*reserved for the provider's owner mark"):
         inprocess.settings("modelarts", emulator, **{"mltrain:defaultTags": '{"mltrain-owner-urn": "x"}'})

@@ -7,10 +7,10 @@ asks for it: here, a delete refused in the task's status. A gateway's 404 on the
 error that keeps the job in the state and on the platform, and a not-found before anything was
 accepted is still checked against a listing.
 
-Which calls a delete makes is the provider's own logic: the cases run in-process (a fresh provider,
-as the engine starts one for a destroy, calls `delete` against the emulator over loopback HTTP; a
-delete that raises keeps the resource in the state). One case runs through `pulumi destroy` and
-counts the same calls the in-process case counts.
+Which calls a delete makes is the provider's own logic: the cases run in-process (the handler of a
+fresh provider process, as the engine starts one for a destroy, calls `delete` against the emulator
+over loopback HTTP; a delete that raises keeps the resource in the state). One case runs through
+`pulumi destroy` and counts the same calls the in-process case counts.
 """
 
 from __future__ import annotations
@@ -22,10 +22,7 @@ import pytest
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.errors import MltrainError
-from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
-from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from support import inprocess
 from support.emulated_calls import calls_during, tasks
 from support.stacks import alaya_job_args
@@ -47,17 +44,17 @@ def alaya_api(emulator: EmulatorHandle) -> httpx.Client:
 
 
 class Created:
-    """One Alaya NeW task created in-process; `delete` runs in a fresh provider, as `pulumi destroy` does."""
+    """One Alaya NeW task created in-process; `delete` runs in a fresh process, as `pulumi destroy` does."""
 
     def __init__(self, emulator: EmulatorHandle, **job: Any) -> None:
         self.emulator = emulator
-        provider = inprocess.configured(AlayaJobs(), "alaya", emulator)
-        inputs = inprocess.checked(provider, {**inprocess.OWNER, "name": "job", **alaya_job_args(**job)})
-        result = provider.create(inputs)
-        self.id, self.state = str(result.id), {**inputs, **dict(result.outs or {})}
+        jobs = inprocess.handler("alaya:TrainingJob", emulator)
+        inputs = inprocess.checked(jobs, {**inprocess.OWNER, "name": "job", **alaya_job_args(**job)})
+        result = jobs.create(inputs)
+        self.id, self.state = result.id, {**inputs, **result.outputs}
 
     def delete(self) -> None:
-        inprocess.configured(AlayaJobs(), "alaya", self.emulator).delete(self.id, self.state)
+        inprocess.handler("alaya:TrainingJob", self.emulator).delete(self.id, self.state)
 
 
 def stop_out_of_band(emulator: EmulatorHandle, task_id: str) -> None:
@@ -118,25 +115,24 @@ def test_a_task_gone_before_the_delete_is_checked_against_the_listing(emulator: 
 def test_modelarts_delete_calls(ended: bool, emulator: EmulatorHandle) -> None:
     """A job (and the algorithm it runs): terminate, DELETE, reads until gone; no search or list."""
     emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=3600, delete_delay=0.0)
-    algorithms = inprocess.configured(AlgorithmProvider(), "modelarts", emulator)
+    algorithms = inprocess.handler("modelarts:Algorithm", emulator)
     algorithm_inputs = inprocess.checked(algorithms, {**inprocess.OWNER, "name": "algo", **ALGORITHM})
     algorithm = algorithms.create(algorithm_inputs)
-    jobs = inprocess.configured(ModelArtsJobs(), "modelarts", emulator)
+    jobs = inprocess.handler("modelarts:TrainingJob", emulator)
     job_inputs = inprocess.checked(jobs, {**inprocess.OWNER, "name": "job", "flavor_id": d.FLAVOR_CPU_8U,
-                                          "wait_for": "running", "algorithm_id": str(algorithm.id)})
+                                          "wait_for": "running", "algorithm_id": algorithm.id})
     job = jobs.create(job_inputs)
     if ended:
         emulator.admin.set_settings(modelarts_run_seconds=0.0)
         emulator.admin.advance(1)
 
-    def destroy() -> None:  # a fresh provider, the job before the algorithm it depends on
-        inprocess.configured(ModelArtsJobs(), "modelarts", emulator).delete(
-            str(job.id), {**job_inputs, **dict(job.outs or {})})
-        inprocess.configured(AlgorithmProvider(), "modelarts", emulator).delete(
-            str(algorithm.id), {**algorithm_inputs, **dict(algorithm.outs or {})})
+    def destroy() -> None:  # a fresh process, the job before the algorithm it depends on
+        inprocess.handler("modelarts:TrainingJob", emulator).delete(job.id, {**job_inputs, **job.outputs})
+        inprocess.handler("modelarts:Algorithm", emulator).delete(
+            algorithm.id, {**algorithm_inputs, **algorithm.outputs})
 
     calls = calls_during(emulator, destroy)
-    calls.pop("POST /v3/auth/tokens", None)  # the fresh provider's token
+    calls.pop("POST /v3/auth/tokens", None)  # the fresh process's token
     job_path, algorithm_path = "/v2/{project_id}/training-jobs/*", "/v2/{project_id}/algorithms/*"
     terminate, delete, read = f"POST {job_path}/actions", f"DELETE {job_path}", f"GET {job_path}"
     algorithm_calls = {f"DELETE {algorithm_path}": 1, f"GET {algorithm_path}": 1}

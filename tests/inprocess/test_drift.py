@@ -18,11 +18,9 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain import spec as specs
-from pulumi_mltrain.alaya.storage_mount import StorageMountProvider, StorageMountSpec
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
+from pulumi_mltrain.alaya.storage_mount import StorageMountSpec
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec as AlayaJobSpec
-from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider, AlgorithmSpec
-from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
+from pulumi_mltrain.modelarts.algorithm import AlgorithmSpec
 from pulumi_mltrain.modelarts.training_job import TrainingJobSpec as ModelArtsJobSpec
 from support import inprocess
 from support.drift import (
@@ -42,6 +40,7 @@ from support.drift import (
     remote_fields,
     spec_inputs,
 )
+from support.inprocess import AnyHandler
 
 
 def _inputs(props: Json, model: type[specs.Spec]) -> Json:
@@ -60,7 +59,7 @@ def _no_changes_after(resource: inprocess.Created) -> None:
 
 
 def test_alaya_training_job_drift(emulator: EmulatorHandle) -> None:
-    job = inprocess.Created(inprocess.configured(AlayaJobs(), "alaya", emulator), ALAYA_DECLARED)
+    job = inprocess.Created(inprocess.handler("alaya:TrainingJob", emulator), ALAYA_DECLARED)
     before, task_id = _inputs(job.inputs, AlayaJobSpec), job.id
     expected = patch_alaya_task(emulator, task_id, before)
 
@@ -80,7 +79,7 @@ MOUNT_DECLARED: Json = {"storage_id": d.STORAGE_CAPACITY_ID, "storage_type": "na
 def test_alaya_storage_mount_drift(emulator: EmulatorHandle) -> None:
     """The storage row belongs to the tenant: refresh records its type, the provider cannot change it
     back, so preview says why the mount no longer fits; once the row is right again, up repairs the state."""
-    mounts = inprocess.configured(StorageMountProvider(), "alaya", emulator)
+    mounts = inprocess.handler("alaya:StorageMount", emulator)
     mount = inprocess.Created(mounts, MOUNT_DECLARED, name=None)
     before, mount_id = _inputs(mount.inputs, StorageMountSpec), mount.id
     platform_row = next(r for r in _storages(emulator) if r["storageId"] == d.STORAGE_CAPACITY_ID)
@@ -91,7 +90,7 @@ def test_alaya_storage_mount_drift(emulator: EmulatorHandle) -> None:
     emulator.admin.patch("alaya", "storage", d.STORAGE_CAPACITY_ID, changes)
 
     assert_refreshed(before, _inputs(mount.refresh(), StorageMountSpec), expected)
-    refused = [(f.property, f.reason) for f in mounts.check(mount.inputs, mount.declared).failures]
+    refused = inprocess.failures_against(mounts, mount.inputs, mount.declared)
     assert any(f == "storage_id" and d.STORAGE_CAPACITY_ID in r and "nas-performance" in r
                for f, r in refused), refused
 
@@ -112,7 +111,7 @@ def _storages(emulator: EmulatorHandle) -> list[Json]:
 
 
 def test_modelarts_algorithm_drift(emulator: EmulatorHandle) -> None:
-    algorithms = inprocess.configured(AlgorithmProvider(), "modelarts", emulator)
+    algorithms = inprocess.handler("modelarts:Algorithm", emulator)
     algorithm = inprocess.Created(algorithms, ALGORITHM_DECLARED, name="algo")
     before, algorithm_id = _inputs(algorithm.inputs, AlgorithmSpec), algorithm.id
     expected = patch_algorithm(emulator, algorithm_id, before)
@@ -129,13 +128,13 @@ def test_modelarts_algorithm_drift(emulator: EmulatorHandle) -> None:
 
 
 @pytest.fixture
-def ma_jobs(emulator: EmulatorHandle) -> ModelArtsJobs:
+def ma_jobs(emulator: EmulatorHandle) -> AnyHandler:
     emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
-    return inprocess.configured(ModelArtsJobs(), "modelarts", emulator)
+    return inprocess.handler("modelarts:TrainingJob", emulator)
 
 
 @pytest.mark.parametrize("name", ["job", None], ids=["declared-name", "autonamed"])
-def test_modelarts_training_job_drift(emulator: EmulatorHandle, ma_jobs: ModelArtsJobs, name: str | None) -> None:
+def test_modelarts_training_job_drift(emulator: EmulatorHandle, ma_jobs: AnyHandler, name: str | None) -> None:
     job = inprocess.Created(ma_jobs, MA_JOB_DECLARED, name=name)
     before, job_id = _inputs(job.inputs, ModelArtsJobSpec), job.id
     expected = patch_ma_job(emulator, job_id, before)
@@ -152,7 +151,7 @@ def test_modelarts_training_job_drift(emulator: EmulatorHandle, ma_jobs: ModelAr
     _no_changes_after(job)
 
 
-def test_modelarts_description_drift_updates_in_place(emulator: EmulatorHandle, ma_jobs: ModelArtsJobs) -> None:
+def test_modelarts_description_drift_updates_in_place(emulator: EmulatorHandle, ma_jobs: AnyHandler) -> None:
     job = inprocess.Created(ma_jobs, MA_JOB_DECLARED)
     before, job_id = _inputs(job.inputs, ModelArtsJobSpec), job.id
     changes, expected = drift(ModelArtsJobSpec, before, {"description": "edited in the console"})

@@ -5,7 +5,6 @@ in process against the emulator over loopback HTTP."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -13,16 +12,9 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.accounts import SETTINGS_KEY
-from pulumi_mltrain.alaya.storage_mount import StorageMountCalls
-from pulumi_mltrain.alaya.training_job import TrainingJobCalls as AlayaJobs
-from pulumi_mltrain.config import Settings
 from pulumi_mltrain.errors import MltrainError
-from pulumi_mltrain.handler import Handler
-from pulumi_mltrain.modelarts import iam
-from pulumi_mltrain.modelarts.algorithm import AlgorithmCalls
-from pulumi_mltrain.modelarts.training_job import TrainingJobCalls as ModelArtsJobs
-from pulumi_mltrain.platform_calls import PlatformCalls
 from support import inprocess
+from support.inprocess import AnyHandler
 from support.stacks import alaya_job_args
 
 OWNER = {"__mltrain_stack": "st-handler", "__mltrain_urn": "urn:pulumi:test::handler::mltrain:x:Y::job"}
@@ -35,25 +27,20 @@ ALGORITHM = {"name": "algo", "code_dir": "obs://b/code/", "boot_file": "obs://b/
              "inputs": [{"name": "data_url"}], "outputs": [{"name": "train_url"}]}
 
 
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> Iterator[None]:
-    iam.forget_tokens()
-    emulator.admin.set_settings(subscription_delay=0.1, task_state_delay=0.2, modelarts_phase_delay=0.1,
-                                modelarts_run_seconds=30, delete_delay=0.1)
-    yield
-    iam.forget_tokens()
+ALAYA_JOBS, MOUNTS = "alaya:TrainingJob", "alaya:StorageMount"
+ALGORITHMS, MODELARTS_JOBS = "modelarts:Algorithm", "modelarts:TrainingJob"
+
+pytestmark = pytest.mark.usefixtures("quick")
 
 
-def configured(cls: type[PlatformCalls[Any, Any]], platform: str, emulator: EmulatorHandle) -> Any:
-    """The handler of `cls` as a fresh provider process holds it, with the settings of the test stacks."""
-    inprocess.fresh_process()
-    config = inprocess.alaya_config(emulator) if platform == "alaya" else inprocess.modelarts_config(emulator)
-    handler = Handler(cls)
-    handler.configure(Settings.load({**config, **inprocess.BASE_CONFIG}, env={}))
-    return handler
+@pytest.fixture
+def quick(quick: EmulatorHandle) -> EmulatorHandle:
+    """The shared fast settings, but a task takes 0.2 s to move on and a ModelArts run lasts 30 s."""
+    quick.admin.set_settings(task_state_delay=0.2, modelarts_run_seconds=30)
+    return quick
 
 
-def created(handler: Handler, props: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+def created(handler: AnyHandler, props: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """(ID, checked inputs) of an object the handler creates for `props` under OWNER."""
     checked = handler.check({}, {**OWNER, **props})
     assert checked.failures == (), checked.failures
@@ -63,9 +50,9 @@ def created(handler: Handler, props: dict[str, Any]) -> tuple[str, dict[str, Any
 
 
 def test_import_of_an_alaya_task_reads_its_inputs_back(emulator: EmulatorHandle) -> None:
-    jobs = configured(AlayaJobs, "alaya", emulator)
+    jobs = inprocess.handler(ALAYA_JOBS, emulator)
     task_id, inputs = created(jobs, alaya_job_args(name="imp-task", wait_for="created"))
-    imported = configured(AlayaJobs, "alaya", emulator).import_object(task_id, IMPORTER)
+    imported = inprocess.handler(ALAYA_JOBS, emulator).import_object(task_id, IMPORTER)
     assert imported.id == task_id
     declared = {k: imported.inputs.get(k) for k in ("name", "product_code", "worker_count", "image",
                                                     "start_command", "timeout_hours")}
@@ -77,7 +64,7 @@ def test_import_of_an_alaya_task_reads_its_inputs_back(emulator: EmulatorHandle)
 
 
 def test_import_of_a_storage_mount_splits_its_id(emulator: EmulatorHandle) -> None:
-    mounts = configured(StorageMountCalls, "alaya", emulator)
+    mounts = inprocess.handler(MOUNTS, emulator)
     mount_id = f"{d.STORAGE_CAPACITY_ID}:datasets:/root/nas/datasets"
     imported = mounts.import_object(mount_id, IMPORTER)
     assert imported.id == mount_id
@@ -91,25 +78,25 @@ def test_import_of_a_storage_mount_splits_its_id(emulator: EmulatorHandle) -> No
 
 
 def test_import_of_a_modelarts_algorithm_and_job(emulator: EmulatorHandle) -> None:
-    algorithms = configured(AlgorithmCalls, "modelarts", emulator)
+    algorithms = inprocess.handler(ALGORITHMS, emulator)
     algorithm_id, algorithm_inputs = created(algorithms, ALGORITHM)
-    imported = configured(AlgorithmCalls, "modelarts", emulator).import_object(algorithm_id, IMPORTER)
+    imported = inprocess.handler(ALGORITHMS, emulator).import_object(algorithm_id, IMPORTER)
     assert imported.id == imported.outputs["algorithm_id"] == algorithm_id
     assert {k: imported.inputs[k] for k in ("name", "code_dir", "boot_file")} == \
         {k: algorithm_inputs[k] for k in ("name", "code_dir", "boot_file")}
 
-    jobs = configured(ModelArtsJobs, "modelarts", emulator)
+    jobs = inprocess.handler(MODELARTS_JOBS, emulator)
     job_id, _ = created(jobs, {"name": "imp-job", "algorithm_id": algorithm_id, "flavor_id": d.FLAVOR_CPU_8U,
                                "inputs": [{"name": "data_url", "obs_url": "obs://b/data/"}],
                                "wait_for": "accepted"})
-    imported = configured(ModelArtsJobs, "modelarts", emulator).import_object(job_id, IMPORTER)
+    imported = inprocess.handler(MODELARTS_JOBS, emulator).import_object(job_id, IMPORTER)
     assert imported.id == job_id
     assert (imported.inputs["name"], imported.inputs["algorithm_id"]) == ("imp-job", algorithm_id)
     assert job_id in inprocess.platform_ids(emulator, "modelarts"), "an import never deletes the job"
 
 
 def test_import_of_an_unknown_id_records_nothing(emulator: EmulatorHandle) -> None:
-    jobs = configured(AlayaJobs, "alaya", emulator)
+    jobs = inprocess.handler(ALAYA_JOBS, emulator)
     before = inprocess.platform_ids(emulator, "alaya")
     with pytest.raises(MltrainError):
         jobs.import_object("tt-does-not-exist", IMPORTER)
@@ -117,21 +104,21 @@ def test_import_of_an_unknown_id_records_nothing(emulator: EmulatorHandle) -> No
 
 
 def test_the_survivor_is_this_resources_own_object_only(emulator: EmulatorHandle) -> None:
-    jobs = configured(AlayaJobs, "alaya", emulator)
+    jobs = inprocess.handler(ALAYA_JOBS, emulator)
     task_id, inputs = created(jobs, alaya_job_args(name="survivor", wait_for="created"))
     assert jobs.survivor(inputs) == task_id
     assert jobs.survivor({**inputs, **IMPORTER}) is None, "another resource's task is not ours to record"
     assert jobs.survivor({**inputs, "name": "never-made"}) is None
 
-    algorithms = configured(AlgorithmCalls, "modelarts", emulator)
+    algorithms = inprocess.handler(ALGORITHMS, emulator)
     algorithm_id, algorithm_inputs = created(algorithms, ALGORITHM)
     assert algorithms.survivor(algorithm_inputs) == algorithm_id  # found as an object, not an ID
-    assert Handler(StorageMountCalls).survivor({**OWNER, **MOUNT}) is None, "no remote object of its own"
+    assert inprocess.entry(MOUNTS).handler().survivor({**OWNER, **MOUNT}) is None, "no remote object of its own"
 
 
 def test_the_engine_timeout_is_the_deadline_unless_the_inputs_set_one(emulator: EmulatorHandle) -> None:
     emulator.admin.set_settings(task_state_delay=60)
-    jobs = configured(AlayaJobs, "alaya", emulator)
+    jobs = inprocess.handler(ALAYA_JOBS, emulator)
     checked = jobs.check({}, {**OWNER, **alaya_job_args(name="slow", wait_for="running")})
     started = time.monotonic()
     late = jobs.create(checked.inputs, timeout=2).unfinished  # recorded unfinished: the next up waits on
@@ -146,7 +133,7 @@ def test_the_engine_timeout_is_the_deadline_unless_the_inputs_set_one(emulator: 
 
 
 def test_the_account_of_an_explicit_provider_is_given_to_that_operation_only(emulator: EmulatorHandle) -> None:
-    jobs = configured(AlayaJobs, "alaya", emulator)
+    jobs = inprocess.handler(ALAYA_JOBS, emulator)
     explicit = {SETTINGS_KEY: {"alaya_endpoint": "http://127.0.0.1:9", "alaya_api_key": "other"}}
     assert jobs.platform(explicit).settings.alaya_endpoint == "http://127.0.0.1:9"
     assert jobs.settings.alaya_endpoint == emulator.url, "the configured account is unchanged"
@@ -160,18 +147,18 @@ def test_check_fills_in_the_program_sides_constant_defaults(emulator: EmulatorHa
     from pulumi_mltrain.modelarts import Algorithm
     from pulumi_mltrain.modelarts import TrainingJob as ModelArtsJob
 
-    algorithms = configured(AlgorithmCalls, "modelarts", emulator)
+    algorithms = inprocess.handler(ALGORITHMS, emulator)
     algorithm_id, _ = created(algorithms, ALGORITHM)
-    cases: list[tuple[Any, type[PlatformCalls[Any, Any]], str, dict[str, Any]]] = [
-        (TrainingJob, AlayaJobs, "alaya", alaya_job_args(name="fixed-defaults")),
-        (StorageMount, StorageMountCalls, "alaya", MOUNT),
-        (Algorithm, AlgorithmCalls, "modelarts", {**ALGORITHM, "name": "fixed-defaults"}),
-        (ModelArtsJob, ModelArtsJobs, "modelarts", {"name": "fixed-defaults", "algorithm_id": algorithm_id,
-                                                    "flavor_id": d.FLAVOR_CPU_8U}),
+    cases: list[tuple[Any, str, dict[str, Any]]] = [
+        (TrainingJob, ALAYA_JOBS, alaya_job_args(name="fixed-defaults")),
+        (StorageMount, MOUNTS, MOUNT),
+        (Algorithm, ALGORITHMS, {**ALGORITHM, "name": "fixed-defaults"}),
+        (ModelArtsJob, MODELARTS_JOBS, {"name": "fixed-defaults", "algorithm_id": algorithm_id,
+                                        "flavor_id": d.FLAVOR_CPU_8U}),
     ]
-    for cls, handler_type, platform, args in cases:
+    for cls, kind, args in cases:
         absent = cls._fixed_defaults() - set(args)
         assert absent, (cls, "the case leaves some out")
-        checked = configured(handler_type, platform, emulator).check({}, {**OWNER, **args})
+        checked = inprocess.handler(kind, emulator).check({}, {**OWNER, **args})
         assert checked.failures == (), (cls, checked.failures)
         assert {a: checked.inputs.get(a) for a in absent} == {a: cls._defaults[a] for a in absent}, cls

@@ -5,7 +5,6 @@ provider made with the same values reads back through the SDK's response model w
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import httpx
@@ -14,9 +13,8 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.modelarts import contract, iam
+from pulumi_mltrain.modelarts import contract
 from pulumi_mltrain.modelarts.client import ModelArtsClient
-from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
 from support import inprocess
 from support.runs import moment
 
@@ -31,12 +29,7 @@ ANNOTATIONS = {contract.RETRY_ANNOTATION: "2", contract.UNCONDITIONAL_RETRY_ANNO
                contract.HANG_RETRY_ANNOTATION: "true"}
 
 
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> Iterator[None]:
-    iam.forget_tokens()
-    emulator.admin.set_settings(modelarts_phase_delay=0.1, modelarts_run_seconds=0.3, delete_delay=0.1)
-    yield
-    iam.forget_tokens()
+pytestmark = pytest.mark.usefixtures("quick")
 
 
 @pytest.fixture
@@ -118,8 +111,8 @@ def test_a_create_built_from_the_sdk_models_is_accepted(settings: Settings) -> N
 
 
 def test_a_job_made_by_the_provider_reads_back_through_the_sdk(emulator: EmulatorHandle) -> None:
-    provider = inprocess.configured(TrainingJobProvider(), "modelarts", emulator)
-    checked = provider.check({}, {
+    jobs = inprocess.handler("modelarts:TrainingJob", emulator)
+    inputs = inprocess.checked(jobs, {
         "__mltrain_stack": "st-sdk", "__mltrain_urn": "urn:pulumi:test::sdk::pulumi-python:dynamic/x:Y::job",
         "name": "ours", "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
         "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1], "flavor_id": d.FLAVOR_CPU_8U,
@@ -129,17 +122,16 @@ def test_a_job_made_by_the_provider_reads_back_through_the_sdk(emulator: Emulato
                               "affinity_group_level": "hyperinstance"},
         "notification": {"topic_urn": TOPIC, "events": EVENTS}, "wait_for": "completed",
     })
-    assert checked.failures == []
-    created = provider.create(dict(checked.inputs))
-    job = read_through_sdk(provider.handler.platform({}).client, str(created.id))
+    created = jobs.create(inputs)
+    job = read_through_sdk(jobs.platform({}).client, created.id)
     expected = serialized(sdk_job("ours"))
     assert serialized(job.spec.schedule_policy) == expected["spec"]["schedule_policy"]
     assert serialized(job.endpoints.ssh) == {"key_pair_names": ["kp-debug"]}
     assert {k: job.metadata.annotations[k] for k in ANNOTATIONS} == ANNOTATIONS
     # The SDK's SpecResponse has no notification: the raw answer carries it as the request wrote it.
-    raw = provider.handler.platform({}).client.job(str(created.id))
+    raw = jobs.platform({}).client.job(created.id)
     assert raw["spec"]["notification"] == expected["spec"]["notification"]
     # Finished-run facts the SDK documents: start time, duration and each task's exit code.
-    assert int(moment(created.outs["start_time"]).timestamp()) == job.status.start_time // 1000
-    assert job.status.duration == created.outs["duration_ms"]
+    assert int(moment(created.outputs["start_time"]).timestamp()) == job.status.start_time // 1000
+    assert job.status.duration == created.outputs["duration_ms"]
     assert [(t.task, t.exit_code) for t in job.status.task_statuses] == [("worker-0", 0)]

@@ -16,11 +16,10 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain import spec as specs
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec as AlayaSpec
-from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from pulumi_mltrain.ownership import FAILED_KEY
 from support import inprocess
+from support.inprocess import AnyHandler
 from support.stacks import alaya_job_args
 
 MA_JOB = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
@@ -28,15 +27,19 @@ MA_JOB = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file"
 LOW_GPU = [{"metric": "gpuUtil", "op": ">=", "value": 50}]
 
 
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> None:
-    emulator.admin.set_settings(modelarts_phase_delay=0.1, modelarts_run_seconds=0.3, delete_delay=0.1,
-                                modelarts_final_metrics={"^low-": {"gpuUtil": 12.0}})
+pytestmark = pytest.mark.usefixtures("quick")
 
 
 @pytest.fixture
-def jobs(emulator: EmulatorHandle) -> ModelArtsJobs:
-    return inprocess.configured(ModelArtsJobs(), "modelarts", emulator)
+def quick(quick: EmulatorHandle) -> EmulatorHandle:
+    """The shared fast settings, and a low GPU utilisation for the jobs named `low-*`."""
+    quick.admin.set_settings(modelarts_final_metrics={"^low-": {"gpuUtil": 12.0}})
+    return quick
+
+
+@pytest.fixture
+def jobs(emulator: EmulatorHandle) -> AnyHandler:
+    return inprocess.handler("modelarts:TrainingJob", emulator)
 
 
 def _job(name: str, **args: Any) -> dict[str, Any]:
@@ -44,35 +47,35 @@ def _job(name: str, **args: Any) -> dict[str, Any]:
 
 
 def test_a_job_that_meets_its_criteria_records_its_final_metrics(emulator: EmulatorHandle,
-                                                                 jobs: ModelArtsJobs) -> None:
+                                                                 jobs: AnyHandler) -> None:
     criteria = [{"metric": "cpuUsage", "op": ">=", "value": 10}, {"metric": "memUsage", "op": "<", "value": 1}]
     props = inprocess.checked(jobs, _job("fine-1", success_criteria=criteria))
     created = jobs.create(props)
-    outs = dict(created.outs)
+    outs = dict(created.outputs)
     assert outs["phase"] == "Completed" and outs["success_criteria_met"] is True, outs
     final = outs["final_metrics"]
     assert set(final) == {"cpuUsage", "memUsage"}, "every metric with data; none of the -1 ones"
     assert 20.0 <= final["cpuUsage"] <= 45.0 and 0.5 <= final["memUsage"] <= 0.8
     assert outs["metrics_summary"] == final and FAILED_KEY not in outs and not outs.get("reason")
 
-    refreshed = jobs.read(created.id, outs)
-    assert refreshed.outs["final_metrics"] == final and refreshed.outs["success_criteria_met"] is True
+    refreshed = inprocess.read(jobs, created.id, outs)
+    assert refreshed.outputs["final_metrics"] == final and refreshed.outputs["success_criteria_met"] is True
 
     # Changing the gate is recorded only: the finished run is neither replaced nor judged again.
     stricter = inprocess.checked(jobs, _job("fine-1", success_criteria=LOW_GPU), olds=outs)
-    diff = jobs.diff(created.id, outs, stricter)
+    diff = jobs.diff(outs, stricter, created.id)
     assert diff.changes and not diff.replaces, diff.replaces
     updated = jobs.update(created.id, outs, stricter)
-    assert updated.outs["final_metrics"] == final and updated.outs["success_criteria_met"] is True
+    assert updated.outputs["final_metrics"] == final and updated.outputs["success_criteria_met"] is True
     assert inprocess.platform_ids(emulator, "modelarts") == [created.id]
 
 
 def test_a_miss_deletes_the_job_and_names_metric_value_and_threshold(emulator: EmulatorHandle,
-                                                                    jobs: ModelArtsJobs) -> None:
+                                                                    jobs: AnyHandler) -> None:
     criteria = [*LOW_GPU, {"metric": "npuUtil", "op": ">", "value": 0},
                 {"metric": "cpuUsage", "op": ">", "value": 1}]
     props = inprocess.checked(jobs, _job("low-1", success_criteria=criteria, on_failure="delete"))
-    text = str(jobs.create(props).outs[FAILED_KEY])  # held, and the program raises it
+    text = str(jobs.create(props).outputs[FAILED_KEY])  # held, and the program raises it
     assert text.startswith("TrainingJob 'low-1': training job 'low-1' ("), text
     assert "Completed but missed its success_criteria (final metrics of task worker-0): " in text, text
     assert "gpuUtil was 12, the criterion is gpuUtil >= 50" in text, text
@@ -82,11 +85,11 @@ def test_a_miss_deletes_the_job_and_names_metric_value_and_threshold(emulator: E
     assert inprocess.platform_ids(emulator, "modelarts") == [], "terminated and deleted"
 
 
-def test_a_miss_with_on_failure_keep_is_recorded(emulator: EmulatorHandle, jobs: ModelArtsJobs) -> None:
+def test_a_miss_with_on_failure_keep_is_recorded(emulator: EmulatorHandle, jobs: AnyHandler) -> None:
     """A miss is a failed run: held, its job kept (the default) with its status and reason."""
     props = inprocess.checked(jobs, _job("low-2", success_criteria=LOW_GPU))
     result = jobs.create(props)
-    outs = dict(result.outs)
+    outs = dict(result.outputs)
     failed = str(outs[FAILED_KEY])
     assert "gpuUtil was 12, the criterion is gpuUtil >= 50" in failed, failed
     assert 'is held: its job stays on the platform, ended, as the run\'s record (on_failure="keep")' in failed, failed
@@ -95,13 +98,13 @@ def test_a_miss_with_on_failure_keep_is_recorded(emulator: EmulatorHandle, jobs:
     assert outs["reason"].startswith("Completed but missed its success_criteria"), outs
     assert "gpuUtil was 12, the criterion is gpuUtil >= 50" in outs["reason"]
     assert inprocess.platform_ids(emulator, "modelarts") == [result.id], "kept on the platform"
-    assert not jobs.diff(result.id, outs, props).changes, "the next up starts nothing"
+    assert not jobs.diff(outs, props, result.id).changes, "the next up starts nothing"
     jobs.delete(result.id, outs)
     assert inprocess.platform_ids(emulator, "modelarts") == []
 
 
 @pytest.mark.parametrize("wait_for", ["accepted", "running"])
-def test_criteria_need_wait_for_completed(emulator: EmulatorHandle, jobs: ModelArtsJobs, wait_for: str) -> None:
+def test_criteria_need_wait_for_completed(emulator: EmulatorHandle, jobs: AnyHandler, wait_for: str) -> None:
     [(field, reason)] = inprocess.failures(jobs, _job("early", wait_for=wait_for, success_criteria=LOW_GPU))
     assert field == "success_criteria"
     assert f"wait_for='{wait_for}' does not wait for the job to complete" in reason, reason
@@ -109,7 +112,7 @@ def test_criteria_need_wait_for_completed(emulator: EmulatorHandle, jobs: ModelA
     assert inprocess.failures(jobs, _job("early", wait_for=wait_for, success_criteria=[])) == []
 
 
-def test_criteria_take_the_api_metrics_and_operators_only(jobs: ModelArtsJobs) -> None:
+def test_criteria_take_the_api_metrics_and_operators_only(jobs: AnyHandler) -> None:
     bad = [{"metric": "loss", "op": "<", "value": 1}, {"metric": "gpuUtil", "op": "=>", "value": 1}]
     found = dict(inprocess.failures(jobs, _job("bad", success_criteria=bad)))
     assert "'cpuUsage', 'memUsage', 'npuUtil', 'npuMemUsage', 'gpuUtil' or 'gpuMemUsage'" in \
@@ -121,7 +124,7 @@ def test_criteria_take_the_api_metrics_and_operators_only(jobs: ModelArtsJobs) -
 
 
 def test_alaya_jobs_have_no_metric_gates(emulator: EmulatorHandle) -> None:
-    alaya = inprocess.configured(AlayaJobs(), "alaya", emulator)
+    alaya = inprocess.handler("alaya:TrainingJob", emulator)
     props = {**inprocess.OWNER, "name": "gated", **alaya_job_args(wait_for="completed", success_criteria=LOW_GPU)}
     [(field, reason)] = inprocess.failures(alaya, props)
     assert field == "success_criteria" and "Alaya NeW has no metrics API" in reason, reason

@@ -17,11 +17,9 @@ import pytest
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
-from pulumi_mltrain.dynamic_provider import MltrainProvider
 from pulumi_mltrain.modelarts import contract
-from pulumi_mltrain.modelarts.algorithm import AlgorithmProvider
-from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
 from support import inprocess
+from support.inprocess import AnyHandler
 from support.modelarts_declared import FIELDS
 from support.modelarts_declared import FIELDS_BASE as BASE
 
@@ -34,62 +32,61 @@ def _job(emulator: EmulatorHandle, job_id: str) -> dict[str, Any]:
 
 
 @pytest.fixture
-def jobs(emulator: EmulatorHandle) -> TrainingJobProvider:
+def jobs(emulator: EmulatorHandle) -> AnyHandler:
     emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
-    return inprocess.configured(TrainingJobProvider(), "modelarts", emulator)
+    return inprocess.handler("modelarts:TrainingJob", emulator)
 
 
 class Created:
     """A resource created in-process: its ID and the state the engine would hold (inputs and outputs)."""
 
-    def __init__(self, provider: MltrainProvider[Any], props: dict[str, Any], name: str = "job") -> None:
-        self.provider = provider
-        self.inputs = inprocess.checked(provider, {**inprocess.OWNER, "name": name, **props})
-        result = provider.create(self.inputs)
-        self.id, self.state = str(result.id), {**self.inputs, **dict(result.outs or {})}
+    def __init__(self, handler: AnyHandler, props: dict[str, Any], name: str = "job") -> None:
+        self.handler = handler
+        self.inputs = inprocess.checked(handler, {**inprocess.OWNER, "name": name, **props})
+        result = handler.create(self.inputs)
+        self.id, self.state = result.id, {**self.inputs, **result.outputs}
 
     def news(self, props: dict[str, Any]) -> dict[str, Any]:
         """What `check` passes on for changed declarations (the name is kept, as on a re-run)."""
-        return inprocess.checked(self.provider, {**inprocess.OWNER, "name": self.inputs["name"], **props},
+        return inprocess.checked(self.handler, {**inprocess.OWNER, "name": self.inputs["name"], **props},
                                  olds=self.inputs)
 
     def refresh(self) -> dict[str, Any]:
         """What a refresh stores: the read outputs, which the next diff compares against."""
-        read = self.provider.read(self.id, self.state)
-        assert read.id == self.id
-        self.state = dict(read.outs or {})
+        read = inprocess.read(self.handler, self.id, self.state)  # fails if the refresh drops it
+        self.state = dict(read.outputs)
         return self.state
 
     def update(self, news: dict[str, Any]) -> None:
-        result = self.provider.update(self.id, self.state, news)
-        self.inputs, self.state = news, {**news, **dict(result.outs or {})}
+        result = self.handler.update(self.id, self.state, news)
+        self.inputs, self.state = news, {**news, **result.outputs}
 
     def delete(self) -> None:
-        self.provider.delete(self.id, self.state)
+        self.handler.delete(self.id, self.state)
 
 
-def test_fields_created_refreshed_and_changed(emulator: EmulatorHandle, jobs: TrainingJobProvider) -> None:
+def test_fields_created_refreshed_and_changed(emulator: EmulatorHandle, jobs: AnyHandler) -> None:
     job = Created(jobs, FIELDS)
     outputs = job.refresh()
-    assert not jobs.diff(job.id, outputs, job.news(FIELDS)).changes, "refresh must leave no diff"
+    assert not jobs.diff(outputs, job.news(FIELDS), job.id).changes, "refresh must leave no diff"
     assert outputs["tags"] == {"team": "vision"}, "the owner mark must not show as a user tag"
     assert outputs["volumes"][0]["nfs"]["read_only"] is True
 
     # Tags change in place, and the owner mark stays beside them.
     news = job.news({**FIELDS, "tags": {"cost": "ml"}})
-    diff = jobs.diff(job.id, job.state, news)
+    diff = jobs.diff(job.state, news, job.id)
     assert diff.changes and not diff.replaces, diff.replaces
     job.update(news)
     tags = {t["key"]: t["value"] for t in _job(emulator, job.id)["tags"]}
     assert tags["cost"] == "ml" and "team" not in tags and contract.OWNER_STACK in tags, tags
     assert [j["metadata"]["id"] for j in emulator.admin.state()["modelarts"]["jobs"]] == [job.id], "updated in place"
     # A changed mount replaces the job.
-    diff = jobs.diff(job.id, job.state, job.news({**FIELDS, "tags": {"cost": "ml"}, "priority": 3}))
-    assert "priority" in (diff.replaces or []), diff.replaces
+    diff = jobs.diff(job.state, job.news({**FIELDS, "tags": {"cost": "ml"}, "priority": 3}), job.id)
+    assert "priority" in diff.replaces, diff.replaces
     job.delete()
 
 
-def test_wire_shapes_in_the_emulator(emulator: EmulatorHandle, jobs: TrainingJobProvider) -> None:
+def test_wire_shapes_in_the_emulator(emulator: EmulatorHandle, jobs: AnyHandler) -> None:
     job = _job(emulator, Created(jobs, FIELDS).id)
     assert job["metadata"]["annotations"][contract.RETRY_ANNOTATION] == "3"
     assert contract.OWNER_STACK not in job["metadata"]["annotations"], "no annotation key Huawei does not document"
@@ -100,23 +97,23 @@ def test_wire_shapes_in_the_emulator(emulator: EmulatorHandle, jobs: TrainingJob
     assert job["algorithm"]["inputs"][0]["remote"] == {"dataset": {"id": "ds-1", "version_id": "v-1"}}
 
 
-def test_volume_duplicates_refused_at_preview(jobs: TrainingJobProvider) -> None:
+def test_volume_duplicates_refused_at_preview(jobs: AnyHandler) -> None:
     bad = {**BASE, "volumes": [{"nfs": {"nfs_server_path": "h:/a", "local_path": "/mnt/x"}},
                                {"obs": {"obs_url": "obs://b/y/", "local_path": "/mnt/x/"}}]}
     refused = inprocess.failures(jobs, {**inprocess.OWNER, "name": "job", **bad})
     assert any(f == "volumes[1].obs.local_path" and "already mounted" in r for f, r in refused), refused
 
 
-def test_replace_guard(emulator: EmulatorHandle, jobs: TrainingJobProvider) -> None:
+def test_replace_guard(emulator: EmulatorHandle, jobs: AnyHandler) -> None:
     emulator.admin.set_settings(modelarts_run_seconds=600)
     guarded = {**BASE, "replace_running": "refuse", "wait_for": "running"}
     job = Created(jobs, guarded)
     changed = {**inprocess.OWNER, "name": "job", **guarded, "node_count": 2}
-    [(field, reason)] = [(f.property, f.reason) for f in jobs.check(job.inputs, changed).failures]
+    [(field, reason)] = inprocess.failures_against(jobs, job.inputs, changed)
     assert field == "replace_running"
     assert "refuses to replace job" in reason and "Running" in reason and "node_count" in reason
     allowed = job.news({**guarded, "node_count": 2, "replace_running": "allow"})
-    assert "node_count" in (jobs.diff(job.id, job.state, allowed).replaces or [])
+    assert "node_count" in jobs.diff(job.state, allowed, job.id).replaces
     job.delete()
 
 
@@ -133,20 +130,20 @@ def _algorithm(emulator: EmulatorHandle) -> dict[str, Any]:
 
 
 def test_algorithm_tags_and_advanced_config(emulator: EmulatorHandle) -> None:
-    algorithms = inprocess.configured(AlgorithmProvider(), "modelarts", emulator)
+    algorithms = inprocess.handler("modelarts:Algorithm", emulator)
     algorithm = Created(algorithms, ALGORITHM, name="algo")
     stored = _algorithm(emulator)
     tags = {t["key"]: t["value"] for t in stored["metadata"]["tags"]}
     assert tags["team"] == "nlp" and contract.OWNER_STACK in tags, "user tags live beside the owner mark"
     assert stored["advanced_config"] == ALGORITHM["advanced_config"]
     outputs = algorithm.refresh()
-    assert not algorithms.diff(algorithm.id, outputs, algorithm.news(ALGORITHM)).changes, \
+    assert not algorithms.diff(outputs, algorithm.news(ALGORITHM), algorithm.id).changes, \
         "refresh must leave no diff"
 
     # Both change in place; removing advanced_config clears it on the platform.
     changed = {k: v for k, v in ALGORITHM.items() if k != "advanced_config"} | {"tags": {"team": "vision"}}
     news = algorithm.news(changed)
-    diff = algorithms.diff(algorithm.id, algorithm.state, news)
+    diff = algorithms.diff(algorithm.state, news, algorithm.id)
     assert diff.changes and not diff.replaces, diff.replaces
     algorithm.update(news)
     stored = _algorithm(emulator)
@@ -157,7 +154,7 @@ def test_algorithm_tags_and_advanced_config(emulator: EmulatorHandle) -> None:
     algorithm.delete()
 
 
-def test_each_replacing_field_previews_a_replace(jobs: TrainingJobProvider) -> None:
+def test_each_replacing_field_previews_a_replace(jobs: AnyHandler) -> None:
     job = Created(jobs, FIELDS)
     changes = {
         "volumes": [FIELDS["volumes"][0]],
@@ -166,7 +163,7 @@ def test_each_replacing_field_previews_a_replace(jobs: TrainingJobProvider) -> N
         "priority": 1,
     }
     for field, value in changes.items():
-        diff = jobs.diff(job.id, job.state, job.news({**FIELDS, field: value}))
-        assert field in (diff.replaces or []), f"a changed {field} replaces the job"
-    assert not jobs.diff(job.id, job.state, job.news(FIELDS)).changes
+        diff = jobs.diff(job.state, job.news({**FIELDS, field: value}), job.id)
+        assert field in diff.replaces, f"a changed {field} replaces the job"
+    assert not jobs.diff(job.state, job.news(FIELDS), job.id).changes
     job.delete()

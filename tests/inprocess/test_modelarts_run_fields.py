@@ -3,7 +3,6 @@ emulator: preview validation, the wire shapes Huawei documents, read-back withou
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -11,9 +10,9 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.errors import ApiError
-from pulumi_mltrain.modelarts import contract, iam
-from pulumi_mltrain.modelarts.training_job import TrainingJobProvider
+from pulumi_mltrain.modelarts import contract
 from support import inprocess
+from support.inprocess import AnyHandler
 from support.runs import assert_end_is_start_plus_duration, moment
 
 OWNER = {"__mltrain_stack": "st-unit", "__mltrain_urn": "urn:pulumi:test::unit::pulumi-python:dynamic/x:Y::job"}
@@ -27,17 +26,12 @@ NEW_FIELDS: dict[str, Any] = {
 }
 
 
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> Iterator[None]:
-    iam.forget_tokens()
-    emulator.admin.set_settings(modelarts_phase_delay=0.1, modelarts_run_seconds=0.3, delete_delay=0.1)
-    yield
-    iam.forget_tokens()
+pytestmark = pytest.mark.usefixtures("quick")
 
 
 @pytest.fixture
-def jobs(emulator: EmulatorHandle) -> TrainingJobProvider:
-    return inprocess.configured(TrainingJobProvider(), "modelarts", emulator, **{"mltrain:maxRetries": "2"})
+def jobs(emulator: EmulatorHandle) -> AnyHandler:
+    return inprocess.handler("modelarts:TrainingJob", emulator, **{"mltrain:maxRetries": "2"})
 
 
 def props(**changes: Any) -> dict[str, Any]:
@@ -47,21 +41,15 @@ def props(**changes: Any) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v is not None}
 
 
-def failures(provider: TrainingJobProvider, values: dict[str, Any]) -> dict[str, str]:
-    return {str(f.property): str(f.reason) for f in provider.check({}, values).failures}
-
-
-def checked(provider: TrainingJobProvider, values: dict[str, Any]) -> dict[str, Any]:
-    result = provider.check({}, values)
-    assert result.failures == [], [(f.property, f.reason) for f in result.failures]
-    return dict(result.inputs)
+def failures(handler: AnyHandler, values: dict[str, Any]) -> dict[str, str]:
+    return dict(inprocess.failures(handler, values))
 
 
 def stored(emulator: EmulatorHandle, job_id: str) -> dict[str, Any]:
     return dict(next(j for j in emulator.admin.state()["modelarts"]["jobs"] if j["metadata"]["id"] == job_id))
 
 
-def test_preview_names_the_field_and_the_reason(jobs: TrainingJobProvider) -> None:
+def test_preview_names_the_field_and_the_reason(jobs: AnyHandler) -> None:
     assert failures(jobs, props(**NEW_FIELDS)) == {}
     bad_event = failures(jobs, props(notification={"topic_urn": TOPIC, "events": ["JobFailed", "JobExploded"]}))
     assert bad_event == {"notification.events": "TrainingJob: notification.events has unknown event(s) JobExploded; "
@@ -87,10 +75,10 @@ def test_preview_names_the_field_and_the_reason(jobs: TrainingJobProvider) -> No
 
 
 def test_created_as_huawei_writes_it_read_back_without_drift(emulator: EmulatorHandle,
-                                                             jobs: TrainingJobProvider) -> None:
-    inputs = checked(jobs, props(**NEW_FIELDS, retry_count=2, priority=2))
+                                                             jobs: AnyHandler) -> None:
+    inputs = inprocess.checked(jobs, props(**NEW_FIELDS, retry_count=2, priority=2))
     created = jobs.create(inputs)
-    job = stored(emulator, str(created.id))
+    job = stored(emulator, created.id)
     assert job["spec"]["schedule_policy"] == {"priority": 2, "preemptible": True,
                                               "required_affinity": NEW_FIELDS["required_affinity"]}
     assert job["spec"]["notification"] == NEW_FIELDS["notification"]
@@ -100,23 +88,23 @@ def test_created_as_huawei_writes_it_read_back_without_drift(emulator: EmulatorH
     assert annotations[contract.HANG_RETRY_ANNOTATION] == "false"
     assert annotations[contract.RETRY_ANNOTATION] == "2"
 
-    read = jobs.read(str(created.id), created.outs)
+    read = inprocess.read(jobs, created.id, created.outputs)
     for field in NEW_FIELDS:
         assert read.inputs[field] == inputs[field], field
-    assert read.inputs["run_reason"] == created.outs["run_reason"], "the stored inputs keep the run's reason"
+    assert read.inputs["run_reason"] == created.outputs["run_reason"], "the stored inputs keep the run's reason"
     declared = {k: v for k, v in read.inputs.items() if k != "run_reason"}  # the state's, not an argument
-    assert not jobs.diff(str(created.id), created.outs, checked(jobs, declared)).changes
+    assert not jobs.diff(created.outputs, inprocess.checked(jobs, declared), created.id).changes
     # Every new field is fixed at create (ModelArts updates only the description): a change replaces.
     for field, value in {"preemptible": False, "notification": {"topic_urn": TOPIC, "events": ["JobFailed"]},
                          "required_affinity": {"affinity_type": "cabinet"}, "ssh_key_pair_names": ["kp-other"],
                          "unconditional_retry": False, "hang_retry": True}.items():
-        news = checked(jobs, props(**{**NEW_FIELDS, field: value}, retry_count=2, priority=2))
-        assert jobs.diff(str(created.id), created.outs, news).replaces == [field], field
+        news = inprocess.checked(jobs, props(**{**NEW_FIELDS, field: value}, retry_count=2, priority=2))
+        assert jobs.diff(created.outputs, news, created.id).replaces == (field,), field
 
 
-def test_the_emulator_checks_shapes_as_the_platform_would(jobs: TrainingJobProvider) -> None:
+def test_the_emulator_checks_shapes_as_the_platform_would(jobs: AnyHandler) -> None:
     declared = {k: v for k, v in props(**NEW_FIELDS).items() if k not in OWNER}
-    body = jobs.handler.spec_type.model_validate(declared).wire()
+    body = jobs.spec_type.model_validate(declared).wire()
     cases = {
         "spec.notification.events": lambda b: b["spec"]["notification"].update(events=["JobExploded"]),
         "spec.notification.topic_urn": lambda b: b["spec"]["notification"].update(topic_urn="nope"),
@@ -136,14 +124,14 @@ def test_the_emulator_checks_shapes_as_the_platform_would(jobs: TrainingJobProvi
                "metadata": {**body["metadata"], "annotations": dict(body["metadata"]["annotations"])}}
         spoil(bad)
         with pytest.raises(ApiError) as err:
-            jobs.handler.platform({}).client.create_job(bad)
+            jobs.platform({}).client.create_job(bad)
         assert err.value.http_status == 400 and words in str(err.value), (words, str(err.value))
 
 
-def test_finished_run_outputs(emulator: EmulatorHandle, jobs: TrainingJobProvider) -> None:
-    created = jobs.create(checked(jobs, props(wait_for="completed", node_count=2)))
-    outs = jobs.read(str(created.id), created.outs).outs
-    status = stored(emulator, str(created.id))
+def test_finished_run_outputs(emulator: EmulatorHandle, jobs: AnyHandler) -> None:
+    created = jobs.create(inprocess.checked(jobs, props(wait_for="completed", node_count=2)))
+    outs = inprocess.read(jobs, created.id, created.outputs).outputs
+    status = stored(emulator, created.id)
     assert outs["phase"] == "Completed" and outs["duration_ms"] > 0
     assert moment(outs["start_time"]).timestamp() * 1000 >= outs["create_time"] - 999
     assert_end_is_start_plus_duration(outs)
@@ -151,6 +139,6 @@ def test_finished_run_outputs(emulator: EmulatorHandle, jobs: TrainingJobProvide
                                      {"task": "worker-1", "exit_code": 0, "message": None}], status
     # Still running: a start, no end and no task statuses yet.
     emulator.admin.set_settings(modelarts_run_seconds=600)
-    running = jobs.create(checked(jobs, props(name="later", wait_for="running")))
-    assert moment(running.outs["start_time"])
-    assert (running.outs["end_time"], running.outs["task_statuses"]) == (None, None)
+    running = jobs.create(inprocess.checked(jobs, props(name="later", wait_for="running")))
+    assert moment(running.outputs["start_time"])
+    assert (running.outputs["end_time"], running.outputs["task_statuses"]) == (None, None)

@@ -10,7 +10,7 @@ is not its own stops it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -18,12 +18,12 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain import spec as specs
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.errors import MltrainError
-from pulumi_mltrain.modelarts import contract, iam
-from pulumi_mltrain.modelarts.training_job import TrainingJobProvider, TrainingJobSpec
+from pulumi_mltrain.modelarts import contract
+from pulumi_mltrain.modelarts.training_job import TrainingJobSpec
 from pulumi_mltrain.ownership import Mark
 from support import inprocess
+from support.inprocess import AnyHandler, checked
 from support.stacks import alaya_job_args
 
 URN = "urn:pulumi:test::unit::pulumi-python:dynamic/modelarts:TrainingJob::trainer"
@@ -33,18 +33,12 @@ JOBS = "POST /v2/{project_id}/training-jobs"
 RETRY_KEYS = (contract.RETRY_ANNOTATION, contract.UNCONDITIONAL_RETRY_ANNOTATION, contract.HANG_RETRY_ANNOTATION)
 
 
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> Iterator[None]:
-    iam.forget_tokens()
-    emulator.admin.set_settings(modelarts_phase_delay=0.1, modelarts_run_seconds=0.3, delete_delay=0.1,
-                                subscription_delay=0.1, task_state_delay=0.1)
-    yield
-    iam.forget_tokens()
+pytestmark = pytest.mark.usefixtures("quick")
 
 
 @pytest.fixture
-def jobs(emulator: EmulatorHandle) -> TrainingJobProvider:
-    return inprocess.configured(TrainingJobProvider(), "modelarts", emulator, **{"mltrain:maxRetries": "2"})
+def jobs(emulator: EmulatorHandle) -> AnyHandler:
+    return inprocess.handler("modelarts:TrainingJob", emulator, **{"mltrain:maxRetries": "2"})
 
 
 @pytest.fixture
@@ -60,12 +54,6 @@ def job_props() -> Callable[..., dict[str, Any]]:
     return make
 
 
-def checked(provider: Any, props: dict[str, Any]) -> dict[str, Any]:
-    result = provider.check({}, props)
-    assert result.failures == [], [(f.property, f.reason) for f in result.failures]
-    return dict(result.inputs)
-
-
 def wire(inputs: dict[str, Any]) -> dict[str, Any]:
     """The create body the provider sends for checked `inputs` (its tags go by a call of their own)."""
     body = TrainingJobSpec.model_validate(specs.user_props(inputs, TrainingJobSpec)).wire()
@@ -77,26 +65,26 @@ def stored_jobs(emulator: EmulatorHandle) -> list[dict[str, Any]]:
     return [j for j in emulator.admin.state()["modelarts"]["jobs"] if not j["deleting"]]
 
 
-def tags_of(jobs: TrainingJobProvider, job_id: str) -> dict[str, str]:
-    return {t["key"]: t["value"] for t in jobs.handler.platform({}).client.job_tags(job_id)}
+def tags_of(jobs: AnyHandler, job_id: str) -> dict[str, str]:
+    return {t["key"]: t["value"] for t in jobs.platform({}).client.job_tags(job_id)}
 
 
 def test_the_mark_is_in_the_job_tags_and_no_annotation_key_is_invented(
-        emulator: EmulatorHandle, jobs: TrainingJobProvider, job_props: Callable[..., dict[str, Any]]) -> None:
+        emulator: EmulatorHandle, jobs: AnyHandler, job_props: Callable[..., dict[str, Any]]) -> None:
     created = jobs.create(checked(jobs, job_props()))
-    assert tags_of(jobs, str(created.id)) == {**MARK, "team": "nlp"}
+    assert tags_of(jobs, created.id) == {**MARK, "team": "nlp"}
     [stored] = stored_jobs(emulator)
     annotations = stored["metadata"]["annotations"]  # as sent, with the platform's own defaults
     assert {k: annotations[k] for k in RETRY_KEYS} == {RETRY_KEYS[0]: "3", RETRY_KEYS[1]: "true",
                                                        RETRY_KEYS[2]: "true"}
     assert not [k for k in annotations if "mltrain" in k], "no annotation key that Huawei does not document"
-    detail = jobs.handler.platform({}).client.job(str(created.id))
+    detail = jobs.platform({}).client.job(created.id)
     assert "annotations" not in detail["metadata"], "a real-shaped detail"
-    assert created.outs["tags"] == {"team": "nlp"}, "the mark never shows among the user's tags"
+    assert created.outputs["tags"] == {"team": "nlp"}, "the mark never shows among the user's tags"
 
 
 def test_the_next_run_knows_its_unrecorded_job_by_the_tags(
-        emulator: EmulatorHandle, jobs: TrainingJobProvider, job_props: Callable[..., dict[str, Any]]) -> None:
+        emulator: EmulatorHandle, jobs: AnyHandler, job_props: Callable[..., dict[str, Any]]) -> None:
     inputs = checked(jobs, job_props(name="named-by-user"))
     first = jobs.create(inputs)
     again = jobs.create(inputs)
@@ -111,19 +99,19 @@ def test_the_next_run_knows_its_unrecorded_job_by_the_tags(
 
 
 def test_a_job_made_before_its_mark_is_ours_under_the_name_the_provider_chose(
-        emulator: EmulatorHandle, jobs: TrainingJobProvider, job_props: Callable[..., dict[str, Any]]) -> None:
+        emulator: EmulatorHandle, jobs: AnyHandler, job_props: Callable[..., dict[str, Any]]) -> None:
     """A run killed between the create and the tags call leaves an unmarked job. The name the provider
     chose (a hash of the stack identity and the URN) proves it is this resource's, so the next run removes
     it; a name the user chose proves nothing, and the job is refused with the way to adopt it."""
     inputs = checked(jobs, job_props())
     assert inputs["name"] == Mark("st-owner", URN).default_name()
-    made = jobs.handler.platform({}).client.create_job(wire(inputs))  # no tags yet
+    made = jobs.platform({}).client.create_job(wire(inputs))  # no tags yet
     taken = jobs.create(inputs)
     assert taken.id != made["metadata"]["id"] and [j["metadata"]["id"] for j in stored_jobs(emulator)] == [taken.id]
-    assert tags_of(jobs, str(taken.id)) == {**MARK, "team": "nlp"}, "the new one is marked"
+    assert tags_of(jobs, taken.id) == {**MARK, "team": "nlp"}, "the new one is marked"
 
     named = checked(jobs, job_props(name="chosen-name"))
-    unmarked = jobs.handler.platform({}).client.create_job(wire(named))
+    unmarked = jobs.platform({}).client.create_job(wire(named))
     with pytest.raises(MltrainError) as refused:
         jobs.create(named)
     text = str(refused.value)
@@ -132,18 +120,18 @@ def test_a_job_made_before_its_mark_is_ours_under_the_name_the_provider_chose(
 
 
 def test_a_lost_create_answer_is_found_unmarked_and_marked(
-        emulator: EmulatorHandle, jobs: TrainingJobProvider, job_props: Callable[..., dict[str, Any]]) -> None:
+        emulator: EmulatorHandle, jobs: AnyHandler, job_props: Callable[..., dict[str, Any]]) -> None:
     """The answer is lost after the job was made, so its tags were never written: the job that appears
     under the name (none did before the POST) is the one just sent, also under a name the user chose."""
     emulator.admin.set_faults(["POST /v2/*/training-jobs:drop_after_commit:times=1"])
     created = jobs.create(checked(jobs, job_props(name="chosen-name")))
     assert [j["metadata"]["id"] for j in stored_jobs(emulator)] == [created.id]
     assert emulator.admin.requests()["endpoints"][JOBS] == 1
-    assert tags_of(jobs, str(created.id)) == {**MARK, "team": "nlp"}
+    assert tags_of(jobs, created.id) == {**MARK, "team": "nlp"}
 
 
 def test_a_job_whose_mark_cannot_be_written_is_deleted(
-        emulator: EmulatorHandle, jobs: TrainingJobProvider, job_props: Callable[..., dict[str, Any]]) -> None:
+        emulator: EmulatorHandle, jobs: AnyHandler, job_props: Callable[..., dict[str, Any]]) -> None:
     emulator.admin.set_faults(["POST /v2/*/modelarts-training-job/*/tags/create:status=403"])
     with pytest.raises(MltrainError) as failed:
         jobs.create(checked(jobs, job_props(name="chosen-name")))
@@ -153,24 +141,24 @@ def test_a_job_whose_mark_cannot_be_written_is_deleted(
 
 
 def test_inputs_the_detail_does_not_return_are_kept_from_the_state(
-        emulator: EmulatorHandle, jobs: TrainingJobProvider, job_props: Callable[..., dict[str, Any]]) -> None:
+        emulator: EmulatorHandle, jobs: AnyHandler, job_props: Callable[..., dict[str, Any]]) -> None:
     """Retry annotations and input channels are not in the real job detail: a refresh keeps the
     state's values and a no-change diff stays empty. Where an answer carries them (the reference's
     full shape), drift in them is read."""
     inputs = checked(jobs, job_props())
     created = jobs.create(inputs)
-    job_id = str(created.id)
-    read = jobs.read(job_id, created.outs)
+    job_id = created.id
+    read = inprocess.read(jobs, job_id, created.outputs)
     for key in ("retry_count", "unconditional_retry", "hang_retry", "inputs"):
         assert read.inputs[key] == inputs[key], key
-    assert jobs.diff(job_id, read.outs, checked(jobs, job_props())).changes is False
+    assert jobs.diff(read.outputs, checked(jobs, job_props()), job_id).changes is False
 
     emulator.admin.patch("modelarts", "job", job_id, {
         "metadata.annotations.fault-tolerance/job-retry-num": "5",
         "algorithm.inputs": [{"name": "data_url", "remote": {"obs": {"obs_url": "/b/other/"}}}]})
-    assert jobs.read(job_id, created.outs).inputs["retry_count"] == 3, "not returned, so no drift"
+    assert inprocess.read(jobs, job_id, created.outputs).inputs["retry_count"] == 3, "not returned, so no drift"
     emulator.admin.set_settings(modelarts_full_detail=True)
-    drifted = jobs.read(job_id, created.outs).inputs
+    drifted = inprocess.read(jobs, job_id, created.outputs).inputs
     assert drifted["retry_count"] == 5 and drifted["inputs"][0]["obs_url"] == "/b/other/"
 
 
@@ -180,7 +168,7 @@ def test_alaya_next_run_knows_its_task_with_or_without_env_in_the_detail(emulato
     """Alaya NeW's task detail is not public: the mark travels in `env`, assumed returned. Without it
     the task is still this resource's under the name the provider chose, and refused under a user's."""
     emulator.admin.set_settings(alaya_detail_env=detail_env)
-    tasks = inprocess.configured(AlayaJobs(), "alaya", emulator)
+    tasks = inprocess.handler("alaya:TrainingJob", emulator)
     owner = {"__mltrain_stack": "st-owner", "__mltrain_urn": URN.replace("modelarts", "alaya")}
     autonamed = {**alaya_job_args(wait_for="running"), **owner}
     autonamed.pop("name", None)

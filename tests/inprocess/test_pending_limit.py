@@ -19,10 +19,9 @@ import pytest
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
-from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from pulumi_mltrain.ownership import FAILED_KEY, UNFINISHED_KEY
 from support import inprocess
+from support.inprocess import AnyHandler
 from support.stacks import alaya_job_args
 
 LIMIT = 0.02  # minutes: 1.2 s
@@ -37,15 +36,18 @@ PLATFORMS = {
 STOPPED = {"alaya": "STOPPED", "modelarts": "Terminated"}
 
 
-@pytest.fixture(autouse=True)
-def quick(emulator: EmulatorHandle) -> None:
-    emulator.admin.set_settings(subscription_delay=0.1, task_state_delay=0.1, modelarts_phase_delay=0.1,
-                                modelarts_run_seconds=600, delete_delay=0.1)
+pytestmark = pytest.mark.usefixtures("quick")
 
 
-def _provider(emulator: EmulatorHandle, platform: str) -> Any:
-    provider = AlayaJobs() if platform == "alaya" else ModelArtsJobs()
-    return inprocess.configured(provider, platform, emulator)
+@pytest.fixture
+def quick(quick: EmulatorHandle) -> EmulatorHandle:
+    """The shared fast settings, but a ModelArts job that has started runs for ten minutes."""
+    quick.admin.set_settings(modelarts_run_seconds=600)
+    return quick
+
+
+def _jobs(emulator: EmulatorHandle, platform: str) -> AnyHandler:
+    return inprocess.handler(f"{platform}:TrainingJob", emulator)
 
 
 def _job(platform: str, **args: Any) -> dict[str, Any]:
@@ -62,11 +64,11 @@ def _keep_queued(emulator: EmulatorHandle) -> None:
 def test_a_job_pending_past_the_limit_fails_and_is_deleted(emulator: EmulatorHandle, platform: str) -> None:
     _, state, reason, _ = PLATFORMS[platform]
     _keep_queued(emulator)
-    provider = _provider(emulator, platform)
-    props = inprocess.checked(provider, _job(platform, wait_for="running", max_pending_minutes=LIMIT,
-                                             on_failure="delete"))
+    jobs = _jobs(emulator, platform)
+    props = inprocess.checked(jobs, _job(platform, wait_for="running", max_pending_minutes=LIMIT,
+                                         on_failure="delete"))
     began = time.monotonic()
-    text = str(provider.create(props).outs[FAILED_KEY])  # held, and the program raises it
+    text = str(jobs.create(props).outputs[FAILED_KEY])  # held, and the program raises it
     took = time.monotonic() - began
     assert text.startswith("TrainingJob 'queued': "), text
     assert f"was still {state} after " in text, text
@@ -81,19 +83,19 @@ def test_a_job_pending_past_the_limit_is_stopped_and_kept_as_the_record(emulator
                                                                         platform: str) -> None:
     status, state, reason, _ = PLATFORMS[platform]
     _keep_queued(emulator)
-    provider = _provider(emulator, platform)
-    props = inprocess.checked(provider, _job(platform, wait_for="completed", max_pending_minutes=LIMIT))
-    result = provider.create(props)
-    outs = dict(result.outs)
+    jobs = _jobs(emulator, platform)
+    props = inprocess.checked(jobs, _job(platform, wait_for="completed", max_pending_minutes=LIMIT))
+    result = jobs.create(props)
+    outs = dict(result.outputs)
     failed = str(outs[FAILED_KEY])
     assert failed.startswith("TrainingJob 'queued': ") and f"was still {state} after " in failed, failed
     assert ". It was stopped. Run " in failed and 'as the run\'s record (on_failure="keep")' in failed, failed
     assert outs[status] == STOPPED[platform], "stopped: it never starts, and holds no GPU"
     assert outs["reason"].startswith(f"still {state} after ") and outs["reason"].endswith(reason), outs
     assert inprocess.platform_ids(emulator, platform) == [result.id], "kept on the platform"
-    diff = provider.diff(result.id, outs, props)
+    diff = jobs.diff(outs, props, result.id)
     assert not diff.changes, "the next up starts nothing"
-    provider.delete(result.id, outs)
+    jobs.delete(result.id, outs)
     assert inprocess.platform_ids(emulator, platform) == []
 
 
@@ -105,15 +107,15 @@ def test_a_resumed_wait_counts_from_the_jobs_create_time(emulator: EmulatorHandl
     _, state, reason, quick_wait = PLATFORMS[platform]
     limit = 0.05  # 3 s
     _keep_queued(emulator)
-    provider = _provider(emulator, platform)
-    first = provider.create(inprocess.checked(provider, _job(platform, wait_for=quick_wait)))
+    jobs = _jobs(emulator, platform)
+    first = jobs.create(inprocess.checked(jobs, _job(platform, wait_for=quick_wait)))
     time.sleep(limit * 60 + 0.3)
-    props = inprocess.checked(provider, _job(platform, wait_for="running", max_pending_minutes=limit,
-                                             on_failure="delete"))
+    props = inprocess.checked(jobs, _job(platform, wait_for="running", max_pending_minutes=limit,
+                                         on_failure="delete"))
     began = time.monotonic()
-    unfinished = {**props, **dict(first.outs), UNFINISHED_KEY: "cancelled while it waited"}
-    resumed = provider.update(first.id, unfinished, props)
-    text = str(resumed.outs[FAILED_KEY])
+    unfinished = {**props, **dict(first.outputs), UNFINISHED_KEY: "cancelled while it waited"}
+    resumed = jobs.update(first.id, unfinished, props)
+    text = str(resumed.outputs[FAILED_KEY])
     took = time.monotonic() - began
     pending = re.search(rf"was still {state} after (\d+)s pending", text)
     assert first.id in text and pending and int(pending[1]) >= 3 and reason in text, text
@@ -124,35 +126,35 @@ def test_a_resumed_wait_counts_from_the_jobs_create_time(emulator: EmulatorHandl
 @pytest.mark.parametrize("platform", PLATFORMS)
 def test_a_job_that_starts_in_time_is_not_affected(emulator: EmulatorHandle, platform: str) -> None:
     status, *_ = PLATFORMS[platform]
-    provider = _provider(emulator, platform)
+    jobs = _jobs(emulator, platform)
     declared = _job(platform, wait_for="running", max_pending_minutes=0.05)
-    result = provider.create(inprocess.checked(provider, declared))
-    assert result.outs[status] in ("RUNNING", "Running"), result.outs
-    assert FAILED_KEY not in result.outs and not result.outs.get("reason"), result.outs
+    result = jobs.create(inprocess.checked(jobs, declared))
+    assert result.outputs[status] in ("RUNNING", "Running"), result.outputs
+    assert FAILED_KEY not in result.outputs and not result.outputs.get("reason"), result.outputs
     assert inprocess.platform_ids(emulator, platform) == [result.id]
-    changed = inprocess.checked(provider, {**declared, "max_pending_minutes": 0.5}, dict(result.outs))
-    diff = provider.diff(result.id, dict(result.outs), changed)
-    assert diff.replaces == [] and diff.changes, "local: recorded, never a replace"
+    changed = inprocess.checked(jobs, {**declared, "max_pending_minutes": 0.5}, dict(result.outputs))
+    diff = jobs.diff(dict(result.outputs), changed, result.id)
+    assert diff.replaces == () and diff.changes, "local: recorded, never a replace"
 
 
 def test_a_job_that_has_run_is_not_failed_when_its_retry_queues_it(emulator: EmulatorHandle) -> None:
     """Alaya NeW queues a failed task again while it has retries: it has run, so the limit is over."""
     emulator.admin.set_settings(task_state_delay=0.5, fail_task_names="^queued$")
-    provider = _provider(emulator, "alaya")
-    props = inprocess.checked(provider, _job("alaya", wait_for="completed", max_pending_minutes=LIMIT,
-                                             max_retry_count=1))
-    text = str(provider.create(props).outs[FAILED_KEY])
+    jobs = _jobs(emulator, "alaya")
+    props = inprocess.checked(jobs, _job("alaya", wait_for="completed", max_pending_minutes=LIMIT,
+                                         max_retry_count=1))
+    text = str(jobs.create(props).outputs[FAILED_KEY])
     assert "ended FAILED before it was completed" in text and "pending" not in text, text
 
 
 @pytest.mark.parametrize("platform", PLATFORMS)
 def test_a_wait_for_that_does_not_wait_is_a_preview_error(emulator: EmulatorHandle, platform: str) -> None:
     *_, no_wait = PLATFORMS[platform]
-    provider = _provider(emulator, platform)
+    jobs = _jobs(emulator, platform)
     for declared in ({"wait_for": no_wait}, {}):
-        refused = inprocess.failures(provider, _job(platform, max_pending_minutes=5, **declared))
+        refused = inprocess.failures(jobs, _job(platform, max_pending_minutes=5, **declared))
         assert [p for p, _ in refused] == ["max_pending_minutes"], refused
         assert f"wait_for='{no_wait}' does not wait" in refused[0][1], refused
-    assert inprocess.failures(provider, _job(platform, max_pending_minutes=5, wait_for="completed")) == []
-    assert [p for p, _ in inprocess.failures(provider, _job(platform, max_pending_minutes=0,
-                                                            wait_for="running"))] == ["max_pending_minutes"]
+    assert inprocess.failures(jobs, _job(platform, max_pending_minutes=5, wait_for="completed")) == []
+    assert [p for p, _ in inprocess.failures(jobs, _job(platform, max_pending_minutes=0,
+                                                        wait_for="running"))] == ["max_pending_minutes"]

@@ -15,8 +15,6 @@ from typing import Any
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
-from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from support import inprocess
 from support.modelarts_declared import USER_JOB as JOB
 from support.stacks import alaya_job_args
@@ -26,13 +24,13 @@ CREATE = "POST /v1/subscription/training/create"
 
 def alaya_failures(emulator: EmulatorHandle, job: dict[str, Any], **config: str) -> str:
     """The reasons `check` refuses an Alaya NeW job for: what the preview prints."""
-    provider = inprocess.configured(AlayaJobs(), "alaya", emulator, **config)
-    return "\n".join(r for _, r in inprocess.failures(provider, {**inprocess.OWNER, "name": "job", **job}))
+    jobs = inprocess.handler("alaya:TrainingJob", emulator, **config)
+    return "\n".join(r for _, r in inprocess.failures(jobs, {**inprocess.OWNER, "name": "job", **job}))
 
 
 def modelarts_failures(emulator: EmulatorHandle, job: dict[str, Any], **config: str) -> str:
-    provider = inprocess.configured(ModelArtsJobs(), "modelarts", emulator, **config)
-    return "\n".join(r for _, r in inprocess.failures(provider, {**inprocess.OWNER, "name": "job", **job}))
+    jobs = inprocess.handler("modelarts:TrainingJob", emulator, **config)
+    return "\n".join(r for _, r in inprocess.failures(jobs, {**inprocess.OWNER, "name": "job", **job}))
 
 
 MODELARTS_JOB = {**JOB, "code_dir": "obs://b/code/", "boot_file": "obs://b/code/t.py",

@@ -9,8 +9,6 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain import runs
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
-from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from support import inprocess
 from support.stacks import alaya_job_args
 
@@ -19,15 +17,16 @@ def test_the_stack_wide_replace_running_default_refuses(emulator: EmulatorHandle
     """`mltrain:replaceRunning=refuse` guards a job that does not set replace_running itself."""
     emulator.admin.set_settings(task_state_delay=0.1)
     job = {**inprocess.OWNER, **alaya_job_args(name="live-sft", wait_for="running")}
-    provider = inprocess.configured(AlayaJobs(), "alaya", emulator, **{"mltrain:replaceRunning": "refuse"})
-    props = inprocess.checked(provider, job)
-    outs = dict(provider.create(props).outs)
+    jobs = inprocess.handler("alaya:TrainingJob", emulator, **{"mltrain:replaceRunning": "refuse"})
+    props = inprocess.checked(jobs, job)
+    outs = dict(jobs.create(props).outputs)
     changed = {**job, "image": "harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu"}
-    refused = [(f.property, f.reason) for f in provider.check(outs, changed).failures]
+    refused = inprocess.failures_against(jobs, outs, changed)
     assert [p for p, _ in refused] == ["replace_running"] and "RUNNING" in refused[0][1], refused
-    allowed = inprocess.configured(AlayaJobs(), "alaya", emulator)
-    assert allowed.check(outs, changed).failures == [], "allow is the default without the key"
-    assert provider.check(outs, {**changed, "replace_running": "allow"}).failures == [], "a job's own value wins"
+    allowed = inprocess.handler("alaya:TrainingJob", emulator)
+    assert inprocess.failures_against(allowed, outs, changed) == [], "allow is the default without the key"
+    assert inprocess.failures_against(jobs, outs, {**changed, "replace_running": "allow"}) == [], \
+        "a job's own value wins"
 
 
 def test_run_reason_says_why_each_run_exists(emulator: EmulatorHandle) -> None:
@@ -36,7 +35,7 @@ def test_run_reason_says_why_each_run_exists(emulator: EmulatorHandle) -> None:
     change that replaces names its fields with GPUs and cost, a replace of unchanged inputs (a
     replacement_trigger) is recorded as such; never part of a diff."""
     emulator.admin.set_settings(task_state_delay=0.1)
-    job = inprocess.Created(inprocess.configured(AlayaJobs(), "alaya", emulator), alaya_job_args())
+    job = inprocess.Created(inprocess.handler("alaya:TrainingJob", emulator), alaya_job_args())
     costs = f" ({job.state['gpu_count']} GPUs, {job.state['cost_per_hour']:g}/h)"
     assert job.state["gpu_count"] == 8 and job.state["cost_per_hour"], job.state
     assert job.inputs["run_reason"] == job.state["run_reason"] == "first run" + costs, job.state
@@ -59,17 +58,17 @@ def test_run_reason_says_why_each_run_exists(emulator: EmulatorHandle) -> None:
     job.declared.update(image="harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu", start_command="python3 t.py")
     news, diff = job.preview()
     said = "new run: changing image, start_command replaces the training task" + costs
-    assert news["run_reason"] == said and diff.replaces == ["image", "start_command"], (news, diff)
+    assert news["run_reason"] == said and diff.replaces == ("image", "start_command"), (news, diff)
     job.up()
     assert job.id != first and job.state["run_reason"] == said, job.state
     news, diff = job.preview()
     assert not diff.changes and news["run_reason"] == said, "the new run keeps its reason"
 
     # A replace the inputs do not show (a replacement_trigger): the engine deletes and creates.
-    job.provider.delete(job.id, job.state)
-    outs = dict(job.provider.create(news).outs)
+    job.handler.delete(job.id, job.state)
+    outs = dict(job.handler.create(news).outputs)
     assert outs["run_reason"] == runs.FORCED + costs, outs
-    job.provider.delete(str(outs["training_task_id"]), {**news, **outs})
+    job.handler.delete(str(outs["training_task_id"]), {**news, **outs})
 
 
 def _writes(emulator: EmulatorHandle) -> dict[str, int]:
@@ -88,10 +87,11 @@ def test_stopped_stops_a_running_job_in_place(emulator: EmulatorHandle, platform
     records only (nothing is started); a create with stopped=True fails its preview, and is refused
     before any call at `up`."""
     emulator.admin.set_settings(task_state_delay=0.1, modelarts_phase_delay=0.1, modelarts_run_seconds=600)
-    provider, args, ended = ((AlayaJobs(), alaya_job_args(wait_for="running"), "STOPPED") if platform == "alaya"
-                             else (ModelArtsJobs(), {**MA_JOB, "wait_for": "running"}, "Terminated"))
+    kind, args, ended = (("alaya:TrainingJob", alaya_job_args(wait_for="running"), "STOPPED") if platform == "alaya"
+                         else ("modelarts:TrainingJob", {**MA_JOB, "wait_for": "running"}, "Terminated"))
     status = "status" if platform == "alaya" else "phase"
-    job = inprocess.Created(inprocess.configured(provider, platform, emulator), args)
+    handler = inprocess.handler(kind, emulator)
+    job = inprocess.Created(handler, args)
     first = job.id
     assert job.state[status] in ("RUNNING", "Running"), job.state
 
@@ -109,11 +109,11 @@ def test_stopped_stops_a_running_job_in_place(emulator: EmulatorHandle, platform
     assert job.id == first and job.state[status] == ended, job.state
     assert _writes(emulator) == calls, "a stopped job is not started again (no write call)"
 
-    refused = provider.check({}, {**inprocess.OWNER, "name": "never", **args, "stopped": True})
-    assert [(f.property, f.reason.split(": ", 1)[1]) for f in refused.failures] == [
-        ("stopped", f"stopped is true, and this would create a {provider.handler.noun} (its first run, or one that "
-                    "replaces the job): stopped=True stops one that exists; set stopped=False")], refused.failures
+    refused = inprocess.failures(handler, {**inprocess.OWNER, "name": "never", **args, "stopped": True})
+    assert [(p, r.split(": ", 1)[1]) for p, r in refused] == [
+        ("stopped", f"stopped is true, and this would create a {handler.noun} (its first run, or one that "
+                    "replaces the job): stopped=True stops one that exists; set stopped=False")], refused
     with pytest.raises(Exception, match=r"stopped=True stops a training (task|job) that exists"):
         # Inputs that bypassed the preview (checked without the flag, then given it): still no call.
-        provider.create({**inprocess.checked(provider, {**inprocess.OWNER, "name": "never", **args}), "stopped": True})
+        handler.create({**inprocess.checked(handler, {**inprocess.OWNER, "name": "never", **args}), "stopped": True})
     assert inprocess.platform_ids(emulator, platform) == [first], "nothing created"

@@ -1,4 +1,4 @@
-"""The fault matrix: the injected faults, the providers they run against and the checks of no duplicate,
+"""The fault matrix: the injected faults, the handlers they run against and the checks of no duplicate,
 no orphan and no secret, shared by the in-process matrix (tests/inprocess/faults/test_fault_matrix.py)
 and its engine run (tests/engine/faults/test_fault_matrix_engine.py)."""
 
@@ -8,13 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mltrain_emulator import defaults as d
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
-from pulumi_mltrain.config import Settings
-from pulumi_mltrain.dynamic_provider import MltrainProvider
-from pulumi_mltrain.modelarts import iam
-from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 
-from . import stacks
+from . import inprocess, stacks
+from .inprocess import AnyHandler
 from .pulumi_cli import Stack
 
 CREATE = "/v1/subscription/training/create"
@@ -98,8 +94,6 @@ MODELARTS_JOB = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boo
                  "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1]}
 
 
-# The settings every stack of tests/support/stacks.py sets.
-BASE_CONFIG = {"mltrain:requestTimeout": "5", "mltrain:maxRetries": "3", "mltrain:ambiguityGrace": "5"}
 OWNER = {"__mltrain_stack": "st-faults", "__mltrain_urn": "urn:pulumi:test::faults::TrainingJob::job"}
 
 
@@ -110,22 +104,11 @@ def _prepare(case: Case, emulator: Any) -> None:
         emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=0.8, delete_delay=0.2)
 
 
-def make_provider(case: Case, emulator: Any) -> MltrainProvider[Any]:
-    """The provider as the engine's provider process holds it, configured like `make_stack`'s stack."""
+def make_handler(case: Case, emulator: Any) -> AnyHandler:
+    """The training job handler of the case's platform as the engine's provider process holds it (a fresh
+    one), configured like `make_stack`'s stack: the test stacks' settings and the case's config."""
     _prepare(case, emulator)
-    provider: MltrainProvider
-    if case.platform == "alaya":
-        provider = AlayaJobs()
-        config = {"mltrain:alayaEndpoint": emulator.url, "mltrain:alayaApiKey": emulator.alaya_api_key}
-    else:
-        iam.forget_tokens()
-        provider = ModelArtsJobs()
-        config = {"mltrain:huaweiIamEndpoint": emulator.url, "mltrain:modelartsEndpoint": emulator.url,
-                  "mltrain:huaweiProjectName": emulator.project_name, "mltrain:huaweiProjectId": emulator.project_id,
-                  "mltrain:huaweiUser": emulator.iam_user, "mltrain:huaweiDomain": emulator.iam_domain,
-                  "mltrain:huaweiPassword": emulator.iam_password}
-    provider.handler.configure(Settings.load({**config, **BASE_CONFIG, **case.config}, env={}))
-    return provider
+    return inprocess.handler(f"{case.platform}:TrainingJob", emulator, **case.config)
 
 
 def job_props(case: Case) -> dict[str, Any]:

@@ -1,22 +1,23 @@
-"""The in-process tier: a provider object configured like the engine's provider process would hold it,
-pointed at the emulator over loopback HTTP.
+"""The in-process tier: the handler of a resource type from the registry (`mltrain:<kind>`), as both faces
+build it, configured like the engine's provider process would hold it and pointed at the emulator over
+loopback HTTP.
 
 What `create` returns is what the engine records, an exception records nothing; `diff` gives the
-replaces and changes a preview shows, `read` what a refresh stores. Tests of the provider's own logic
-run here, and the engine tests keep only what the engine decides.
+replaces and changes a preview shows, `read` what a refresh stores (None: the object is gone). Tests of
+the provider's own logic run here, and the engine tests keep only what the engine decides.
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Any
 
 from pulumi_mltrain import cache, registry
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.dynamic_provider import MltrainProvider
-from pulumi_mltrain.handler import Handler
+from pulumi_mltrain.handler import Diff, Handler, Read
 from pulumi_mltrain.modelarts import iam
 
-P = TypeVar("P", bound=MltrainProvider)
+# A handler of any resource type: what the tests hold.
+AnyHandler = Handler[Any, Any, Any]
 
 # The settings every stack of tests/support/stacks.py sets.
 BASE_CONFIG = {"mltrain:requestTimeout": "5", "mltrain:maxRetries": "3", "mltrain:ambiguityGrace": "5"}
@@ -47,47 +48,53 @@ def settings(platform: str, emulator: Any, **config: str) -> Settings:
     return Settings.load({**platform_config, **BASE_CONFIG, **config}, env={})
 
 
-def configured(provider: P, platform: str, emulator: Any, **config: str) -> P:
-    """`provider` with `settings(platform, emulator, **config)`; a fresh process's view: no cached
-    token, no cached catalogue."""
-    fresh_process()
-    provider.handler.configure(settings(platform, emulator, **config))
-    return provider
+def entry(kind: str) -> registry.Resource:
+    """The registry's resource of `kind` ("alaya:TrainingJob"), under its type token `mltrain:<kind>`."""
+    found = registry.resource(f"{registry.PACKAGE}:{kind}")
+    assert found is not None, kind
+    return found
 
 
-def handler(kind: str, emulator: Any, **config: str) -> Handler[Any, Any, Any]:
-    """The handler of `kind` ("alaya:TrainingJob") from the registry, as both faces build it, configured
-    like `configured` configures a provider."""
-    entry = registry.resource(f"{registry.PACKAGE}:{kind}")
-    assert entry is not None, kind
-    fresh_process()
-    made = entry.handler()
-    made.configure(settings(entry.family, emulator, **config))
+def serving(kind: str, settings: Settings) -> AnyHandler:
+    """A new handler of `kind` from the registry, configured with `settings`, in this process as it is
+    (nothing cached is forgotten: another handler of the same provider process)."""
+    made = entry(kind).handler()
+    made.configure(settings)
     return made
 
 
-def check(handler: Handler[Any, Any, Any], props: dict[str, Any], olds: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The handler's checked inputs for `props`; fails the test on any check failure."""
+def handler(kind: str, emulator: Any, **config: str) -> AnyHandler:
+    """The handler of `kind` ("alaya:TrainingJob") from the registry, as both faces build it, with
+    `settings(<its family>, emulator, **config)`; a fresh process's view: no cached token, no cached
+    catalogue."""
+    fresh_process()
+    return serving(kind, settings(entry(kind).family, emulator, **config))
+
+
+def checked(handler: AnyHandler, props: dict[str, Any], olds: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The inputs `check` passes on for `props` (against the stored inputs `olds`); fails the test on any
+    check failure."""
     result = handler.check(olds or {}, props)
-    assert result.failures == (), result.failures
+    assert result.failures == (), [(f.property, f.reason) for f in result.failures]
     return dict(result.inputs)
 
 
-def checked(provider: Any, props: dict[str, Any], olds: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The inputs `check` passes on; fails the test on any check failure."""
-    result = provider.check(olds or {}, props)
-    assert result.failures == [], [(f.property, f.reason) for f in result.failures]
-    return dict(result.inputs)
-
-
-def failures(provider: Any, props: dict[str, Any]) -> list[tuple[str, str]]:
+def failures(handler: AnyHandler, props: dict[str, Any]) -> list[tuple[str, str]]:
     """What `check` refuses in `props`, as (property, reason): what a preview prints."""
-    return failures_against(provider, {}, props)
+    return failures_against(handler, {}, props)
 
 
-def failures_against(provider: Any, olds: dict[str, Any], props: dict[str, Any]) -> list[tuple[str, str]]:
+def failures_against(handler: AnyHandler, olds: dict[str, Any], props: dict[str, Any]) -> list[tuple[str, str]]:
     """What `check` refuses in `props` for a resource whose stored inputs are `olds`."""
-    return [(f.property, f.reason) for f in provider.check(olds, props).failures]
+    return [(f.property, f.reason) for f in handler.check(olds, props).failures]
+
+
+def read(handler: AnyHandler, object_id: str, state: dict[str, Any]) -> Read:
+    """What a refresh stores for the object whose state is `state`; fails the test when the read finds
+    it gone (the handler answers None)."""
+    found = handler.read(object_id, state)
+    assert found is not None, f"the read of {object_id} found it gone"
+    return found
 
 
 def platform_ids(emulator: Any, platform: str) -> list[str]:
@@ -100,42 +107,46 @@ def platform_ids(emulator: Any, platform: str) -> list[str]:
 class Created:
     """A resource created in-process, and the state the engine would then hold for it.
 
-    `refresh`, `preview` and `up` are the provider calls those commands make, each in a fresh process
+    `refresh`, `preview` and `up` are the handler calls those commands make, each in a fresh process
     (nothing cached from the command before), in the engine's order:
     check against the stored inputs, diff against the stored outputs, then update in place or
-    (delete-before-replace, as the providers ask) delete and create again.
+    (delete-before-replace, as the handlers ask) delete and create again.
     """
 
-    def __init__(self, provider: MltrainProvider, props: dict[str, Any], name: str | None = "job") -> None:
-        self.provider = provider
+    def __init__(self, handler: AnyHandler, props: dict[str, Any], name: str | None = "job") -> None:
+        self.handler = handler
         self.declared = {**OWNER, **({} if name is None else {"name": name}), **props}
-        self.inputs = checked(provider, self.declared)
-        result = provider.create(self.inputs)
-        self.id, self.state = str(result.id), {**self.inputs, **dict(result.outs or {})}
+        self.inputs = checked(handler, self.declared)
+        result = handler.create(self.inputs)
+        self.id, self.state = result.id, {**self.inputs, **result.outputs}
 
     def refresh(self) -> dict[str, Any]:
         """What `pulumi refresh` stores as the inputs (the read's outputs become the state)."""
         fresh_process()
-        read = self.provider.read(self.id, self.state)
-        assert read.id == self.id, "refresh dropped the resource"
-        self.state = dict(read.outs or {})
-        self.inputs = dict(getattr(read, "inputs", None) or self.state)
+        read = self.handler.read(self.id, self.state)
+        assert read is not None, "refresh dropped the resource"
+        self.state = dict(read.outputs)
+        self.inputs = dict(read.inputs)
         return self.inputs
 
-    def preview(self) -> tuple[dict[str, Any], Any]:
+    def preview(self) -> tuple[dict[str, Any], Diff]:
         """(what check passes on for the declared inputs, the diff a preview shows)."""
         fresh_process()
-        news = checked(self.provider, self.declared, olds=self.inputs)
-        return news, self.provider.diff(self.id, self.state, news)
+        news = checked(self.handler, self.declared, olds=self.inputs)
+        return news, self.handler.diff(self.state, news, self.id)
 
-    def up(self) -> Any:
+    def up(self) -> Diff:
         """Puts the declared inputs back, as `pulumi up` does; returns the diff it acted on."""
         news, diff = self.preview()
         if diff.replaces:
-            self.provider.delete(self.id, self.state)
-            result = self.provider.create(news)
-            self.id, self.state = str(result.id), {**news, **dict(result.outs or {})}
+            self.handler.delete(self.id, self.state)
+            result = self.handler.create(news)
+            self.id, self.state = result.id, {**news, **result.outputs}
         elif diff.changes:
-            self.state = {**news, **dict(self.provider.update(self.id, self.state, news).outs or {})}
+            self.state = {**news, **self.handler.update(self.id, self.state, news).outputs}
         self.inputs = news
         return diff
+
+    def delete(self) -> None:
+        """What `pulumi destroy` runs for the resource."""
+        self.handler.delete(self.id, self.state)

@@ -1,4 +1,4 @@
-"""Malformed and huge platform answers: the cases, the providers they run against and the checks of their
+"""Malformed and huge platform answers: the cases, the handlers they run against and the checks of their
 errors, shared by the in-process tests (tests/inprocess/faults/test_answers.py) and their engine run
 (tests/engine/faults/test_answers_engine.py)."""
 
@@ -9,13 +9,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mltrain_emulator import defaults as d
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
 from pulumi_mltrain.answers import MAX_TEXT
-from pulumi_mltrain.dynamic_provider import MltrainProvider
 from pulumi_mltrain.errors import MltrainError
-from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 
 from . import inprocess, stacks
+from .inprocess import AnyHandler
 from .pulumi_cli import Stack
 
 CREATE = "/v1/subscription/training/create"
@@ -87,12 +85,11 @@ def stack_ids(stack: Stack, platform: str) -> list[str]:
     return sorted(str(r["id"]) for r in stack.resources(f"dynamic/{platform}:TrainingJob"))
 
 
-def make_provider(platform: str, emulator: Any) -> MltrainProvider[Any]:
-    """The provider as `make_stack`'s stack would run it, in this process."""
-    if platform == "alaya":
-        return inprocess.configured(AlayaJobs(), "alaya", emulator)
-    emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=600, delete_delay=0.2)
-    return inprocess.configured(ModelArtsJobs(), "modelarts", emulator)
+def make_handler(platform: str, emulator: Any) -> AnyHandler:
+    """The training job handler of `platform` as `make_stack`'s stack would run it, in this process."""
+    if platform == "modelarts":
+        emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=600, delete_delay=0.2)
+    return inprocess.handler(f"{platform}:TrainingJob", emulator)
 
 
 def job_props(platform: str, job: dict[str, Any]) -> dict[str, Any]:

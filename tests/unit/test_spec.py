@@ -6,9 +6,11 @@ from typing import Any
 
 from pulumi.output import Unknown
 
+from pulumi_mltrain import registry
 from pulumi_mltrain import spec as specs
 from pulumi_mltrain.alaya.storage_mount import StorageMountSpec
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider, TrainingJobSpec
+from pulumi_mltrain.alaya.training_job import TrainingJobSpec
+from pulumi_mltrain.handler import Handler
 
 BASE: dict[str, Any] = {"name": "sft-1", "product_code": "PRD-TRAIN-1", "worker_count": 4,
                         "image": "harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu"}
@@ -91,14 +93,21 @@ def test_diff_replace_update_and_no_noise() -> None:
     assert changed == ["image"]
 
 
-def test_provider_diff_result() -> None:
+def jobs() -> Handler[Any, Any, Any]:
+    """The handler of alaya:TrainingJob from the registry, as both faces build it (not configured)."""
+    entry = registry.resource("mltrain:alaya:TrainingJob")
+    assert entry is not None
+    return entry.handler()
+
+
+def test_handler_diff() -> None:
     spec, _ = specs.validate(TrainingJobSpec, BASE)
     assert spec is not None
-    provider = TrainingJobProvider()
-    same = provider.diff("tt-1", spec.props(), spec.props())
+    handler = jobs()
+    same = handler.diff(spec.props(), spec.props(), "tt-1")
     assert same.changes is False
-    changed = provider.diff("tt-1", spec.props(), {**spec.props(), "worker_count": 8})
-    assert changed.changes and changed.replaces == ["worker_count"] and changed.delete_before_replace
+    changed = handler.diff(spec.props(), {**spec.props(), "worker_count": 8}, "tt-1")
+    assert changed.changes and changed.replaces == ("worker_count",) and changed.delete_before_replace
 
 
 def test_adoption_compares_through_the_wire() -> None:
@@ -120,11 +129,11 @@ def test_storage_mount_spec() -> None:
     assert spec.as_mount().model_dump()["read_only"] is True
 
 
-def test_check_result_has_checked_inputs_and_field_failures() -> None:
-    provider = TrainingJobProvider()
-    result = provider.check({}, {**BASE, "worker_count": 2.0, "__provider": "blob"})
-    assert result.failures == []
+def test_check_has_checked_inputs_and_field_failures() -> None:
+    handler = jobs()
+    result = handler.check({}, {**BASE, "worker_count": 2.0, "__provider": "blob"})
+    assert result.failures == ()
     assert result.inputs["worker_count"] == 2 and result.inputs["__provider"] == "blob"
-    result = provider.check({}, {**BASE, "worker_count": 0, "__provider": "blob"})
+    result = handler.check({}, {**BASE, "worker_count": 0, "__provider": "blob"})
     assert [f.property for f in result.failures] == ["worker_count"]
     assert "TrainingJob" in result.failures[0].reason

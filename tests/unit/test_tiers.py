@@ -235,7 +235,7 @@ INPROCESS_TEST = '''
 from support import inprocess
 
 def helper(emulator):
-    return inprocess.configured(object(), "alaya", emulator)
+    return inprocess.handler("alaya:TrainingJob", emulator)
 
 def test_create(emulator):
     helper(emulator)

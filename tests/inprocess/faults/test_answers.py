@@ -6,7 +6,7 @@ raised is our own (never an AttributeError, KeyError or TypeError wrapped on the
 jobs on the platform are the jobs recorded. Every case ends with a fault-free delete that leaves the
 platform empty. The last tests check that a 1 MB platform string never reaches the state.
 
-How the provider reads an answer is its own logic, so every case runs in-process (the provider
+How the provider reads an answer is its own logic, so every case runs in-process (the job's handler
 against the emulator over loopback HTTP; what `create` returns is what the engine records, what
 `read` returns what a refresh stores). The engine keeps one run for what it decides, one stack
 with a job of each platform: for ModelArts, what `pulumi up` prints for a malformed answer (our error, no
@@ -29,7 +29,7 @@ from support.malformed_answers import (
     assert_our_own_error,
     huge_detail,
     job_props,
-    make_provider,
+    make_handler,
 )
 
 
@@ -37,13 +37,13 @@ from support.malformed_answers import (
 def test_malformed_answer(case: Case, emulator: Any) -> None:
     if case.settings:
         emulator.admin.set_settings(**case.settings)
-    provider = make_provider(case.platform, emulator)
+    jobs = make_handler(case.platform, emulator)
     emulator.admin.set_faults(case.faults)
 
     recorded: list[str] = []
-    inputs = inprocess.checked(provider, job_props(case.platform, case.job))
+    inputs = inprocess.checked(jobs, job_props(case.platform, case.job))
     try:
-        recorded.append(str(provider.create(inputs).id))
+        recorded.append(jobs.create(inputs).id)
         output = ""
     except MltrainError as err:  # what the engine shows the user; nothing is recorded
         assert_our_own_error(err)
@@ -61,23 +61,22 @@ def test_malformed_answer(case: Case, emulator: Any) -> None:
         "no duplicate and no orphan: what is recorded and the platform hold the same jobs"
 
     for job_id in recorded:
-        provider.delete(job_id, inputs)
+        jobs.delete(job_id, inputs)
     assert platform_ids(emulator, case.platform) == []
 
 
 @pytest.mark.parametrize("platform", ["alaya", "modelarts"])
 def test_a_huge_reason_is_cut_before_the_state(platform: str, emulator: Any) -> None:
-    provider = make_provider(platform, emulator)
-    inputs = inprocess.checked(provider, job_props(platform, {}))
-    created = provider.create(inputs)
-    job_id = str(created.id)
-    state = {**inputs, **dict(created.outs or {})}
+    jobs = make_handler(platform, emulator)
+    inputs = inprocess.checked(jobs, job_props(platform, {}))
+    created = jobs.create(inputs)
+    job_id = created.id
+    state = {**inputs, **created.outputs}
 
     emulator.admin.set_faults([huge_detail(platform, job_id)])
-    read = provider.read(job_id, state)  # what a refresh stores
-    assert read.id == job_id
-    assert_bounded(dict(read.outs or {}))
+    read = inprocess.read(jobs, job_id, state)  # what a refresh stores (fails if it drops the job)
+    assert_bounded(dict(read.outputs))
 
     emulator.admin.clear_faults()
-    provider.delete(job_id, state)
+    jobs.delete(job_id, state)
     assert platform_ids(emulator, platform) == []

@@ -4,7 +4,7 @@ Each case injects one fault kind into the emulator and then checks: the IDs reco
 on the platform (no duplicates, no orphans), and a failure names its cause. Every case ends with a
 fault-free delete that must leave the platform empty.
 
-The provider's own logic decides all of that, so every case runs in-process (the provider against the
+The provider's own logic decides all of that, so every case runs in-process (the job's handler against the
 emulator over loopback HTTP: what `create` returns is what the engine records, and an exception
 records nothing). The engine adds only "a failed create records nothing, a successful one its ID" and a
 destroy through faults: three cases run as three jobs of one stack through one `pulumi up`, and one
@@ -21,22 +21,22 @@ from support.fault_matrix import (
     CASES,
     Case,
     job_props,
-    make_provider,
+    make_handler,
     platform_ids,
     secret_values,
 )
+from support.inprocess import checked
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_fault(case: Case, emulator: Any) -> None:
-    provider = make_provider(case, emulator)
-    checked = provider.check({}, job_props(case))
-    assert checked.failures == [], [(f.property, f.reason) for f in checked.failures]
+    jobs = make_handler(case, emulator)
+    inputs = checked(jobs, job_props(case))
     emulator.admin.set_faults(case.faults)
 
     recorded: list[str] = []
     try:
-        recorded.append(str(provider.create(dict(checked.inputs)).id))
+        recorded.append(jobs.create(inputs).id)
         output = ""
     except Exception as err:  # what the engine shows the user; nothing is recorded
         output = str(err)
@@ -55,7 +55,7 @@ def test_fault(case: Case, emulator: Any) -> None:
 
     emulator.admin.clear_faults()
     for job_id in recorded:
-        provider.delete(job_id, dict(checked.inputs))
+        jobs.delete(job_id, inputs)
     assert platform_ids(emulator, case.platform) == []
 
 
