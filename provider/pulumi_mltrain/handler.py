@@ -490,7 +490,9 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         outs, remote = {**calls.derived(spec), **found[0]}, found[1]
         # The stored inputs' run_reason stays with them, as check put it there: a later preview of a
         # change in place shows the reason of the run it keeps.
-        inputs = {**specs.user_props(props, self.spec_type), **self._drift(calls, spec, remote),
+        # The derived inputs check added stay as recorded (a refresh is no change of the declaration).
+        derived = {k: props.get(k, v) for k, v in calls.derived(spec).items()}
+        inputs = {**specs.user_props(props, self.spec_type), **derived, **self._drift(calls, spec, remote),
                   **_without_run_state(internal(props)), **kept}
         once = {k: props[k] for k in self.calls.recorded_once if props.get(k) is not None}
         recorded = {k: v for k, v in inputs.items() if k not in MARK_KEYS}  # the owner mark stays in the inputs

@@ -22,6 +22,7 @@ from pulumi_mltrain.alaya.storage_mount import StorageMountSpec
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec as AlayaJobSpec
 from pulumi_mltrain.modelarts.algorithm import AlgorithmSpec
 from pulumi_mltrain.modelarts.training_job import TrainingJobSpec as ModelArtsJobSpec
+from pulumi_mltrain.ownership import MARK_KEYS
 from support import inprocess
 from support.drift import (
     ALAYA_DECLARED,
@@ -163,3 +164,26 @@ def test_modelarts_description_drift_updates_in_place(emulator: EmulatorHandle, 
     assert job.id == job_id
     assert _modelarts(emulator, "job", job_id)["metadata"]["description"] == "drift test"
     _no_changes_after(job)
+
+
+# --- A refresh without drift ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("kind", "declared", "name"), [
+    ("alaya:TrainingJob", ALAYA_DECLARED, "job"),
+    ("alaya:StorageMount", MOUNT_DECLARED, None),
+    ("modelarts:Algorithm", ALGORITHM_DECLARED, "algo"),
+    ("modelarts:TrainingJob", MA_JOB_DECLARED, "job"),
+])
+def test_a_refresh_without_drift_stores_the_checked_inputs(emulator: EmulatorHandle, ma_jobs: AnyHandler,
+                                                           kind: str, declared: Json, name: str | None) -> None:
+    """The dynamic form's refresh reads from the outputs alone (the engine does not hand the inputs to a
+    dynamic provider's read): it stores what check stored, derived inputs included, all but the owner
+    mark, which the program sends again at the next `up`. So a preview after it shows no added input."""
+    handler = inprocess.handler(kind, emulator)
+    declared = {**inprocess.OWNER, **({} if name is None else {"name": name}), **declared}
+    inputs = inprocess.checked(handler, declared)
+    created = handler.create(inputs)
+    read = inprocess.read(handler, created.id, dict(created.outputs))
+    assert dict(read.inputs) == {k: v for k, v in inputs.items() if k not in MARK_KEYS}
+    handler.delete(created.id, dict(created.outputs))

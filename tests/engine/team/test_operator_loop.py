@@ -316,8 +316,9 @@ def test_an_operator_loop_retries_held_runs_refreshes_and_survives_a_cancel(emul
     found = abandoned_runs(config_stack="test", env=engine_env(tmp_path), cwd=str(tmp_path / "project"))
     assert found == [], found
 
-    # The next iteration: a plain `up` (the operator's default, refresh false) goes on waiting for the job.
-    with in_background(cli, lambda: reconcile(stack, emulator)) as (resuming, _):
+    # The next iteration, with the operator's `refresh: true`: its refresh keeps the unfinished mark, and the
+    # `up` goes on waiting for the job.
+    with in_background(cli, lambda: reconcile(stack, emulator, refresh=True)) as (resuming, _):
         polled = calls(emulator).get(DETAIL, 0)
         until(lambda: calls(emulator).get(DETAIL, 0) > polled + 1, "the next `up` waits on the job", resuming)
         emulator.admin.advance(RUN_SECONDS)
