@@ -19,7 +19,8 @@ from report import NOT_MEASURED, Row, secs, verdict
 from scenarios import Facts, Plan
 
 from mltrain_emulator import defaults
-from pulumi_mltrain.alaya.training_job import TrainingJobCalls, TrainingJobProvider
+from pulumi_mltrain.alaya import subscription
+from pulumi_mltrain.alaya.training_job import TrainingJobProvider
 from pulumi_mltrain.waiter import Backoff, wait_for
 
 BENCH = Path(__file__).resolve().parent
@@ -59,7 +60,7 @@ def poll_lag(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
     for delay in LAG_WAITS:
         target = lag_target(delay)
         cells, worst = [], 0.0
-        for backoff in (TrainingJobCalls.result_backoff, Backoff(first=0.5, maximum=10.0)):
+        for backoff in (subscription.BACKOFF, Backoff(first=0.5, maximum=10.0)):
             polls, lag = schedule(delay, backoff)
             worst = max(worst, lag)
             cells.append(f"cap {backoff.maximum:g} s: {polls} polls, lag {lag:.2f} s")
@@ -72,7 +73,7 @@ def poll_lag(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
 def _real_waits(emu: Emulator, plan: Plan) -> list[Row]:
     """`TrainingJobProvider.create` in-process over HTTP: lag = the moment create returns minus the moment the
     subscription resolved (its created_at + D), both on the emulator's clock."""
-    backoff = TrainingJobCalls.result_backoff
+    backoff = subscription.BACKOFF
     provider = TrainingJobProvider()
     provider.configure(ConfigureRequest(Config({"mltrain:alayaEndpoint": emu.url,
                                                 "mltrain:alayaApiKey": defaults.DEFAULT_ALAYA_API_KEY},

@@ -34,7 +34,7 @@ from . import spec as specs
 from .accounts import ACCOUNT_KEY, explicit_settings
 from .config import Settings
 from .errors import MltrainError, NotFound, for_resource
-from .lifecycle import removal
+from .lifecycle import in_place, removal
 from .lifecycle.create import create
 from .lifecycle.protocol import Runs
 from .lifecycle.record import Held, Recorder, RunSpec, Unfinished
@@ -563,8 +563,10 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             calls = self.platform(news)
             if olds.get(FAILED_KEY) and olds.get(REMOVED_KEY):  # its job was deleted when it failed
                 return Updated({**self._outs(calls, new, self._only_outputs(olds), news), **_run_state(olds)})
+            owner = Mark.from_props(news) or Mark.from_props(olds)
             with deadline.scope(budget):
-                outs = calls.update(object_id, old, new, changed, Mark.from_props(news) or Mark.from_props(olds))
+                outs = in_place.before_update(calls, self.kind, object_id, new, changed, owner)
+                outs = {**outs, **calls.update(object_id, old, new, changed, owner)}
         except Exception as err:
             raise for_resource(self.kind, self._label(new), err) from None
         previous = self._only_outputs(olds)

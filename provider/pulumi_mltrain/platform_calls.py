@@ -126,8 +126,11 @@ class PlatformCalls(Generic[SpecT, OutT, RemoteT]):
         return values
 
     def last_state(self, olds: Props) -> str | None:
-        """The object's state if it is live (a replace would stop it), else None."""
-        return None
+        """The state of the object of the stored name when it is occupied (a replace would end it), else None."""
+        name = olds.get("name")
+        if not isinstance(name, str) or not name:
+            return None
+        return next((f"{state} ({object_id})" for object_id, state in self.listing(name) if self.occupied(state)), None)
 
     def refused_credentials(self, err: MltrainError) -> Failures | None:
         """A 401/403 while checking at preview is a failure naming the key to fix (not a skipped check)."""
@@ -146,11 +149,15 @@ class PlatformCalls(Generic[SpecT, OutT, RemoteT]):
     def update(self, object_id: str, old: SpecT, new: SpecT, changed: list[str], owner: Mark | None) -> Props:
         return {}
 
+    def listing(self, name: str) -> list[tuple[str, str]]:
+        """(ID, state) of each object a listing by `name` shows: one call, no detail read."""
+        return []
+
     def named(self, name: str) -> list[Named]:
         return []
 
     def listed(self, object_id: str, name: str) -> bool:
-        return False
+        return any(found == object_id for found, _ in self.listing(name))
 
     def get(self, object_id: str) -> RemoteT:
         raise NotImplementedError
@@ -166,6 +173,10 @@ class PlatformCalls(Generic[SpecT, OutT, RemoteT]):
 
     def live(self, state: str) -> bool:
         return False
+
+    def occupied(self, state: str) -> bool:
+        """Whether an object in `state` holds what a replace would end (a preview names it): live by default."""
+        return self.live(state)
 
     def settled(self, state: str) -> bool:
         return True

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..answers import from_beijing
 from ..errors import ApiError
-from ..lifecycle.protocol import MarkedRun, Outs
+from ..lifecycle.protocol import Busy, MarkedRun, Named, Outs, Stop
 from ..ownership import Mark
 from . import contract
 from .catalog import job_costs, products
@@ -112,3 +112,41 @@ def epoch(value: Any) -> float | None:
 def refused(err: ApiError) -> bool:
     """The platform's own refusal of a call in the task's current status (not a gateway's 409)."""
     return type(err) is ApiError and err.http_status == contract.CONFLICT
+
+
+def no_log_note() -> Callable[[Task], str | None]:
+    """What a wait says once, while the task is live: Alaya NeW documents no log API."""
+    said: list[bool] = []
+
+    def note(task: Task) -> str | None:
+        if said or status(task) not in contract.LIVE:
+            return None
+        said.append(True)
+        return "no log lines: Alaya NeW documents no log API (follow the task in its console)"
+
+    return note
+
+
+def stop(api: AlayaClient, task_id: str) -> Stop:
+    try:
+        api.stop_task(task_id)
+    except ApiError as err:
+        if refused(err):
+            return Stop.ENDED  # ended, paused or being deleted: nothing to stop
+        raise
+    return Stop.ASKED
+
+
+def delete(api: AlayaClient, task_id: str) -> None:
+    try:
+        api.delete_task(task_id)
+    except ApiError as err:
+        if refused(err):
+            raise Busy(str(err)) from None
+        raise
+
+
+def named(api: AlayaClient, name: str) -> list[Named]:
+    """Tasks of the name, read in detail (the listing carries no `env`, where the mark lives)."""
+    details = [api.task(str(row.get("id"))) for row in api.find_tasks(name)]
+    return [Named(str(d.get("id")), mark(d)) for d in details if status(d) != contract.DELETING]

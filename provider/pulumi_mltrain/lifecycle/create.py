@@ -23,7 +23,7 @@ from .. import cancel, deadline
 from ..errors import MltrainError, RemoteFailure
 from ..ownership import Mark, claim, owns
 from ..progress import Label, notice
-from .protocol import Creates, Outs, R
+from .protocol import Creates, Listing, Outs, R
 from .removal import remove
 from .resend import submit
 from .rollback import roll_back
@@ -72,7 +72,7 @@ def made(kind: Creates[S, R], name: str, owner: Mark | None, just_sent: bool) ->
     return None
 
 
-def owned(kind: Creates[S, R], name: str, owner: Mark | None) -> list[str]:
+def owned(kind: Listing, name: str, owner: Mark | None) -> list[str]:
     """The IDs of the objects of `name` that are this resource's (`ownership.owns`; never anyone else's)."""
     return [item.object_id for item in kind.named(name) if owns(owner, item.mark, name)]
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Collection
 from typing import Any
 
+from .. import spec as specs
 from ..answers import from_epoch_ms
 from ..errors import ApiError, MltrainError
 from ..lifecycle.protocol import Busy, MarkedRun, Named, Outs, Stop
@@ -56,9 +57,6 @@ def delete(api: ModelArtsClient, object_id: str) -> None:
             raise Busy(str(err)) from None
         raise
 
-
-def listed(api: ModelArtsClient, object_id: str, name: str) -> bool:
-    return any(str((j.get("metadata") or {}).get("id")) == object_id for j in api.find_jobs(name))
 
 def named(api: ModelArtsClient, name: str) -> list[Named]:
     """Jobs of the name (one at most: ModelArts names are unique), with the mark of their tags (since
@@ -228,3 +226,17 @@ def reason(job: Job) -> str:
     if not text and secondary and secondary != status.get("phase"):
         text = f"secondary phase {secondary}"
     return str(text)
+
+
+def accept(api: ModelArtsClient, job_id: str, spec: TrainingJobSpec) -> None:
+    """A platform job for `spec`: a differing description is updated, anything else refused."""
+    job = {**api.job(job_id), "tags": api.job_tags(job_id)}
+    diffs = specs.differing(spec, specs.from_wire(type(spec), job, spec))
+    fixable = diffs.pop("description", None)
+    diffs.pop("tags", None)  # written by `mark`
+    if diffs:
+        raise MltrainError(f"cannot adopt training job {job_id} ({name_of(job)!r}): it differs from the "
+                           "declared inputs: " + "; ".join(diffs.values())
+                           + ". Delete it, choose another name, or change the inputs to match")
+    if fixable:
+        api.update_job_description(job_id, spec.description or "")

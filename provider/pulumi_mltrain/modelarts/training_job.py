@@ -21,19 +21,16 @@ from collections.abc import Callable, Collection
 from typing import Any, ClassVar
 
 from .. import registry
-from .. import spec as specs
 from ..errors import ApiError, MltrainError
-from ..lifecycle import removal
 from ..lifecycle.protocol import MarkedRun, Named, Outs, Sent, Stop
 from ..ownership import Mark
 from ..platform_calls import Failures, PlatformCalls, Props
-from ..progress import Label, notice
 from ..waiter import Backoff
 from . import contract, jobs, tags
 from .catalog import catalog_failures, configured, flavors, job_costs
 from .client import ModelArtsClient
 from .job_spec import COST_OUTPUTS, TrainingJobOutputs, TrainingJobSpec
-from .jobs import Job, name_of, phase
+from .jobs import Job, phase
 
 __all__ = ["TrainingJobCalls", "TrainingJobOutputs", "TrainingJobSpec"]
 
@@ -83,16 +80,6 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
     def drift(self, spec: TrainingJobSpec, values: Props) -> Props:
         return tags.own_tags_drift(spec, values)
 
-    def last_state(self, olds: Props) -> str | None:
-        """The job's phase now, looked up by its name, when it is live (Creating, Pending, Running)."""
-        name = olds.get("name")
-        if not isinstance(name, str) or not name:
-            return None
-        for job in self.client.find_jobs(name):
-            if phase(job) in contract.TERMINABLE:
-                return f"{phase(job)} ({(job.get('metadata') or {}).get('id')})"
-        return None
-
     # ----- the job -------------------------------------------------------------------------------
     def get(self, object_id: str) -> Job:
         return self.client.job(object_id)
@@ -112,8 +99,8 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
     def settled(self, state: str) -> bool:
         return state not in jobs.BUSY
 
-    def listed(self, object_id: str, name: str) -> bool:
-        return jobs.listed(self.client, object_id, name)
+    def listing(self, name: str) -> list[tuple[str, str]]:
+        return [(str((job.get("metadata") or {}).get("id")), phase(job)) for job in self.client.find_jobs(name)]
 
     def named(self, name: str) -> list[Named]:
         return jobs.named(self.client, name)
@@ -133,12 +120,6 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
                 self.client.untag_job(object_id, gone)
             if new.tags:
                 self.client.tag_job(object_id, [{"key": k, "value": v} for k, v in new.tags.items()])
-        if "stopped" in changed and new.stopped:
-            removal.stop_in_place(self, object_id, Label.of(self.kind, new, owner, object_id=object_id,
-                                                            doing="stopping"))
-        elif "stopped" in changed:
-            notice(f"{self.kind} {new.name!r}: stopped=false recorded; job {object_id} is not started "
-                   "again (to run the job again, change its replacement_trigger)", owner)
         return jobs.outputs(self.client, self.client.job(object_id), say=self.context.say)
 
     # ----- its create ----------------------------------------------------------------------------
@@ -158,17 +139,7 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
             self.client.tag_job(object_id, written)
 
     def accept(self, object_id: str, spec: TrainingJobSpec) -> None:
-        """A platform job for `spec`: a differing description is updated, anything else refused."""
-        job = {**self.client.job(object_id), "tags": self.client.job_tags(object_id)}
-        diffs = specs.differing(spec, specs.from_wire(type(spec), job, spec))
-        fixable = diffs.pop("description", None)
-        diffs.pop("tags", None)  # written by `mark`
-        if diffs:
-            raise MltrainError(f"cannot adopt training job {object_id} ({name_of(job)!r}): it differs from the "
-                               "declared inputs: " + "; ".join(diffs.values())
-                               + ". Delete it, choose another name, or change the inputs to match")
-        if fixable:
-            self.client.update_job_description(object_id, spec.description or "")
+        jobs.accept(self.client, object_id, spec)
 
     # ----- the run -------------------------------------------------------------------------------
     def goal(self, spec: TrainingJobSpec) -> tuple[frozenset[str], frozenset[str]] | None:
