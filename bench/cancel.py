@@ -23,9 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bench_plan import Facts, Plan
 from harness import OURS, PLUGIN, Emulator, bench_stack
 from report import Row, verdict
-from scenarios import Facts, Plan
 
 from pulumi_mltrain.ownership import UNFINISHED_KEY
 

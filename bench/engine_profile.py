@@ -14,9 +14,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from bench_plan import Facts, Plan
 from harness import BASELINE, OURS, Emulator, bench_stack
 from report import Row, ratio
-from scenarios import Facts, Plan
 
 SAVE = "backend.(*SnapshotManager).saveSnapshot"
 _UNIT = {"": 1.0, "us": 1e-6, "ms": 0.001, "s": 1.0, "min": 60.0, "h": 3600.0}

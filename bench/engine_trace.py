@@ -16,13 +16,11 @@ import statistics
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from bench_plan import Facts, Plan
 from harness import BASELINE, OURS, BenchStack, Emulator, bench_stack
 from report import Row, ratio, secs
-
-if TYPE_CHECKING:  # scenarios imports this module for scenario 3's notes
-    from scenarios import Facts, Plan
 
 RPC = "pulumirpc.ResourceProvider/"
 RUN = "pulumirpc.LanguageRuntime/Run"

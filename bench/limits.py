@@ -23,9 +23,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench_plan import Facts, Plan
 from harness import OURS, Emulator, bench_stack
 from report import Row, secs, verdict
-from scenarios import Facts, Plan
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import emulator_work
+from bench_plan import Facts, Plan
 from harness import RESULT_POLL, ROOT, Emulator
 from pulumi.dynamic import ConfigureRequest
 from pulumi.dynamic.config import Config
 from report import NOT_MEASURED, Row, secs, verdict
-from scenarios import Facts, Plan
 
 from mltrain_emulator import defaults
 from pulumi_mltrain.alaya import subscription

@@ -9,14 +9,13 @@ from __future__ import annotations
 import math
 from contextlib import ExitStack
 
+from bench_plan import Facts, Plan
 from engine_trace import chain_note
 from harness import BASELINE, OURS, PLUGIN, Emulator, bench_stack, median
 from report import Row, ratio, secs, verdict
 from scenarios import (
     OVERHEAD_KEYS,
     WAIT_TARGET,
-    Facts,
-    Plan,
     WaitRun,
     cpu_split,
     default_parallel,

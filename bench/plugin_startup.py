@@ -22,9 +22,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_plan import Facts, Plan
 from harness import PLUGIN_BIN, ROOT, Emulator
 from report import Row, ratio, secs, verdict
-from scenarios import Facts, Plan
 
 RUNS = {True: 7, False: 15}  # --quick, full: each kind, alternating
 TARGET = 1.10  # no worse than the console script, within this machine's run-to-run spread

@@ -18,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bench_plan
 import cancel
 import engine_profile
 import engine_trace
@@ -32,7 +33,7 @@ import scenarios
 
 RESULTS = Path(__file__).resolve().parent / "results.md"
 
-Scenario = Callable[[harness.Emulator, scenarios.Plan, scenarios.Facts], list[report.Row]]
+Scenario = Callable[[harness.Emulator, bench_plan.Plan, bench_plan.Facts], list[report.Row]]
 SCENARIOS: dict[str, Scenario] = {
     "1": scenarios.overhead,  # also gathers scenario 8's figures
     "2": measures.poll_lag,
@@ -54,7 +55,7 @@ SCENARIOS: dict[str, Scenario] = {
 DURATION_TARGET_MIN = {True: 3.0, False: 12.0}  # issue 25 item 7: --quick, full
 
 
-def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
+def findings(facts: bench_plan.Facts, plan: bench_plan.Plan) -> list[str]:
     out: list[str] = []
     smallest = facts.get(f"overhead_cpu_{min(plan.overhead_ns)}")
     if smallest is not None:
@@ -163,7 +164,7 @@ def findings(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
     return out
 
 
-def overhead_misses(facts: scenarios.Facts, plan: scenarios.Plan) -> list[str]:
+def overhead_misses(facts: bench_plan.Facts, plan: bench_plan.Plan) -> list[str]:
     """For each missed up + destroy overhead below the largest N: where the extra CPU goes, from the
     start-up at the smallest N, the provider CPU per job (scenario 4) and the processes' split."""
     out: list[str] = []
@@ -204,7 +205,7 @@ class Beside:
     emulator of its own while the others run: its lag is read on its own emulator's clock, and a poll
     every few seconds costs the timed scenarios next to nothing."""
 
-    def __init__(self, key: str, plan: scenarios.Plan, facts: scenarios.Facts) -> None:
+    def __init__(self, key: str, plan: bench_plan.Plan, facts: bench_plan.Facts) -> None:
         self.key, self.plan, self.facts = key, plan, facts
         self.rows: list[report.Row] = []
         self.error: BaseException | None = None
@@ -257,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=RESULTS, help=f"where to write the table ({RESULTS.name})")
     args = parser.parse_args(argv)
 
-    plan = scenarios.Plan.make(args.quick)
+    plan = bench_plan.Plan.make(args.quick)
     chosen = [s.strip() for s in args.only.split(",") if s.strip()] or list(SCENARIOS)
     unknown = [s for s in chosen if s not in SCENARIOS]
     if unknown:
@@ -269,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     machine = harness.machine()
     machine["before the run"] = settled
-    facts = scenarios.Facts()
+    facts = bench_plan.Facts()
     rows: list[report.Row] = []
     took: dict[str, float] = {}
     beside = Beside("2", plan, facts) if "2" in chosen and len(chosen) > 1 else None

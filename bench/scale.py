@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bench_plan import Facts, Plan
 from harness import BASELINE, OURS, Emulator, ProcessSampler, bench_stack
 from report import Row, ratio, secs, verdict
-from scenarios import Facts, Plan
 
 COMMANDS = ("up", "preview", "refresh", "destroy")
 RSS_TARGET_MB = 150.0  # issue 25 item 3: the provider's peak RSS at N = 1000
