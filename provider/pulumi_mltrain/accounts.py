@@ -82,8 +82,7 @@ def warn_plaintext_credentials() -> None:
 # A stack that still sets one keeps working and is told so, instead of failing on an unknown key.
 RETIRED: dict[str, tuple[str, str]] = {
     "providerProcesses": ("MLTRAIN_PROVIDER_PROCESSES", "one provider process serves every call the engine "
-                          "sends at once (up to `--parallel`); resources on its `mltrain-provider-<i>` "
-                          "providers move to the default provider on the next `pulumi up`, without a replace"),
+                          "sends at once (up to `--parallel`)"),  # a setting of builds before 0.1.0
 }
 
 

@@ -1,6 +1,5 @@
-"""A program run with MLTRAIN_PROVIDER_PROCESSES set is told that the setting is retired
-(`accounts.warn_retired_settings`); the stacks made when it spread resources over several provider
-processes are tests/engine/test_provider_processes.py's."""
+"""A program run with MLTRAIN_PROVIDER_PROCESSES (a setting of builds before 0.1.0) set is told that the
+setting is retired (`accounts.warn_retired_settings`)."""
 
 from __future__ import annotations
 
