@@ -133,6 +133,7 @@ class Cloud:
     accuracy: float | None = None  # the final accuracy a job reports
     reason: str = ""  # the reason a job's answers give (a failure's, or why it is pending)
     cancel_at: tuple[str, int] | None = None  # the engine cancels at the n-th call of this kind
+    slow: dict[str, float] = field(default_factory=dict)  # seconds a call of this kind takes to answer
     counts: Counter[str] = field(default_factory=Counter)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _requests: dict[str, Request] = field(default_factory=dict)
@@ -272,6 +273,8 @@ class Cloud:
     def _called(self, call: str, what: str) -> None:
         self.calls.append((call, what))
         self.counts[call] += 1
+        if call in self.slow:
+            time.sleep(self.slow[call])
         if self.cancel_at == (call, self.counts[call]):
             cancel.signal()  # the engine's Cancel arrives while this call is answered
 
