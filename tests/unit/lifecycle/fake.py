@@ -130,6 +130,7 @@ class Cloud:
     deleting_reads: int = 0  # reads that show a deleted job DELETING before it is gone (listings show it too)
     not_found: set[str] = field(default_factory=set)  # IDs whose own reads say not found, though listed
     queued_since: float = 0.0  # seconds before now that the platform dates a new job's create
+    reports_start: bool = True  # whether a job's answers say that it has run (a start time)
     accuracy: float | None = None  # the final accuracy a job reports
     reason: str = ""  # the reason a job's answers give (a failure's, or why it is pending)
     cancel_at: tuple[str, int] | None = None  # the engine cancels at the n-th call of this kind
@@ -183,8 +184,8 @@ class Cloud:
         """GET one job: as it is now; its next read shows its next state."""
         self._called("get", job_id)
         job = self._job(job_id)
-        seen = Seen(job.id, job.name, job.image, job.state, job.created_at, job.started, job.accuracy, job.reason,
-                    job.mark)
+        seen = Seen(job.id, job.name, job.image, job.state, job.created_at, job.started and self.reports_start,
+                    job.accuracy, job.reason, job.mark)
         if job.ahead:
             self._enter(job, job.ahead.popleft())
         return seen
