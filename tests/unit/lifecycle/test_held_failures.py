@@ -134,7 +134,7 @@ def test_a_changed_declaration_starts_a_new_run_from_attempt_one(failing: Cloud,
     assert jobs.diff(stored(props, first.outputs), again, first.id).replaces == (FAILED_KEY,)
     jobs.delete(first.id, stored(props, first.outputs))
     retry = checked(jobs, declared(wait_for="completed", max_attempts=2))
-    assert retry["run_reason"].startswith(f"{runs.NEW} attempt 2 of 2")
+    assert str(retry["run_reason"]).startswith(f"{runs.NEW} attempt 2 of 2")
     second = jobs.create(retry)
     assert second.outputs[ATTEMPT_KEY] == 2 and second.failed is not None
     state = stored(retry, second.outputs)
