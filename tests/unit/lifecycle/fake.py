@@ -29,11 +29,10 @@ from pulumi_mltrain import spec as specs
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.errors import AmbiguousOutcome, ApiError, NotFound, RemoteFailure
 from pulumi_mltrain.handler import Handler
-from pulumi_mltrain.lifecycle import removal, takeover
+from pulumi_mltrain.lifecycle import takeover
 from pulumi_mltrain.lifecycle.protocol import Busy, Named, Outs, Sent, Stop
 from pulumi_mltrain.ownership import STACK_KEY, URN_KEY, Mark
 from pulumi_mltrain.platform_calls import PlatformCalls, Props
-from pulumi_mltrain.progress import Label
 from pulumi_mltrain.run_control import RunControl
 from pulumi_mltrain.waiter import Backoff, wait_for
 
@@ -322,13 +321,6 @@ class FakeJobs(PlatformCalls[FakeJobSpec, FakeJobOutputs, Seen]):
     def configured(cls, settings: Any) -> bool:
         return True
 
-    def last_state(self, olds: Props) -> str | None:
-        name = olds.get("name")
-        for job in self.cloud.listing(name) if isinstance(name, str) else []:
-            if job.state in LIVE:
-                return f"{job.state} ({job.id})"
-        return None
-
     # ----- the job --------------------------------------------------------------------------------
     def get(self, object_id: str) -> Seen:
         return self.cloud.read(object_id)
@@ -354,8 +346,8 @@ class FakeJobs(PlatformCalls[FakeJobSpec, FakeJobOutputs, Seen]):
     def settled(self, state: str) -> bool:
         return state not in BUSY
 
-    def listed(self, object_id: str, name: str) -> bool:
-        return any(job.id == object_id for job in self.cloud.listing(name))
+    def listing(self, name: str) -> list[tuple[str, str]]:
+        return [(job.id, job.state) for job in self.cloud.listing(name)]
 
     def named(self, name: str) -> list[Named]:
         return [Named(job.id, None if self.cloud.marks_unread else job.mark)
@@ -366,13 +358,6 @@ class FakeJobs(PlatformCalls[FakeJobSpec, FakeJobOutputs, Seen]):
         if seen.state == DELETING:
             return None
         return _outputs(seen), {"name": seen.name, "image": seen.image}
-
-    def update(self, object_id: str, old: FakeJobSpec, new: FakeJobSpec, changed: list[str],
-               owner: Mark | None) -> Props:
-        if "stopped" in changed and new.stopped:
-            removal.stop_in_place(self, object_id, Label.of(self.kind, new, owner, object_id=object_id))
-            return _outputs(self.cloud.read(object_id))
-        return {}
 
     # ----- its create ------------------------------------------------------------------------------
     def submit(self, spec: FakeJobSpec, owner: Mark | None) -> Sent:
