@@ -394,8 +394,12 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
     def _held(self, spec: SpecT, props: Props, err: Held, attempt: int) -> Props:
         """The state keys of a held failure: what failed, and what runs it again (none by itself)."""
         budget = _whole(getattr(spec, "max_attempts", 1), 1)
-        job = ("its job was deleted (on_failure=\"delete\")" if err.removed else
-               "its job stays on the platform, ended, as the run's record (on_failure=\"keep\")")
+        if err.removed:
+            job = "its job was deleted (on_failure=\"delete\")"
+        elif getattr(spec, "on_failure", None) == "delete":
+            job = "its job stays on the platform, ended, until its delete succeeds"
+        else:
+            job = "its job stays on the platform, ended, as the run's record (on_failure=\"keep\")"
         if attempt < budget:
             then = f"the next `pulumi up` starts attempt {attempt + 1} of {budget}"
         else:

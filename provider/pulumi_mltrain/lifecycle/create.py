@@ -55,7 +55,7 @@ def create(kind: Creates[S, R], spec: S, owner: Mark | None, *, name: str, grace
     try:
         kind.mark(object_id, spec, owner)
     except MltrainError as err:
-        undone = roll_back(kind, object_id, cleanup_seconds)
+        undone = roll_back(kind, object_id, cleanup_seconds, unmarked=True)
         raise RemoteFailure(f"{kind.noun} {name!r} ({object_id}) was created, but writing its owner mark failed: "
                             f"{err}. {undone}") from None
     return object_id, outs

@@ -148,8 +148,9 @@ class Recorder:
         `recorded`: its outputs as last read; `judged`: what the failure adds (its reason, a gate's)."""
         if spec.on_failure == "delete":
             undone = self.roll_back(runs, object_id)
-            return Held(failure if undone.removed else f"{failure}. {undone}", object_id, {**recorded, **judged},
-                        removed=undone.removed, details=details)
+            if not undone.removed:  # held all the same: its job stays, recorded, and destroy deletes it
+                failure = f"{failure}. Deleting its job failed ({undone.error})"
+            return Held(failure, object_id, {**recorded, **judged}, removed=undone.removed, details=details)
         if live:  # still pending: stopped, so that it never starts and holds no GPU
             budget = deadline.Deadline.after(self.rollback_seconds, f"stopping pending {runs.noun} {object_id}")
             try:

@@ -8,10 +8,12 @@ all), and a platform that refuses a duplicate name gets the object looked up ins
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from .. import cancel
 from ..errors import AmbiguousOutcome, ApiError, MltrainError
 from ..ownership import Mark
 from ..progress import notice
@@ -43,15 +45,23 @@ def submit(send: Callable[[], Sent], look: Callable[[bool], Found | None], *, no
         try:
             return Submitted(send(), None, attempt)
         except AmbiguousOutcome as err:
+            began = time.monotonic()
             found = look_for(lambda: look(True), within=grace)
             if found is not None:
                 return Submitted(None, found, attempt)
+            looked = time.monotonic() - began
+            if cancel.requested():  # never sent again once cancelled: it may exist, and nothing would record a second
+                raise MltrainError(
+                    f"{err}. The operation was cancelled {looked:.0f}s into the look for {noun} {name!r}, before it "
+                    f"appeared, so the create was not sent again. If the platform made it, the next `pulumi up` "
+                    f"finds it by name and deletes it before it makes its own (`mltrain-runs abandoned` lists it "
+                    "meanwhile)") from None
             if attempt == CREATE_ATTEMPTS:
                 raise MltrainError(
-                    f"{err}. No {noun} named {name!r} appeared within {grace:.0f}s. Run `pulumi up` again: the "
+                    f"{err}. No {noun} named {name!r} appeared within {looked:.0f}s. Run `pulumi up` again: the "
                     f"provider looks for its own {noun} by name and owner mark before creating, so no duplicate "
                     "is made") from None
-            notice(f"{noun} {name!r} not found {grace:.0f}s after an unanswered create; sending it again", owner)
+            notice(f"{noun} {name!r} not found {looked:.0f}s after an unanswered create; sending it again", owner)
         except ApiError as err:
             if duplicate is not None and duplicate(err):
                 found = look(attempt > 1)

@@ -86,3 +86,24 @@ def test_a_cancelled_delete_keeps_the_resource_and_the_next_delete_finishes(clou
     cloud.deleting_reads = 1
     jobs.delete(created.id, state)
     assert cloud.ids() == []
+
+
+def test_a_cancel_during_the_look_for_a_lost_create_sends_nothing_more(cloud: Cloud) -> None:
+    """The answer to the create is lost and the listing does not show the job yet when the engine cancels:
+    the create is not sent again (a second job that nothing would record), and the next `pulumi up`
+    deletes the job the first request made before it makes its own."""
+    jobs = handler_on(cloud)
+    cloud.answers.append("lagging")
+    cloud.lag_looks = 1
+    cloud.cancel_at = ("list", 2)  # the first listing is the create's look for its own; the second, the look
+    props = checked(jobs, declared())
+    with pytest.raises(MltrainError) as failed:
+        jobs.create(props)
+    assert "was not sent again" in str(failed.value), failed.value
+    assert len(cloud.made("submit")) == 1 and len(cloud.ids()) == 1, cloud.calls
+    first = cloud.ids()[0]
+
+    cancel.reset()  # the next `pulumi up`: a new provider process
+    created = jobs.create(props)
+    assert created.problem is None and cloud.ids() == [created.id] and created.id != first
+    assert first in cloud.made("delete")

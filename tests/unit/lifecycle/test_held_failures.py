@@ -80,7 +80,9 @@ def test_a_held_failure_whose_job_cannot_be_deleted_keeps_it_in_the_state(failin
     failing.delete_fails = True
     props = checked(jobs, declared(wait_for="completed", on_failure="delete"))
     created = jobs.create(props)
-    assert created.failed is not None and "Deleting it failed too" in created.failed, created.failed
+    assert created.failed is not None and "Deleting its job failed (" in created.failed, created.failed
+    assert "its job stays on the platform, ended, until its delete succeeds" in created.failed, created.failed
+    assert "on_failure=\"keep\"" not in created.failed and "`pulumi destroy` removes it" in created.failed
     assert not created.outputs.get(REMOVED_KEY) and failing.ids() == [created.id], "recorded: destroy deletes it"
     failing.delete_fails = False
     jobs.delete(created.id, stored(props, created.outputs))

@@ -34,14 +34,30 @@ def test_a_failed_roll_back_says_so_and_the_next_up_removes_the_job(cloud: Cloud
     text = str(failed.value)
     assert "was created, but writing its owner mark failed" in text, text
     assert ("Deleting it failed too (Fake Cloud rejected the request (500 Internal Server Error) [FC.0500]: internal "
-            "error (DELETE /jobs/j-1)); delete job j-1 in Fake Cloud, or run `pulumi up` again, which finds it by "
-            "its owner mark and deletes it before it makes a new one") in text, text
+            "error (DELETE /jobs/j-1)); delete job j-1 in Fake Cloud: it carries no owner mark, so the next `pulumi "
+            "up` deletes it only under a name the provider chose, and otherwise stops at its name until it is "
+            "gone") in text, text
     assert cloud.ids() == ["j-1"], "still there: the error says so"
 
     cloud.mark_fails = cloud.delete_fails = False
     created = jobs.create(props)
     assert created.problem is None and cloud.ids() == [created.id] and created.id != "j-1"
     assert cloud.jobs[created.id].mark == MINE
+
+
+def test_a_failed_roll_back_under_a_chosen_name_stops_the_next_up_as_it_said(cloud: Cloud, jobs: FakeHandler) -> None:
+    """Under a name the user chose, an unmarked job proves nothing: the next create stops at it (as the
+    failed roll-back said) rather than take it over or delete it, and makes no second job."""
+    cloud.mark_in_create = False
+    cloud.mark_fails = cloud.delete_fails = True
+    props = checked(jobs, declared())
+    with pytest.raises(MltrainError) as failed:
+        jobs.create(props)
+    assert "otherwise stops at its name until it is gone" in str(failed.value), failed.value
+    cloud.mark_fails = cloud.delete_fails = False
+    with pytest.raises(MltrainError) as refused:
+        jobs.create(props)
+    assert "j-1" in str(refused.value) and cloud.ids() == ["j-1"], refused.value
 
 
 def test_a_pending_create_is_recorded_once_its_token_resolves(cloud: Cloud, jobs: FakeHandler) -> None:
