@@ -176,9 +176,9 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         values = explicit_settings(dict(props))
         return Settings.load(values) if values is not None else self.settings
 
-    def platform(self, props: Mapping[str, object], *, replacing: bool = False) -> PlatformCalls[SpecT, OutT, RemoteT]:
+    def platform(self, props: Mapping[str, object]) -> PlatformCalls[SpecT, OutT, RemoteT]:
         """The platform calls of one operation on the resource whose inputs are `props`."""
-        return self.calls(Context(self.account(props), replacing=replacing, owner=Mark.from_props(props)))
+        return self.calls(Context(self.account(props), owner=Mark.from_props(props)))
 
     # ----- operations ----------------------------------------------------------------------------
     def check(self, olds: Props, news: Props) -> Checked:
@@ -360,7 +360,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             attempt = replacing.attempt if replacing is not None else _whole(props.get(ATTEMPT_KEY), 1)
         run: Props = {ATTEMPT_KEY: attempt} if self.runs is not None else {}
         try:
-            calls = self.platform(props, replacing=new_run)
+            calls = self.platform(props)
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
         try:

@@ -43,7 +43,6 @@ class Context:
     """What one operation gives a resource kind: passed, never looked up."""
 
     settings: Settings  # the account: the resource's explicit provider, else the configured one
-    replacing: bool = False  # the create replaces a resource the state holds
     owner: Mark | None = None  # the resource's owner mark: what it says is said under its URN
 
     def say(self, text: str) -> None:
