@@ -165,8 +165,10 @@ def _resource(decl: Resource, tt: _Types) -> list[str]:
     provider = decl.calls()
     spec, outs = provider.spec_type, provider.output_type
     ids = outs.id_fields()
-    lazy = f"_{decl.name}Provider"
-    lines = [f"class {lazy}(LazyProvider):", f'    calls = "{decl.calls_path}"', "", "",
+    pickled = f"_{decl.name}Provider"  # the class path every released state names: never rename it
+    lines = [f"class {pickled}(DynamicProvider):",
+             '    """Pickled into the state as a class reference: states name this path, keep it."""', "",
+             f'    kind = "{decl.kind}"', "", "",
              f'class {decl.name}(MltrainResource, module="{decl.family}", name="{decl.name}"):',
              f'    """{decl.summary}', "",
              *_wrap(f"Outputs (besides every input): {', '.join(outs.model_fields)}.", "    "),
@@ -177,8 +179,7 @@ def _resource(decl: Resource, tt: _Types) -> list[str]:
                     "None for an optional input left out (the provider never fills those in).", "    "),
              '    """', "",
              f'    _kind = "{decl.name}"',
-             f"    _lazy_provider = {lazy}",
-             "    _provider_type = ProviderRef()",
+             f"    _provider_class = {pickled}",
              *_table("_inputs", tuple(spec.model_fields)),
              *_table("_outputs", tuple(outs.model_fields)),
              *_table("_id_fields", tuple(ids))]
@@ -241,7 +242,8 @@ def module_text(family: str) -> str:
         "",
         "import pulumi",
         "",
-        "from ..program_resource import LazyProvider, MltrainResource, ProviderRef",
+        "from ..dynamic_provider import DynamicProvider",
+        "from ..program_resource import MltrainResource",
         "",
         "__all__ = [", *[f'    "{n}",' for n in names], "]",
         "",

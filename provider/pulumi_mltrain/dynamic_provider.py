@@ -1,17 +1,18 @@
 """The dynamic provider face: a thin adapter from `pulumi.dynamic` to a resource's `Handler`.
 
-`provider_for(XCalls)` builds the provider class of the platform calls that the registry names, once
-per resource type. It is named after them (`pulumi_mltrain.alaya.training_job:TrainingJobProvider` for
-`...:TrainingJobCalls`), the class path that states written by 0.1 name, which the platform module
-resolves on first use (`registry.provider_aliases`): platform modules never import this adapter. The
-adapter converts the handler's results into `CheckResult`, `DiffResult`, ... and nothing else: every
-rule lives in `handler.py`.
+`DynamicProvider` is the object Pulumi pickles into the state of every resource. A subclass names its
+resource by the registry's kind; the generated program side defines one per resource
+(`pulumi_mltrain.alaya._resources:_TrainingJobProvider`, `kind = "alaya:TrainingJob"`), the class path
+that every released state names. It is light on purpose: the program side imports it, so it loads
+pulumi and the standard library only; the registry's handler (pydantic, httpx, the platform) loads on
+its first call, in the provider process. The adapter converts the handler's results into
+`CheckResult`, `DiffResult`, ... and nothing else: every rule lives in `handler.py`.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pulumi.dynamic import (
     CheckFailure,
@@ -24,34 +25,51 @@ from pulumi.dynamic import (
     UpdateResult,
 )
 
-from .config import CONFIG_KEYS, Settings
-from .handler import Handler
-from .platform_calls import PlatformCalls
-
-P = TypeVar("P", bound=PlatformCalls[Any, Any, Any])
+if TYPE_CHECKING:
+    from .handler import Handler
 
 
-class MltrainProvider(ResourceProvider, Generic[P]):
-    """A `pulumi.dynamic` provider serving the `Handler` of one resource type's platform calls."""
+class DynamicProvider(ResourceProvider):
+    """A `pulumi.dynamic` provider serving the handler of the registry's resource `kind`.
+
+    Instances hold nothing until they run in the provider process, so the pickled form is a class
+    reference, the same for every resource of a kind (and carries no secret).
+    """
 
     serialize_as_secret_always = False  # the pickled provider is a class path: nothing secret in it
-    calls_type: ClassVar[type[PlatformCalls[Any, Any, Any]]] = PlatformCalls
-
-    def __init__(self) -> None:
-        self._handler = Handler(self.calls_type)
-
-    @property
-    def handler(self) -> Handler[Any, Any, Any]:
-        """The handler served (made here when an unpickled provider skipped `__init__`)."""
-        found: Handler[Any, Any, Any] | None = self.__dict__.get("_handler")
-        if found is None:
-            found = self._handler = Handler(self.calls_type)
-        return found
+    kind: ClassVar[str] = ""  # the registry's kind, "alaya:TrainingJob"
+    _lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __getstate__(self) -> dict[str, Any]:
         return {}  # a class reference: never the handler, its settings or its clients
 
+    @property
+    def handler(self) -> Handler[Any, Any, Any]:
+        """The handler served, made by this provider's first call."""
+        found: Handler[Any, Any, Any] | None = self.__dict__.get("_handler")
+        if found is None:
+            with self._lock:
+                found = self.__dict__.get("_handler")
+                if found is None:
+                    found = self.__dict__["_handler"] = self._first_call()
+        return found
+
+    def _first_call(self) -> Handler[Any, Any, Any]:
+        from . import registry
+        from .host import cancel_on_engine_cancel, readable_errors, watch_host_engine, widen
+
+        entry = registry.resource(f"{registry.PACKAGE}:{self.kind}")
+        if entry is None:
+            raise LookupError(f"{type(self).__qualname__}: the registry has no resource {self.kind!r}")
+        widen()  # the first call in a dynamic provider host: one thread per call from now on
+        watch_host_engine()  # and exit once the engine that started this host is gone
+        readable_errors()  # and our errors reach people as their message, without our frames
+        cancel_on_engine_cancel()  # and the engine's Cancel ends our waits
+        return entry.handler()
+
     def configure(self, req: ConfigureRequest) -> None:
+        from .config import CONFIG_KEYS, Settings
+
         self.handler.configure(Settings.load({key: req.config.get(key) for key in CONFIG_KEYS.values()}))
 
     def check(self, olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
@@ -80,21 +98,3 @@ class MltrainProvider(ResourceProvider, Generic[P]):
 
     def delete(self, id_: str, props: dict[str, Any]) -> None:
         self.handler.delete(id_, props)
-
-
-_built: dict[type[PlatformCalls[Any, Any, Any]], type[MltrainProvider[Any]]] = {}
-_lock = threading.Lock()
-
-
-def provider_for(calls_type: type[PlatformCalls[Any, Any, Any]]) -> type[MltrainProvider[Any]]:
-    """The dynamic provider class serving `calls_type`, made once: `XProvider` of the calls' module
-    (for `XCalls`), so that it pickles under the path the platform module resolves."""
-    with _lock:
-        found = _built.get(calls_type)
-        if found is None:
-            name = calls_type.__name__.removesuffix("Calls") + "Provider"
-            found = type(name, (MltrainProvider,), {
-                "__module__": calls_type.__module__, "__qualname__": name, "calls_type": calls_type,
-                "__doc__": f"The dynamic provider of {calls_type.__name__} (built by `provider_for`)."})
-            _built[calls_type] = found
-        return found

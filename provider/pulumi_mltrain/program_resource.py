@@ -3,108 +3,23 @@
 A Pulumi program imports the generated classes (`alaya/_resources.py`, `modelarts/_resources.py`,
 written by `codegen.py`), which subclass `MltrainResource` here and carry a static field table, so
 the program never loads pydantic, httpx or tenacity: they load in the provider process, on the first
-call of a `LazyProvider`, which is the object Pulumi pickles into the state (a class reference).
+call of the resource's `DynamicProvider` (`dynamic_provider.py`), which is the object Pulumi pickles
+into the state (a class reference).
 """
 
 from __future__ import annotations
 
 import copy
-import importlib
 import re
-import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pulumi
-from pulumi.dynamic import (
-    CheckResult,
-    ConfigureRequest,
-    CreateResult,
-    DiffResult,
-    ReadResult,
-    ResourceProvider,
-    UpdateResult,
-)
 from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
 
 from .accounts import account_props, warn_retired_settings
-from .host import cancel_on_engine_cancel, readable_errors, watch_host_engine, widen
+from .dynamic_provider import DynamicProvider
 from .ownership import FAILED_KEY, PREVIEW_KEY, STACK_KEY, UNFINISHED_KEY, URN_KEY
-
-if TYPE_CHECKING:
-    from .dynamic_provider import MltrainProvider
-
-
-def load(target: str) -> Any:
-    """The object named by "package.module:Name"."""
-    module, _, name = target.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
-class LazyProvider(ResourceProvider):
-    """The pickled provider: a class reference whose implementation, the dynamic provider of the
-    registry's platform calls (`calls`, "module:Class"), loads on first use.
-
-    Subclasses set `calls`; instances hold nothing until they run in the provider process, so the
-    pickled form stays the same for every resource of a kind (and carries no secret).
-    """
-
-    serialize_as_secret_always = False
-    calls: ClassVar[str] = ""
-    _lock: ClassVar[threading.Lock] = threading.Lock()
-
-    def _impl(self) -> ResourceProvider:
-        found: ResourceProvider | None = self.__dict__.get("_real")
-        if found is None:
-            with self._lock:
-                found = self.__dict__.get("_real")
-                if found is None:
-                    widen()  # the first call in a dynamic provider host: one thread per call from now on
-                    watch_host_engine()  # and exit once the engine that started this host is gone
-                    readable_errors()  # and our errors reach people as their message, without our frames
-                    cancel_on_engine_cancel()  # and the engine's Cancel ends our waits
-                    found = self.__dict__["_real"] = provider_of(self.calls)()
-        assert found is not None
-        return found
-
-    def __getstate__(self) -> dict[str, Any]:
-        return {}  # never the loaded implementation
-
-    def configure(self, req: ConfigureRequest) -> None:
-        self._impl().configure(req)
-
-    def check(self, _olds: dict[str, Any], news: dict[str, Any]) -> CheckResult:
-        return self._impl().check(_olds, news)
-
-    def diff(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> DiffResult:
-        return self._impl().diff(_id, _olds, _news)
-
-    def create(self, props: dict[str, Any]) -> CreateResult:
-        return self._impl().create(props)
-
-    def read(self, id_: str, props: dict[str, Any]) -> ReadResult:
-        return self._impl().read(id_, props)
-
-    def update(self, _id: str, _olds: dict[str, Any], _news: dict[str, Any]) -> UpdateResult:
-        return self._impl().update(_id, _olds, _news)
-
-    def delete(self, _id: str, _props: dict[str, Any]) -> None:
-        self._impl().delete(_id, _props)
-
-
-def provider_of(calls: str) -> type[MltrainProvider[Any]]:
-    """The dynamic provider class of the platform calls "module:Class" (loads the adapter and them)."""
-    from .dynamic_provider import provider_for
-
-    return provider_for(load(calls))
-
-
-class ProviderRef:
-    """`Resource._provider_type`: the real provider class, imported only when asked for (schema, tests)."""
-
-    def __get__(self, obj: object, owner: type[MltrainResource]) -> type[MltrainProvider[Any]]:
-        return provider_of(owner._lazy_provider.calls)
-
 
 _UNITS = {"s": 1, "m": 60, "h": 3600}
 
@@ -157,8 +72,7 @@ class MltrainResource(pulumi.dynamic.Resource):
     """
 
     _kind: ClassVar[str]
-    _lazy_provider: ClassVar[type[LazyProvider]]
-    _provider_type: ClassVar[ProviderRef]
+    _provider_class: ClassVar[type[DynamicProvider]]
     _inputs: ClassVar[tuple[str, ...]] = ()
     _outputs: ClassVar[tuple[str, ...]] = ()
     _id_fields: ClassVar[tuple[str, ...]] = ()
@@ -226,7 +140,7 @@ class MltrainResource(pulumi.dynamic.Resource):
     def _pickled_provider(cls) -> str:
         found: str | None = cls.__dict__.get("_pickled_cache")
         if found is None:
-            found = cls._pickled_cache = serialize_provider(cls._lazy_provider())
+            found = cls._pickled_cache = serialize_provider(cls._provider_class())
         return found
 
     @classmethod

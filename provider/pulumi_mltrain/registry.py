@@ -4,8 +4,8 @@ The generators (`python -m tools.generate`: the program side, schema.json, docs)
 (type tokens, invokes) and the policy pack (both type tokens of each resource) all read it, so a
 resource or function added here appears everywhere at once. Each resource names its platform calls
 (`platform_calls.PlatformCalls`), which one `Handler` serves for both faces: the dynamic provider
-(`dynamic_provider.provider_for`) and the plugin. It imports no platform code and neither adapter: a
-resource's calls and the function modules load on first use.
+(`dynamic_provider.DynamicProvider`, which names the resource by its kind) and the plugin. It imports no
+platform code and neither adapter: a resource's calls and the function modules load on first use.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from .dynamic_provider import MltrainProvider
     from .handler import Handler
     from .platform_calls import PlatformCalls
 
@@ -56,13 +55,6 @@ class Resource:
         """The native plugin's (and schema.json's) type token, `mltrain:alaya:TrainingJob`."""
         return f"{PACKAGE}:{self.kind}"
 
-    @property
-    def provider_path(self) -> str:
-        """"module:XProvider": the dynamic provider's class path, which states written by 0.1 name;
-        the calls' module resolves it on first use (`provider_aliases`)."""
-        module, _, name = self.calls_path.partition(":")
-        return f"{module}:{name.removesuffix('Calls')}Provider"
-
     def calls(self) -> type[PlatformCalls[Any, Any, Any]]:
         """Its declaration (spec, outputs, timeouts) and platform primitives (imports the platform)."""
         module, _, name = self.calls_path.partition(":")
@@ -74,12 +66,6 @@ class Resource:
         from .handler import Handler
 
         return Handler(self.calls())
-
-    def provider(self) -> type[MltrainProvider[Any]]:
-        """The dynamic provider class serving it (imports the `pulumi.dynamic` adapter)."""
-        from .dynamic_provider import provider_for
-
-        return provider_for(self.calls())
 
 
 # The families: the type token's module, the program-side package (`pulumi_mltrain.<family>`, whose
@@ -136,21 +122,6 @@ RESOURCES: tuple[Resource, ...] = (
     Resource("modelarts", "TrainingJob", "pulumi_mltrain.modelarts.training_job:TrainingJobCalls",
              "A Huawei Cloud ModelArts v2 training job."),
 )
-
-
-def provider_aliases(module: str) -> Callable[[str], Any]:
-    """A platform module's `__getattr__` (PEP 562): the dynamic provider classes of its resources under
-    the class paths states written by 0.1 name (`registry.Resource.provider_path`), built on first use,
-    so that the module itself never imports the adapter."""
-
-    def __getattr__(name: str) -> Any:
-        path = f"{module}:{name}"
-        for entry in RESOURCES:
-            if entry.provider_path == path:
-                return entry.provider()
-        raise AttributeError(f"module {module!r} has no attribute {name!r}")
-
-    return __getattr__
 
 
 def resource(token: str) -> Resource | None:

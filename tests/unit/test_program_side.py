@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import base64
 import inspect
-import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +14,7 @@ import dill
 from pulumi.dynamic.dynamic import serialize_provider
 
 from pulumi_mltrain import alaya, modelarts, registry
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider
-from pulumi_mltrain.program_resource import LazyProvider
+from pulumi_mltrain.dynamic_provider import DynamicProvider
 from tools import codegen
 from tools.generate import COMMAND
 
@@ -30,10 +28,14 @@ def test_generated_modules_are_current() -> None:
 
 
 def test_programs_import_neither_pydantic_nor_httpx_nor_tenacity() -> None:
+    """Nor the handler, the settings, the registry or a platform: the pickled providers load those on
+    their first call, in the provider process."""
     code = ("import sys; import pulumi_mltrain.alaya, pulumi_mltrain.modelarts; "
             "from pulumi_mltrain.alaya import StorageMount, TrainingJob; "
             "from pulumi_mltrain.modelarts import Algorithm, ObsChannel, TrainingJob as J; "
-            "print(sorted(m for m in ('pydantic','httpx','tenacity') if m in sys.modules))")
+            "print(sorted(m for m in ('pydantic','httpx','tenacity','pulumi_mltrain.handler','pulumi_mltrain.config',"
+            "'pulumi_mltrain.registry','pulumi_mltrain.alaya.training_job','pulumi_mltrain.modelarts.client') "
+            "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
     assert out.stdout.strip() == "[]", out.stderr
 
@@ -58,7 +60,7 @@ def test_field_table_matches_the_specs() -> None:
         assert cls._inputs == tuple(handler.spec_type.model_fields)
         assert cls._outputs == tuple(handler.output_type.model_fields)
         assert cls._id_fields == tuple(handler.output_type.id_fields())
-        assert cls._provider_type is decl.provider()
+        assert issubclass(cls._provider_class, DynamicProvider) and cls._provider_class.kind == decl.kind
         assert cls._resource_type_name == f"dynamic/{decl.family}:{decl.name}"  # URNs
 
 
@@ -71,21 +73,15 @@ def test_helpers_build_plain_dicts_that_accept_inputs() -> None:
 
 
 def test_the_pickled_provider_is_a_class_reference_that_loads_on_first_use() -> None:
-    lazy = alaya.TrainingJob._lazy_provider()
-    text = serialize_provider(lazy)
+    text = serialize_provider(alaya.TrainingJob._provider_class())
     raw = base64.b64decode(text)
     assert b"pulumi_mltrain.alaya._resources" in raw and b"pydantic" not in raw
     assert len(raw) < 300, "the pickled provider should be a bare class reference"
     loaded = dill.loads(raw)
-    assert isinstance(loaded, LazyProvider) and "_real" not in loaded.__dict__
-    assert isinstance(loaded._impl(), TrainingJobProvider)
-    assert serialize_provider(loaded) == text  # loading the implementation never changes the state
-
-
-def test_old_states_still_load_their_provider() -> None:
-    """Stacks made before the lazy provider hold pulumi_mltrain.alaya.training_job.TrainingJobProvider."""
-    old = pickle.dumps(TrainingJobProvider())
-    assert isinstance(pickle.loads(old), TrainingJobProvider)
+    assert isinstance(loaded, DynamicProvider) and loaded.__dict__ == {}
+    entry = registry.resource("mltrain:alaya:TrainingJob")
+    assert entry is not None and loaded.handler.calls is entry.calls()
+    assert serialize_provider(loaded) == text  # loading the handler never changes the state
 
 
 def _annotations(cls: type) -> dict[str, str]:

@@ -43,7 +43,13 @@ def test_type_tokens_are_stable() -> None:
     assert StorageMount._resource_type_name == "dynamic/alaya:StorageMount"
     assert ModelArtsJob._resource_type_name == "dynamic/modelarts:TrainingJob"
     assert Algorithm._resource_type_name == "dynamic/modelarts:Algorithm"
-    assert TrainingJob._provider_type.__module__ == "pulumi_mltrain.alaya.training_job"
+    # The class paths of the pickled providers, which every released state names.
+    assert [f"{c._provider_class.__module__}:{c._provider_class.__qualname__}"
+            for c in (TrainingJob, StorageMount, ModelArtsJob, Algorithm)] == [
+        "pulumi_mltrain.alaya._resources:_TrainingJobProvider",
+        "pulumi_mltrain.alaya._resources:_StorageMountProvider",
+        "pulumi_mltrain.modelarts._resources:_TrainingJobProvider",
+        "pulumi_mltrain.modelarts._resources:_AlgorithmProvider"]
 
 
 def test_the_registry_is_what_the_schema_lists() -> None:

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 import pulumi
 
-from ..program_resource import LazyProvider, MltrainResource, ProviderRef
+from ..dynamic_provider import DynamicProvider
+from ..program_resource import MltrainResource
 
 __all__ = [
     "NasMount",
@@ -51,8 +52,10 @@ class NasMount(TypedDict):
     read_only: NotRequired[pulumi.Input[bool]]
 
 
-class _TrainingJobProvider(LazyProvider):
-    calls = "pulumi_mltrain.alaya.training_job:TrainingJobCalls"
+class _TrainingJobProvider(DynamicProvider):
+    """Pickled into the state as a class reference: states name this path, keep it."""
+
+    kind = "alaya:TrainingJob"
 
 
 class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
@@ -69,8 +72,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
     """
 
     _kind = "TrainingJob"
-    _lazy_provider = _TrainingJobProvider
-    _provider_type = ProviderRef()
+    _provider_class = _TrainingJobProvider
     _inputs = (
         "adopt_id",
         "timeouts",
@@ -313,8 +315,10 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         }, opts)
 
 
-class _StorageMountProvider(LazyProvider):
-    calls = "pulumi_mltrain.alaya.storage_mount:StorageMountCalls"
+class _StorageMountProvider(DynamicProvider):
+    """Pickled into the state as a class reference: states name this path, keep it."""
+
+    kind = "alaya:StorageMount"
 
 
 class StorageMount(MltrainResource, module="alaya", name="StorageMount"):
@@ -327,8 +331,7 @@ class StorageMount(MltrainResource, module="alaya", name="StorageMount"):
     """
 
     _kind = "StorageMount"
-    _lazy_provider = _StorageMountProvider
-    _provider_type = ProviderRef()
+    _provider_class = _StorageMountProvider
     _inputs = (
         "adopt_id",
         "timeouts",

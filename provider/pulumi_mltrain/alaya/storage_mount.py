@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from .. import registry
 from .. import spec as specs
 from ..errors import MltrainError
 from ..lifecycle.protocol import Sent
@@ -111,7 +110,3 @@ class StorageMountCalls(PlatformCalls[StorageMountSpec, StorageMountOutputs, dic
 
 def _outputs(row: dict[str, Any]) -> Props:
     return {"storage_name": row.get("name"), "storage_status": row.get("status"), "capacity_gb": row.get("capacityGB")}
-
-
-# `XProvider`, the class path the in-process tests name: the dynamic provider, built on first use.
-__getattr__ = registry.provider_aliases(__name__)

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 
 import pulumi
 
-from ..program_resource import LazyProvider, MltrainResource, ProviderRef
+from ..dynamic_provider import DynamicProvider
+from ..program_resource import MltrainResource
 
 __all__ = [
     "Algorithm",
@@ -267,8 +268,10 @@ class TaskExit(TypedDict):
     message: NotRequired[pulumi.Input[str] | None]
 
 
-class _AlgorithmProvider(LazyProvider):
-    calls = "pulumi_mltrain.modelarts.algorithm:AlgorithmCalls"
+class _AlgorithmProvider(DynamicProvider):
+    """Pickled into the state as a class reference: states name this path, keep it."""
+
+    kind = "modelarts:Algorithm"
 
 
 class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
@@ -281,8 +284,7 @@ class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
     """
 
     _kind = "Algorithm"
-    _lazy_provider = _AlgorithmProvider
-    _provider_type = ProviderRef()
+    _provider_class = _AlgorithmProvider
     _inputs = (
         "adopt_id",
         "timeouts",
@@ -439,8 +441,10 @@ class Algorithm(MltrainResource, module="modelarts", name="Algorithm"):
         }, opts)
 
 
-class _TrainingJobProvider(LazyProvider):
-    calls = "pulumi_mltrain.modelarts.training_job:TrainingJobCalls"
+class _TrainingJobProvider(DynamicProvider):
+    """Pickled into the state as a class reference: states name this path, keep it."""
+
+    kind = "modelarts:TrainingJob"
 
 
 class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
@@ -455,8 +459,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
     """
 
     _kind = "TrainingJob"
-    _lazy_provider = _TrainingJobProvider
-    _provider_type = ProviderRef()
+    _provider_class = _TrainingJobProvider
     _inputs = (
         "adopt_id",
         "timeouts",

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from .. import registry
 from .. import spec as specs
 from ..errors import ApiError
 from ..lifecycle import takeover
@@ -262,7 +261,3 @@ def _outputs(algorithm: dict[str, Any]) -> Props:
 
 def _mark(algorithm: dict[str, Any]) -> Mark | None:
     return shared.mark_in((algorithm.get("metadata") or {}).get("tags"))
-
-
-# `XProvider`, the class path the in-process tests name: the dynamic provider, built on first use.
-__getattr__ = registry.provider_aliases(__name__)

@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any, ClassVar
 
-from .. import registry
 from ..errors import ApiError, MltrainError
 from ..lifecycle.protocol import MarkedRun, Named, Outs, Sent, Stop
 from ..ownership import Mark
@@ -174,7 +173,3 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
 
     def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
         return jobs.marked(self.client, recorded, keep, now)
-
-
-# `XProvider`, the class path the in-process tests name: the dynamic provider, built on first use.
-__getattr__ = registry.provider_aliases(__name__)
