@@ -12,7 +12,6 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
 from support import inprocess, stacks
 
 pytestmark = pytest.mark.engine
@@ -69,10 +68,9 @@ def test_aksk_signed_stack_up_destroy_and_a_wrong_secret_key(emulator: EmulatorH
     # The jobs' deletes, signed with the stack's key pair: the calls a `pulumi destroy` makes, in-process
     # (the provider's own calls; the engine's part of a destroy is run by the other engine tests).
     inprocess.fresh_process()
-    provider = ModelArtsJobs()
-    provider.handler.configure(aksk_settings(emulator))
+    jobs = inprocess.serving("modelarts:TrainingJob", aksk_settings(emulator))
     for resource in stack.resources("dynamic/modelarts:TrainingJob"):
-        provider.delete(str(resource["id"]), {**resource["inputs"], **resource["outputs"]})
+        jobs.delete(str(resource["id"]), {**resource["inputs"], **resource["outputs"]})
     emulator.admin.advance(5)
     assert live_jobs(emulator) == []
     deletes = emulator.admin.requests()["endpoints"].get("DELETE /v2/{project_id}/training-jobs/{training_job_id}")

@@ -25,9 +25,8 @@ FLAVORS = "/v2/*/training-job-flavors"
 PYTHON_ERRORS = ("AttributeError", "KeyError", "TypeError", "ValueError", "IndexError")
 
 
-# The SDK wrapper, the lazy provider that delegates to the real one, and the generic provider.
-ALLOWED_FRAMES = ("pulumi/dynamic/__main__.py", "pulumi_mltrain/program_resource.py",
-                  "pulumi_mltrain/dynamic_provider.py")
+# The SDK's dynamic provider host and our adapter, which calls the handler.
+ALLOWED_FRAMES = ("pulumi/dynamic/__main__.py", "pulumi_mltrain/dynamic_provider.py")
 MEGABYTE = 1_000_000
 
 

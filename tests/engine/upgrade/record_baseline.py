@@ -121,14 +121,10 @@ class Recorder:
     def premade(self, platform: str, name: str) -> str:
         """A job made outside the stacks (another owner), for a stack to adopt by `adopt_id`."""
         if platform == "alaya":
-            from pulumi_mltrain.alaya.training_job import TrainingJobProvider as AlayaJobs
-
-            provider: Any = inprocess.configured(AlayaJobs(), "alaya", self.emulator)
-            return inprocess.Created(provider, stacks.alaya_job_args(name=name, wait_for="running"), name=None).id
-        from pulumi_mltrain.modelarts.training_job import TrainingJobProvider as ModelArtsJobs
-
-        provider = inprocess.configured(ModelArtsJobs(), "modelarts", self.emulator)
-        return inprocess.Created(provider, ps.modelarts_job_args(name=name, wait_for="running"), name=None).id
+            handler = inprocess.handler("alaya:TrainingJob", self.emulator)
+            return inprocess.Created(handler, stacks.alaya_job_args(name=name, wait_for="running"), name=None).id
+        handler = inprocess.handler("modelarts:TrainingJob", self.emulator)
+        return inprocess.Created(handler, ps.modelarts_job_args(name=name, wait_for="running"), name=None).id
 
 
 def record(emulator: EmulatorHandle, work: Path) -> dict[str, Any]:
