@@ -1,4 +1,5 @@
-"""Provider CPU per Alaya job: `TrainingJobProvider().create(...)` then `.delete(...)`, in this process.
+"""Provider CPU per Alaya job: the dynamic provider's `create(...)` then `.delete(...)`, in this process
+(`_TrainingJobProvider`, the class the states of alaya.TrainingJob name: the adapter and the handler).
 
 The emulator runs in a child process (`python -m mltrain_emulator`), so the CPU measured here
 (`time.process_time()`, every thread of this process: the provider's own work, httpx, pydantic, the
@@ -30,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "provider"))
 
 from mltrain_emulator.testing import EmulatorAdmin  # noqa: E402
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider  # noqa: E402
+from pulumi_mltrain.alaya._resources import _TrainingJobProvider as TrainingJobProvider  # noqa: E402
 from pulumi_mltrain.config import Settings  # noqa: E402
 
 WARM_UP = 5

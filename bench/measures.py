@@ -20,7 +20,7 @@ from report import NOT_MEASURED, Row, secs, verdict
 
 from mltrain_emulator import defaults
 from pulumi_mltrain.alaya import subscription
-from pulumi_mltrain.alaya.training_job import TrainingJobProvider
+from pulumi_mltrain.alaya._resources import _TrainingJobProvider as TrainingJobProvider
 from pulumi_mltrain.waiter import Backoff, wait_for
 
 BENCH = Path(__file__).resolve().parent
@@ -71,8 +71,9 @@ def poll_lag(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
 
 
 def _real_waits(emu: Emulator, plan: Plan) -> list[Row]:
-    """`TrainingJobProvider.create` in-process over HTTP: lag = the moment create returns minus the moment the
-    subscription resolved (its created_at + D), both on the emulator's clock."""
+    """The Alaya job's dynamic provider (`_TrainingJobProvider`), its create in-process over HTTP: lag = the
+    moment create returns minus the moment the subscription resolved (its created_at + D), both on the
+    emulator's clock."""
     backoff = subscription.BACKOFF
     provider = TrainingJobProvider()
     provider.configure(ConfigureRequest(Config({"mltrain:alayaEndpoint": emu.url,
@@ -108,7 +109,7 @@ def _real_waits(emu: Emulator, plan: Plan) -> list[Row]:
             f"{polls} result polls; {calls} in all",
             f"the waiter alone predicts {predicted_polls} polls, lag {predicted_lag:.2f} s (backoff first "
             f"{backoff.first:g} s, {backoff.share:.0%} of the time waited, cap {backoff.maximum:g} s); "
-            "TrainingJobProvider.create in-process over HTTP",
+            "the dynamic provider's create in-process over HTTP",
             target=f"lag ≤ {target:.2f} s", verdict=verdict(lag <= target),
         ))
     return rows
@@ -155,7 +156,7 @@ def provider_cpu(emu: Emulator, plan: Plan, facts: Facts) -> list[Row]:
     return [Row(label, str(plan.cpu_jobs), f"{value:.2f} ms", "—", "—",
                 ", ".join(f"{k} {v:g}" for k, v in calls.items()) + " per job",
                 f"`bench/cpu_per_job.py --jobs {plan.cpu_jobs}`, {CPU_RUNS} runs ({runs} ms), the lowest: each "
-                "the median job's process CPU of TrainingJobProvider.create + delete in-process, the emulator "
+                "the median job's process CPU of the dynamic provider's create + delete in-process, the emulator "
                 "in another process",
                 target=target)]
 
