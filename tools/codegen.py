@@ -2,9 +2,11 @@
 
 Each resource class gets explicit keyword-only `pulumi.Input[...]` parameters with a docstring per
 argument, typed `pulumi.Output[...]` attributes and a static field table; each nested model becomes a
-TypedDict of Inputs (`modelarts.ObsChannel(name=..., obs_url=...)` builds one). The generated modules
-import only pulumi and `program_resource.py`, so programs never load pydantic. Run
-`python -m tools.generate` after changing a spec; a test fails when they are stale.
+TypedDict of Inputs (`modelarts.ObsChannel(name=..., obs_url=...)` builds one), and its provider a
+`DynamicProvider` subclass naming the registry's kind (`_TrainingJobProvider`, the class path its states
+hold). The generated modules import only pulumi, `program_resource.py` and `dynamic_provider.py`, so
+programs never load pydantic. Run `python -m tools.generate` after changing a spec; a test fails when they
+are stale.
 """
 
 from __future__ import annotations
