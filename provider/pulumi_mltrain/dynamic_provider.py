@@ -55,6 +55,8 @@ class DynamicProvider(ResourceProvider):
         return found
 
     def _first_call(self) -> Handler[Any, Any, Any]:
+        """The handler of `kind`, with the host set up for it. Imported here, not at the top: the
+        program side imports this module, and the handler brings pydantic, httpx and the platform."""
         from . import registry
         from .host import cancel_on_engine_cancel, readable_errors, watch_host_engine, widen
 
