@@ -8,34 +8,12 @@ is no logs function here.
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any
 
 import pulumi
 
 from ..program_calls import output_form, program_call
-
-
-class TaskInfo(TypedDict):
-    task_id: str
-    name: str | None
-    status: str
-    reason: str | None
-    product_code: str | None
-    worker_count: int | None
-    image: str | None
-    created_time: str | None
-    start_time: str | None
-    end_time: str | None
-
-
-class TaskSummary(TypedDict):
-    task_id: str
-    name: str | None
-    status: str | None
-
-
-class TaskList(TypedDict):
-    jobs: list[TaskSummary]
+from ._function_types import TaskInfo, TaskList, TaskSummary
 
 
 def get_products() -> list[dict[str, Any]]:

@@ -8,67 +8,22 @@ presigned log link never reach the state unless the program exports them.
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any
 
 import pulumi
 
 from ..errors import MltrainError
 from ..program_calls import output_form, program_call, tail
 from . import contract
-
-
-class TrainingJobInfo(TypedDict):
-    job_id: str
-    name: str | None
-    description: str | None
-    phase: str
-    secondary_phase: str | None
-    tasks: list[str]
-    flavor_id: str | None
-    node_count: int | None
-    algorithm_id: str | None
-    create_time: int | None
-    reason: str | None
-
-
-class AlgorithmInfo(TypedDict):
-    algorithm_id: str
-    name: str | None
-    description: str | None
-    code_dir: str | None
-    boot_file: str | None
-    engine: dict[str, Any] | None
-    tags: list[dict[str, Any]]
-
-
-class JobSummary(TypedDict):
-    job_id: str
-    name: str | None
-    phase: str | None
-    create_time: int | None
-
-
-class TrainingJobList(TypedDict):
-    jobs: list[JobSummary]
-
-
-class TaskLog(TypedDict):
-    task: str
-    lines: list[str]
-
-
-class JobEvent(TypedDict):
-    time: str | None
-    level: str | None
-    source: str | None
-    message: str | None
-
-
-class TrainingJobLogs(TypedDict):
-    job_id: str
-    phase: str
-    tasks: list[TaskLog]
-    events: list[JobEvent]
+from ._function_types import (
+    AlgorithmInfo,
+    JobEvent,
+    JobSummary,
+    TaskLog,
+    TrainingJobInfo,
+    TrainingJobList,
+    TrainingJobLogs,
+)
 
 
 def _dict(value: Any) -> dict[str, Any]:
