@@ -129,3 +129,13 @@ def test_a_custom_metric_gate_needs_a_collection(jobs: AnyHandler) -> None:
 def test_bad_collections_name_the_field(jobs: AnyHandler, collection: list[Any], field: str, words: str) -> None:
     found = dict(inprocess.failures(jobs, _job("bad", custom_metrics=collection)))
     assert words in found[field], found
+
+
+def test_a_signed_provider_reads_aom_with_its_signature(emulator: EmulatorHandle) -> None:
+    """AK/SK signing covers the AOM call too (AOM's host, ModelArts' project): no token is fetched."""
+    signed = inprocess.handler("modelarts:TrainingJob", emulator, **{
+        "mltrain:huaweiAccessKey": emulator.access_key, "mltrain:huaweiSecretKey": emulator.secret_key})
+    created = signed.create(inprocess.checked(signed, _job("good-3", success_criteria=LOSS)))
+    assert created.outputs["success_criteria_met"] is True and created.outputs["final_metrics"]["loss"] == 0.31
+    counts = emulator.admin.requests()["endpoints"]
+    assert counts.get(AOM) == 1 and "POST /v3/auth/tokens" not in counts, counts
