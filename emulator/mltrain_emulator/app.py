@@ -14,8 +14,8 @@ from .errors import install_error_handlers
 from .fault_rules import FaultRule
 from .faults import FaultMiddleware
 from .middleware import CommitMiddleware, CountingMiddleware
+from .modelarts import aom, iam
 from .modelarts import api as modelarts_api
-from .modelarts import iam
 from .routes import RouteTable
 from .settings import EmulatorSettings
 from .state import World
@@ -28,7 +28,8 @@ def create_app(settings: EmulatorSettings | None = None, *, state_file: Path | N
     app = FastAPI(title="mltrain-emulator", docs_url=d.ADMIN_PREFIX + "/docs",
                   openapi_url=d.ADMIN_PREFIX + "/openapi.json", redoc_url=None)
     app.state.world = world
-    platforms = [*(alaya_api.build_router(prefix) for prefix in d.ALAYA_PREFIXES), iam.router, modelarts_api.router]
+    platforms = [*(alaya_api.build_router(prefix) for prefix in d.ALAYA_PREFIXES), iam.router, modelarts_api.router,
+                 aom.router]
     for router in [*platforms, admin.router]:
         app.include_router(router)
     world.routes = RouteTable(r for router in platforms for r in router.routes if isinstance(r, APIRoute))

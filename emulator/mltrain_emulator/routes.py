@@ -6,6 +6,7 @@ cut short by a fault is counted under the same key as one the handler served.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Literal
 
@@ -23,8 +24,15 @@ def canonical_path(path: str) -> str:
     return path
 
 
+# AOM's paths (/v1/{project_id}/aom/...) share /v1 with Alaya NeW's: they are the Huawei side's (the custom
+# metrics of ModelArts jobs, under an IAM token).
+_AOM = re.compile(r"^/v1/[^/]+/aom/")
+
+
 def platform_of(path: str) -> Platform:
     path = canonical_path(path)
+    if _AOM.match(path):
+        return "modelarts"
     if path.startswith("/v1/"):
         return "alaya"
     if path.startswith("/v3/"):

@@ -72,6 +72,10 @@ class EmulatorSettings(BaseModel):
     # matches (re.search; the first matching pattern wins), once the job has started; e.g.
     # {"^low-": {"gpuUtil": 12.0}}. Values are doubles >= 0 (-1 stays "no data").
     modelarts_final_metrics: dict[str, dict[mc.MetricName, float]] = Field(default_factory=dict)
+    # {name regex: {custom metric: value}}: the AOM series of those custom metrics of a job whose name matches
+    # (re.search; the first matching pattern wins) and that declares spec.custom_metrics, once it has started,
+    # with `value` as its latest sample; e.g. {"^ft-": {"loss": 0.42}}. Other custom metrics have no series.
+    modelarts_custom_metrics: dict[str, dict[str, float]] = Field(default_factory=dict)
 
     # fault injection
     seed: int = 0
@@ -94,6 +98,17 @@ class EmulatorSettings(BaseModel):
             bad = [f"{k}={v}" for k, v in fixed.items() if not math.isfinite(v) or v < 0]
             if bad:
                 raise ValueError(f"metric values are finite doubles >= 0: {', '.join(bad)}")
+        return value
+
+    @field_validator("modelarts_custom_metrics")
+    @classmethod
+    def _custom_metrics(cls, value: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        for pattern, fixed in value.items():
+            cls._compiles(pattern)
+            bad = [f"{k}={v}" for k, v in fixed.items() if not re.match(mc.CUSTOM_METRIC_NAME, k)
+                   or not math.isfinite(v)]
+            if bad:
+                raise ValueError(f"custom metrics are Prometheus names with finite values: {', '.join(bad)}")
         return value
 
     def merged(self, patch: dict[str, Any]) -> EmulatorSettings:

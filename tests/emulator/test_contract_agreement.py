@@ -67,7 +67,7 @@ MODELARTS_PATHS: list[tuple[str, str]] = [
     ("JOBS", "JOBS"), ("JOB", "JOB"), ("JOB_ACTIONS", "JOB_ACTIONS"), ("JOB_SEARCHES", "JOB_SEARCHES"),
     ("JOB_LOG_URL", "JOB_LOG_URL"), ("JOB_LOG_PREVIEW", "JOB_LOG_PREVIEW"), ("JOB_METRICS", "JOB_METRICS"),
     ("JOB_EVENTS", "JOB_EVENTS"), ("JOB_TAGS", "JOB_TAGS"), ("JOB_TAGS_CREATE", "JOB_TAGS_CREATE"),
-    ("JOB_TAGS_DELETE", "JOB_TAGS_DELETE"),
+    ("JOB_TAGS_DELETE", "JOB_TAGS_DELETE"), ("JOB_FT_ARTIFACTS", "JOB_FT_ARTIFACTS"),
 ]
 IAM_PATHS: list[tuple[str, str]] = [("TOKENS", "IAM_TOKENS"), ("PROJECTS", "IAM_PROJECTS")]
 MODELARTS_PHASES: list[tuple[str, str]] = [
@@ -80,7 +80,8 @@ MODELARTS_SAME_NAME = [
     "MAX_DESCRIPTION", "MAX_ENVIRONMENTS", "RETRY_ANNOTATION", "UNCONDITIONAL_RETRY_ANNOTATION",
     "HANG_RETRY_ANNOTATION", "JOB_NOT_FOUND", "ALGORITHM_NOT_FOUND", "DUPLICATE_JOB_NAME",
     "DUPLICATE_ALGORITHM_NAME", "CANNOT_TERMINATE", "STATUS_CHANGED", "TOO_MANY_REQUESTS", "GATEWAY_THROTTLED",
-    "METRIC_NO_DATA", "METRICS",
+    "METRIC_NO_DATA", "METRICS", "FINAL_ARTIFACT", "TRAIN_TYPES", "AOM_QUERY_RANGE", "AOM_JOB_LABEL",
+    "CUSTOM_METRIC_NAME",
 ]
 
 CASES: list[Case] = [
@@ -142,6 +143,8 @@ PROVIDER_ONLY = {
         "REACHED": "what each wait_for target accepts: the provider's semantics",
         "BEFORE_RUNNING": "what max_pending_minutes bounds: the provider's semantics",
         "OWNER_STACK": "the provider's owner mark", "OWNER_URN": "the provider's owner mark",
+        "AOM_STEP": "the resolution the provider asks AOM for",
+        "AOM_MAX_POINTS": "how many points the provider asks AOM for",
     },
 }
 
@@ -190,7 +193,8 @@ SERVED: list[tuple[str, str, str]] = [  # (case id, method, full path of the emu
                            ("DELETE", "JOB"), ("POST", "JOB_ACTIONS"), ("POST", "JOB_SEARCHES"),
                            ("GET", "JOB_LOG_URL"), ("GET", "JOB_LOG_PREVIEW"), ("GET", "JOB_METRICS"),
                            ("GET", "JOB_EVENTS"), ("GET", "JOB_TAGS"), ("POST", "JOB_TAGS_CREATE"),
-                           ("DELETE", "JOB_TAGS_DELETE")]],
+                           ("DELETE", "JOB_TAGS_DELETE"), ("GET", "JOB_FT_ARTIFACTS")]],
+    ("aom-GET-AOM_QUERY_RANGE", "GET", em.AOM_QUERY_RANGE), ("aom-POST-AOM_QUERY_RANGE", "POST", em.AOM_QUERY_RANGE),
 ]
 
 

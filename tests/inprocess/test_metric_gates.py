@@ -1,11 +1,11 @@
 """`success_criteria` (metric gates) on ModelArts training jobs, in the provider against the emulator.
 
 A job that Completed is judged on the final value of each gated metric: the last sample with data of
-its first task, read from the metrics API. A pass records `final_metrics` and `success_criteria_met`;
-a miss is a failed run (`on_failure` deletes it, or keeps and records it), and the error names the
-metric, the value seen and the threshold. The emulator's `modelarts_final_metrics` fixes a job's
-latest samples by name; otherwise a CPU job reports cpuUsage 20-45 and memUsage 0.5-0.8, and no GPU
-or NPU data (-1)."""
+its first task, read from the metrics API (custom metrics, read from AOM: test_custom_metric_gates.py).
+A pass records `final_metrics` and `success_criteria_met`; a miss is a failed run (`on_failure`
+deletes it, or keeps and records it), and the error names the metric, the value seen and the
+threshold. The emulator's `modelarts_final_metrics` fixes a job's latest samples by name; otherwise a
+CPU job reports cpuUsage 20-45 and memUsage 0.5-0.8, and no GPU or NPU data (-1)."""
 
 from __future__ import annotations
 
@@ -112,11 +112,13 @@ def test_criteria_need_wait_for_completed(emulator: EmulatorHandle, jobs: AnyHan
     assert inprocess.failures(jobs, _job("early", wait_for=wait_for, success_criteria=[])) == []
 
 
-def test_criteria_take_the_api_metrics_and_operators_only(jobs: AnyHandler) -> None:
-    bad = [{"metric": "loss", "op": "<", "value": 1}, {"metric": "gpuUtil", "op": "=>", "value": 1}]
+def test_criteria_take_the_api_metrics_custom_names_and_operators_only(jobs: AnyHandler) -> None:
+    """A metric is one of the metrics API's or a custom metric's name (tests/inprocess/
+    test_custom_metric_gates.py: a custom one needs custom_metrics)."""
+    bad = [{"metric": "gpu util", "op": "<", "value": 1}, {"metric": "gpuUtil", "op": "=>", "value": 1}]
     found = dict(inprocess.failures(jobs, _job("bad", success_criteria=bad)))
-    assert "'cpuUsage', 'memUsage', 'npuUtil', 'npuMemUsage', 'gpuUtil' or 'gpuMemUsage'" in \
-        found["success_criteria[0].metric"], found
+    assert "is neither a metric of ModelArts' metrics API (cpuUsage, memUsage, npuUtil, npuMemUsage, gpuUtil, " \
+        "gpuMemUsage) nor a custom metric's name" in found["success_criteria[0].metric"], found
     assert "'<', '<=', '>', '>=' or '=='" in found["success_criteria[1].op"], found
     nan = [{"metric": "gpuUtil", "op": ">", "value": float("nan")}]
     [(field, reason)] = inprocess.failures(jobs, _job("bad", success_criteria=nan))

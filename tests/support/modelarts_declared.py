@@ -43,3 +43,17 @@ def job_args(**changes: Any) -> dict[str, Any]:
                             "log_export_path": "obs://b/logs/"}
     args.update(changes)
     return args
+
+
+# A fine-tune job of a model asset (no algorithm of its own), saving and publishing its model, with a custom
+# metric collection (tests/inprocess/test_modelarts_fine_tune.py and tests/engine/plugin/test_plugin_fine_tune.py).
+FINE_TUNE: dict[str, Any] = {
+    "flavor_id": d.FLAVOR_CPU_8U, "train_type": "LORA", "base_asset_id": "asset-qwen2-7b",
+    "inputs": [{"name": "data_url", "obs_url": "obs://b/sft-data/"}],
+    "output_model": {"obs_path": "obs://b/models/qwen-lora/", "local_path": "/home/ma-user/model"},
+    "asset_model": {"name": "qwen-lora", "version": "1.0.0", "type": "LLM", "desc": "LoRA of Qwen2 7B"},
+    "ftjob_config": {"model_type": "qwen2", "task_env": [{"env_name": "LEARNING_RATE", "value": "1e-4"}],
+                     "checkpoint_config": {"save_checkpoints_max": 2, "skipped_steps": 0}},
+    "custom_metrics": [{"exec": {"command": ["python", "/home/ma-user/metrics.py"]}}],
+    "wait_for": "completed",
+}

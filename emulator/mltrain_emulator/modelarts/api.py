@@ -26,7 +26,7 @@ from .documents import (
     parse_json,
 )
 from .errors import ModelArtsError
-from .lifecycle import TERMINABLE, enter, events, job_view, log_preview, log_url, metrics, tasks_of
+from .lifecycle import TERMINABLE, enter, events, ft_artifacts, job_view, log_preview, log_url, metrics, tasks_of
 from .records import Algorithm, TrainingJob
 
 Json = dict[str, Any]
@@ -403,3 +403,14 @@ async def job_metrics(request: Request, training_job_id: str, task_id: str) -> J
     world = world_of(request)
     job = _job(world, training_job_id)
     return metrics(job, _job_task(job, task_id), world.now(), world.settings)
+
+
+@router.get(mc.JOB_FT_ARTIFACTS)
+async def job_ft_artifacts(request: Request, training_job_id: str) -> Json:
+    """ListFtArtifacts: ?offset&limit (and filters by steps, epoch, loss, status, which the emulator ignores).
+    A job that is no fine-tune job, or has not completed, has none."""
+    job = _job(world_of(request), training_job_id)
+    offset = _query_int(request, "offset", 0, 0, 1_000_000)
+    limit = _query_int(request, "limit", 10, 1, 100)
+    rows = ft_artifacts(job)
+    return {"total": len(rows), "artifact_info": rows[offset:offset + limit]}

@@ -30,6 +30,11 @@ JOB_SEARCHES: Final = "/training-job-searches"  # POST {offset (a page index), l
 JOB_LOG_URL: Final = JOB + "/tasks/{task_id}/logs/url"  # GET, Content-Type text/plain: a preview link
 JOB_LOG_PREVIEW: Final = JOB + "/tasks/{task_id}/logs/preview"  # GET {content, current_size, full_size}
 JOB_METRICS: Final = JOB + "/metrics/{task_id}"  # GET {metrics[{metric, value[]}]}
+# A fine-tune job's artifacts (ListFtArtifacts, Huawei's API reference 2026): {total, artifact_info[{artifact_type
+# final|middle, is_best, artifact_id (a final artifact's: the trained model's ID), asset_id, asset_name, status,
+# epoch, steps, loss, create_time}]}.
+JOB_FT_ARTIFACTS: Final = JOB + "/ft-artifacts"
+FINAL_ARTIFACT: Final = "final"
 JOB_EVENTS: Final = JOB + "/events"  # GET ?offset&limit&order: ListTrainingJobEvents in Huawei's reference
 JOB_TAGS: Final = "/modelarts-training-job/{training_job_id}/tags"  # GET (B.2 Mutability [3P])
 JOB_TAGS_CREATE: Final = JOB_TAGS + "/create"  # POST {"tags": [{key, value}]}: upsert (204)
@@ -48,6 +53,24 @@ NAME_PATTERN: Final = r"^[A-Za-z0-9_-]{1,64}$"  # B.1: metadata.name, 1-64 of [A
 RETRY_ANNOTATION: Final = "fault-tolerance/job-retry-num"
 UNCONDITIONAL_RETRY_ANNOTATION: Final = "fault-tolerance/job-unconditional-retry"
 HANG_RETRY_ANNOTATION: Final = "fault-tolerance/hang-retry"
+
+# --- the 2026 fields (Huawei's Terraform provider huaweicloud_modelarts_training_job; Huawei's Python SDK,
+# huaweicloudsdkmodelarts v1 Job / Spec / MasJobConfig / CustomMetrics) ------------------------------------------
+TrainType = Literal["SFT", "PRETRAIN", "LORA", "DPO", "RFT"]  # Job.train_type
+TRAIN_TYPES: Final = get_args(TrainType)
+
+# --- AOM (custom metrics) ------------------------------------------------------------------------------------
+# A job's spec.custom_metrics collection (exec command or http_get path/port) goes to AOM: ModelArts' own
+# metrics API lists six resource metrics only (ShowTrainingJobMetrics), and the guide "Viewing Monitoring
+# Metrics of a Training Job" (develop-modelarts-1424, 2026) says custom metrics are tracked in AOM. AOM's PromQL
+# range query (ListRangeQueryAomPromGet / ...Post): ?query&start&end&step, seconds; answers Prometheus'
+# {status, data: {resultType, result}}. The path is not under PREFIX: AOM is a service of its own
+# (aom.{region}.myhuaweicloud.com), which the emulator serves on the same port.
+AOM_QUERY_RANGE: Final = "/v1/{project_id}/aom/api/v1/query_range"
+# The label naming a series' training job: undocumented for custom metrics, taken from the dimensions ModelArts
+# gives its own metrics in AOM (service_id: the job's ID) [INF].
+AOM_JOB_LABEL: Final = "service_id"
+CUSTOM_METRIC_NAME: Final = r"^[a-zA-Z_:][a-zA-Z0-9_:]*$"  # Prometheus metric names
 
 # --- training job phases: api.md B.3 [DOC] ---------------------------------------------------------------
 PHASE_CREATING: Final = "Creating"

@@ -195,7 +195,9 @@ def _io(items: Any, kind: str, descriptions: dict[str, str]) -> list[Json]:
     return rendered
 
 
-def _job_algorithm(spec: Json, algorithms: Callable[[str], Json | None]) -> Json:
+def _job_algorithm(spec: Json, algorithms: Callable[[str], Json | None], *, of_asset: bool = False) -> Json:
+    """The job's algorithm: a stored one by ID, inline code, or (``of_asset``: a fine-tune job of a model
+    asset, spec.asset_id) none at all, as Huawei's Terraform example of a fine-tune job sends it."""
     params = _list(spec.get("parameters"), "algorithm.parameters")
     overrides = {p.get("name"): p.get("value") for p in params if isinstance(p, dict)}
     if spec.get("id"):
@@ -212,9 +214,13 @@ def _job_algorithm(spec: Json, algorithms: Callable[[str], Json | None]) -> Json
         outputs = {x["name"]: x.get("description", "") for x in config["outputs"]}
     else:
         code_dir, boot_file = _code(spec)
-        if not code_dir and not spec.get("command"):
+        bare = not code_dir and not spec.get("command") and not spec.get("engine")
+        if bare and of_asset:
+            engine = {"engine_id": "", "engine_name": "", "engine_version": "", "image_url": ""}
+        elif not code_dir and not spec.get("command"):
             raise invalid("algorithm needs an id, code_dir + boot_file + engine, or an image with a command")
-        engine = resolve_engine(spec.get("engine"), "algorithm.engine")
+        else:
+            engine = resolve_engine(spec.get("engine"), "algorithm.engine")
         base = {"id": "", "name": "", "code_dir": code_dir, "boot_file": boot_file,
                 "command": spec.get("command", ""), "parameters_customization": True}
         declared, inputs, outputs = [], {}, {}
@@ -362,6 +368,116 @@ def _annotations(metadata: Json) -> Json:
     return {"job_template": "Template DL", "key_task": "worker", **annotations}
 
 
+_METRIC_EXEC, _METRIC_HTTP = "exec", "http_get"
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _custom_metrics(value: Any) -> list[Json]:
+    """spec.custom_metrics: each exactly one of exec {command[]} or http_get {path, port} (Huawei's SDK:
+    HttpGet's path and port come together)."""
+    out: list[Json] = []
+    for i, item in enumerate(_list(value, "spec.custom_metrics")):
+        where = f"spec.custom_metrics[{i}]"
+        item = _object(item, where, required=True)
+        kinds = [k for k in (_METRIC_EXEC, _METRIC_HTTP) if item.get(k) is not None]
+        if len(kinds) != 1 or set(item) - {_METRIC_EXEC, _METRIC_HTTP}:
+            raise invalid(f"{where} needs exactly one of exec or http_get")
+        if kinds[0] == _METRIC_EXEC:
+            command = _object(item[_METRIC_EXEC], f"{where}.exec", required=True).get("command")
+            if not isinstance(command, list) or not command or not all(isinstance(c, str) and c for c in command):
+                raise invalid(f"{where}.exec.command must be a non-empty array of strings")
+            out.append({_METRIC_EXEC: {"command": list(command)}})
+            continue
+        get = _object(item[_METRIC_HTTP], f"{where}.http_get", required=True)
+        path, port = get.get("path"), get.get("port")
+        if not isinstance(path, str) or not path.startswith("/"):
+            raise invalid(f"{where}.http_get.path must be a URL path (starting with /), given with port")
+        if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 65535:
+            raise invalid(f"{where}.http_get.port must be an integer 1-65535, given with path")
+        out.append({_METRIC_HTTP: {"path": path, "port": port}})
+    return out
+
+
+def _text(value: Any, where: str, *, required: bool = False) -> str | None:
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or not value:
+        raise invalid(f"{where} must be a non-empty string")
+    return value
+
+
+def _output_model(value: Any) -> Json:
+    """spec.output_model: {obs: {obs_path, local_path?}} (Huawei's SDK, ObsModel: "obs://example/path")."""
+    obs = _object(_object(value, "spec.output_model", required=True).get("obs"), "spec.output_model.obs",
+                  required=True)
+    path = _text(obs.get("obs_path"), "spec.output_model.obs.obs_path", required=True)
+    if not str(path).startswith(("obs://", "/")):
+        raise invalid("spec.output_model.obs.obs_path must be an OBS path (obs://bucket/path)")
+    local = _text(obs.get("local_path"), "spec.output_model.obs.local_path")
+    if local is not None and not local.startswith("/"):
+        raise invalid("spec.output_model.obs.local_path must be an absolute path")
+    return {"obs": {"obs_path": path, **({"local_path": local} if local else {})}}
+
+
+def _asset_model(value: Any) -> Json:
+    """spec.asset_model: name, version and type are required (Huawei's Terraform provider)."""
+    asset = _object(value, "spec.asset_model", required=True)
+    out = {k: _text(asset.get(k), f"spec.asset_model.{k}", required=True) for k in ("name", "version", "type")}
+    out |= {k: _text(asset.get(k), f"spec.asset_model.{k}") for k in ("code", "desc", "series") if asset.get(k)}
+    return out
+
+
+def _ftjob_config(value: Any) -> Json:
+    """ftjob_config (MasJobConfig): checkpoint counts as Huawei's SDK documents them (save_checkpoints_max 0
+    off, -1 no limit; skipped_steps >= 0; restore_training 0 or 1), environment variables by name."""
+    config = _object(value, "ftjob_config", required=True)
+    for key in ("ft_job_uuid", "ft_train_type", "model_type", "train_output_path", "checkpoint_id"):
+        _text(config.get(key), f"ftjob_config.{key}")
+    checkpoint = _object(config.get("checkpoint_config"), "ftjob_config.checkpoint_config")
+    for key, low, high in (("save_checkpoints_max", -1, None), ("skipped_steps", 0, None),
+                           ("restore_training", 0, 1)):
+        number = checkpoint.get(key)
+        if number is not None and (not _int(number) or number < low or (high is not None and number > high)):
+            bounds = f"{low}-{high}" if high is not None else f">= {low}"
+            raise invalid(f"ftjob_config.checkpoint_config.{key} must be an integer {bounds}")
+    if checkpoint.get("restore_training") == 1 and not (checkpoint.get("checkpoint_id") or config.get("checkpoint_id")):
+        raise invalid("ftjob_config.checkpoint_config.restore_training 1 needs a checkpoint_id to resume from")
+    envs = _list(_object(config.get("task_env"), "ftjob_config.task_env").get("envs"), "ftjob_config.task_env.envs")
+    names: set[str] = set()
+    for i, env in enumerate(envs):
+        env = _object(env, f"ftjob_config.task_env.envs[{i}]", required=True)
+        name = env.get("env_name")
+        if not isinstance(name, str) or not _ENV_NAME.match(name) or name in names:
+            raise invalid(f"ftjob_config.task_env.envs[{i}].env_name must be a distinct environment variable name")
+        names.add(name)
+    return config
+
+
+def _fine_tune(body: Json, spec: Json) -> tuple[Json, Json]:
+    """(the job's top-level train_type and ftjob_config, its spec's output_model, asset_model and asset_id),
+    checked: the fine-tune fields need train_type, and publishing a model needs its output."""
+    train_type = body.get("train_type")
+    if train_type is not None and train_type not in contract.TRAIN_TYPES:
+        raise invalid(f"train_type must be one of {', '.join(contract.TRAIN_TYPES)}")
+    top: Json = {"train_type": train_type} if train_type else {}
+    extra: Json = {}
+    if body.get("ftjob_config") is not None:
+        top["ftjob_config"] = _ftjob_config(body["ftjob_config"])
+    if spec.get("output_model") is not None:
+        extra["output_model"] = _output_model(spec["output_model"])
+    if spec.get("asset_model") is not None:
+        extra["asset_model"] = _asset_model(spec["asset_model"])
+        if "output_model" not in extra:
+            raise invalid("spec.asset_model publishes the trained model: spec.output_model is required")
+    if spec.get("asset_id") is not None:
+        extra["asset_id"] = _text(spec["asset_id"], "spec.asset_id", required=True)
+    needs = [k for k in ("ftjob_config",) if k in top] + [f"spec.{k}" for k in ("asset_model", "asset_id")
+                                                          if k in extra]
+    if needs and not train_type:
+        raise invalid(f"{', '.join(needs)} apply to fine-tune jobs only: train_type is required")
+    return top, extra
+
+
 def build_job(body: Any, *, job_id: str, now_ms: int, algorithms: Callable[[str], Json | None],
               taken: Container[str]) -> Json:
     """Validate a create body and render the job (without ``status``, which the clock drives).
@@ -375,8 +491,10 @@ def build_job(body: Any, *, job_id: str, now_ms: int, algorithms: Callable[[str]
     if name in taken:
         raise ModelArtsError(400, contract.DUPLICATE_JOB_NAME, f"training job name {name} already exists.")
     description = _description(metadata)
-    algorithm = _job_algorithm(_object(body.get("algorithm"), "algorithm", required=True), algorithms)
     spec = _object(body.get("spec"), "spec", required=True)
+    fine_tune, model = _fine_tune(body, spec)
+    algorithm = _job_algorithm(_object(body.get("algorithm"), "algorithm", required=True), algorithms,
+                               of_asset=bool(fine_tune.get("train_type") and model.get("asset_id")))
     annotations = _annotations(metadata)
     extras = ("log_export_path", "auto_stop")
     job: Json = {
@@ -397,6 +515,10 @@ def build_job(body: Any, *, job_id: str, now_ms: int, algorithms: Callable[[str]
         job["spec"]["notification"] = _notification(spec["notification"])
     if body.get("endpoints") is not None:
         job["endpoints"] = _endpoints(body["endpoints"])
+    if spec.get("custom_metrics") is not None:
+        job["spec"]["custom_metrics"] = _custom_metrics(spec["custom_metrics"])
+    job["spec"].update(model)
+    job.update(fine_tune)
     return job
 
 

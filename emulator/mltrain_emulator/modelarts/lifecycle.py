@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
+import uuid
 import zlib
 from typing import Any
 
@@ -154,6 +155,51 @@ def metrics(job: TrainingJob, task: str, now: float, settings: EmulatorSettings)
             values[-1] = fixed[metric]
         result.append({"metric": metric, "value": values})
     return {"metrics": result}
+
+
+def _samples(job: TrainingJob, until: float) -> list[float]:
+    """The times of a job's once-a-minute collection: from its start to ``until``, the last one at ``until``."""
+    assert job.start_at is not None
+    count = max(1, math.floor((until - job.start_at) / 60) + 1)
+    return [job.start_at + 60 * i for i in range(count - 1)] + [until]
+
+
+def custom_series(job: TrainingJob, metric: str, now: float, settings: EmulatorSettings) -> list[Json]:
+    """The AOM series of a custom metric of ``job``, one per task, as Prometheus range data ``{metric:
+    {labels}, values: [[seconds, "value"]]}``: only a job that declares ``spec.custom_metrics`` and has
+    started has any, and only for the metrics ``modelarts_custom_metrics`` sets for its name (the value is the
+    latest sample; earlier ones fall towards it, like a loss). The labels: ``__name__``, the job's ID under
+    ``AOM_JOB_LABEL`` and the task under ``task_name`` (assumed, like the job label)."""
+    if not job.document["spec"].get("custom_metrics") or job.start_at is None:
+        return []
+    name = job.document["metadata"]["name"]
+    final = next((v for p, v in settings.modelarts_custom_metrics.items() if name_matches(p, name)), {}).get(metric)
+    if final is None:
+        return []
+    times = _samples(job, job.end_at if job.end_at is not None else now)
+    values = [final * (1 + (len(times) - 1 - i) / len(times)) for i in range(len(times))]
+    return [{"metric": {"__name__": metric, mc.AOM_JOB_LABEL: job.id, "task_name": task},
+             "values": [[round(at, 3), f"{value:.6g}"] for at, value in zip(times, values, strict=True)]}
+            for task in tasks_of(job)]
+
+
+def ft_artifacts(job: TrainingJob) -> list[Json]:
+    """A fine-tune job's artifacts (ListFtArtifacts): once it has Completed, its final artifact, whose
+    artifact_id is the trained model's ID and, when the job declared spec.asset_model, asset_id and asset_name
+    the model asset it was published as. IDs are derived from the job's, so every read agrees. The publishing
+    status values are not documented: "published" / "unpublished" are the emulator's."""
+    doc = job.document
+    if not doc.get("train_type") or job.phase != d.PHASE_COMPLETED:
+        return []
+    asset = doc["spec"].get("asset_model")
+    steps = 0 if job.start_at is None or job.end_at is None else max(1, math.floor(job.end_at - job.start_at))
+    return [{"artifact_type": mc.FINAL_ARTIFACT, "is_best": True,
+             "artifact_id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"modelarts-model/{job.id}")),
+             "continue_train_nums": 0,
+             "asset_id": str(uuid.uuid5(uuid.NAMESPACE_URL, f"modelarts-asset/{job.id}")) if asset else "",
+             "asset_name": asset["name"] if asset else "", "status": "published" if asset else "unpublished",
+             "epoch": 1, "steps": steps, "loss": _sample(job.id, "worker-0", "loss", steps, 0.1, 2.5),
+             "create_time": _ms(job.end_at)}]
 
 
 def log_url(job: TrainingJob, task: str, now: float) -> str:

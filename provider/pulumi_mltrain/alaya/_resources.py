@@ -67,6 +67,9 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
     Not available here: success_criteria is not available on Alaya NeW training jobs: Alaya NeW has no
         metrics API to check it against (metric gates are a ModelArts training job input).
 
+    Not available here: custom_metrics is not available on Alaya NeW training jobs: Alaya NeW documents no
+        metrics API or metric collection (custom metrics are a ModelArts training job input).
+
     Every input reads as an Output: the value given, the default the provider filled in, or None for an
         optional input left out (the provider never fills those in).
     """

@@ -29,7 +29,9 @@ class TrainingJobSpec(RunControl):
 
     absent_inputs: ClassVar[dict[str, str]] = {
         "success_criteria": "is not available on Alaya NeW training jobs: Alaya NeW has no metrics API to "
-                            "check it against (metric gates are a ModelArts training job input)"}
+                            "check it against (metric gates are a ModelArts training job input)",
+        "custom_metrics": "is not available on Alaya NeW training jobs: Alaya NeW documents no metrics API or "
+                          "metric collection (custom metrics are a ModelArts training job input)"}
 
     name: str = specs.spec_field(
         description="Task name; when unset, the resource name plus a suffix unique to this stack and resource, "

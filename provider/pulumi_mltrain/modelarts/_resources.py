@@ -14,14 +14,22 @@ from ..program_resource import MltrainResource
 __all__ = [
     "Algorithm",
     "AlgorithmParameter",
+    "AssetModel",
     "ChannelDeclaration",
+    "CheckpointConfig",
+    "CustomMetrics",
     "DataInput",
     "DatasetRef",
+    "FtEnv",
+    "FtJobConfig",
     "JobParameter",
+    "MetricsExec",
+    "MetricsHttpGet",
     "NfsMount",
     "Notification",
     "ObsChannel",
     "ObsMount",
+    "OutputModel",
     "ParameterConstraint",
     "RequiredAffinity",
     "ResourceRequirement",
@@ -237,19 +245,146 @@ class Notification(TypedDict):
     events: pulumi.Input[Sequence[pulumi.Input[str]]]
 
 
-class SuccessCriterion(TypedDict):
-    """A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+class MetricsExec(TypedDict):
+    """`exec`: a command ModelArts runs in the job's container to collect its metrics (Prometheus text).
 
     Keys:
-        metric: A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or
-            npuMemUsage. Allowed: 'cpuUsage', 'memUsage', 'npuUtil', 'npuMemUsage', 'gpuUtil', 'gpuMemUsage'.
-            Required.
+        command: The command and its arguments, e.g. ["python", "/home/ma-user/metrics.py"]. Required.
+    """
+
+    command: pulumi.Input[Sequence[pulumi.Input[str]]]
+
+
+class MetricsHttpGet(TypedDict):
+    """`http_get`: a path and port of the job's container that serve its metrics (Prometheus text).
+
+    Keys:
+        path: URL path, e.g. /metrics. Required.
+        port: Port, 1-65535. Required.
+    """
+
+    path: pulumi.Input[str]
+    port: pulumi.Input[int]
+
+
+class CustomMetrics(TypedDict):
+    """One custom metric collection of the job (`spec.custom_metrics[]`): exactly one of exec or http_get.
+
+    Keys:
+        exec: Collect with a command: {command: [...]}.
+        http_get: Collect over HTTP: {path, port}.
+    """
+
+    exec: NotRequired[pulumi.Input[MetricsExec] | None]
+    http_get: NotRequired[pulumi.Input[MetricsHttpGet] | None]
+
+
+class FtEnv(TypedDict):
+    """An environment variable of a fine-tune job (`ftjob_config.task_env.envs[]`).
+
+    Keys:
+        env_name: Variable name. Required.
+        value: Value.
+        env_type: Value type, as ModelArts names it.
+        label: Label shown in the console.
+        des: Description.
+        modifiable: Whether the value may be changed.
+        displayable: Whether the console shows it.
+        used_steps: Steps of the job that use it.
+    """
+
+    env_name: pulumi.Input[str]
+    value: NotRequired[pulumi.Input[str] | None]
+    env_type: NotRequired[pulumi.Input[str] | None]
+    label: NotRequired[pulumi.Input[str] | None]
+    des: NotRequired[pulumi.Input[str] | None]
+    modifiable: NotRequired[pulumi.Input[bool] | None]
+    displayable: NotRequired[pulumi.Input[bool] | None]
+    used_steps: NotRequired[pulumi.Input[Sequence[pulumi.Input[str]]] | None]
+
+
+class CheckpointConfig(TypedDict):
+    """`ftjob_config.checkpoint_config`: the checkpoints of a fine-tune job.
+
+    Keys:
+        checkpoint_id: Checkpoint to start from (with restore_training 1).
+        save_checkpoints_max: Checkpoints kept: 0 none, -1 no limit.
+        skipped_steps: Steps to skip when resuming; 0 skips none.
+        restore_training: 1 resumes training from the checkpoint, 0 does not.
+    """
+
+    checkpoint_id: NotRequired[pulumi.Input[str] | None]
+    save_checkpoints_max: NotRequired[pulumi.Input[int] | None]
+    skipped_steps: NotRequired[pulumi.Input[int] | None]
+    restore_training: NotRequired[pulumi.Input[int] | None]
+
+
+class FtJobConfig(TypedDict):
+    """`ftjob_config`: the fine-tune settings of a job with a train_type.
+
+    Keys:
+        model_type: Type of the model being fine-tuned.
+        ft_train_type: The model's training type, as ModelArts names it.
+        train_output_path: Output path of the training.
+        checkpoint_id: Checkpoint the job starts from.
+        task_env: Environment variables of the fine-tune job [{env_name, value, ...}].
+        checkpoint_config: Checkpoints: {checkpoint_id?, save_checkpoints_max?, skipped_steps?,
+            restore_training?}.
+    """
+
+    model_type: NotRequired[pulumi.Input[str] | None]
+    ft_train_type: NotRequired[pulumi.Input[str] | None]
+    train_output_path: NotRequired[pulumi.Input[str] | None]
+    checkpoint_id: NotRequired[pulumi.Input[str] | None]
+    task_env: NotRequired[pulumi.Input[Sequence[pulumi.Input[FtEnv]]] | None]
+    checkpoint_config: NotRequired[pulumi.Input[CheckpointConfig] | None]
+
+
+class OutputModel(TypedDict):
+    """`spec.output_model`: where the job saves the model it trains (OBS).
+
+    Keys:
+        obs_path: OBS directory of the trained model: obs://bucket/path/ (or /bucket/path/). Required.
+        local_path: Path inside the container the model is written to.
+    """
+
+    obs_path: pulumi.Input[str]
+    local_path: NotRequired[pulumi.Input[str] | None]
+
+
+class AssetModel(TypedDict):
+    """`spec.asset_model`: the model asset a fine-tune job's trained model is published as.
+
+    Keys:
+        name: Asset (model) name. Required.
+        version: Version of the published model, e.g. 1.0.0. Required.
+        type: Model type, as the asset center names it. Required.
+        code: Model code.
+        desc: Description.
+        series: Model series (brand).
+    """
+
+    name: pulumi.Input[str]
+    version: pulumi.Input[str]
+    type: pulumi.Input[str]
+    code: NotRequired[pulumi.Input[str] | None]
+    desc: NotRequired[pulumi.Input[str] | None]
+    series: NotRequired[pulumi.Input[str] | None]
+
+
+class SuccessCriterion(TypedDict):
+    """A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50, or a
+
+    Keys:
+        metric: A metric of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil,
+            npuMemUsage), or the name of a custom metric the job's custom_metrics collection reports into AOM
+            (e.g. loss). Required.
         op: Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: '<', '<=', '>', '>=',
             '=='. Required.
         value: Threshold, in the metric's own unit as the API reports it. Required.
     """
 
-    metric: pulumi.Input[Literal["cpuUsage", "memUsage", "npuUtil", "npuMemUsage", "gpuUtil", "gpuMemUsage"]]
+    metric: pulumi.Input[str]
     op: pulumi.Input[Literal["<", "<=", ">", ">=", "=="]]
     value: pulumi.Input[float]
 
@@ -451,8 +586,8 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
     """A Huawei Cloud ModelArts v2 training job.
 
     Outputs (besides every input): job_id, phase, secondary_phase, duration_ms, start_time, end_time,
-        task_statuses, tasks, metrics_summary, final_metrics, success_criteria_met, create_time, reason,
-        gpus_per_node, gpu_count, billing_code, run_reason.
+        task_statuses, tasks, metrics_summary, final_metrics, success_criteria_met, model_id, model_asset_id,
+        create_time, reason, gpus_per_node, gpu_count, billing_code, run_reason.
 
     Every input reads as an Output: the value given, the default the provider filled in, or None for an
         optional input left out (the provider never fills those in).
@@ -497,6 +632,12 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "unconditional_retry",
         "hang_retry",
         "tags",
+        "custom_metrics",
+        "train_type",
+        "ftjob_config",
+        "base_asset_id",
+        "output_model",
+        "asset_model",
         "wait_for",
         "max_pending_minutes",
         "success_criteria",
@@ -513,6 +654,8 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "metrics_summary",
         "final_metrics",
         "success_criteria_met",
+        "model_id",
+        "model_asset_id",
         "create_time",
         "reason",
         "gpus_per_node",
@@ -570,6 +713,12 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         unconditional_retry: pulumi.Output[bool | None]
         hang_retry: pulumi.Output[bool | None]
         tags: pulumi.Output[dict[str, str] | None]
+        custom_metrics: pulumi.Output[list[CustomMetrics] | None]
+        train_type: pulumi.Output[Literal["SFT", "PRETRAIN", "LORA", "DPO", "RFT"] | None]
+        ftjob_config: pulumi.Output[FtJobConfig | None]
+        base_asset_id: pulumi.Output[str | None]
+        output_model: pulumi.Output[OutputModel | None]
+        asset_model: pulumi.Output[AssetModel | None]
         wait_for: pulumi.Output[Literal["accepted", "running", "completed"]]
         max_pending_minutes: pulumi.Output[float | None]
         success_criteria: pulumi.Output[list[SuccessCriterion] | None]
@@ -584,6 +733,8 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         metrics_summary: pulumi.Output[dict[str, float] | None]
         final_metrics: pulumi.Output[dict[str, float] | None]
         success_criteria_met: pulumi.Output[bool | None]
+        model_id: pulumi.Output[str | None]
+        model_asset_id: pulumi.Output[str | None]
         create_time: pulumi.Output[int | None]
         reason: pulumi.Output[str | None]
         gpus_per_node: pulumi.Output[int | None]
@@ -631,6 +782,12 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         unconditional_retry: pulumi.Input[bool] | None = None,
         hang_retry: pulumi.Input[bool] | None = None,
         tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
+        custom_metrics: pulumi.Input[Sequence[pulumi.Input[CustomMetrics]]] | None = None,
+        train_type: pulumi.Input[Literal["SFT", "PRETRAIN", "LORA", "DPO", "RFT"]] | None = None,
+        ftjob_config: pulumi.Input[FtJobConfig] | None = None,
+        base_asset_id: pulumi.Input[str] | None = None,
+        output_model: pulumi.Input[OutputModel] | None = None,
+        asset_model: pulumi.Input[AssetModel] | None = None,
         wait_for: pulumi.Input[Literal["accepted", "running", "completed"]] | None = None,
         max_pending_minutes: pulumi.Input[float] | None = None,
         success_criteria: pulumi.Input[Sequence[pulumi.Input[SuccessCriterion]]] | None = None,
@@ -741,6 +898,28 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 inputs and outputs hold the merged map. The provider's owner mark lives beside them and never
                 shows here; tags added on the platform under other keys are left alone. Changing it updates
                 the resource in place.
+            custom_metrics: The job's own metric collection (2026), each [{exec: {command: [...]}} |
+                {http_get: {path, port}}]: ModelArts runs the command, or reads the path and port, in the
+                job's container and reports the metrics (Prometheus text format, e.g. loss) into AOM;
+                success_criteria may then name them. Changing it replaces the resource.
+            train_type: Makes the job a fine-tune job (2026): SFT (full fine-tuning), PRETRAIN, LORA, DPO or
+                RFT. The job detail does not return it (Huawei's Terraform provider documents this): the
+                state keeps the value sent, and no drift is read for it. Allowed: 'SFT', 'PRETRAIN', 'LORA',
+                'DPO', 'RFT'. Changing it replaces the resource.
+            ftjob_config: Fine-tune settings, with train_type: {model_type?, ft_train_type?,
+                train_output_path?, checkpoint_id?, task_env?: [{env_name, value?, ...}], checkpoint_config?:
+                {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}}. Not returned by
+                the job detail: the state keeps the value sent. Changing it replaces the resource.
+            base_asset_id: The model asset a fine-tune job starts from (spec.asset_id); with it, the job
+                needs no algorithm or code of its own. Not returned by the job detail: the state keeps the
+                value sent. Changing it replaces the resource.
+            output_model: Where the job saves the model it trains: {obs_path, local_path?}
+                (spec.output_model). Not returned by the job detail: the state keeps the value sent. Changing
+                it replaces the resource.
+            asset_model: Publishes a fine-tune job's trained model (output_model) as a model asset once the
+                job has completed: {name, version, type, code?, desc?, series?} (spec.asset_model); model_id
+                and model_asset_id then name it. Not returned by the job detail: the state keeps the value
+                sent. Changing it replaces the resource.
             wait_for: What create waits for: accepted (past Creating, the default: seconds), running, or
                 completed (training finished; raise customTimeouts.create to match the training time).
                 Allowed: 'accepted', 'running', 'completed'. Default: 'accepted'. Local: changing it only
@@ -755,15 +934,16 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 whole wait. Changing it never replaces or updates the job. Local: changing it only changes
                 the provider's behaviour, nothing remote.
             success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g.
-                [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with
-                the final value of its metric: the last sample with data (not -1) of the job's first task
-                (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not
-                read. A metric without data misses. A miss ends the create like a failed run (its run is
-                held; on_failure decides what becomes of its job), naming the metric, the value seen and the
-                threshold; final_metrics and success_criteria_met record what was read. Only the six metrics
-                the API reports are supported (custom metrics a job may declare are not read). Changing it is
-                recorded only: a finished run is not judged again. Local: changing it only changes the
-                provider's behaviour, nothing remote.
+                [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=",
+                value: 0.5}]. Once the job has Completed, each is compared with the final value of its
+                metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil,
+                gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task
+                (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the
+                job's series (any task). A metric without data misses. A miss ends the create like a failed
+                run (its run is held; on_failure decides what becomes of its job), naming the metric, the
+                value seen and the threshold; final_metrics and success_criteria_met record what was read.
+                Changing it is recorded only: a finished run is not judged again. Local: changing it only
+                changes the provider's behaviour, nothing remote.
             opts: Pulumi resource options; `custom_timeouts` bound create/update/delete.
         """
         self._register(resource_name, {
@@ -803,6 +983,12 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
             "unconditional_retry": unconditional_retry,
             "hang_retry": hang_retry,
             "tags": tags,
+            "custom_metrics": custom_metrics,
+            "train_type": train_type,
+            "ftjob_config": ftjob_config,
+            "base_asset_id": base_asset_id,
+            "output_model": output_model,
+            "asset_model": asset_model,
             "wait_for": wait_for,
             "max_pending_minutes": max_pending_minutes,
             "success_criteria": success_criteria,

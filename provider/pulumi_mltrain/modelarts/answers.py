@@ -116,6 +116,39 @@ class Metrics(Answer):
     metrics: list[Metric]
 
 
+class FtArtifact(Answer):
+    artifact_type: StrictStr | None = None
+    is_best: bool | None = None
+    artifact_id: StrictStr | None = None
+    asset_id: StrictStr | None = None
+    asset_name: StrictStr | None = None
+    status: StrictStr | None = None
+
+
+class FtArtifacts(Answer):
+    """GET …/training-jobs/{id}/ft-artifacts (ListFtArtifacts)."""
+
+    total: StrictInt | None = None
+    artifact_info: list[FtArtifact] = Field(default_factory=list)
+
+
+class PromSeries(Answer):
+    metric: dict[str, StrictStr] = Field(default_factory=dict)
+    values: list[tuple[Number, StrictStr]] = Field(default_factory=list)
+
+
+class PromMatrix(Answer):
+    resultType: StrictStr | None = None  # Prometheus spells it so
+    result: list[PromSeries] = Field(default_factory=list)
+
+
+class PromAnswer(Answer):
+    """AOM's PromQL range query: Prometheus' {status, data: {resultType: matrix, result}}."""
+
+    status: StrictStr
+    data: PromMatrix | None = None
+
+
 # ----- IAM -----------------------------------------------------------------------------------------
 class Project(Answer):
     id: StrictStr | None = None

@@ -10,6 +10,7 @@ transport. Answers are checked against `answers.py` before they leave the client
 
 from __future__ import annotations
 
+import math
 import threading
 from typing import Any
 
@@ -81,6 +82,35 @@ def decode_for(platform: str, endpoint_key: str, own_prefix: str,
 
 decode = decode_for(contract.PLATFORM, ENDPOINT_KEY, "ModelArts.")
 decode_signed = decode_for(contract.PLATFORM, ENDPOINT_KEY, "ModelArts.", AKSK_KEYS)
+AOM_PLATFORM = "Huawei AOM"
+
+
+def aom_endpoint(modelarts_endpoint: str) -> str:
+    """AOM's endpoint beside ModelArts': the same URL with the host's `modelarts.` label made `aom.`
+    (https://modelarts.cn-north-4.myhuaweicloud.com -> https://aom.cn-north-4.myhuaweicloud.com); an
+    endpoint of another form (a gateway, the emulator) is taken to serve AOM's paths too."""
+    url = httpx.URL(modelarts_endpoint)
+    if url.host.startswith("modelarts."):
+        return str(url.copy_with(host="aom." + url.host.removeprefix("modelarts."))).rstrip("/")
+    return modelarts_endpoint.rstrip("/")
+
+
+def decode_aom(credentials: str) -> transport.Decoder:
+    """AOM answers Prometheus' `{status, data}`, and its errors `{status: "error", errorType, error}` (or a
+    Huawei `{error_code, error_msg}`)."""
+    huawei = decode_for(AOM_PLATFORM, ENDPOINT_KEY, "AOM.", credentials)
+
+    def decode(response: httpx.Response, method: str, path: str) -> Any:
+        body = json_body(response)
+        if not response.is_success and isinstance(body, dict) and body.get("status") == "error":
+            status = response.status_code
+            message = cut(str(body.get("error") or body.get("errorType") or "error"), MAX_TEXT)
+            if status in transport.RETRY_STATUSES:
+                raise Retryable(AOM_PLATFORM, method, path, status, None, message)
+            raise ApiError(AOM_PLATFORM, method, path, status, str(body.get("errorType") or "") or None, message)
+        return huawei(response, method, path)
+
+    return decode
 
 
 class ModelArtsClient:
@@ -104,6 +134,9 @@ class ModelArtsClient:
             self._resolve_project = self.auth.project_id
             self._decode = decode
         self.http = http or transport.new_client(endpoint, self.policy, self.auth)
+        self._aom_endpoint = aom_endpoint(endpoint)
+        self._aom_http = self.http if http is not None or self._aom_endpoint == endpoint.rstrip("/") else None
+        self._decode_aom = decode_aom(AKSK_KEYS if settings.uses_aksk else "the Huawei credentials")
         self._project_id: str | None = None
         self._lock = threading.Lock()
 
@@ -297,3 +330,36 @@ class ModelArtsClient:
         if data is None:
             return None
         return list(read(answers.Metrics, data, platform=contract.PLATFORM, call=f"GET {path}")["metrics"])
+
+    def ft_artifacts(self, job_id: str) -> list[dict[str, Any]]:
+        """A fine-tune job's artifacts (ListFtArtifacts): its final artifact names the trained model."""
+        path = self._path(contract.JOB_FT_ARTIFACTS, id=job_id)
+        data = self._call("GET", path, params={"offset": 0, "limit": 100})
+        page = parse(answers.FtArtifacts, data, platform=contract.PLATFORM, call=f"GET {path}")
+        return [plain(a) for a in page.artifact_info]
+
+    def custom_metric(self, job_id: str, metric: str, start: float, end: float) -> float | None:
+        """The latest sample of a job's custom metric in AOM between `start` and `end` (epoch seconds), of
+        any of its series (one per task); None when AOM holds none."""
+        with self._lock:
+            if self._aom_http is None:
+                self._aom_http = transport.new_client(self._aom_endpoint, self.policy, self.auth)
+            http = self._aom_http
+        step = max(contract.AOM_STEP, int((end - start) / contract.AOM_MAX_POINTS) + 1)
+        path = contract.AOM_QUERY_RANGE.format(project_id=self.project_id)
+        query = f'{metric}{{{contract.AOM_JOB_LABEL}="{job_id}"}}'
+        params = {"query": query, "start": str(int(start)), "end": str(int(end) + 1), "step": str(step)}
+        data = transport.call(http, "GET", path, self._decode_aom, self.policy, params=params)
+        answer = parse(answers.PromAnswer, data, platform=AOM_PLATFORM, call=f"GET {path}")
+        if answer.status != "success":
+            raise UnexpectedAnswer(AOM_PLATFORM, f"GET {path}", f"status is {answer.status!r}, not 'success'")
+        latest: tuple[float, float] | None = None
+        for series in answer.data.result if answer.data is not None else []:
+            for at, text in series.values:
+                try:
+                    value = float(text)
+                except ValueError:
+                    continue
+                if not math.isnan(value) and (latest is None or at >= latest[0]):  # NaN: no data
+                    latest = (float(at), value)
+        return None if latest is None else latest[1]

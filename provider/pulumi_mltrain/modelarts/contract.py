@@ -30,6 +30,14 @@ JOB_ACTIONS = PREFIX + "/training-jobs/{id}/actions"  # POST {"action_type": "te
 JOB_SEARCHES = PREFIX + "/training-job-searches"  # POST {offset (page index), limit, filters[]}
 JOB_LOG_URL = PREFIX + "/training-jobs/{id}/tasks/{task}/logs/url"  # Content-Type text/plain: preview link
 JOB_METRICS = PREFIX + "/training-jobs/{id}/metrics/{task}"
+# A fine-tune job's artifacts (ListFtArtifacts in Huawei's API reference, 2026): GET ?offset&limit answers
+# {total, artifact_info: [{artifact_type: final|middle, is_best, artifact_id (a final artifact's is the
+# trained model's ID, a middle one's a checkpoint ID), asset_id and asset_name (once the model is
+# published as an asset), status (of the publishing), epoch, steps, loss, create_time}]}. The job detail
+# does not return spec.asset_model (Huawei's Terraform provider, "Import"): this is where the model's IDs
+# are read once the job has completed.
+JOB_FT_ARTIFACTS = PREFIX + "/training-jobs/{id}/ft-artifacts"
+FINAL_ARTIFACT = "final"
 # Log preview (api.md B.2; ShowTrainingJobLogsPreview): 200 {content, current_size, full_size}, the latest
 # part of the task's log; 2776 (or a bare 204) while not ready.
 JOB_LOG_PREVIEW = PREFIX + "/training-jobs/{id}/tasks/{task}/logs/preview"
@@ -70,6 +78,11 @@ REACHED = {
     "completed": frozenset({COMPLETED}),
 }
 
+# --- fine-tune jobs (2026: Huawei's Terraform provider huaweicloud_modelarts_training_job, and the API's
+# Job.train_type in Huawei's Python SDK) -------------------------------------------------------------------
+TrainType = Literal["SFT", "PRETRAIN", "LORA", "DPO", "RFT"]
+TRAIN_TYPES = get_args(TrainType)
+
 # --- limits, enforced by the provider at preview and by the emulator alike ----------------------------
 MAX_DESCRIPTION = 256
 MAX_ENVIRONMENTS = 100
@@ -97,6 +110,23 @@ RETRYABLE_CODES = frozenset({TOO_MANY_REQUESTS, GATEWAY_THROTTLED})
 NOT_READY_CODES = frozenset({"ModelArts.2776", "ModelArts.2777"})  # logs / metrics not ready yet
 
 METRIC_NO_DATA = -1  # a metrics sample without data
+# --- custom metrics (spec.custom_metrics, 2026) ---------------------------------------------------------
+# What a job's own collection (`exec` command or `http_get` path/port, Prometheus text format) gathers goes
+# to AOM, not to the metrics API above: ShowTrainingJobMetrics lists the six metrics below only, and
+# Huawei's guide "Viewing Monitoring Metrics of a Training Job" (develop-modelarts-1424, 2026) says custom
+# metrics are tracked in AOM. AOM answers PromQL (ListRangeQueryAomPromGet): GET
+# https://aom.{region}.myhuaweicloud.com/v1/{project_id}/aom/api/v1/query_range?query&start&end&step
+# (seconds), X-Auth-Token or AK/SK, answering Prometheus' {status, data: {resultType: matrix, result:
+# [{metric: {labels}, values: [[ts, "value"]]}]}}.
+AOM_QUERY_RANGE = "/v1/{project_id}/aom/api/v1/query_range"
+AOM_STEP = 60  # seconds: collection happens once a minute
+AOM_MAX_POINTS = 10_000  # points per series asked for at most (the step grows for long jobs)
+# The label that names the training job a series belongs to. Not documented for custom metrics: assumed from
+# the dimensions ModelArts gives its own metrics in AOM (service_id: the ID of the job or instance).
+AOM_JOB_LABEL = "service_id"
+# Prometheus metric names (what a custom metric is called in AOM and in success_criteria).
+CUSTOM_METRIC_NAME = r"^[a-zA-Z_:][a-zA-Z0-9_:]*$"
+
 # The metrics GET .../metrics/{task_id} answers (api.md B.2, seed 002's example), one average a minute.
 MetricName = Literal["cpuUsage", "memUsage", "npuUtil", "npuMemUsage", "gpuUtil", "gpuMemUsage"]
 METRICS = get_args(MetricName)

@@ -14,12 +14,16 @@ from . import contract
 from .models import (
     NAME_RE,
     AnnotationFlag,
+    AssetModel,
+    CustomMetrics,
     DataInput,
+    FtJobConfig,
     JobParameter,
     Notification,
     ObjectId,
     ObsChannel,
     ObsPath,
+    OutputModel,
     RequiredAffinity,
     RetryCount,
     SuccessCriterion,
@@ -29,6 +33,7 @@ from .models import (
     code_problems,
     duplicate_names,
     engine_problems,
+    fine_tune_problems,
     key_pair_problems,
     tag_problems,
     volume_problems,
@@ -146,6 +151,33 @@ class TrainingJobSpec(RunControl):
         "tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked "
         "inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows "
         "here; tags added on the platform under other keys are left alone.", wire="tags", on_change="update")
+    custom_metrics: list[CustomMetrics] | None = specs.spec_field(
+        None, description="The job's own metric collection (2026), each [{exec: {command: [...]}} | {http_get: "
+        "{path, port}}]: ModelArts runs the command, or reads the path and port, in the job's container and "
+        "reports the metrics (Prometheus text format, e.g. loss) into AOM; success_criteria may then name them.",
+        wire="spec.custom_metrics")
+    train_type: contract.TrainType | None = specs.spec_field(
+        None, description="Makes the job a fine-tune job (2026): SFT (full fine-tuning), PRETRAIN, LORA, DPO or "
+        "RFT. The job detail does not return it (Huawei's Terraform provider documents this): the state keeps "
+        "the value sent, and no drift is read for it.", wire="train_type", returned=False)
+    ftjob_config: FtJobConfig | None = specs.spec_field(
+        None, description="Fine-tune settings, with train_type: {model_type?, ft_train_type?, train_output_path?, "
+        "checkpoint_id?, task_env?: [{env_name, value?, ...}], checkpoint_config?: {checkpoint_id?, "
+        "save_checkpoints_max?, skipped_steps?, restore_training?}}. Not returned by the job detail: the state "
+        "keeps the value sent.", wire="ftjob_config", returned=False)
+    base_asset_id: str | None = specs.spec_field(
+        None, description="The model asset a fine-tune job starts from (spec.asset_id); with it, the job needs "
+        "no algorithm or code of its own. Not returned by the job detail: the state keeps the value sent.",
+        wire="spec.asset_id", returned=False, min_length=1)
+    output_model: OutputModel | None = specs.spec_field(
+        None, description="Where the job saves the model it trains: {obs_path, local_path?} (spec.output_model). "
+        "Not returned by the job detail: the state keeps the value sent.", wire="spec.output_model",
+        returned=False)
+    asset_model: AssetModel | None = specs.spec_field(
+        None, description="Publishes a fine-tune job's trained model (output_model) as a model asset once the job "
+        "has completed: {name, version, type, code?, desc?, series?} (spec.asset_model); model_id and "
+        "model_asset_id then name it. Not returned by the job detail: the state keeps the value sent.",
+        wire="spec.asset_model", returned=False)
     wait_for: WaitFor = specs.spec_field(
         "accepted", description="What create waits for: accepted (past Creating, the default: seconds), running, "
         "or completed (training finished; raise customTimeouts.create to match the training time).",
@@ -155,14 +187,14 @@ class TrainingJobSpec(RunControl):
         allow_inf_nan=False)
     success_criteria: list[SuccessCriterion] | None = specs.spec_field(
         None, description="Metric gates, with wait_for=\"completed\" only: [{metric, op, value}], e.g. "
-        "[{metric: gpuUtil, op: \">=\", value: 50}]. Once the job has Completed, each is compared with the "
-        "final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], "
-        "as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without "
-        "data misses. A miss ends the create like a failed run (its run is held; on_failure decides what "
-        "becomes of its job), naming the metric, the value seen and the threshold; final_metrics and "
-        "success_criteria_met record what was read. Only the six metrics the API reports are supported "
-        "(custom metrics a job may declare are not read). Changing it is recorded only: a finished run is "
-        "not judged again.", on_change="local")
+        "[{metric: gpuUtil, op: \">=\", value: 50}] or, with custom_metrics, [{metric: loss, op: \"<=\", value: "
+        "0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six "
+        "metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the "
+        "last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a "
+        "custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. "
+        "A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), "
+        "naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what "
+        "was read. Changing it is recorded only: a finished run is not judged again.", on_change="local")
 
     def as_declared(self) -> TrainingJobSpec:
         """ModelArts reports the code and engine of a job's algorithm in the job (the algorithm brings
@@ -183,10 +215,19 @@ class TrainingJobSpec(RunControl):
             out.append(("max_pending_minutes", f"applies only while create waits for the job to run: "
                                                f"wait_for={self.wait_for!r} does not wait for it; set wait_for "
                                                "to 'running' or 'completed', or unset max_pending_minutes"))
+        if not self.custom_metrics:
+            out += [(f"success_criteria[{i}].metric",
+                     f"{c.metric} is not a metric of ModelArts' metrics API ({', '.join(contract.METRICS)}); a "
+                     "custom metric needs custom_metrics (exec or http_get), so that ModelArts collects it into AOM")
+                    for i, c in enumerate(self.success_criteria or []) if c.custom]
+        out += fine_tune_problems(self.train_type, self.ftjob_config, self.output_model, self.asset_model,
+                                  self.base_asset_id)
         inline = [f for f in INLINE if getattr(self, f)]
         if self.algorithm_id:
             out += [(f, "cannot be combined with algorithm_id: the algorithm brings its own code and engine")
                     for f in inline]
+        elif not inline and self.train_type and self.base_asset_id:
+            pass  # a fine-tune of a model asset: ModelArts brings the training code of the asset
         elif not inline:
             out.append(("algorithm_id", "is required, or inline code: code_dir + boot_file with an engine, "
                                         "or image_url with a command"))
@@ -237,6 +278,12 @@ class TrainingJobOutputs(specs.Output):
     success_criteria_met: bool | None = specs.output_field(
         description="With success_criteria: whether every criterion held when the job Completed (false on a "
         "job kept by on_failure=\"keep\"); unset without success_criteria.")
+    model_id: str | None = specs.output_field(
+        description="With train_type: the ID of the model the job trained (its final artifact, read from the job's "
+        "fine-tune artifacts once it has Completed); kept through refreshes.")
+    model_asset_id: str | None = specs.output_field(
+        description="With asset_model: the ID of the model asset the trained model was published as, once ModelArts "
+        "reports it (the job's fine-tune artifacts); kept through refreshes.")
     create_time: int | None = specs.output_field(description="Creation time, epoch milliseconds.")
     reason: str | None = specs.output_field(description="Why the job failed or stopped, when it did.")
     gpus_per_node: int | None = specs.output_field(

@@ -95,8 +95,9 @@ def ended(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str, remote: J
 
 def gate(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str, remote: Job,
          recorded: Outs) -> tuple[Outs, str | None]:
-    """success_criteria against the final metrics of the first task: the latest sample with data of
-    each metric (the read `recorded` made, else one looked for within METRICS_GRACE)."""
+    """success_criteria against the final metrics: for the metrics API's, the latest sample with data of
+    each metric of the first task (the read `recorded` made, else one looked for within METRICS_GRACE); for
+    a custom metric, the latest sample AOM holds of the job's series (`custom_finals`)."""
     criteria: list[SuccessCriterion] = spec.success_criteria or []
     if not criteria:
         return {}, None
@@ -106,7 +107,7 @@ def gate(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str, remote: Jo
     problem = "every sample is -1"
     if not tasks:
         problem = "the job reports no task"
-    elif not seen:
+    elif not seen and any(not c.custom for c in criteria):
         try:
             samples = look_for(lambda: api.metrics(object_id, tasks[0]), within=METRICS_GRACE)
         except MltrainError as err:
@@ -115,16 +116,63 @@ def gate(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str, remote: Jo
             if samples is None:
                 problem = f"ModelArts had no metrics ready within {METRICS_GRACE:.0f}s"
         seen = metrics_summary(samples)
-    misses = [f"{c.metric} has no data ({problem}); the criterion is {c.words()}" if c.metric not in seen
-              else f"{c.metric} was {seen[c.metric]:g}, the criterion is {c.words()}"
+    api_metrics = dict(seen)
+    custom, custom_problem = custom_finals(api, object_id, remote, sorted({c.metric for c in criteria if c.custom}))
+    seen.update(custom)
+
+    def no_data(c: SuccessCriterion) -> str:
+        why = custom_problem if c.custom else problem
+        return f"{c.metric} has no data ({why}); the criterion is {c.words()}"
+
+    misses = [no_data(c) if c.metric not in seen else f"{c.metric} was {seen[c.metric]:g}, the criterion is {c.words()}"
               for c in criteria if c.metric not in seen or not c.holds(seen[c.metric])]
     outs: Outs = {"final_metrics": seen or None, "success_criteria_met": not misses}
-    if seen:
-        outs["metrics_summary"] = seen
+    if api_metrics:
+        outs["metrics_summary"] = api_metrics
     if not misses:
         return outs, None
-    task = f" of task {tasks[0]}" if tasks else ""
+    task = f" of task {tasks[0]}" if tasks and any(not c.custom for c in criteria) else ""
     return outs, f"Completed but missed its success_criteria (final metrics{task}): " + "; ".join(misses)
+
+
+def custom_finals(api: ModelArtsClient, object_id: str, job: Job, names: list[str]) -> tuple[dict[str, float], str]:
+    """The latest AOM sample of each custom metric in `names` over the job's run (from its start, or its
+    creation, to its end and a minute more), and the words for a metric that has none."""
+    if not names:
+        return {}, ""
+    status, metadata = job.get("status") or {}, job.get("metadata") or {}
+    started = status.get("start_time") or metadata.get("create_time")
+    if not isinstance(started, int | float) or isinstance(started, bool) or started <= 0:
+        return {}, "the job reports no start time to read AOM from"
+    duration = status.get("duration")
+    start = started / 1000
+    end = start + (duration / 1000 if isinstance(duration, int | float) and not isinstance(duration, bool)
+                   else 0) + contract.AOM_STEP
+    out: dict[str, float] = {}
+    try:
+        for name in names:
+            value = api.custom_metric(object_id, name, start, end)
+            if value is not None:
+                out[name] = value
+    except MltrainError as err:
+        return out, f"AOM could not be read: {err}"
+    return out, "AOM holds no sample of it for this job: does its custom_metrics collection report it?"
+
+
+def models(api: ModelArtsClient, job_id: str, say: Callable[[str], None] | None = None) -> Outs:
+    """A completed fine-tune job's model: the final artifact's ID (the trained model) and, once it was
+    published, the model asset's ID. Empty when there is none yet or the artifacts cannot be read (said)."""
+    try:
+        rows = api.ft_artifacts(job_id)
+    except MltrainError as err:
+        if say is not None:
+            say(f"job {job_id}: its fine-tune artifacts could not be read: {err}")
+        return {}
+    finals = [r for r in rows if r.get("artifact_type") == contract.FINAL_ARTIFACT]
+    final = next((r for r in finals if r.get("is_best")), finals[0] if finals else None)
+    if final is None or not final.get("artifact_id"):
+        return {}
+    return {"model_id": str(final["artifact_id"]), "model_asset_id": str(final.get("asset_id") or "") or None}
 
 
 def notes(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str) -> Callable[[Job], str | None]:
@@ -150,10 +198,11 @@ def notes(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str) -> Callab
 
     return note
 
-def outputs(api: ModelArtsClient, job: Job, *, metrics: bool = True,
+def outputs(api: ModelArtsClient, job: Job, *, metrics: bool = True, fine_tune: bool = False,
             say: Callable[[str], None] | None = None) -> Outs:
-    """The recorded outputs of `job`, with the metrics of its first task (`metrics`: once it has any);
-    metrics that cannot be read are said (`say`) and left out."""
+    """The recorded outputs of `job`, with the metrics of its first task (`metrics`: once it has any) and,
+    for a fine-tune job (`fine_tune`) that has Completed, its model's IDs; metrics and artifacts that cannot
+    be read are said (`say`) and left out."""
     status = job.get("status") or {}
     metadata = job.get("metadata") or {}
     job_id = str(metadata.get("id"))
@@ -180,6 +229,8 @@ def outputs(api: ModelArtsClient, job: Job, *, metrics: bool = True,
         except MltrainError as err:
             if say is not None:
                 say(f"job {job_id}: logs/metrics not available: {err}")
+    if fine_tune and now == contract.COMPLETED:
+        out.update(models(api, job_id, say))
     return out
 
 

@@ -143,21 +143,176 @@ _OPS: dict[str, Any] = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">":
                         ">=": lambda a, b: a >= b, "==": lambda a, b: a == b}
 
 
-class SuccessCriterion(_Nested):
-    """A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50)."""
+_CUSTOM_METRIC = re.compile(contract.CUSTOM_METRIC_NAME)
 
-    metric: contract.MetricName = Field(
-        description="A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or "
-        "npuMemUsage.")
+
+def _metric_name(value: str) -> str:
+    if value in contract.METRICS or _CUSTOM_METRIC.match(value):
+        return value
+    raise ValueError(f"{value!r} is neither a metric of ModelArts' metrics API ({', '.join(contract.METRICS)}) "
+                     "nor a custom metric's name (letters, digits, _ and :, not starting with a digit)")
+
+
+class SuccessCriterion(_Nested):
+    """A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50, or a
+    custom metric such as loss <= 0.5)."""
+
+    metric: Annotated[str, AfterValidator(_metric_name)] = Field(
+        description="A metric of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, "
+        "npuMemUsage), or the name of a custom metric the job's custom_metrics collection reports into AOM "
+        "(e.g. loss).")
     op: MetricOp = Field(description="Comparison of the final value with `value`: <, <=, >, >= or ==.")
     value: float = Field(description="Threshold, in the metric's own unit as the API reports it.",
                          allow_inf_nan=False)
+
+    @property
+    def custom(self) -> bool:
+        """Whether the metric is one of the job's own (read from AOM), not of the metrics API."""
+        return self.metric not in contract.METRICS
 
     def holds(self, seen: float) -> bool:
         return bool(_OPS[self.op](seen, self.value))
 
     def words(self) -> str:
         return f"{self.metric} {self.op} {self.value:g}"
+
+
+# ----- custom metrics, fine-tune jobs and their model (2026 fields) -------------------------------------
+# Shapes: Huawei's Terraform provider (huaweicloud_modelarts_training_job: docs/resources/
+# modelarts_training_job.md and its build functions) and Huawei's Python SDK (huaweicloudsdkmodelarts v1
+# models CustomMetrics, ModelExec, HttpGet, OutputModel/ObsModel, AssetModel, MasJobConfig, TaskEnv, EnvVar,
+# CheckpointConf).
+def obs_uri(value: Any) -> Any:
+    """An OBS location as the model output takes it (Huawei's example: "obs://example/path"): /bucket/path
+    is converted to obs://bucket/path."""
+    text = obs_path(value)
+    return "obs:/" + text if isinstance(text, str) else text
+
+
+ObsUri = Annotated[str, BeforeValidator(obs_uri)]
+
+
+def _absolute(value: str | None) -> str | None:
+    if value is not None and not value.startswith("/"):
+        raise ValueError("must be an absolute path (start with /)")
+    return value
+
+
+AbsolutePath = Annotated[str, AfterValidator(_absolute)]
+
+
+class MetricsExec(_Nested):
+    """`exec`: a command ModelArts runs in the job's container to collect its metrics (Prometheus text)."""
+
+    command: list[Annotated[str, Field(min_length=1)]] = Field(
+        min_length=1, description="The command and its arguments, e.g. [\"python\", \"/home/ma-user/metrics.py\"].")
+
+
+class MetricsHttpGet(_Nested):
+    """`http_get`: a path and port of the job's container that serve its metrics (Prometheus text)."""
+
+    path: str = Field(description="URL path, e.g. /metrics.", pattern=r"^/")
+    port: int = Field(ge=1, le=65535, description="Port, 1-65535.")
+
+
+class CustomMetrics(_Nested):
+    """One custom metric collection of the job (`spec.custom_metrics[]`): exactly one of exec or http_get.
+    ModelArts reports what it collects into AOM, where success_criteria read it."""
+
+    exec: MetricsExec | None = Field(None, description="Collect with a command: {command: [...]}.")
+    http_get: MetricsHttpGet | None = Field(None, description="Collect over HTTP: {path, port}.")
+
+    @model_validator(mode="after")
+    def _one_way(self) -> CustomMetrics:
+        if (self.exec is None) == (self.http_get is None):
+            raise ValueError("give exactly one of exec or http_get")
+        return self
+
+
+class OutputModel(_Nested):
+    """`spec.output_model`: where the job saves the model it trains (OBS)."""
+
+    obs_path: ObsUri = Field(alias="obs.obs_path",
+                             description="OBS directory of the trained model: obs://bucket/path/ (or /bucket/path/).")
+    local_path: AbsolutePath | None = Field(None, alias="obs.local_path",
+                                            description="Path inside the container the model is written to.")
+
+
+class AssetModel(_Nested):
+    """`spec.asset_model`: the model asset a fine-tune job's trained model is published as."""
+
+    name: str = Field(min_length=1, max_length=64, description="Asset (model) name.")
+    version: str = Field(min_length=1, max_length=64, description="Version of the published model, e.g. 1.0.0.")
+    type: str = Field(min_length=1, description="Model type, as the asset center names it.")
+    code: str | None = Field(None, description="Model code.")
+    desc: str | None = Field(None, max_length=256, description="Description.")
+    series: str | None = Field(None, description="Model series (brand).")
+
+
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class FtEnv(_Nested):
+    """An environment variable of a fine-tune job (`ftjob_config.task_env.envs[]`)."""
+
+    env_name: str = Field(description="Variable name.", pattern=_ENV_NAME.pattern)
+    value: str | None = Field(None, description="Value.")
+    env_type: str | None = Field(None, description="Value type, as ModelArts names it.")
+    label: str | None = Field(None, description="Label shown in the console.")
+    des: str | None = Field(None, description="Description.")
+    modifiable: bool | None = Field(None, description="Whether the value may be changed.")
+    displayable: bool | None = Field(None, description="Whether the console shows it.")
+    used_steps: list[str] | None = Field(None, description="Steps of the job that use it.")
+
+
+class CheckpointConfig(_Nested):
+    """`ftjob_config.checkpoint_config`: the checkpoints of a fine-tune job."""
+
+    checkpoint_id: str | None = Field(None, description="Checkpoint to start from (with restore_training 1).")
+    save_checkpoints_max: int | None = Field(None, ge=-1, description="Checkpoints kept: 0 none, -1 no limit.")
+    skipped_steps: int | None = Field(None, ge=0, description="Steps to skip when resuming; 0 skips none.")
+    restore_training: int | None = Field(None, ge=0, le=1,
+                                         description="1 resumes training from the checkpoint, 0 does not.")
+
+
+class FtJobConfig(_Nested):
+    """`ftjob_config`: the fine-tune settings of a job with a train_type."""
+
+    model_type: str | None = Field(None, description="Type of the model being fine-tuned.")
+    ft_train_type: str | None = Field(None, description="The model's training type, as ModelArts names it.")
+    train_output_path: str | None = Field(None, description="Output path of the training.")
+    checkpoint_id: str | None = Field(None, description="Checkpoint the job starts from.")
+    task_env: list[FtEnv] | None = Field(None, alias="task_env.envs",
+                                         description="Environment variables of the fine-tune job [{env_name, "
+                                         "value, ...}].")
+    checkpoint_config: CheckpointConfig | None = Field(
+        None, description="Checkpoints: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}.")
+
+
+def fine_tune_problems(train_type: str | None, ftjob_config: FtJobConfig | None, output_model: OutputModel | None,
+                       asset_model: AssetModel | None, base_asset_id: str | None) -> list[tuple[str, str]]:
+    """What a fine-tune job's fields need of each other (ModelArts documents them for fine-tune jobs)."""
+    out: list[tuple[str, str]] = []
+    kinds = ", ".join(contract.TRAIN_TYPES[:-1]) + " or " + contract.TRAIN_TYPES[-1]
+    if not train_type:
+        out += [(field, f"applies to fine-tune jobs only: set train_type ({kinds})")
+                for field, value in (("ftjob_config", ftjob_config), ("asset_model", asset_model),
+                                     ("base_asset_id", base_asset_id)) if value]
+    if asset_model and not output_model:
+        out.append(("asset_model", "publishes the model the job saves: set output_model (its OBS path)"))
+    if ftjob_config is not None:
+        checkpoint = ftjob_config.checkpoint_config
+        if checkpoint and checkpoint.restore_training == 1 and not (checkpoint.checkpoint_id
+                                                                    or ftjob_config.checkpoint_id):
+            out.append(("ftjob_config.checkpoint_config.restore_training",
+                        "1 resumes from a checkpoint: set checkpoint_config.checkpoint_id (or checkpoint_id)"))
+        seen: dict[str, int] = {}
+        for i, env in enumerate(ftjob_config.task_env or []):
+            if env.env_name in seen:
+                out.append((f"ftjob_config.task_env[{i}].env_name",
+                            f"{env.env_name} is already set by task_env[{seen[env.env_name]}]"))
+            seen.setdefault(env.env_name, i)
+    return out
 
 
 # ----- rules shared by Algorithm and TrainingJob ----------------------------------------------------

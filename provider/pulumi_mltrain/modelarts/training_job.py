@@ -43,7 +43,8 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
     credential_keys: ClassVar[tuple[str, ...]] = tags.CREDENTIALS
     spec_type = TrainingJobSpec
     output_type = TrainingJobOutputs
-    recorded_once: ClassVar[tuple[str, ...]] = ("final_metrics", "success_criteria_met")
+    recorded_once: ClassVar[tuple[str, ...]] = ("final_metrics", "success_criteria_met", "model_id",
+                                                 "model_asset_id")
     poll: ClassVar[Backoff] = Backoff(first=0.5, maximum=10.0)
     pending_states: ClassVar[frozenset[str]] = contract.BEFORE_RUNNING
 
@@ -107,7 +108,7 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
     def read(self, object_id: str, spec: TrainingJobSpec) -> tuple[Props, Props | None] | None:
         job = self.client.job(object_id)
         remote = {**job, "tags": self.client.job_tags(object_id)}
-        return jobs.outputs(self.client, job, say=self.context.say), remote
+        return jobs.outputs(self.client, job, fine_tune=bool(spec.train_type), say=self.context.say), remote
 
     def update(self, object_id: str, old: TrainingJobSpec, new: TrainingJobSpec, changed: list[str],
                owner: Mark | None) -> Props:
@@ -119,7 +120,8 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
                 self.client.untag_job(object_id, gone)
             if new.tags:
                 self.client.tag_job(object_id, [{"key": k, "value": v} for k, v in new.tags.items()])
-        return jobs.outputs(self.client, self.client.job(object_id), say=self.context.say)
+        return jobs.outputs(self.client, self.client.job(object_id), fine_tune=bool(new.train_type),
+                            say=self.context.say)
 
     # ----- its create ----------------------------------------------------------------------------
     def submit(self, spec: TrainingJobSpec, owner: Mark | None) -> Sent:
@@ -150,7 +152,8 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
     def recorded(self, spec: TrainingJobSpec, remote: Job) -> Outs:
         # A job that has only just been accepted or started has no metrics yet (one sample a
         # minute): the read costs a call per create and says nothing; refresh reads them.
-        return jobs.outputs(self.client, remote, metrics=spec.wait_for == "completed", say=self.context.say)
+        return jobs.outputs(self.client, remote, metrics=spec.wait_for == "completed",
+                            fine_tune=bool(spec.train_type), say=self.context.say)
 
     def ended(self, spec: TrainingJobSpec, object_id: str, remote: Job) -> tuple[str, str]:
         return jobs.ended(self.client, spec, object_id, remote)

@@ -56,9 +56,17 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly algorithmId: pulumi.Output<string | undefined>;
     /**
+     * Publishes a fine-tune job's trained model (output_model) as a model asset once the job has completed: {name, version, type, code?, desc?, series?} (spec.asset_model); model_id and model_asset_id then name it. Not returned by the job detail: the state keeps the value sent.
+     */
+    declare public readonly assetModel: pulumi.Output<outputs.modelarts.AssetModel | undefined>;
+    /**
      * Stop the job after this many hours. Allowed: >= 1, <= 720.
      */
     declare public readonly autoStopHours: pulumi.Output<number | undefined>;
+    /**
+     * The model asset a fine-tune job starts from (spec.asset_id); with it, the job needs no algorithm or code of its own. Not returned by the job detail: the state keeps the value sent. Allowed: at least 1 character(s).
+     */
+    declare public readonly baseAssetId: pulumi.Output<string | undefined>;
     /**
      * The flavor's billing code; known at preview. ModelArts gives no prices (the flavor list has none), so a ModelArts job has no cost_per_hour: mltrain-plan and the policy new-run-budget count its GPU-hours and say its price is unknown.
      */
@@ -79,6 +87,10 @@ export class TrainingJob extends pulumi.CustomResource {
      * Creation time, epoch milliseconds.
      */
     declare public /*out*/ readonly createTime: pulumi.Output<number | undefined>;
+    /**
+     * The job's own metric collection (2026), each [{exec: {command: [...]}} | {http_get: {path, port}}]: ModelArts runs the command, or reads the path and port, in the job's container and reports the metrics (Prometheus text format, e.g. loss) into AOM; success_criteria may then name them.
+     */
+    declare public readonly customMetrics: pulumi.Output<outputs.modelarts.CustomMetrics[] | undefined>;
     /**
      * Job description; the only field that changes in place. Allowed: at most 256 characters.
      */
@@ -115,6 +127,10 @@ export class TrainingJob extends pulumi.CustomResource {
      * Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
      */
     declare public readonly flavorId: pulumi.Output<string>;
+    /**
+     * Fine-tune settings, with train_type: {model_type?, ft_train_type?, train_output_path?, checkpoint_id?, task_env?: [{env_name, value?, ...}], checkpoint_config?: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}}. Not returned by the job detail: the state keeps the value sent.
+     */
+    declare public readonly ftjobConfig: pulumi.Output<outputs.modelarts.FtJobConfig | undefined>;
     /**
      * GPUs of the whole job (gpus_per_node x node_count); known at preview.
      */
@@ -156,6 +172,14 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly metricsSummary: pulumi.Output<{[key: string]: number} | undefined>;
     /**
+     * With asset_model: the ID of the model asset the trained model was published as, once ModelArts reports it (the job's fine-tune artifacts); kept through refreshes.
+     */
+    declare public /*out*/ readonly modelAssetId: pulumi.Output<string | undefined>;
+    /**
+     * With train_type: the ID of the model the job trained (its final artifact, read from the job's fine-tune artifacts once it has Completed); kept through refreshes.
+     */
+    declare public /*out*/ readonly modelId: pulumi.Output<string | undefined>;
+    /**
      * Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
      */
     declare public readonly name: pulumi.Output<string>;
@@ -171,6 +195,10 @@ export class TrainingJob extends pulumi.CustomResource {
      * What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
      */
     declare public readonly onFailure: pulumi.Output<enums.modelarts.TrainingJobOnFailure | undefined>;
+    /**
+     * Where the job saves the model it trains: {obs_path, local_path?} (spec.output_model). Not returned by the job detail: the state keeps the value sent.
+     */
+    declare public readonly outputModel: pulumi.Output<outputs.modelarts.OutputModel | undefined>;
     /**
      * Output data channels [{name, obs_url, local_dir?}].
      */
@@ -232,7 +260,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly stopped: pulumi.Output<boolean | undefined>;
     /**
-     * Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+     * Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
      */
     declare public readonly successCriteria: pulumi.Output<outputs.modelarts.SuccessCriterion[] | undefined>;
     /**
@@ -255,6 +283,10 @@ export class TrainingJob extends pulumi.CustomResource {
      * Deadlines for create/update/delete in seconds (or use customTimeouts).
      */
     declare public readonly timeouts: pulumi.Output<outputs.modelarts.Timeouts | undefined>;
+    /**
+     * Makes the job a fine-tune job (2026): SFT (full fine-tuning), PRETRAIN, LORA, DPO or RFT. The job detail does not return it (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it.
+     */
+    declare public readonly trainType: pulumi.Output<enums.modelarts.TrainingJobTrainType | undefined>;
     /**
      * Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
      */
@@ -288,16 +320,20 @@ export class TrainingJob extends pulumi.CustomResource {
             }
             resourceInputs["adoptId"] = args?.adoptId;
             resourceInputs["algorithmId"] = args?.algorithmId;
+            resourceInputs["assetModel"] = args?.assetModel;
             resourceInputs["autoStopHours"] = args?.autoStopHours;
+            resourceInputs["baseAssetId"] = args?.baseAssetId;
             resourceInputs["bootFile"] = args?.bootFile;
             resourceInputs["codeDir"] = args?.codeDir;
             resourceInputs["command"] = args?.command;
+            resourceInputs["customMetrics"] = args?.customMetrics;
             resourceInputs["description"] = args?.description;
             resourceInputs["engineId"] = args?.engineId;
             resourceInputs["engineName"] = args?.engineName;
             resourceInputs["engineVersion"] = args?.engineVersion;
             resourceInputs["environments"] = args?.environments ? pulumi.secret(args.environments) : undefined;
             resourceInputs["flavorId"] = args?.flavorId;
+            resourceInputs["ftjobConfig"] = args?.ftjobConfig;
             resourceInputs["hangRetry"] = args?.hangRetry;
             resourceInputs["imageUrl"] = args?.imageUrl;
             resourceInputs["inputs"] = args?.inputs;
@@ -308,6 +344,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["nodeCount"] = (args?.nodeCount) ?? 1;
             resourceInputs["notification"] = args?.notification;
             resourceInputs["onFailure"] = (args?.onFailure) ?? "keep";
+            resourceInputs["outputModel"] = args?.outputModel;
             resourceInputs["outputs"] = args?.outputs;
             resourceInputs["parameters"] = args?.parameters;
             resourceInputs["poolId"] = args?.poolId;
@@ -321,6 +358,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["successCriteria"] = args?.successCriteria;
             resourceInputs["tags"] = args?.tags;
             resourceInputs["timeouts"] = args?.timeouts;
+            resourceInputs["trainType"] = args?.trainType;
             resourceInputs["unconditionalRetry"] = args?.unconditionalRetry;
             resourceInputs["volumes"] = args?.volumes;
             resourceInputs["waitFor"] = (args?.waitFor) ?? "accepted";
@@ -334,6 +372,8 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["gpusPerNode"] = undefined /*out*/;
             resourceInputs["jobId"] = undefined /*out*/;
             resourceInputs["metricsSummary"] = undefined /*out*/;
+            resourceInputs["modelAssetId"] = undefined /*out*/;
+            resourceInputs["modelId"] = undefined /*out*/;
             resourceInputs["phase"] = undefined /*out*/;
             resourceInputs["reason"] = undefined /*out*/;
             resourceInputs["runReason"] = undefined /*out*/;
@@ -345,12 +385,15 @@ export class TrainingJob extends pulumi.CustomResource {
         } else {
             resourceInputs["adoptId"] = undefined /*out*/;
             resourceInputs["algorithmId"] = undefined /*out*/;
+            resourceInputs["assetModel"] = undefined /*out*/;
             resourceInputs["autoStopHours"] = undefined /*out*/;
+            resourceInputs["baseAssetId"] = undefined /*out*/;
             resourceInputs["billingCode"] = undefined /*out*/;
             resourceInputs["bootFile"] = undefined /*out*/;
             resourceInputs["codeDir"] = undefined /*out*/;
             resourceInputs["command"] = undefined /*out*/;
             resourceInputs["createTime"] = undefined /*out*/;
+            resourceInputs["customMetrics"] = undefined /*out*/;
             resourceInputs["description"] = undefined /*out*/;
             resourceInputs["durationMs"] = undefined /*out*/;
             resourceInputs["endTime"] = undefined /*out*/;
@@ -360,6 +403,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["environments"] = undefined /*out*/;
             resourceInputs["finalMetrics"] = undefined /*out*/;
             resourceInputs["flavorId"] = undefined /*out*/;
+            resourceInputs["ftjobConfig"] = undefined /*out*/;
             resourceInputs["gpuCount"] = undefined /*out*/;
             resourceInputs["gpusPerNode"] = undefined /*out*/;
             resourceInputs["hangRetry"] = undefined /*out*/;
@@ -370,10 +414,13 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["maxAttempts"] = undefined /*out*/;
             resourceInputs["maxPendingMinutes"] = undefined /*out*/;
             resourceInputs["metricsSummary"] = undefined /*out*/;
+            resourceInputs["modelAssetId"] = undefined /*out*/;
+            resourceInputs["modelId"] = undefined /*out*/;
             resourceInputs["name"] = undefined /*out*/;
             resourceInputs["nodeCount"] = undefined /*out*/;
             resourceInputs["notification"] = undefined /*out*/;
             resourceInputs["onFailure"] = undefined /*out*/;
+            resourceInputs["outputModel"] = undefined /*out*/;
             resourceInputs["outputs"] = undefined /*out*/;
             resourceInputs["parameters"] = undefined /*out*/;
             resourceInputs["phase"] = undefined /*out*/;
@@ -395,6 +442,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["taskStatuses"] = undefined /*out*/;
             resourceInputs["tasks"] = undefined /*out*/;
             resourceInputs["timeouts"] = undefined /*out*/;
+            resourceInputs["trainType"] = undefined /*out*/;
             resourceInputs["unconditionalRetry"] = undefined /*out*/;
             resourceInputs["volumes"] = undefined /*out*/;
             resourceInputs["waitFor"] = undefined /*out*/;
@@ -420,9 +468,17 @@ export interface TrainingJobArgs {
      */
     algorithmId?: pulumi.Input<string | undefined>;
     /**
+     * Publishes a fine-tune job's trained model (output_model) as a model asset once the job has completed: {name, version, type, code?, desc?, series?} (spec.asset_model); model_id and model_asset_id then name it. Not returned by the job detail: the state keeps the value sent.
+     */
+    assetModel?: pulumi.Input<inputs.modelarts.AssetModelArgs | undefined>;
+    /**
      * Stop the job after this many hours. Allowed: >= 1, <= 720.
      */
     autoStopHours?: pulumi.Input<number | undefined>;
+    /**
+     * The model asset a fine-tune job starts from (spec.asset_id); with it, the job needs no algorithm or code of its own. Not returned by the job detail: the state keeps the value sent. Allowed: at least 1 character(s).
+     */
+    baseAssetId?: pulumi.Input<string | undefined>;
     /**
      * Inline code: OBS path of the boot file, inside code_dir.
      */
@@ -435,6 +491,10 @@ export interface TrainingJobArgs {
      * Inline code: start command (required with a custom image_url and no code_dir).
      */
     command?: pulumi.Input<string | undefined>;
+    /**
+     * The job's own metric collection (2026), each [{exec: {command: [...]}} | {http_get: {path, port}}]: ModelArts runs the command, or reads the path and port, in the job's container and reports the metrics (Prometheus text format, e.g. loss) into AOM; success_criteria may then name them.
+     */
+    customMetrics?: pulumi.Input<pulumi.Input<inputs.modelarts.CustomMetricsArgs>[] | undefined>;
     /**
      * Job description; the only field that changes in place. Allowed: at most 256 characters.
      */
@@ -459,6 +519,10 @@ export interface TrainingJobArgs {
      * Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
      */
     flavorId: pulumi.Input<string>;
+    /**
+     * Fine-tune settings, with train_type: {model_type?, ft_train_type?, train_output_path?, checkpoint_id?, task_env?: [{env_name, value?, ...}], checkpoint_config?: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}}. Not returned by the job detail: the state keeps the value sent.
+     */
+    ftjobConfig?: pulumi.Input<inputs.modelarts.FtJobConfigArgs | undefined>;
     /**
      * Restart the job when ModelArts finds it hanging (no progress). Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
      */
@@ -500,6 +564,10 @@ export interface TrainingJobArgs {
      */
     onFailure?: pulumi.Input<enums.modelarts.TrainingJobOnFailure | undefined>;
     /**
+     * Where the job saves the model it trains: {obs_path, local_path?} (spec.output_model). Not returned by the job detail: the state keeps the value sent.
+     */
+    outputModel?: pulumi.Input<inputs.modelarts.OutputModelArgs | undefined>;
+    /**
      * Output data channels [{name, obs_url, local_dir?}].
      */
     outputs?: pulumi.Input<pulumi.Input<inputs.modelarts.ObsChannelArgs>[] | undefined>;
@@ -540,7 +608,7 @@ export interface TrainingJobArgs {
      */
     stopped?: pulumi.Input<boolean | undefined>;
     /**
-     * Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+     * Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
      */
     successCriteria?: pulumi.Input<pulumi.Input<inputs.modelarts.SuccessCriterionArgs>[] | undefined>;
     /**
@@ -551,6 +619,10 @@ export interface TrainingJobArgs {
      * Deadlines for create/update/delete in seconds (or use customTimeouts).
      */
     timeouts?: pulumi.Input<inputs.modelarts.TimeoutsArgs | undefined>;
+    /**
+     * Makes the job a fine-tune job (2026): SFT (full fine-tuning), PRETRAIN, LORA, DPO or RFT. The job detail does not return it (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it.
+     */
+    trainType?: pulumi.Input<enums.modelarts.TrainingJobTrainType | undefined>;
     /**
      * Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
      */

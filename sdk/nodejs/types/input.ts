@@ -87,6 +87,36 @@ export namespace modelarts {
     }
 
     /**
+     * `spec.asset_model`: the model asset a fine-tune job's trained model is published as.
+     */
+    export interface AssetModelArgs {
+        /**
+         * Model code.
+         */
+        code?: pulumi.Input<string | undefined>;
+        /**
+         * Description. Allowed: at most 256 characters.
+         */
+        desc?: pulumi.Input<string | undefined>;
+        /**
+         * Asset (model) name. Allowed: at least 1 character(s), at most 64 characters.
+         */
+        name: pulumi.Input<string>;
+        /**
+         * Model series (brand).
+         */
+        series?: pulumi.Input<string | undefined>;
+        /**
+         * Model type, as the asset center names it. Allowed: at least 1 character(s).
+         */
+        type: pulumi.Input<string>;
+        /**
+         * Version of the published model, e.g. 1.0.0. Allowed: at least 1 character(s), at most 64 characters.
+         */
+        version: pulumi.Input<string>;
+    }
+
+    /**
      * An input or output channel an algorithm declares; jobs bind it to an OBS location.
      */
     export interface ChannelDeclarationArgs {
@@ -98,6 +128,43 @@ export namespace modelarts {
          * Channel name, e.g. data_url. Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
          */
         name: pulumi.Input<string>;
+    }
+
+    /**
+     * `ftjob_config.checkpoint_config`: the checkpoints of a fine-tune job.
+     */
+    export interface CheckpointConfigArgs {
+        /**
+         * Checkpoint to start from (with restore_training 1).
+         */
+        checkpointId?: pulumi.Input<string | undefined>;
+        /**
+         * 1 resumes training from the checkpoint, 0 does not. Allowed: >= 0, <= 1.
+         */
+        restoreTraining?: pulumi.Input<number | undefined>;
+        /**
+         * Checkpoints kept: 0 none, -1 no limit. Allowed: >= -1.
+         */
+        saveCheckpointsMax?: pulumi.Input<number | undefined>;
+        /**
+         * Steps to skip when resuming; 0 skips none. Allowed: >= 0.
+         */
+        skippedSteps?: pulumi.Input<number | undefined>;
+    }
+
+    /**
+     * One custom metric collection of the job (`spec.custom_metrics[]`): exactly one of exec or http_get.
+     * ModelArts reports what it collects into AOM, where success_criteria read it.
+     */
+    export interface CustomMetricsArgs {
+        /**
+         * Collect with a command: {command: [...]}.
+         */
+        exec?: pulumi.Input<inputs.modelarts.MetricsExecArgs | undefined>;
+        /**
+         * Collect over HTTP: {path, port}.
+         */
+        httpGet?: pulumi.Input<inputs.modelarts.MetricsHttpGetArgs | undefined>;
     }
 
     /**
@@ -134,6 +201,74 @@ export namespace modelarts {
     }
 
     /**
+     * An environment variable of a fine-tune job (`ftjob_config.task_env.envs[]`).
+     */
+    export interface FtEnvArgs {
+        /**
+         * Description.
+         */
+        des?: pulumi.Input<string | undefined>;
+        /**
+         * Whether the console shows it.
+         */
+        displayable?: pulumi.Input<boolean | undefined>;
+        /**
+         * Variable name. Allowed: matches `^[A-Za-z_][A-Za-z0-9_]*$`.
+         */
+        envName: pulumi.Input<string>;
+        /**
+         * Value type, as ModelArts names it.
+         */
+        envType?: pulumi.Input<string | undefined>;
+        /**
+         * Label shown in the console.
+         */
+        label?: pulumi.Input<string | undefined>;
+        /**
+         * Whether the value may be changed.
+         */
+        modifiable?: pulumi.Input<boolean | undefined>;
+        /**
+         * Steps of the job that use it.
+         */
+        usedSteps?: pulumi.Input<pulumi.Input<string>[] | undefined>;
+        /**
+         * Value.
+         */
+        value?: pulumi.Input<string | undefined>;
+    }
+
+    /**
+     * `ftjob_config`: the fine-tune settings of a job with a train_type.
+     */
+    export interface FtJobConfigArgs {
+        /**
+         * Checkpoints: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}.
+         */
+        checkpointConfig?: pulumi.Input<inputs.modelarts.CheckpointConfigArgs | undefined>;
+        /**
+         * Checkpoint the job starts from.
+         */
+        checkpointId?: pulumi.Input<string | undefined>;
+        /**
+         * The model's training type, as ModelArts names it.
+         */
+        ftTrainType?: pulumi.Input<string | undefined>;
+        /**
+         * Type of the model being fine-tuned.
+         */
+        modelType?: pulumi.Input<string | undefined>;
+        /**
+         * Environment variables of the fine-tune job [{env_name, value, ...}].
+         */
+        taskEnv?: pulumi.Input<pulumi.Input<inputs.modelarts.FtEnvArgs>[] | undefined>;
+        /**
+         * Output path of the training.
+         */
+        trainOutputPath?: pulumi.Input<string | undefined>;
+    }
+
+    /**
      * A hyperparameter passed to the training code (`--name=value`).
      */
     export interface JobParameterArgs {
@@ -145,6 +280,30 @@ export namespace modelarts {
          * Value (sent as a string; numbers and booleans are converted).
          */
         value: pulumi.Input<string>;
+    }
+
+    /**
+     * `exec`: a command ModelArts runs in the job's container to collect its metrics (Prometheus text).
+     */
+    export interface MetricsExecArgs {
+        /**
+         * The command and its arguments, e.g. ["python", "/home/ma-user/metrics.py"]. Allowed: at least 1 items.
+         */
+        command: pulumi.Input<pulumi.Input<string>[]>;
+    }
+
+    /**
+     * `http_get`: a path and port of the job's container that serve its metrics (Prometheus text).
+     */
+    export interface MetricsHttpGetArgs {
+        /**
+         * URL path, e.g. /metrics. Allowed: matches `^/`.
+         */
+        path: pulumi.Input<string>;
+        /**
+         * Port, 1-65535. Allowed: >= 1, <= 65535.
+         */
+        port: pulumi.Input<number>;
     }
 
     export interface NfsMountArgs {
@@ -230,6 +389,20 @@ export namespace modelarts {
         };
     }
 
+    /**
+     * `spec.output_model`: where the job saves the model it trains (OBS).
+     */
+    export interface OutputModelArgs {
+        /**
+         * Path inside the container the model is written to.
+         */
+        localPath?: pulumi.Input<string | undefined>;
+        /**
+         * OBS directory of the trained model: obs://bucket/path/ (or /bucket/path/).
+         */
+        obsPath: pulumi.Input<string>;
+    }
+
     export interface ParameterConstraintArgs {
         /**
          * Whether a job may change the value.
@@ -307,11 +480,12 @@ export namespace modelarts {
     }
 
     /**
-     * A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+     * A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50, or a
+     * custom metric such as loss <= 0.5).
      */
     export interface SuccessCriterionArgs {
         /**
-         * A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+         * A metric of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage), or the name of a custom metric the job's custom_metrics collection reports into AOM (e.g. loss).
          */
         metric: pulumi.Input<string>;
         /**

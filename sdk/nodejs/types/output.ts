@@ -153,6 +153,36 @@ export namespace modelarts {
     }
 
     /**
+     * `spec.asset_model`: the model asset a fine-tune job's trained model is published as.
+     */
+    export interface AssetModel {
+        /**
+         * Model code.
+         */
+        code?: string;
+        /**
+         * Description. Allowed: at most 256 characters.
+         */
+        desc?: string;
+        /**
+         * Asset (model) name. Allowed: at least 1 character(s), at most 64 characters.
+         */
+        name: string;
+        /**
+         * Model series (brand).
+         */
+        series?: string;
+        /**
+         * Model type, as the asset center names it. Allowed: at least 1 character(s).
+         */
+        type: string;
+        /**
+         * Version of the published model, e.g. 1.0.0. Allowed: at least 1 character(s), at most 64 characters.
+         */
+        version: string;
+    }
+
+    /**
      * An input or output channel an algorithm declares; jobs bind it to an OBS location.
      */
     export interface ChannelDeclaration {
@@ -164,6 +194,43 @@ export namespace modelarts {
          * Channel name, e.g. data_url. Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
          */
         name: string;
+    }
+
+    /**
+     * `ftjob_config.checkpoint_config`: the checkpoints of a fine-tune job.
+     */
+    export interface CheckpointConfig {
+        /**
+         * Checkpoint to start from (with restore_training 1).
+         */
+        checkpointId?: string;
+        /**
+         * 1 resumes training from the checkpoint, 0 does not. Allowed: >= 0, <= 1.
+         */
+        restoreTraining?: number;
+        /**
+         * Checkpoints kept: 0 none, -1 no limit. Allowed: >= -1.
+         */
+        saveCheckpointsMax?: number;
+        /**
+         * Steps to skip when resuming; 0 skips none. Allowed: >= 0.
+         */
+        skippedSteps?: number;
+    }
+
+    /**
+     * One custom metric collection of the job (`spec.custom_metrics[]`): exactly one of exec or http_get.
+     * ModelArts reports what it collects into AOM, where success_criteria read it.
+     */
+    export interface CustomMetrics {
+        /**
+         * Collect with a command: {command: [...]}.
+         */
+        exec?: outputs.modelarts.MetricsExec;
+        /**
+         * Collect over HTTP: {path, port}.
+         */
+        httpGet?: outputs.modelarts.MetricsHttpGet;
     }
 
     /**
@@ -249,6 +316,74 @@ export namespace modelarts {
         maxNum?: number;
     }
 
+    /**
+     * An environment variable of a fine-tune job (`ftjob_config.task_env.envs[]`).
+     */
+    export interface FtEnv {
+        /**
+         * Description.
+         */
+        des?: string;
+        /**
+         * Whether the console shows it.
+         */
+        displayable?: boolean;
+        /**
+         * Variable name. Allowed: matches `^[A-Za-z_][A-Za-z0-9_]*$`.
+         */
+        envName: string;
+        /**
+         * Value type, as ModelArts names it.
+         */
+        envType?: string;
+        /**
+         * Label shown in the console.
+         */
+        label?: string;
+        /**
+         * Whether the value may be changed.
+         */
+        modifiable?: boolean;
+        /**
+         * Steps of the job that use it.
+         */
+        usedSteps?: string[];
+        /**
+         * Value.
+         */
+        value?: string;
+    }
+
+    /**
+     * `ftjob_config`: the fine-tune settings of a job with a train_type.
+     */
+    export interface FtJobConfig {
+        /**
+         * Checkpoints: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}.
+         */
+        checkpointConfig?: outputs.modelarts.CheckpointConfig;
+        /**
+         * Checkpoint the job starts from.
+         */
+        checkpointId?: string;
+        /**
+         * The model's training type, as ModelArts names it.
+         */
+        ftTrainType?: string;
+        /**
+         * Type of the model being fine-tuned.
+         */
+        modelType?: string;
+        /**
+         * Environment variables of the fine-tune job [{env_name, value, ...}].
+         */
+        taskEnv?: outputs.modelarts.FtEnv[];
+        /**
+         * Output path of the training.
+         */
+        trainOutputPath?: string;
+    }
+
     export interface JobEvent {
         /**
          * Info, Warning or Error.
@@ -299,6 +434,30 @@ export namespace modelarts {
          * Phase.
          */
         phase?: string;
+    }
+
+    /**
+     * `exec`: a command ModelArts runs in the job's container to collect its metrics (Prometheus text).
+     */
+    export interface MetricsExec {
+        /**
+         * The command and its arguments, e.g. ["python", "/home/ma-user/metrics.py"]. Allowed: at least 1 items.
+         */
+        command: string[];
+    }
+
+    /**
+     * `http_get`: a path and port of the job's container that serve its metrics (Prometheus text).
+     */
+    export interface MetricsHttpGet {
+        /**
+         * URL path, e.g. /metrics. Allowed: matches `^/`.
+         */
+        path: string;
+        /**
+         * Port, 1-65535. Allowed: >= 1, <= 65535.
+         */
+        port: number;
     }
 
     export interface NfsMount {
@@ -384,6 +543,20 @@ export namespace modelarts {
         };
     }
 
+    /**
+     * `spec.output_model`: where the job saves the model it trains (OBS).
+     */
+    export interface OutputModel {
+        /**
+         * Path inside the container the model is written to.
+         */
+        localPath?: string;
+        /**
+         * OBS directory of the trained model: obs://bucket/path/ (or /bucket/path/).
+         */
+        obsPath: string;
+    }
+
     export interface ParameterConstraint {
         /**
          * Whether a job may change the value.
@@ -461,11 +634,12 @@ export namespace modelarts {
     }
 
     /**
-     * A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+     * A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50, or a
+     * custom metric such as loss <= 0.5).
      */
     export interface SuccessCriterion {
         /**
-         * A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+         * A metric of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage), or the name of a custom metric the job's custom_metrics collection reports into AOM (e.g. loss).
          */
         metric: string;
         /**

@@ -12,7 +12,7 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// An Alaya NeW distributed training task. Not available here: successCriteria is not available on Alaya NeW training jobs: Alaya NeW has no metrics API to check it against (metric gates are a ModelArts training job input).
+// An Alaya NeW distributed training task. Not available here: successCriteria is not available on Alaya NeW training jobs: Alaya NeW has no metrics API to check it against (metric gates are a ModelArts training job input). Not available here: customMetrics is not available on Alaya NeW training jobs: Alaya NeW documents no metrics API or metric collection (custom metrics are a ModelArts training job input).
 type TrainingJob struct {
 	pulumi.CustomResourceState
 

@@ -507,6 +507,177 @@ func (in *trainingJobReplaceRunningPtr) ToTrainingJobReplaceRunningPtrOutputWith
 	return pulumi.ToOutputWithContext(ctx, in).(TrainingJobReplaceRunningPtrOutput)
 }
 
+type TrainingJobTrainType string
+
+const (
+	TrainingJobTrainTypeSFT      = TrainingJobTrainType("SFT")
+	TrainingJobTrainTypePRETRAIN = TrainingJobTrainType("PRETRAIN")
+	TrainingJobTrainTypeLORA     = TrainingJobTrainType("LORA")
+	TrainingJobTrainTypeDPO      = TrainingJobTrainType("DPO")
+	TrainingJobTrainTypeRFT      = TrainingJobTrainType("RFT")
+)
+
+func (TrainingJobTrainType) ElementType() reflect.Type {
+	return reflect.TypeOf((*TrainingJobTrainType)(nil)).Elem()
+}
+
+func (e TrainingJobTrainType) ToTrainingJobTrainTypeOutput() TrainingJobTrainTypeOutput {
+	return pulumi.ToOutput(e).(TrainingJobTrainTypeOutput)
+}
+
+func (e TrainingJobTrainType) ToTrainingJobTrainTypeOutputWithContext(ctx context.Context) TrainingJobTrainTypeOutput {
+	return pulumi.ToOutputWithContext(ctx, e).(TrainingJobTrainTypeOutput)
+}
+
+func (e TrainingJobTrainType) ToTrainingJobTrainTypePtrOutput() TrainingJobTrainTypePtrOutput {
+	return e.ToTrainingJobTrainTypePtrOutputWithContext(context.Background())
+}
+
+func (e TrainingJobTrainType) ToTrainingJobTrainTypePtrOutputWithContext(ctx context.Context) TrainingJobTrainTypePtrOutput {
+	return TrainingJobTrainType(e).ToTrainingJobTrainTypeOutputWithContext(ctx).ToTrainingJobTrainTypePtrOutputWithContext(ctx)
+}
+
+func (e TrainingJobTrainType) ToStringOutput() pulumi.StringOutput {
+	return pulumi.ToOutput(pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e TrainingJobTrainType) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return pulumi.ToOutputWithContext(ctx, pulumi.String(e)).(pulumi.StringOutput)
+}
+
+func (e TrainingJobTrainType) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringPtrOutputWithContext(context.Background())
+}
+
+func (e TrainingJobTrainType) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return pulumi.String(e).ToStringOutputWithContext(ctx).ToStringPtrOutputWithContext(ctx)
+}
+
+type TrainingJobTrainTypeOutput struct{ *pulumi.OutputState }
+
+func (TrainingJobTrainTypeOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*TrainingJobTrainType)(nil)).Elem()
+}
+
+func (o TrainingJobTrainTypeOutput) ToTrainingJobTrainTypeOutput() TrainingJobTrainTypeOutput {
+	return o
+}
+
+func (o TrainingJobTrainTypeOutput) ToTrainingJobTrainTypeOutputWithContext(ctx context.Context) TrainingJobTrainTypeOutput {
+	return o
+}
+
+func (o TrainingJobTrainTypeOutput) ToTrainingJobTrainTypePtrOutput() TrainingJobTrainTypePtrOutput {
+	return o.ToTrainingJobTrainTypePtrOutputWithContext(context.Background())
+}
+
+func (o TrainingJobTrainTypeOutput) ToTrainingJobTrainTypePtrOutputWithContext(ctx context.Context) TrainingJobTrainTypePtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v TrainingJobTrainType) *TrainingJobTrainType {
+		return &v
+	}).(TrainingJobTrainTypePtrOutput)
+}
+
+func (o TrainingJobTrainTypeOutput) ToStringOutput() pulumi.StringOutput {
+	return o.ToStringOutputWithContext(context.Background())
+}
+
+func (o TrainingJobTrainTypeOutput) ToStringOutputWithContext(ctx context.Context) pulumi.StringOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e TrainingJobTrainType) string {
+		return string(e)
+	}).(pulumi.StringOutput)
+}
+
+func (o TrainingJobTrainTypeOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o TrainingJobTrainTypeOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e TrainingJobTrainType) *string {
+		v := string(e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+type TrainingJobTrainTypePtrOutput struct{ *pulumi.OutputState }
+
+func (TrainingJobTrainTypePtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**TrainingJobTrainType)(nil)).Elem()
+}
+
+func (o TrainingJobTrainTypePtrOutput) ToTrainingJobTrainTypePtrOutput() TrainingJobTrainTypePtrOutput {
+	return o
+}
+
+func (o TrainingJobTrainTypePtrOutput) ToTrainingJobTrainTypePtrOutputWithContext(ctx context.Context) TrainingJobTrainTypePtrOutput {
+	return o
+}
+
+func (o TrainingJobTrainTypePtrOutput) Elem() TrainingJobTrainTypeOutput {
+	return o.ApplyT(func(v *TrainingJobTrainType) TrainingJobTrainType {
+		if v != nil {
+			return *v
+		}
+		var ret TrainingJobTrainType
+		return ret
+	}).(TrainingJobTrainTypeOutput)
+}
+
+func (o TrainingJobTrainTypePtrOutput) ToStringPtrOutput() pulumi.StringPtrOutput {
+	return o.ToStringPtrOutputWithContext(context.Background())
+}
+
+func (o TrainingJobTrainTypePtrOutput) ToStringPtrOutputWithContext(ctx context.Context) pulumi.StringPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, e *TrainingJobTrainType) *string {
+		if e == nil {
+			return nil
+		}
+		v := string(*e)
+		return &v
+	}).(pulumi.StringPtrOutput)
+}
+
+// TrainingJobTrainTypeInput is an input type that accepts values of the TrainingJobTrainType enum
+// A concrete instance of `TrainingJobTrainTypeInput` can be one of the following:
+//
+//	TrainingJobTrainTypeSFT
+//	TrainingJobTrainTypePRETRAIN
+//	TrainingJobTrainTypeLORA
+//	TrainingJobTrainTypeDPO
+//	TrainingJobTrainTypeRFT
+type TrainingJobTrainTypeInput interface {
+	pulumi.Input
+
+	ToTrainingJobTrainTypeOutput() TrainingJobTrainTypeOutput
+	ToTrainingJobTrainTypeOutputWithContext(context.Context) TrainingJobTrainTypeOutput
+}
+
+var trainingJobTrainTypePtrType = reflect.TypeOf((**TrainingJobTrainType)(nil)).Elem()
+
+type TrainingJobTrainTypePtrInput interface {
+	pulumi.Input
+
+	ToTrainingJobTrainTypePtrOutput() TrainingJobTrainTypePtrOutput
+	ToTrainingJobTrainTypePtrOutputWithContext(context.Context) TrainingJobTrainTypePtrOutput
+}
+
+type trainingJobTrainTypePtr string
+
+func TrainingJobTrainTypePtr(v string) TrainingJobTrainTypePtrInput {
+	return (*trainingJobTrainTypePtr)(&v)
+}
+
+func (*trainingJobTrainTypePtr) ElementType() reflect.Type {
+	return trainingJobTrainTypePtrType
+}
+
+func (in *trainingJobTrainTypePtr) ToTrainingJobTrainTypePtrOutput() TrainingJobTrainTypePtrOutput {
+	return pulumi.ToOutput(in).(TrainingJobTrainTypePtrOutput)
+}
+
+func (in *trainingJobTrainTypePtr) ToTrainingJobTrainTypePtrOutputWithContext(ctx context.Context) TrainingJobTrainTypePtrOutput {
+	return pulumi.ToOutputWithContext(ctx, in).(TrainingJobTrainTypePtrOutput)
+}
+
 type TrainingJobWaitFor string
 
 const (
@@ -681,6 +852,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*TrainingJobOnFailurePtrInput)(nil)).Elem(), TrainingJobOnFailure("delete"))
 	pulumi.RegisterInputType(reflect.TypeOf((*TrainingJobReplaceRunningInput)(nil)).Elem(), TrainingJobReplaceRunning("allow"))
 	pulumi.RegisterInputType(reflect.TypeOf((*TrainingJobReplaceRunningPtrInput)(nil)).Elem(), TrainingJobReplaceRunning("allow"))
+	pulumi.RegisterInputType(reflect.TypeOf((*TrainingJobTrainTypeInput)(nil)).Elem(), TrainingJobTrainType("SFT"))
+	pulumi.RegisterInputType(reflect.TypeOf((*TrainingJobTrainTypePtrInput)(nil)).Elem(), TrainingJobTrainType("SFT"))
 	pulumi.RegisterInputType(reflect.TypeOf((*TrainingJobWaitForInput)(nil)).Elem(), TrainingJobWaitFor("accepted"))
 	pulumi.RegisterInputType(reflect.TypeOf((*TrainingJobWaitForPtrInput)(nil)).Elem(), TrainingJobWaitFor("accepted"))
 	pulumi.RegisterOutputType(GetFlavorsArgsFlavorTypeOutput{})
@@ -689,6 +862,8 @@ func init() {
 	pulumi.RegisterOutputType(TrainingJobOnFailurePtrOutput{})
 	pulumi.RegisterOutputType(TrainingJobReplaceRunningOutput{})
 	pulumi.RegisterOutputType(TrainingJobReplaceRunningPtrOutput{})
+	pulumi.RegisterOutputType(TrainingJobTrainTypeOutput{})
+	pulumi.RegisterOutputType(TrainingJobTrainTypePtrOutput{})
 	pulumi.RegisterOutputType(TrainingJobWaitForOutput{})
 	pulumi.RegisterOutputType(TrainingJobWaitForPtrOutput{})
 }

@@ -140,6 +140,241 @@ func (o AlgorithmParameterArrayOutput) Index(i pulumi.IntInput) AlgorithmParamet
 	}).(AlgorithmParameterOutput)
 }
 
+// `spec.asset_model`: the model asset a fine-tune job's trained model is published as.
+type AssetModel struct {
+	// Model code.
+	Code *string `pulumi:"code"`
+	// Description. Allowed: at most 256 characters.
+	Desc *string `pulumi:"desc"`
+	// Asset (model) name. Allowed: at least 1 character(s), at most 64 characters.
+	Name string `pulumi:"name"`
+	// Model series (brand).
+	Series *string `pulumi:"series"`
+	// Model type, as the asset center names it. Allowed: at least 1 character(s).
+	Type string `pulumi:"type"`
+	// Version of the published model, e.g. 1.0.0. Allowed: at least 1 character(s), at most 64 characters.
+	Version string `pulumi:"version"`
+}
+
+// AssetModelInput is an input type that accepts AssetModelArgs and AssetModelOutput values.
+// You can construct a concrete instance of `AssetModelInput` via:
+//
+//	AssetModelArgs{...}
+type AssetModelInput interface {
+	pulumi.Input
+
+	ToAssetModelOutput() AssetModelOutput
+	ToAssetModelOutputWithContext(context.Context) AssetModelOutput
+}
+
+// `spec.asset_model`: the model asset a fine-tune job's trained model is published as.
+type AssetModelArgs struct {
+	// Model code.
+	Code pulumi.StringPtrInput `pulumi:"code"`
+	// Description. Allowed: at most 256 characters.
+	Desc pulumi.StringPtrInput `pulumi:"desc"`
+	// Asset (model) name. Allowed: at least 1 character(s), at most 64 characters.
+	Name pulumi.StringInput `pulumi:"name"`
+	// Model series (brand).
+	Series pulumi.StringPtrInput `pulumi:"series"`
+	// Model type, as the asset center names it. Allowed: at least 1 character(s).
+	Type pulumi.StringInput `pulumi:"type"`
+	// Version of the published model, e.g. 1.0.0. Allowed: at least 1 character(s), at most 64 characters.
+	Version pulumi.StringInput `pulumi:"version"`
+}
+
+func (AssetModelArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*AssetModel)(nil)).Elem()
+}
+
+func (i AssetModelArgs) ToAssetModelOutput() AssetModelOutput {
+	return i.ToAssetModelOutputWithContext(context.Background())
+}
+
+func (i AssetModelArgs) ToAssetModelOutputWithContext(ctx context.Context) AssetModelOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(AssetModelOutput)
+}
+
+func (i AssetModelArgs) ToAssetModelPtrOutput() AssetModelPtrOutput {
+	return i.ToAssetModelPtrOutputWithContext(context.Background())
+}
+
+func (i AssetModelArgs) ToAssetModelPtrOutputWithContext(ctx context.Context) AssetModelPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(AssetModelOutput).ToAssetModelPtrOutputWithContext(ctx)
+}
+
+// AssetModelPtrInput is an input type that accepts AssetModelArgs, AssetModelPtr and AssetModelPtrOutput values.
+// You can construct a concrete instance of `AssetModelPtrInput` via:
+//
+//	        AssetModelArgs{...}
+//
+//	or:
+//
+//	        nil
+type AssetModelPtrInput interface {
+	pulumi.Input
+
+	ToAssetModelPtrOutput() AssetModelPtrOutput
+	ToAssetModelPtrOutputWithContext(context.Context) AssetModelPtrOutput
+}
+
+type assetModelPtrType AssetModelArgs
+
+func AssetModelPtr(v *AssetModelArgs) AssetModelPtrInput {
+	return (*assetModelPtrType)(v)
+}
+
+func (*assetModelPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**AssetModel)(nil)).Elem()
+}
+
+func (i *assetModelPtrType) ToAssetModelPtrOutput() AssetModelPtrOutput {
+	return i.ToAssetModelPtrOutputWithContext(context.Background())
+}
+
+func (i *assetModelPtrType) ToAssetModelPtrOutputWithContext(ctx context.Context) AssetModelPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(AssetModelPtrOutput)
+}
+
+// `spec.asset_model`: the model asset a fine-tune job's trained model is published as.
+type AssetModelOutput struct{ *pulumi.OutputState }
+
+func (AssetModelOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*AssetModel)(nil)).Elem()
+}
+
+func (o AssetModelOutput) ToAssetModelOutput() AssetModelOutput {
+	return o
+}
+
+func (o AssetModelOutput) ToAssetModelOutputWithContext(ctx context.Context) AssetModelOutput {
+	return o
+}
+
+func (o AssetModelOutput) ToAssetModelPtrOutput() AssetModelPtrOutput {
+	return o.ToAssetModelPtrOutputWithContext(context.Background())
+}
+
+func (o AssetModelOutput) ToAssetModelPtrOutputWithContext(ctx context.Context) AssetModelPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v AssetModel) *AssetModel {
+		return &v
+	}).(AssetModelPtrOutput)
+}
+
+// Model code.
+func (o AssetModelOutput) Code() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v AssetModel) *string { return v.Code }).(pulumi.StringPtrOutput)
+}
+
+// Description. Allowed: at most 256 characters.
+func (o AssetModelOutput) Desc() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v AssetModel) *string { return v.Desc }).(pulumi.StringPtrOutput)
+}
+
+// Asset (model) name. Allowed: at least 1 character(s), at most 64 characters.
+func (o AssetModelOutput) Name() pulumi.StringOutput {
+	return o.ApplyT(func(v AssetModel) string { return v.Name }).(pulumi.StringOutput)
+}
+
+// Model series (brand).
+func (o AssetModelOutput) Series() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v AssetModel) *string { return v.Series }).(pulumi.StringPtrOutput)
+}
+
+// Model type, as the asset center names it. Allowed: at least 1 character(s).
+func (o AssetModelOutput) Type() pulumi.StringOutput {
+	return o.ApplyT(func(v AssetModel) string { return v.Type }).(pulumi.StringOutput)
+}
+
+// Version of the published model, e.g. 1.0.0. Allowed: at least 1 character(s), at most 64 characters.
+func (o AssetModelOutput) Version() pulumi.StringOutput {
+	return o.ApplyT(func(v AssetModel) string { return v.Version }).(pulumi.StringOutput)
+}
+
+type AssetModelPtrOutput struct{ *pulumi.OutputState }
+
+func (AssetModelPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**AssetModel)(nil)).Elem()
+}
+
+func (o AssetModelPtrOutput) ToAssetModelPtrOutput() AssetModelPtrOutput {
+	return o
+}
+
+func (o AssetModelPtrOutput) ToAssetModelPtrOutputWithContext(ctx context.Context) AssetModelPtrOutput {
+	return o
+}
+
+func (o AssetModelPtrOutput) Elem() AssetModelOutput {
+	return o.ApplyT(func(v *AssetModel) AssetModel {
+		if v != nil {
+			return *v
+		}
+		var ret AssetModel
+		return ret
+	}).(AssetModelOutput)
+}
+
+// Model code.
+func (o AssetModelPtrOutput) Code() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *AssetModel) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Code
+	}).(pulumi.StringPtrOutput)
+}
+
+// Description. Allowed: at most 256 characters.
+func (o AssetModelPtrOutput) Desc() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *AssetModel) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Desc
+	}).(pulumi.StringPtrOutput)
+}
+
+// Asset (model) name. Allowed: at least 1 character(s), at most 64 characters.
+func (o AssetModelPtrOutput) Name() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *AssetModel) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Name
+	}).(pulumi.StringPtrOutput)
+}
+
+// Model series (brand).
+func (o AssetModelPtrOutput) Series() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *AssetModel) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Series
+	}).(pulumi.StringPtrOutput)
+}
+
+// Model type, as the asset center names it. Allowed: at least 1 character(s).
+func (o AssetModelPtrOutput) Type() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *AssetModel) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Type
+	}).(pulumi.StringPtrOutput)
+}
+
+// Version of the published model, e.g. 1.0.0. Allowed: at least 1 character(s), at most 64 characters.
+func (o AssetModelPtrOutput) Version() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *AssetModel) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Version
+	}).(pulumi.StringPtrOutput)
+}
+
 // An input or output channel an algorithm declares; jobs bind it to an OBS location.
 type ChannelDeclaration struct {
 	// What the channel carries.
@@ -247,6 +482,315 @@ func (o ChannelDeclarationArrayOutput) Index(i pulumi.IntInput) ChannelDeclarati
 	return pulumi.All(o, i).ApplyT(func(vs []interface{}) ChannelDeclaration {
 		return vs[0].([]ChannelDeclaration)[vs[1].(int)]
 	}).(ChannelDeclarationOutput)
+}
+
+// `ftjob_config.checkpoint_config`: the checkpoints of a fine-tune job.
+type CheckpointConfig struct {
+	// Checkpoint to start from (with restore_training 1).
+	CheckpointId *string `pulumi:"checkpointId"`
+	// 1 resumes training from the checkpoint, 0 does not. Allowed: >= 0, <= 1.
+	RestoreTraining *int `pulumi:"restoreTraining"`
+	// Checkpoints kept: 0 none, -1 no limit. Allowed: >= -1.
+	SaveCheckpointsMax *int `pulumi:"saveCheckpointsMax"`
+	// Steps to skip when resuming; 0 skips none. Allowed: >= 0.
+	SkippedSteps *int `pulumi:"skippedSteps"`
+}
+
+// CheckpointConfigInput is an input type that accepts CheckpointConfigArgs and CheckpointConfigOutput values.
+// You can construct a concrete instance of `CheckpointConfigInput` via:
+//
+//	CheckpointConfigArgs{...}
+type CheckpointConfigInput interface {
+	pulumi.Input
+
+	ToCheckpointConfigOutput() CheckpointConfigOutput
+	ToCheckpointConfigOutputWithContext(context.Context) CheckpointConfigOutput
+}
+
+// `ftjob_config.checkpoint_config`: the checkpoints of a fine-tune job.
+type CheckpointConfigArgs struct {
+	// Checkpoint to start from (with restore_training 1).
+	CheckpointId pulumi.StringPtrInput `pulumi:"checkpointId"`
+	// 1 resumes training from the checkpoint, 0 does not. Allowed: >= 0, <= 1.
+	RestoreTraining pulumi.IntPtrInput `pulumi:"restoreTraining"`
+	// Checkpoints kept: 0 none, -1 no limit. Allowed: >= -1.
+	SaveCheckpointsMax pulumi.IntPtrInput `pulumi:"saveCheckpointsMax"`
+	// Steps to skip when resuming; 0 skips none. Allowed: >= 0.
+	SkippedSteps pulumi.IntPtrInput `pulumi:"skippedSteps"`
+}
+
+func (CheckpointConfigArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*CheckpointConfig)(nil)).Elem()
+}
+
+func (i CheckpointConfigArgs) ToCheckpointConfigOutput() CheckpointConfigOutput {
+	return i.ToCheckpointConfigOutputWithContext(context.Background())
+}
+
+func (i CheckpointConfigArgs) ToCheckpointConfigOutputWithContext(ctx context.Context) CheckpointConfigOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(CheckpointConfigOutput)
+}
+
+func (i CheckpointConfigArgs) ToCheckpointConfigPtrOutput() CheckpointConfigPtrOutput {
+	return i.ToCheckpointConfigPtrOutputWithContext(context.Background())
+}
+
+func (i CheckpointConfigArgs) ToCheckpointConfigPtrOutputWithContext(ctx context.Context) CheckpointConfigPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(CheckpointConfigOutput).ToCheckpointConfigPtrOutputWithContext(ctx)
+}
+
+// CheckpointConfigPtrInput is an input type that accepts CheckpointConfigArgs, CheckpointConfigPtr and CheckpointConfigPtrOutput values.
+// You can construct a concrete instance of `CheckpointConfigPtrInput` via:
+//
+//	        CheckpointConfigArgs{...}
+//
+//	or:
+//
+//	        nil
+type CheckpointConfigPtrInput interface {
+	pulumi.Input
+
+	ToCheckpointConfigPtrOutput() CheckpointConfigPtrOutput
+	ToCheckpointConfigPtrOutputWithContext(context.Context) CheckpointConfigPtrOutput
+}
+
+type checkpointConfigPtrType CheckpointConfigArgs
+
+func CheckpointConfigPtr(v *CheckpointConfigArgs) CheckpointConfigPtrInput {
+	return (*checkpointConfigPtrType)(v)
+}
+
+func (*checkpointConfigPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**CheckpointConfig)(nil)).Elem()
+}
+
+func (i *checkpointConfigPtrType) ToCheckpointConfigPtrOutput() CheckpointConfigPtrOutput {
+	return i.ToCheckpointConfigPtrOutputWithContext(context.Background())
+}
+
+func (i *checkpointConfigPtrType) ToCheckpointConfigPtrOutputWithContext(ctx context.Context) CheckpointConfigPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(CheckpointConfigPtrOutput)
+}
+
+// `ftjob_config.checkpoint_config`: the checkpoints of a fine-tune job.
+type CheckpointConfigOutput struct{ *pulumi.OutputState }
+
+func (CheckpointConfigOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*CheckpointConfig)(nil)).Elem()
+}
+
+func (o CheckpointConfigOutput) ToCheckpointConfigOutput() CheckpointConfigOutput {
+	return o
+}
+
+func (o CheckpointConfigOutput) ToCheckpointConfigOutputWithContext(ctx context.Context) CheckpointConfigOutput {
+	return o
+}
+
+func (o CheckpointConfigOutput) ToCheckpointConfigPtrOutput() CheckpointConfigPtrOutput {
+	return o.ToCheckpointConfigPtrOutputWithContext(context.Background())
+}
+
+func (o CheckpointConfigOutput) ToCheckpointConfigPtrOutputWithContext(ctx context.Context) CheckpointConfigPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v CheckpointConfig) *CheckpointConfig {
+		return &v
+	}).(CheckpointConfigPtrOutput)
+}
+
+// Checkpoint to start from (with restore_training 1).
+func (o CheckpointConfigOutput) CheckpointId() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v CheckpointConfig) *string { return v.CheckpointId }).(pulumi.StringPtrOutput)
+}
+
+// 1 resumes training from the checkpoint, 0 does not. Allowed: >= 0, <= 1.
+func (o CheckpointConfigOutput) RestoreTraining() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v CheckpointConfig) *int { return v.RestoreTraining }).(pulumi.IntPtrOutput)
+}
+
+// Checkpoints kept: 0 none, -1 no limit. Allowed: >= -1.
+func (o CheckpointConfigOutput) SaveCheckpointsMax() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v CheckpointConfig) *int { return v.SaveCheckpointsMax }).(pulumi.IntPtrOutput)
+}
+
+// Steps to skip when resuming; 0 skips none. Allowed: >= 0.
+func (o CheckpointConfigOutput) SkippedSteps() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v CheckpointConfig) *int { return v.SkippedSteps }).(pulumi.IntPtrOutput)
+}
+
+type CheckpointConfigPtrOutput struct{ *pulumi.OutputState }
+
+func (CheckpointConfigPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**CheckpointConfig)(nil)).Elem()
+}
+
+func (o CheckpointConfigPtrOutput) ToCheckpointConfigPtrOutput() CheckpointConfigPtrOutput {
+	return o
+}
+
+func (o CheckpointConfigPtrOutput) ToCheckpointConfigPtrOutputWithContext(ctx context.Context) CheckpointConfigPtrOutput {
+	return o
+}
+
+func (o CheckpointConfigPtrOutput) Elem() CheckpointConfigOutput {
+	return o.ApplyT(func(v *CheckpointConfig) CheckpointConfig {
+		if v != nil {
+			return *v
+		}
+		var ret CheckpointConfig
+		return ret
+	}).(CheckpointConfigOutput)
+}
+
+// Checkpoint to start from (with restore_training 1).
+func (o CheckpointConfigPtrOutput) CheckpointId() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *CheckpointConfig) *string {
+		if v == nil {
+			return nil
+		}
+		return v.CheckpointId
+	}).(pulumi.StringPtrOutput)
+}
+
+// 1 resumes training from the checkpoint, 0 does not. Allowed: >= 0, <= 1.
+func (o CheckpointConfigPtrOutput) RestoreTraining() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *CheckpointConfig) *int {
+		if v == nil {
+			return nil
+		}
+		return v.RestoreTraining
+	}).(pulumi.IntPtrOutput)
+}
+
+// Checkpoints kept: 0 none, -1 no limit. Allowed: >= -1.
+func (o CheckpointConfigPtrOutput) SaveCheckpointsMax() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *CheckpointConfig) *int {
+		if v == nil {
+			return nil
+		}
+		return v.SaveCheckpointsMax
+	}).(pulumi.IntPtrOutput)
+}
+
+// Steps to skip when resuming; 0 skips none. Allowed: >= 0.
+func (o CheckpointConfigPtrOutput) SkippedSteps() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *CheckpointConfig) *int {
+		if v == nil {
+			return nil
+		}
+		return v.SkippedSteps
+	}).(pulumi.IntPtrOutput)
+}
+
+// One custom metric collection of the job (`spec.custom_metrics[]`): exactly one of exec or http_get.
+// ModelArts reports what it collects into AOM, where success_criteria read it.
+type CustomMetrics struct {
+	// Collect with a command: {command: [...]}.
+	Exec *MetricsExec `pulumi:"exec"`
+	// Collect over HTTP: {path, port}.
+	HttpGet *MetricsHttpGet `pulumi:"httpGet"`
+}
+
+// CustomMetricsInput is an input type that accepts CustomMetricsArgs and CustomMetricsOutput values.
+// You can construct a concrete instance of `CustomMetricsInput` via:
+//
+//	CustomMetricsArgs{...}
+type CustomMetricsInput interface {
+	pulumi.Input
+
+	ToCustomMetricsOutput() CustomMetricsOutput
+	ToCustomMetricsOutputWithContext(context.Context) CustomMetricsOutput
+}
+
+// One custom metric collection of the job (`spec.custom_metrics[]`): exactly one of exec or http_get.
+// ModelArts reports what it collects into AOM, where success_criteria read it.
+type CustomMetricsArgs struct {
+	// Collect with a command: {command: [...]}.
+	Exec MetricsExecPtrInput `pulumi:"exec"`
+	// Collect over HTTP: {path, port}.
+	HttpGet MetricsHttpGetPtrInput `pulumi:"httpGet"`
+}
+
+func (CustomMetricsArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*CustomMetrics)(nil)).Elem()
+}
+
+func (i CustomMetricsArgs) ToCustomMetricsOutput() CustomMetricsOutput {
+	return i.ToCustomMetricsOutputWithContext(context.Background())
+}
+
+func (i CustomMetricsArgs) ToCustomMetricsOutputWithContext(ctx context.Context) CustomMetricsOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(CustomMetricsOutput)
+}
+
+// CustomMetricsArrayInput is an input type that accepts CustomMetricsArray and CustomMetricsArrayOutput values.
+// You can construct a concrete instance of `CustomMetricsArrayInput` via:
+//
+//	CustomMetricsArray{ CustomMetricsArgs{...} }
+type CustomMetricsArrayInput interface {
+	pulumi.Input
+
+	ToCustomMetricsArrayOutput() CustomMetricsArrayOutput
+	ToCustomMetricsArrayOutputWithContext(context.Context) CustomMetricsArrayOutput
+}
+
+type CustomMetricsArray []CustomMetricsInput
+
+func (CustomMetricsArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]CustomMetrics)(nil)).Elem()
+}
+
+func (i CustomMetricsArray) ToCustomMetricsArrayOutput() CustomMetricsArrayOutput {
+	return i.ToCustomMetricsArrayOutputWithContext(context.Background())
+}
+
+func (i CustomMetricsArray) ToCustomMetricsArrayOutputWithContext(ctx context.Context) CustomMetricsArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(CustomMetricsArrayOutput)
+}
+
+// One custom metric collection of the job (`spec.custom_metrics[]`): exactly one of exec or http_get.
+// ModelArts reports what it collects into AOM, where success_criteria read it.
+type CustomMetricsOutput struct{ *pulumi.OutputState }
+
+func (CustomMetricsOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*CustomMetrics)(nil)).Elem()
+}
+
+func (o CustomMetricsOutput) ToCustomMetricsOutput() CustomMetricsOutput {
+	return o
+}
+
+func (o CustomMetricsOutput) ToCustomMetricsOutputWithContext(ctx context.Context) CustomMetricsOutput {
+	return o
+}
+
+// Collect with a command: {command: [...]}.
+func (o CustomMetricsOutput) Exec() MetricsExecPtrOutput {
+	return o.ApplyT(func(v CustomMetrics) *MetricsExec { return v.Exec }).(MetricsExecPtrOutput)
+}
+
+// Collect over HTTP: {path, port}.
+func (o CustomMetricsOutput) HttpGet() MetricsHttpGetPtrOutput {
+	return o.ApplyT(func(v CustomMetrics) *MetricsHttpGet { return v.HttpGet }).(MetricsHttpGetPtrOutput)
+}
+
+type CustomMetricsArrayOutput struct{ *pulumi.OutputState }
+
+func (CustomMetricsArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]CustomMetrics)(nil)).Elem()
+}
+
+func (o CustomMetricsArrayOutput) ToCustomMetricsArrayOutput() CustomMetricsArrayOutput {
+	return o
+}
+
+func (o CustomMetricsArrayOutput) ToCustomMetricsArrayOutputWithContext(ctx context.Context) CustomMetricsArrayOutput {
+	return o
+}
+
+func (o CustomMetricsArrayOutput) Index(i pulumi.IntInput) CustomMetricsOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) CustomMetrics {
+		return vs[0].([]CustomMetrics)[vs[1].(int)]
+	}).(CustomMetricsOutput)
 }
 
 // An input channel backed by OBS or by a ModelArts dataset version (exactly one).
@@ -683,6 +1227,404 @@ func (o FlavorArrayOutput) Index(i pulumi.IntInput) FlavorOutput {
 	}).(FlavorOutput)
 }
 
+// An environment variable of a fine-tune job (`ftjob_config.task_env.envs[]`).
+type FtEnv struct {
+	// Description.
+	Des *string `pulumi:"des"`
+	// Whether the console shows it.
+	Displayable *bool `pulumi:"displayable"`
+	// Variable name. Allowed: matches `^[A-Za-z_][A-Za-z0-9_]*$`.
+	EnvName string `pulumi:"envName"`
+	// Value type, as ModelArts names it.
+	EnvType *string `pulumi:"envType"`
+	// Label shown in the console.
+	Label *string `pulumi:"label"`
+	// Whether the value may be changed.
+	Modifiable *bool `pulumi:"modifiable"`
+	// Steps of the job that use it.
+	UsedSteps []string `pulumi:"usedSteps"`
+	// Value.
+	Value *string `pulumi:"value"`
+}
+
+// FtEnvInput is an input type that accepts FtEnvArgs and FtEnvOutput values.
+// You can construct a concrete instance of `FtEnvInput` via:
+//
+//	FtEnvArgs{...}
+type FtEnvInput interface {
+	pulumi.Input
+
+	ToFtEnvOutput() FtEnvOutput
+	ToFtEnvOutputWithContext(context.Context) FtEnvOutput
+}
+
+// An environment variable of a fine-tune job (`ftjob_config.task_env.envs[]`).
+type FtEnvArgs struct {
+	// Description.
+	Des pulumi.StringPtrInput `pulumi:"des"`
+	// Whether the console shows it.
+	Displayable pulumi.BoolPtrInput `pulumi:"displayable"`
+	// Variable name. Allowed: matches `^[A-Za-z_][A-Za-z0-9_]*$`.
+	EnvName pulumi.StringInput `pulumi:"envName"`
+	// Value type, as ModelArts names it.
+	EnvType pulumi.StringPtrInput `pulumi:"envType"`
+	// Label shown in the console.
+	Label pulumi.StringPtrInput `pulumi:"label"`
+	// Whether the value may be changed.
+	Modifiable pulumi.BoolPtrInput `pulumi:"modifiable"`
+	// Steps of the job that use it.
+	UsedSteps pulumi.StringArrayInput `pulumi:"usedSteps"`
+	// Value.
+	Value pulumi.StringPtrInput `pulumi:"value"`
+}
+
+func (FtEnvArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*FtEnv)(nil)).Elem()
+}
+
+func (i FtEnvArgs) ToFtEnvOutput() FtEnvOutput {
+	return i.ToFtEnvOutputWithContext(context.Background())
+}
+
+func (i FtEnvArgs) ToFtEnvOutputWithContext(ctx context.Context) FtEnvOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(FtEnvOutput)
+}
+
+// FtEnvArrayInput is an input type that accepts FtEnvArray and FtEnvArrayOutput values.
+// You can construct a concrete instance of `FtEnvArrayInput` via:
+//
+//	FtEnvArray{ FtEnvArgs{...} }
+type FtEnvArrayInput interface {
+	pulumi.Input
+
+	ToFtEnvArrayOutput() FtEnvArrayOutput
+	ToFtEnvArrayOutputWithContext(context.Context) FtEnvArrayOutput
+}
+
+type FtEnvArray []FtEnvInput
+
+func (FtEnvArray) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]FtEnv)(nil)).Elem()
+}
+
+func (i FtEnvArray) ToFtEnvArrayOutput() FtEnvArrayOutput {
+	return i.ToFtEnvArrayOutputWithContext(context.Background())
+}
+
+func (i FtEnvArray) ToFtEnvArrayOutputWithContext(ctx context.Context) FtEnvArrayOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(FtEnvArrayOutput)
+}
+
+// An environment variable of a fine-tune job (`ftjob_config.task_env.envs[]`).
+type FtEnvOutput struct{ *pulumi.OutputState }
+
+func (FtEnvOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*FtEnv)(nil)).Elem()
+}
+
+func (o FtEnvOutput) ToFtEnvOutput() FtEnvOutput {
+	return o
+}
+
+func (o FtEnvOutput) ToFtEnvOutputWithContext(ctx context.Context) FtEnvOutput {
+	return o
+}
+
+// Description.
+func (o FtEnvOutput) Des() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FtEnv) *string { return v.Des }).(pulumi.StringPtrOutput)
+}
+
+// Whether the console shows it.
+func (o FtEnvOutput) Displayable() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v FtEnv) *bool { return v.Displayable }).(pulumi.BoolPtrOutput)
+}
+
+// Variable name. Allowed: matches `^[A-Za-z_][A-Za-z0-9_]*$`.
+func (o FtEnvOutput) EnvName() pulumi.StringOutput {
+	return o.ApplyT(func(v FtEnv) string { return v.EnvName }).(pulumi.StringOutput)
+}
+
+// Value type, as ModelArts names it.
+func (o FtEnvOutput) EnvType() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FtEnv) *string { return v.EnvType }).(pulumi.StringPtrOutput)
+}
+
+// Label shown in the console.
+func (o FtEnvOutput) Label() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FtEnv) *string { return v.Label }).(pulumi.StringPtrOutput)
+}
+
+// Whether the value may be changed.
+func (o FtEnvOutput) Modifiable() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v FtEnv) *bool { return v.Modifiable }).(pulumi.BoolPtrOutput)
+}
+
+// Steps of the job that use it.
+func (o FtEnvOutput) UsedSteps() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v FtEnv) []string { return v.UsedSteps }).(pulumi.StringArrayOutput)
+}
+
+// Value.
+func (o FtEnvOutput) Value() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FtEnv) *string { return v.Value }).(pulumi.StringPtrOutput)
+}
+
+type FtEnvArrayOutput struct{ *pulumi.OutputState }
+
+func (FtEnvArrayOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*[]FtEnv)(nil)).Elem()
+}
+
+func (o FtEnvArrayOutput) ToFtEnvArrayOutput() FtEnvArrayOutput {
+	return o
+}
+
+func (o FtEnvArrayOutput) ToFtEnvArrayOutputWithContext(ctx context.Context) FtEnvArrayOutput {
+	return o
+}
+
+func (o FtEnvArrayOutput) Index(i pulumi.IntInput) FtEnvOutput {
+	return pulumi.All(o, i).ApplyT(func(vs []interface{}) FtEnv {
+		return vs[0].([]FtEnv)[vs[1].(int)]
+	}).(FtEnvOutput)
+}
+
+// `ftjob_config`: the fine-tune settings of a job with a train_type.
+type FtJobConfig struct {
+	// Checkpoints: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}.
+	CheckpointConfig *CheckpointConfig `pulumi:"checkpointConfig"`
+	// Checkpoint the job starts from.
+	CheckpointId *string `pulumi:"checkpointId"`
+	// The model's training type, as ModelArts names it.
+	FtTrainType *string `pulumi:"ftTrainType"`
+	// Type of the model being fine-tuned.
+	ModelType *string `pulumi:"modelType"`
+	// Environment variables of the fine-tune job [{env_name, value, ...}].
+	TaskEnv []FtEnv `pulumi:"taskEnv"`
+	// Output path of the training.
+	TrainOutputPath *string `pulumi:"trainOutputPath"`
+}
+
+// FtJobConfigInput is an input type that accepts FtJobConfigArgs and FtJobConfigOutput values.
+// You can construct a concrete instance of `FtJobConfigInput` via:
+//
+//	FtJobConfigArgs{...}
+type FtJobConfigInput interface {
+	pulumi.Input
+
+	ToFtJobConfigOutput() FtJobConfigOutput
+	ToFtJobConfigOutputWithContext(context.Context) FtJobConfigOutput
+}
+
+// `ftjob_config`: the fine-tune settings of a job with a train_type.
+type FtJobConfigArgs struct {
+	// Checkpoints: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}.
+	CheckpointConfig CheckpointConfigPtrInput `pulumi:"checkpointConfig"`
+	// Checkpoint the job starts from.
+	CheckpointId pulumi.StringPtrInput `pulumi:"checkpointId"`
+	// The model's training type, as ModelArts names it.
+	FtTrainType pulumi.StringPtrInput `pulumi:"ftTrainType"`
+	// Type of the model being fine-tuned.
+	ModelType pulumi.StringPtrInput `pulumi:"modelType"`
+	// Environment variables of the fine-tune job [{env_name, value, ...}].
+	TaskEnv FtEnvArrayInput `pulumi:"taskEnv"`
+	// Output path of the training.
+	TrainOutputPath pulumi.StringPtrInput `pulumi:"trainOutputPath"`
+}
+
+func (FtJobConfigArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*FtJobConfig)(nil)).Elem()
+}
+
+func (i FtJobConfigArgs) ToFtJobConfigOutput() FtJobConfigOutput {
+	return i.ToFtJobConfigOutputWithContext(context.Background())
+}
+
+func (i FtJobConfigArgs) ToFtJobConfigOutputWithContext(ctx context.Context) FtJobConfigOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(FtJobConfigOutput)
+}
+
+func (i FtJobConfigArgs) ToFtJobConfigPtrOutput() FtJobConfigPtrOutput {
+	return i.ToFtJobConfigPtrOutputWithContext(context.Background())
+}
+
+func (i FtJobConfigArgs) ToFtJobConfigPtrOutputWithContext(ctx context.Context) FtJobConfigPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(FtJobConfigOutput).ToFtJobConfigPtrOutputWithContext(ctx)
+}
+
+// FtJobConfigPtrInput is an input type that accepts FtJobConfigArgs, FtJobConfigPtr and FtJobConfigPtrOutput values.
+// You can construct a concrete instance of `FtJobConfigPtrInput` via:
+//
+//	        FtJobConfigArgs{...}
+//
+//	or:
+//
+//	        nil
+type FtJobConfigPtrInput interface {
+	pulumi.Input
+
+	ToFtJobConfigPtrOutput() FtJobConfigPtrOutput
+	ToFtJobConfigPtrOutputWithContext(context.Context) FtJobConfigPtrOutput
+}
+
+type ftJobConfigPtrType FtJobConfigArgs
+
+func FtJobConfigPtr(v *FtJobConfigArgs) FtJobConfigPtrInput {
+	return (*ftJobConfigPtrType)(v)
+}
+
+func (*ftJobConfigPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**FtJobConfig)(nil)).Elem()
+}
+
+func (i *ftJobConfigPtrType) ToFtJobConfigPtrOutput() FtJobConfigPtrOutput {
+	return i.ToFtJobConfigPtrOutputWithContext(context.Background())
+}
+
+func (i *ftJobConfigPtrType) ToFtJobConfigPtrOutputWithContext(ctx context.Context) FtJobConfigPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(FtJobConfigPtrOutput)
+}
+
+// `ftjob_config`: the fine-tune settings of a job with a train_type.
+type FtJobConfigOutput struct{ *pulumi.OutputState }
+
+func (FtJobConfigOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*FtJobConfig)(nil)).Elem()
+}
+
+func (o FtJobConfigOutput) ToFtJobConfigOutput() FtJobConfigOutput {
+	return o
+}
+
+func (o FtJobConfigOutput) ToFtJobConfigOutputWithContext(ctx context.Context) FtJobConfigOutput {
+	return o
+}
+
+func (o FtJobConfigOutput) ToFtJobConfigPtrOutput() FtJobConfigPtrOutput {
+	return o.ToFtJobConfigPtrOutputWithContext(context.Background())
+}
+
+func (o FtJobConfigOutput) ToFtJobConfigPtrOutputWithContext(ctx context.Context) FtJobConfigPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v FtJobConfig) *FtJobConfig {
+		return &v
+	}).(FtJobConfigPtrOutput)
+}
+
+// Checkpoints: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}.
+func (o FtJobConfigOutput) CheckpointConfig() CheckpointConfigPtrOutput {
+	return o.ApplyT(func(v FtJobConfig) *CheckpointConfig { return v.CheckpointConfig }).(CheckpointConfigPtrOutput)
+}
+
+// Checkpoint the job starts from.
+func (o FtJobConfigOutput) CheckpointId() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FtJobConfig) *string { return v.CheckpointId }).(pulumi.StringPtrOutput)
+}
+
+// The model's training type, as ModelArts names it.
+func (o FtJobConfigOutput) FtTrainType() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FtJobConfig) *string { return v.FtTrainType }).(pulumi.StringPtrOutput)
+}
+
+// Type of the model being fine-tuned.
+func (o FtJobConfigOutput) ModelType() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FtJobConfig) *string { return v.ModelType }).(pulumi.StringPtrOutput)
+}
+
+// Environment variables of the fine-tune job [{env_name, value, ...}].
+func (o FtJobConfigOutput) TaskEnv() FtEnvArrayOutput {
+	return o.ApplyT(func(v FtJobConfig) []FtEnv { return v.TaskEnv }).(FtEnvArrayOutput)
+}
+
+// Output path of the training.
+func (o FtJobConfigOutput) TrainOutputPath() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v FtJobConfig) *string { return v.TrainOutputPath }).(pulumi.StringPtrOutput)
+}
+
+type FtJobConfigPtrOutput struct{ *pulumi.OutputState }
+
+func (FtJobConfigPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**FtJobConfig)(nil)).Elem()
+}
+
+func (o FtJobConfigPtrOutput) ToFtJobConfigPtrOutput() FtJobConfigPtrOutput {
+	return o
+}
+
+func (o FtJobConfigPtrOutput) ToFtJobConfigPtrOutputWithContext(ctx context.Context) FtJobConfigPtrOutput {
+	return o
+}
+
+func (o FtJobConfigPtrOutput) Elem() FtJobConfigOutput {
+	return o.ApplyT(func(v *FtJobConfig) FtJobConfig {
+		if v != nil {
+			return *v
+		}
+		var ret FtJobConfig
+		return ret
+	}).(FtJobConfigOutput)
+}
+
+// Checkpoints: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}.
+func (o FtJobConfigPtrOutput) CheckpointConfig() CheckpointConfigPtrOutput {
+	return o.ApplyT(func(v *FtJobConfig) *CheckpointConfig {
+		if v == nil {
+			return nil
+		}
+		return v.CheckpointConfig
+	}).(CheckpointConfigPtrOutput)
+}
+
+// Checkpoint the job starts from.
+func (o FtJobConfigPtrOutput) CheckpointId() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *FtJobConfig) *string {
+		if v == nil {
+			return nil
+		}
+		return v.CheckpointId
+	}).(pulumi.StringPtrOutput)
+}
+
+// The model's training type, as ModelArts names it.
+func (o FtJobConfigPtrOutput) FtTrainType() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *FtJobConfig) *string {
+		if v == nil {
+			return nil
+		}
+		return v.FtTrainType
+	}).(pulumi.StringPtrOutput)
+}
+
+// Type of the model being fine-tuned.
+func (o FtJobConfigPtrOutput) ModelType() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *FtJobConfig) *string {
+		if v == nil {
+			return nil
+		}
+		return v.ModelType
+	}).(pulumi.StringPtrOutput)
+}
+
+// Environment variables of the fine-tune job [{env_name, value, ...}].
+func (o FtJobConfigPtrOutput) TaskEnv() FtEnvArrayOutput {
+	return o.ApplyT(func(v *FtJobConfig) []FtEnv {
+		if v == nil {
+			return nil
+		}
+		return v.TaskEnv
+	}).(FtEnvArrayOutput)
+}
+
+// Output path of the training.
+func (o FtJobConfigPtrOutput) TrainOutputPath() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *FtJobConfig) *string {
+		if v == nil {
+			return nil
+		}
+		return v.TrainOutputPath
+	}).(pulumi.StringPtrOutput)
+}
+
 type JobEvent struct {
 	// Info, Warning or Error.
 	Level *string `pulumi:"level"`
@@ -920,6 +1862,305 @@ func (o JobSummaryArrayOutput) Index(i pulumi.IntInput) JobSummaryOutput {
 	return pulumi.All(o, i).ApplyT(func(vs []interface{}) JobSummary {
 		return vs[0].([]JobSummary)[vs[1].(int)]
 	}).(JobSummaryOutput)
+}
+
+// `exec`: a command ModelArts runs in the job's container to collect its metrics (Prometheus text).
+type MetricsExec struct {
+	// The command and its arguments, e.g. ["python", "/home/ma-user/metrics.py"]. Allowed: at least 1 items.
+	Command []string `pulumi:"command"`
+}
+
+// MetricsExecInput is an input type that accepts MetricsExecArgs and MetricsExecOutput values.
+// You can construct a concrete instance of `MetricsExecInput` via:
+//
+//	MetricsExecArgs{...}
+type MetricsExecInput interface {
+	pulumi.Input
+
+	ToMetricsExecOutput() MetricsExecOutput
+	ToMetricsExecOutputWithContext(context.Context) MetricsExecOutput
+}
+
+// `exec`: a command ModelArts runs in the job's container to collect its metrics (Prometheus text).
+type MetricsExecArgs struct {
+	// The command and its arguments, e.g. ["python", "/home/ma-user/metrics.py"]. Allowed: at least 1 items.
+	Command pulumi.StringArrayInput `pulumi:"command"`
+}
+
+func (MetricsExecArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*MetricsExec)(nil)).Elem()
+}
+
+func (i MetricsExecArgs) ToMetricsExecOutput() MetricsExecOutput {
+	return i.ToMetricsExecOutputWithContext(context.Background())
+}
+
+func (i MetricsExecArgs) ToMetricsExecOutputWithContext(ctx context.Context) MetricsExecOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(MetricsExecOutput)
+}
+
+func (i MetricsExecArgs) ToMetricsExecPtrOutput() MetricsExecPtrOutput {
+	return i.ToMetricsExecPtrOutputWithContext(context.Background())
+}
+
+func (i MetricsExecArgs) ToMetricsExecPtrOutputWithContext(ctx context.Context) MetricsExecPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(MetricsExecOutput).ToMetricsExecPtrOutputWithContext(ctx)
+}
+
+// MetricsExecPtrInput is an input type that accepts MetricsExecArgs, MetricsExecPtr and MetricsExecPtrOutput values.
+// You can construct a concrete instance of `MetricsExecPtrInput` via:
+//
+//	        MetricsExecArgs{...}
+//
+//	or:
+//
+//	        nil
+type MetricsExecPtrInput interface {
+	pulumi.Input
+
+	ToMetricsExecPtrOutput() MetricsExecPtrOutput
+	ToMetricsExecPtrOutputWithContext(context.Context) MetricsExecPtrOutput
+}
+
+type metricsExecPtrType MetricsExecArgs
+
+func MetricsExecPtr(v *MetricsExecArgs) MetricsExecPtrInput {
+	return (*metricsExecPtrType)(v)
+}
+
+func (*metricsExecPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**MetricsExec)(nil)).Elem()
+}
+
+func (i *metricsExecPtrType) ToMetricsExecPtrOutput() MetricsExecPtrOutput {
+	return i.ToMetricsExecPtrOutputWithContext(context.Background())
+}
+
+func (i *metricsExecPtrType) ToMetricsExecPtrOutputWithContext(ctx context.Context) MetricsExecPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(MetricsExecPtrOutput)
+}
+
+// `exec`: a command ModelArts runs in the job's container to collect its metrics (Prometheus text).
+type MetricsExecOutput struct{ *pulumi.OutputState }
+
+func (MetricsExecOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*MetricsExec)(nil)).Elem()
+}
+
+func (o MetricsExecOutput) ToMetricsExecOutput() MetricsExecOutput {
+	return o
+}
+
+func (o MetricsExecOutput) ToMetricsExecOutputWithContext(ctx context.Context) MetricsExecOutput {
+	return o
+}
+
+func (o MetricsExecOutput) ToMetricsExecPtrOutput() MetricsExecPtrOutput {
+	return o.ToMetricsExecPtrOutputWithContext(context.Background())
+}
+
+func (o MetricsExecOutput) ToMetricsExecPtrOutputWithContext(ctx context.Context) MetricsExecPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v MetricsExec) *MetricsExec {
+		return &v
+	}).(MetricsExecPtrOutput)
+}
+
+// The command and its arguments, e.g. ["python", "/home/ma-user/metrics.py"]. Allowed: at least 1 items.
+func (o MetricsExecOutput) Command() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v MetricsExec) []string { return v.Command }).(pulumi.StringArrayOutput)
+}
+
+type MetricsExecPtrOutput struct{ *pulumi.OutputState }
+
+func (MetricsExecPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**MetricsExec)(nil)).Elem()
+}
+
+func (o MetricsExecPtrOutput) ToMetricsExecPtrOutput() MetricsExecPtrOutput {
+	return o
+}
+
+func (o MetricsExecPtrOutput) ToMetricsExecPtrOutputWithContext(ctx context.Context) MetricsExecPtrOutput {
+	return o
+}
+
+func (o MetricsExecPtrOutput) Elem() MetricsExecOutput {
+	return o.ApplyT(func(v *MetricsExec) MetricsExec {
+		if v != nil {
+			return *v
+		}
+		var ret MetricsExec
+		return ret
+	}).(MetricsExecOutput)
+}
+
+// The command and its arguments, e.g. ["python", "/home/ma-user/metrics.py"]. Allowed: at least 1 items.
+func (o MetricsExecPtrOutput) Command() pulumi.StringArrayOutput {
+	return o.ApplyT(func(v *MetricsExec) []string {
+		if v == nil {
+			return nil
+		}
+		return v.Command
+	}).(pulumi.StringArrayOutput)
+}
+
+// `http_get`: a path and port of the job's container that serve its metrics (Prometheus text).
+type MetricsHttpGet struct {
+	// URL path, e.g. /metrics. Allowed: matches `^/`.
+	Path string `pulumi:"path"`
+	// Port, 1-65535. Allowed: >= 1, <= 65535.
+	Port int `pulumi:"port"`
+}
+
+// MetricsHttpGetInput is an input type that accepts MetricsHttpGetArgs and MetricsHttpGetOutput values.
+// You can construct a concrete instance of `MetricsHttpGetInput` via:
+//
+//	MetricsHttpGetArgs{...}
+type MetricsHttpGetInput interface {
+	pulumi.Input
+
+	ToMetricsHttpGetOutput() MetricsHttpGetOutput
+	ToMetricsHttpGetOutputWithContext(context.Context) MetricsHttpGetOutput
+}
+
+// `http_get`: a path and port of the job's container that serve its metrics (Prometheus text).
+type MetricsHttpGetArgs struct {
+	// URL path, e.g. /metrics. Allowed: matches `^/`.
+	Path pulumi.StringInput `pulumi:"path"`
+	// Port, 1-65535. Allowed: >= 1, <= 65535.
+	Port pulumi.IntInput `pulumi:"port"`
+}
+
+func (MetricsHttpGetArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*MetricsHttpGet)(nil)).Elem()
+}
+
+func (i MetricsHttpGetArgs) ToMetricsHttpGetOutput() MetricsHttpGetOutput {
+	return i.ToMetricsHttpGetOutputWithContext(context.Background())
+}
+
+func (i MetricsHttpGetArgs) ToMetricsHttpGetOutputWithContext(ctx context.Context) MetricsHttpGetOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(MetricsHttpGetOutput)
+}
+
+func (i MetricsHttpGetArgs) ToMetricsHttpGetPtrOutput() MetricsHttpGetPtrOutput {
+	return i.ToMetricsHttpGetPtrOutputWithContext(context.Background())
+}
+
+func (i MetricsHttpGetArgs) ToMetricsHttpGetPtrOutputWithContext(ctx context.Context) MetricsHttpGetPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(MetricsHttpGetOutput).ToMetricsHttpGetPtrOutputWithContext(ctx)
+}
+
+// MetricsHttpGetPtrInput is an input type that accepts MetricsHttpGetArgs, MetricsHttpGetPtr and MetricsHttpGetPtrOutput values.
+// You can construct a concrete instance of `MetricsHttpGetPtrInput` via:
+//
+//	        MetricsHttpGetArgs{...}
+//
+//	or:
+//
+//	        nil
+type MetricsHttpGetPtrInput interface {
+	pulumi.Input
+
+	ToMetricsHttpGetPtrOutput() MetricsHttpGetPtrOutput
+	ToMetricsHttpGetPtrOutputWithContext(context.Context) MetricsHttpGetPtrOutput
+}
+
+type metricsHttpGetPtrType MetricsHttpGetArgs
+
+func MetricsHttpGetPtr(v *MetricsHttpGetArgs) MetricsHttpGetPtrInput {
+	return (*metricsHttpGetPtrType)(v)
+}
+
+func (*metricsHttpGetPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**MetricsHttpGet)(nil)).Elem()
+}
+
+func (i *metricsHttpGetPtrType) ToMetricsHttpGetPtrOutput() MetricsHttpGetPtrOutput {
+	return i.ToMetricsHttpGetPtrOutputWithContext(context.Background())
+}
+
+func (i *metricsHttpGetPtrType) ToMetricsHttpGetPtrOutputWithContext(ctx context.Context) MetricsHttpGetPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(MetricsHttpGetPtrOutput)
+}
+
+// `http_get`: a path and port of the job's container that serve its metrics (Prometheus text).
+type MetricsHttpGetOutput struct{ *pulumi.OutputState }
+
+func (MetricsHttpGetOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*MetricsHttpGet)(nil)).Elem()
+}
+
+func (o MetricsHttpGetOutput) ToMetricsHttpGetOutput() MetricsHttpGetOutput {
+	return o
+}
+
+func (o MetricsHttpGetOutput) ToMetricsHttpGetOutputWithContext(ctx context.Context) MetricsHttpGetOutput {
+	return o
+}
+
+func (o MetricsHttpGetOutput) ToMetricsHttpGetPtrOutput() MetricsHttpGetPtrOutput {
+	return o.ToMetricsHttpGetPtrOutputWithContext(context.Background())
+}
+
+func (o MetricsHttpGetOutput) ToMetricsHttpGetPtrOutputWithContext(ctx context.Context) MetricsHttpGetPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v MetricsHttpGet) *MetricsHttpGet {
+		return &v
+	}).(MetricsHttpGetPtrOutput)
+}
+
+// URL path, e.g. /metrics. Allowed: matches `^/`.
+func (o MetricsHttpGetOutput) Path() pulumi.StringOutput {
+	return o.ApplyT(func(v MetricsHttpGet) string { return v.Path }).(pulumi.StringOutput)
+}
+
+// Port, 1-65535. Allowed: >= 1, <= 65535.
+func (o MetricsHttpGetOutput) Port() pulumi.IntOutput {
+	return o.ApplyT(func(v MetricsHttpGet) int { return v.Port }).(pulumi.IntOutput)
+}
+
+type MetricsHttpGetPtrOutput struct{ *pulumi.OutputState }
+
+func (MetricsHttpGetPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**MetricsHttpGet)(nil)).Elem()
+}
+
+func (o MetricsHttpGetPtrOutput) ToMetricsHttpGetPtrOutput() MetricsHttpGetPtrOutput {
+	return o
+}
+
+func (o MetricsHttpGetPtrOutput) ToMetricsHttpGetPtrOutputWithContext(ctx context.Context) MetricsHttpGetPtrOutput {
+	return o
+}
+
+func (o MetricsHttpGetPtrOutput) Elem() MetricsHttpGetOutput {
+	return o.ApplyT(func(v *MetricsHttpGet) MetricsHttpGet {
+		if v != nil {
+			return *v
+		}
+		var ret MetricsHttpGet
+		return ret
+	}).(MetricsHttpGetOutput)
+}
+
+// URL path, e.g. /metrics. Allowed: matches `^/`.
+func (o MetricsHttpGetPtrOutput) Path() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *MetricsHttpGet) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Path
+	}).(pulumi.StringPtrOutput)
+}
+
+// Port, 1-65535. Allowed: >= 1, <= 65535.
+func (o MetricsHttpGetPtrOutput) Port() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *MetricsHttpGet) *int {
+		if v == nil {
+			return nil
+		}
+		return &v.Port
+	}).(pulumi.IntPtrOutput)
 }
 
 type NfsMount struct {
@@ -1606,6 +2847,165 @@ func (o ObsMountPtrOutput) ReadOnly() pulumi.BoolPtrOutput {
 	}).(pulumi.BoolPtrOutput)
 }
 
+// `spec.output_model`: where the job saves the model it trains (OBS).
+type OutputModel struct {
+	// Path inside the container the model is written to.
+	LocalPath *string `pulumi:"localPath"`
+	// OBS directory of the trained model: obs://bucket/path/ (or /bucket/path/).
+	ObsPath string `pulumi:"obsPath"`
+}
+
+// OutputModelInput is an input type that accepts OutputModelArgs and OutputModelOutput values.
+// You can construct a concrete instance of `OutputModelInput` via:
+//
+//	OutputModelArgs{...}
+type OutputModelInput interface {
+	pulumi.Input
+
+	ToOutputModelOutput() OutputModelOutput
+	ToOutputModelOutputWithContext(context.Context) OutputModelOutput
+}
+
+// `spec.output_model`: where the job saves the model it trains (OBS).
+type OutputModelArgs struct {
+	// Path inside the container the model is written to.
+	LocalPath pulumi.StringPtrInput `pulumi:"localPath"`
+	// OBS directory of the trained model: obs://bucket/path/ (or /bucket/path/).
+	ObsPath pulumi.StringInput `pulumi:"obsPath"`
+}
+
+func (OutputModelArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*OutputModel)(nil)).Elem()
+}
+
+func (i OutputModelArgs) ToOutputModelOutput() OutputModelOutput {
+	return i.ToOutputModelOutputWithContext(context.Background())
+}
+
+func (i OutputModelArgs) ToOutputModelOutputWithContext(ctx context.Context) OutputModelOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(OutputModelOutput)
+}
+
+func (i OutputModelArgs) ToOutputModelPtrOutput() OutputModelPtrOutput {
+	return i.ToOutputModelPtrOutputWithContext(context.Background())
+}
+
+func (i OutputModelArgs) ToOutputModelPtrOutputWithContext(ctx context.Context) OutputModelPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(OutputModelOutput).ToOutputModelPtrOutputWithContext(ctx)
+}
+
+// OutputModelPtrInput is an input type that accepts OutputModelArgs, OutputModelPtr and OutputModelPtrOutput values.
+// You can construct a concrete instance of `OutputModelPtrInput` via:
+//
+//	        OutputModelArgs{...}
+//
+//	or:
+//
+//	        nil
+type OutputModelPtrInput interface {
+	pulumi.Input
+
+	ToOutputModelPtrOutput() OutputModelPtrOutput
+	ToOutputModelPtrOutputWithContext(context.Context) OutputModelPtrOutput
+}
+
+type outputModelPtrType OutputModelArgs
+
+func OutputModelPtr(v *OutputModelArgs) OutputModelPtrInput {
+	return (*outputModelPtrType)(v)
+}
+
+func (*outputModelPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**OutputModel)(nil)).Elem()
+}
+
+func (i *outputModelPtrType) ToOutputModelPtrOutput() OutputModelPtrOutput {
+	return i.ToOutputModelPtrOutputWithContext(context.Background())
+}
+
+func (i *outputModelPtrType) ToOutputModelPtrOutputWithContext(ctx context.Context) OutputModelPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(OutputModelPtrOutput)
+}
+
+// `spec.output_model`: where the job saves the model it trains (OBS).
+type OutputModelOutput struct{ *pulumi.OutputState }
+
+func (OutputModelOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*OutputModel)(nil)).Elem()
+}
+
+func (o OutputModelOutput) ToOutputModelOutput() OutputModelOutput {
+	return o
+}
+
+func (o OutputModelOutput) ToOutputModelOutputWithContext(ctx context.Context) OutputModelOutput {
+	return o
+}
+
+func (o OutputModelOutput) ToOutputModelPtrOutput() OutputModelPtrOutput {
+	return o.ToOutputModelPtrOutputWithContext(context.Background())
+}
+
+func (o OutputModelOutput) ToOutputModelPtrOutputWithContext(ctx context.Context) OutputModelPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v OutputModel) *OutputModel {
+		return &v
+	}).(OutputModelPtrOutput)
+}
+
+// Path inside the container the model is written to.
+func (o OutputModelOutput) LocalPath() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v OutputModel) *string { return v.LocalPath }).(pulumi.StringPtrOutput)
+}
+
+// OBS directory of the trained model: obs://bucket/path/ (or /bucket/path/).
+func (o OutputModelOutput) ObsPath() pulumi.StringOutput {
+	return o.ApplyT(func(v OutputModel) string { return v.ObsPath }).(pulumi.StringOutput)
+}
+
+type OutputModelPtrOutput struct{ *pulumi.OutputState }
+
+func (OutputModelPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**OutputModel)(nil)).Elem()
+}
+
+func (o OutputModelPtrOutput) ToOutputModelPtrOutput() OutputModelPtrOutput {
+	return o
+}
+
+func (o OutputModelPtrOutput) ToOutputModelPtrOutputWithContext(ctx context.Context) OutputModelPtrOutput {
+	return o
+}
+
+func (o OutputModelPtrOutput) Elem() OutputModelOutput {
+	return o.ApplyT(func(v *OutputModel) OutputModel {
+		if v != nil {
+			return *v
+		}
+		var ret OutputModel
+		return ret
+	}).(OutputModelOutput)
+}
+
+// Path inside the container the model is written to.
+func (o OutputModelPtrOutput) LocalPath() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *OutputModel) *string {
+		if v == nil {
+			return nil
+		}
+		return v.LocalPath
+	}).(pulumi.StringPtrOutput)
+}
+
+// OBS directory of the trained model: obs://bucket/path/ (or /bucket/path/).
+func (o OutputModelPtrOutput) ObsPath() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *OutputModel) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.ObsPath
+	}).(pulumi.StringPtrOutput)
+}
+
 type ParameterConstraint struct {
 	// Whether a job may change the value.
 	Editable *bool `pulumi:"editable"`
@@ -2177,9 +3577,10 @@ func (o ResourceRequirementArrayOutput) Index(i pulumi.IntInput) ResourceRequire
 	}).(ResourceRequirementOutput)
 }
 
-// A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+// A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50, or a
+// custom metric such as loss <= 0.5).
 type SuccessCriterion struct {
-	// A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+	// A metric of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage), or the name of a custom metric the job's custom_metrics collection reports into AOM (e.g. loss).
 	Metric string `pulumi:"metric"`
 	// Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: one of `<`, `<=`, `>`, `>=`, `==`.
 	Op string `pulumi:"op"`
@@ -2198,9 +3599,10 @@ type SuccessCriterionInput interface {
 	ToSuccessCriterionOutputWithContext(context.Context) SuccessCriterionOutput
 }
 
-// A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+// A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50, or a
+// custom metric such as loss <= 0.5).
 type SuccessCriterionArgs struct {
-	// A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+	// A metric of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage), or the name of a custom metric the job's custom_metrics collection reports into AOM (e.g. loss).
 	Metric pulumi.StringInput `pulumi:"metric"`
 	// Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: one of `<`, `<=`, `>`, `>=`, `==`.
 	Op pulumi.StringInput `pulumi:"op"`
@@ -2245,7 +3647,8 @@ func (i SuccessCriterionArray) ToSuccessCriterionArrayOutputWithContext(ctx cont
 	return pulumi.ToOutputWithContext(ctx, i).(SuccessCriterionArrayOutput)
 }
 
-// A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+// A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50, or a
+// custom metric such as loss <= 0.5).
 type SuccessCriterionOutput struct{ *pulumi.OutputState }
 
 func (SuccessCriterionOutput) ElementType() reflect.Type {
@@ -2260,7 +3663,7 @@ func (o SuccessCriterionOutput) ToSuccessCriterionOutputWithContext(ctx context.
 	return o
 }
 
-// A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+// A metric of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage), or the name of a custom metric the job's custom_metrics collection reports into AOM (e.g. loss).
 func (o SuccessCriterionOutput) Metric() pulumi.StringOutput {
 	return o.ApplyT(func(v SuccessCriterion) string { return v.Metric }).(pulumi.StringOutput)
 }
@@ -2758,14 +4161,28 @@ func (o FlavorArrayMapOutput) MapIndex(k pulumi.StringInput) FlavorArrayOutput {
 func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*AlgorithmParameterInput)(nil)).Elem(), AlgorithmParameterArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*AlgorithmParameterArrayInput)(nil)).Elem(), AlgorithmParameterArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*AssetModelInput)(nil)).Elem(), AssetModelArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*AssetModelPtrInput)(nil)).Elem(), AssetModelArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ChannelDeclarationInput)(nil)).Elem(), ChannelDeclarationArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ChannelDeclarationArrayInput)(nil)).Elem(), ChannelDeclarationArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*CheckpointConfigInput)(nil)).Elem(), CheckpointConfigArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*CheckpointConfigPtrInput)(nil)).Elem(), CheckpointConfigArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*CustomMetricsInput)(nil)).Elem(), CustomMetricsArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*CustomMetricsArrayInput)(nil)).Elem(), CustomMetricsArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*DataInputInput)(nil)).Elem(), DataInputArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*DataInputArrayInput)(nil)).Elem(), DataInputArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*DatasetRefInput)(nil)).Elem(), DatasetRefArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*DatasetRefPtrInput)(nil)).Elem(), DatasetRefArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*FtEnvInput)(nil)).Elem(), FtEnvArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*FtEnvArrayInput)(nil)).Elem(), FtEnvArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*FtJobConfigInput)(nil)).Elem(), FtJobConfigArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*FtJobConfigPtrInput)(nil)).Elem(), FtJobConfigArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*JobParameterInput)(nil)).Elem(), JobParameterArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*JobParameterArrayInput)(nil)).Elem(), JobParameterArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*MetricsExecInput)(nil)).Elem(), MetricsExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*MetricsExecPtrInput)(nil)).Elem(), MetricsExecArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*MetricsHttpGetInput)(nil)).Elem(), MetricsHttpGetArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*MetricsHttpGetPtrInput)(nil)).Elem(), MetricsHttpGetArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NfsMountInput)(nil)).Elem(), NfsMountArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NfsMountPtrInput)(nil)).Elem(), NfsMountArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NotificationInput)(nil)).Elem(), NotificationArgs{})
@@ -2774,6 +4191,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*ObsChannelArrayInput)(nil)).Elem(), ObsChannelArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ObsMountInput)(nil)).Elem(), ObsMountArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ObsMountPtrInput)(nil)).Elem(), ObsMountArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*OutputModelInput)(nil)).Elem(), OutputModelArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*OutputModelPtrInput)(nil)).Elem(), OutputModelArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ParameterConstraintInput)(nil)).Elem(), ParameterConstraintArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ParameterConstraintPtrInput)(nil)).Elem(), ParameterConstraintArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*RequiredAffinityInput)(nil)).Elem(), RequiredAffinityArgs{})
@@ -2788,8 +4207,14 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*VolumeArrayInput)(nil)).Elem(), VolumeArray{})
 	pulumi.RegisterOutputType(AlgorithmParameterOutput{})
 	pulumi.RegisterOutputType(AlgorithmParameterArrayOutput{})
+	pulumi.RegisterOutputType(AssetModelOutput{})
+	pulumi.RegisterOutputType(AssetModelPtrOutput{})
 	pulumi.RegisterOutputType(ChannelDeclarationOutput{})
 	pulumi.RegisterOutputType(ChannelDeclarationArrayOutput{})
+	pulumi.RegisterOutputType(CheckpointConfigOutput{})
+	pulumi.RegisterOutputType(CheckpointConfigPtrOutput{})
+	pulumi.RegisterOutputType(CustomMetricsOutput{})
+	pulumi.RegisterOutputType(CustomMetricsArrayOutput{})
 	pulumi.RegisterOutputType(DataInputOutput{})
 	pulumi.RegisterOutputType(DataInputArrayOutput{})
 	pulumi.RegisterOutputType(DatasetRefOutput{})
@@ -2798,12 +4223,20 @@ func init() {
 	pulumi.RegisterOutputType(EngineArrayOutput{})
 	pulumi.RegisterOutputType(FlavorOutput{})
 	pulumi.RegisterOutputType(FlavorArrayOutput{})
+	pulumi.RegisterOutputType(FtEnvOutput{})
+	pulumi.RegisterOutputType(FtEnvArrayOutput{})
+	pulumi.RegisterOutputType(FtJobConfigOutput{})
+	pulumi.RegisterOutputType(FtJobConfigPtrOutput{})
 	pulumi.RegisterOutputType(JobEventOutput{})
 	pulumi.RegisterOutputType(JobEventArrayOutput{})
 	pulumi.RegisterOutputType(JobParameterOutput{})
 	pulumi.RegisterOutputType(JobParameterArrayOutput{})
 	pulumi.RegisterOutputType(JobSummaryOutput{})
 	pulumi.RegisterOutputType(JobSummaryArrayOutput{})
+	pulumi.RegisterOutputType(MetricsExecOutput{})
+	pulumi.RegisterOutputType(MetricsExecPtrOutput{})
+	pulumi.RegisterOutputType(MetricsHttpGetOutput{})
+	pulumi.RegisterOutputType(MetricsHttpGetPtrOutput{})
 	pulumi.RegisterOutputType(NfsMountOutput{})
 	pulumi.RegisterOutputType(NfsMountPtrOutput{})
 	pulumi.RegisterOutputType(NotificationOutput{})
@@ -2812,6 +4245,8 @@ func init() {
 	pulumi.RegisterOutputType(ObsChannelArrayOutput{})
 	pulumi.RegisterOutputType(ObsMountOutput{})
 	pulumi.RegisterOutputType(ObsMountPtrOutput{})
+	pulumi.RegisterOutputType(OutputModelOutput{})
+	pulumi.RegisterOutputType(OutputModelPtrOutput{})
 	pulumi.RegisterOutputType(ParameterConstraintOutput{})
 	pulumi.RegisterOutputType(ParameterConstraintPtrOutput{})
 	pulumi.RegisterOutputType(RequiredAffinityOutput{})

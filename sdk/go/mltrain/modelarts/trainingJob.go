@@ -20,8 +20,12 @@ type TrainingJob struct {
 	AdoptId pulumi.StringPtrOutput `pulumi:"adoptId"`
 	// Algorithm to run (e.g. an Algorithm's algorithm_id); or give inline code instead.
 	AlgorithmId pulumi.StringPtrOutput `pulumi:"algorithmId"`
+	// Publishes a fine-tune job's trained model (output_model) as a model asset once the job has completed: {name, version, type, code?, desc?, series?} (spec.asset_model); model_id and model_asset_id then name it. Not returned by the job detail: the state keeps the value sent.
+	AssetModel AssetModelPtrOutput `pulumi:"assetModel"`
 	// Stop the job after this many hours. Allowed: >= 1, <= 720.
 	AutoStopHours pulumi.IntPtrOutput `pulumi:"autoStopHours"`
+	// The model asset a fine-tune job starts from (spec.asset_id); with it, the job needs no algorithm or code of its own. Not returned by the job detail: the state keeps the value sent. Allowed: at least 1 character(s).
+	BaseAssetId pulumi.StringPtrOutput `pulumi:"baseAssetId"`
 	// The flavor's billing code; known at preview. ModelArts gives no prices (the flavor list has none), so a ModelArts job has no cost_per_hour: mltrain-plan and the policy new-run-budget count its GPU-hours and say its price is unknown.
 	BillingCode pulumi.StringPtrOutput `pulumi:"billingCode"`
 	// Inline code: OBS path of the boot file, inside code_dir.
@@ -32,6 +36,8 @@ type TrainingJob struct {
 	Command pulumi.StringPtrOutput `pulumi:"command"`
 	// Creation time, epoch milliseconds.
 	CreateTime pulumi.IntPtrOutput `pulumi:"createTime"`
+	// The job's own metric collection (2026), each [{exec: {command: [...]}} | {http_get: {path, port}}]: ModelArts runs the command, or reads the path and port, in the job's container and reports the metrics (Prometheus text format, e.g. loss) into AOM; success_criteria may then name them.
+	CustomMetrics CustomMetricsArrayOutput `pulumi:"customMetrics"`
 	// Job description; the only field that changes in place. Allowed: at most 256 characters.
 	Description pulumi.StringPtrOutput `pulumi:"description"`
 	// Running time in milliseconds (status.duration).
@@ -50,6 +56,8 @@ type TrainingJob struct {
 	FinalMetrics pulumi.Float64MapOutput `pulumi:"finalMetrics"`
 	// Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
 	FlavorId pulumi.StringOutput `pulumi:"flavorId"`
+	// Fine-tune settings, with train_type: {model_type?, ft_train_type?, train_output_path?, checkpoint_id?, task_env?: [{env_name, value?, ...}], checkpoint_config?: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}}. Not returned by the job detail: the state keeps the value sent.
+	FtjobConfig FtJobConfigPtrOutput `pulumi:"ftjobConfig"`
 	// GPUs of the whole job (gpus_per_node x node_count); known at preview.
 	GpuCount pulumi.IntPtrOutput `pulumi:"gpuCount"`
 	// GPUs per node, from the flavor's flavor_info.gpu (0 for CPU flavors); known at preview (unset without credentials).
@@ -70,6 +78,10 @@ type TrainingJob struct {
 	MaxPendingMinutes pulumi.Float64PtrOutput `pulumi:"maxPendingMinutes"`
 	// Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.
 	MetricsSummary pulumi.Float64MapOutput `pulumi:"metricsSummary"`
+	// With asset_model: the ID of the model asset the trained model was published as, once ModelArts reports it (the job's fine-tune artifacts); kept through refreshes.
+	ModelAssetId pulumi.StringPtrOutput `pulumi:"modelAssetId"`
+	// With train_type: the ID of the model the job trained (its final artifact, read from the job's fine-tune artifacts once it has Completed); kept through refreshes.
+	ModelId pulumi.StringPtrOutput `pulumi:"modelId"`
 	// Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
 	Name pulumi.StringOutput `pulumi:"name"`
 	// Number of nodes (at most the flavor's max_num). Allowed: >= 1.
@@ -78,6 +90,8 @@ type TrainingJob struct {
 	Notification NotificationPtrOutput `pulumi:"notification"`
 	// What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
 	OnFailure TrainingJobOnFailurePtrOutput `pulumi:"onFailure"`
+	// Where the job saves the model it trains: {obs_path, local_path?} (spec.output_model). Not returned by the job detail: the state keeps the value sent.
+	OutputModel OutputModelPtrOutput `pulumi:"outputModel"`
 	// Output data channels [{name, obs_url, local_dir?}].
 	Outputs ObsChannelArrayOutput `pulumi:"outputs"`
 	// Hyperparameters [{name, value}]; they override the algorithm's defaults.
@@ -108,7 +122,7 @@ type TrainingJob struct {
 	StartTime pulumi.StringPtrOutput `pulumi:"startTime"`
 	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped pulumi.BoolPtrOutput `pulumi:"stopped"`
-	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
 	SuccessCriteria SuccessCriterionArrayOutput `pulumi:"successCriteria"`
 	// With success_criteria: whether every criterion held when the job Completed (false on a job kept by on_failure="keep"); unset without success_criteria.
 	SuccessCriteriaMet pulumi.BoolPtrOutput `pulumi:"successCriteriaMet"`
@@ -120,6 +134,8 @@ type TrainingJob struct {
 	Tasks pulumi.StringArrayOutput `pulumi:"tasks"`
 	// Deadlines for create/update/delete in seconds (or use customTimeouts).
 	Timeouts TimeoutsPtrOutput `pulumi:"timeouts"`
+	// Makes the job a fine-tune job (2026): SFT (full fine-tuning), PRETRAIN, LORA, DPO or RFT. The job detail does not return it (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it.
+	TrainType TrainingJobTrainTypePtrOutput `pulumi:"trainType"`
 	// Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
 	UnconditionalRetry pulumi.BoolPtrOutput `pulumi:"unconditionalRetry"`
 	// Storage mounts [{nfs: {nfs_server_path, local_path, read_only?}} | {obs: {obs_url, local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless read_only is false; local paths absolute and distinct.
@@ -208,14 +224,20 @@ type trainingJobArgs struct {
 	AdoptId *string `pulumi:"adoptId"`
 	// Algorithm to run (e.g. an Algorithm's algorithm_id); or give inline code instead.
 	AlgorithmId *string `pulumi:"algorithmId"`
+	// Publishes a fine-tune job's trained model (output_model) as a model asset once the job has completed: {name, version, type, code?, desc?, series?} (spec.asset_model); model_id and model_asset_id then name it. Not returned by the job detail: the state keeps the value sent.
+	AssetModel *AssetModel `pulumi:"assetModel"`
 	// Stop the job after this many hours. Allowed: >= 1, <= 720.
 	AutoStopHours *int `pulumi:"autoStopHours"`
+	// The model asset a fine-tune job starts from (spec.asset_id); with it, the job needs no algorithm or code of its own. Not returned by the job detail: the state keeps the value sent. Allowed: at least 1 character(s).
+	BaseAssetId *string `pulumi:"baseAssetId"`
 	// Inline code: OBS path of the boot file, inside code_dir.
 	BootFile *string `pulumi:"bootFile"`
 	// Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
 	CodeDir *string `pulumi:"codeDir"`
 	// Inline code: start command (required with a custom image_url and no code_dir).
 	Command *string `pulumi:"command"`
+	// The job's own metric collection (2026), each [{exec: {command: [...]}} | {http_get: {path, port}}]: ModelArts runs the command, or reads the path and port, in the job's container and reports the metrics (Prometheus text format, e.g. loss) into AOM; success_criteria may then name them.
+	CustomMetrics []CustomMetrics `pulumi:"customMetrics"`
 	// Job description; the only field that changes in place. Allowed: at most 256 characters.
 	Description *string `pulumi:"description"`
 	// Inline code: preset engine by ID (see get_engines()).
@@ -228,6 +250,8 @@ type trainingJobArgs struct {
 	Environments map[string]string `pulumi:"environments"`
 	// Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
 	FlavorId string `pulumi:"flavorId"`
+	// Fine-tune settings, with train_type: {model_type?, ft_train_type?, train_output_path?, checkpoint_id?, task_env?: [{env_name, value?, ...}], checkpoint_config?: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}}. Not returned by the job detail: the state keeps the value sent.
+	FtjobConfig *FtJobConfig `pulumi:"ftjobConfig"`
 	// Restart the job when ModelArts finds it hanging (no progress). Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
 	HangRetry *bool `pulumi:"hangRetry"`
 	// Inline code: custom image (SWR path) instead of a preset engine.
@@ -248,6 +272,8 @@ type trainingJobArgs struct {
 	Notification *Notification `pulumi:"notification"`
 	// What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
 	OnFailure *TrainingJobOnFailure `pulumi:"onFailure"`
+	// Where the job saves the model it trains: {obs_path, local_path?} (spec.output_model). Not returned by the job detail: the state keeps the value sent.
+	OutputModel *OutputModel `pulumi:"outputModel"`
 	// Output data channels [{name, obs_url, local_dir?}].
 	Outputs []ObsChannel `pulumi:"outputs"`
 	// Hyperparameters [{name, value}]; they override the algorithm's defaults.
@@ -268,12 +294,14 @@ type trainingJobArgs struct {
 	SshKeyPairNames []string `pulumi:"sshKeyPairNames"`
 	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped *bool `pulumi:"stopped"`
-	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
 	SuccessCriteria []SuccessCriterion `pulumi:"successCriteria"`
 	// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 	Tags map[string]string `pulumi:"tags"`
 	// Deadlines for create/update/delete in seconds (or use customTimeouts).
 	Timeouts *Timeouts `pulumi:"timeouts"`
+	// Makes the job a fine-tune job (2026): SFT (full fine-tuning), PRETRAIN, LORA, DPO or RFT. The job detail does not return it (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it.
+	TrainType *TrainingJobTrainType `pulumi:"trainType"`
 	// Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
 	UnconditionalRetry *bool `pulumi:"unconditionalRetry"`
 	// Storage mounts [{nfs: {nfs_server_path, local_path, read_only?}} | {obs: {obs_url, local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless read_only is false; local paths absolute and distinct.
@@ -290,14 +318,20 @@ type TrainingJobArgs struct {
 	AdoptId pulumi.StringPtrInput
 	// Algorithm to run (e.g. an Algorithm's algorithm_id); or give inline code instead.
 	AlgorithmId pulumi.StringPtrInput
+	// Publishes a fine-tune job's trained model (output_model) as a model asset once the job has completed: {name, version, type, code?, desc?, series?} (spec.asset_model); model_id and model_asset_id then name it. Not returned by the job detail: the state keeps the value sent.
+	AssetModel AssetModelPtrInput
 	// Stop the job after this many hours. Allowed: >= 1, <= 720.
 	AutoStopHours pulumi.IntPtrInput
+	// The model asset a fine-tune job starts from (spec.asset_id); with it, the job needs no algorithm or code of its own. Not returned by the job detail: the state keeps the value sent. Allowed: at least 1 character(s).
+	BaseAssetId pulumi.StringPtrInput
 	// Inline code: OBS path of the boot file, inside code_dir.
 	BootFile pulumi.StringPtrInput
 	// Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
 	CodeDir pulumi.StringPtrInput
 	// Inline code: start command (required with a custom image_url and no code_dir).
 	Command pulumi.StringPtrInput
+	// The job's own metric collection (2026), each [{exec: {command: [...]}} | {http_get: {path, port}}]: ModelArts runs the command, or reads the path and port, in the job's container and reports the metrics (Prometheus text format, e.g. loss) into AOM; success_criteria may then name them.
+	CustomMetrics CustomMetricsArrayInput
 	// Job description; the only field that changes in place. Allowed: at most 256 characters.
 	Description pulumi.StringPtrInput
 	// Inline code: preset engine by ID (see get_engines()).
@@ -310,6 +344,8 @@ type TrainingJobArgs struct {
 	Environments pulumi.StringMapInput
 	// Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
 	FlavorId pulumi.StringInput
+	// Fine-tune settings, with train_type: {model_type?, ft_train_type?, train_output_path?, checkpoint_id?, task_env?: [{env_name, value?, ...}], checkpoint_config?: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}}. Not returned by the job detail: the state keeps the value sent.
+	FtjobConfig FtJobConfigPtrInput
 	// Restart the job when ModelArts finds it hanging (no progress). Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
 	HangRetry pulumi.BoolPtrInput
 	// Inline code: custom image (SWR path) instead of a preset engine.
@@ -330,6 +366,8 @@ type TrainingJobArgs struct {
 	Notification NotificationPtrInput
 	// What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
 	OnFailure TrainingJobOnFailurePtrInput
+	// Where the job saves the model it trains: {obs_path, local_path?} (spec.output_model). Not returned by the job detail: the state keeps the value sent.
+	OutputModel OutputModelPtrInput
 	// Output data channels [{name, obs_url, local_dir?}].
 	Outputs ObsChannelArrayInput
 	// Hyperparameters [{name, value}]; they override the algorithm's defaults.
@@ -350,12 +388,14 @@ type TrainingJobArgs struct {
 	SshKeyPairNames pulumi.StringArrayInput
 	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
 	Stopped pulumi.BoolPtrInput
-	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
 	SuccessCriteria SuccessCriterionArrayInput
 	// User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
 	Tags pulumi.StringMapInput
 	// Deadlines for create/update/delete in seconds (or use customTimeouts).
 	Timeouts TimeoutsPtrInput
+	// Makes the job a fine-tune job (2026): SFT (full fine-tuning), PRETRAIN, LORA, DPO or RFT. The job detail does not return it (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it.
+	TrainType TrainingJobTrainTypePtrInput
 	// Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
 	UnconditionalRetry pulumi.BoolPtrInput
 	// Storage mounts [{nfs: {nfs_server_path, local_path, read_only?}} | {obs: {obs_url, local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless read_only is false; local paths absolute and distinct.
@@ -463,9 +503,19 @@ func (o TrainingJobOutput) AlgorithmId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.AlgorithmId }).(pulumi.StringPtrOutput)
 }
 
+// Publishes a fine-tune job's trained model (output_model) as a model asset once the job has completed: {name, version, type, code?, desc?, series?} (spec.asset_model); model_id and model_asset_id then name it. Not returned by the job detail: the state keeps the value sent.
+func (o TrainingJobOutput) AssetModel() AssetModelPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) AssetModelPtrOutput { return v.AssetModel }).(AssetModelPtrOutput)
+}
+
 // Stop the job after this many hours. Allowed: >= 1, <= 720.
 func (o TrainingJobOutput) AutoStopHours() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.IntPtrOutput { return v.AutoStopHours }).(pulumi.IntPtrOutput)
+}
+
+// The model asset a fine-tune job starts from (spec.asset_id); with it, the job needs no algorithm or code of its own. Not returned by the job detail: the state keeps the value sent. Allowed: at least 1 character(s).
+func (o TrainingJobOutput) BaseAssetId() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.BaseAssetId }).(pulumi.StringPtrOutput)
 }
 
 // The flavor's billing code; known at preview. ModelArts gives no prices (the flavor list has none), so a ModelArts job has no cost_per_hour: mltrain-plan and the policy new-run-budget count its GPU-hours and say its price is unknown.
@@ -491,6 +541,11 @@ func (o TrainingJobOutput) Command() pulumi.StringPtrOutput {
 // Creation time, epoch milliseconds.
 func (o TrainingJobOutput) CreateTime() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.IntPtrOutput { return v.CreateTime }).(pulumi.IntPtrOutput)
+}
+
+// The job's own metric collection (2026), each [{exec: {command: [...]}} | {http_get: {path, port}}]: ModelArts runs the command, or reads the path and port, in the job's container and reports the metrics (Prometheus text format, e.g. loss) into AOM; success_criteria may then name them.
+func (o TrainingJobOutput) CustomMetrics() CustomMetricsArrayOutput {
+	return o.ApplyT(func(v *TrainingJob) CustomMetricsArrayOutput { return v.CustomMetrics }).(CustomMetricsArrayOutput)
 }
 
 // Job description; the only field that changes in place. Allowed: at most 256 characters.
@@ -536,6 +591,11 @@ func (o TrainingJobOutput) FinalMetrics() pulumi.Float64MapOutput {
 // Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
 func (o TrainingJobOutput) FlavorId() pulumi.StringOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringOutput { return v.FlavorId }).(pulumi.StringOutput)
+}
+
+// Fine-tune settings, with train_type: {model_type?, ft_train_type?, train_output_path?, checkpoint_id?, task_env?: [{env_name, value?, ...}], checkpoint_config?: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}}. Not returned by the job detail: the state keeps the value sent.
+func (o TrainingJobOutput) FtjobConfig() FtJobConfigPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) FtJobConfigPtrOutput { return v.FtjobConfig }).(FtJobConfigPtrOutput)
 }
 
 // GPUs of the whole job (gpus_per_node x node_count); known at preview.
@@ -588,6 +648,16 @@ func (o TrainingJobOutput) MetricsSummary() pulumi.Float64MapOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.Float64MapOutput { return v.MetricsSummary }).(pulumi.Float64MapOutput)
 }
 
+// With asset_model: the ID of the model asset the trained model was published as, once ModelArts reports it (the job's fine-tune artifacts); kept through refreshes.
+func (o TrainingJobOutput) ModelAssetId() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.ModelAssetId }).(pulumi.StringPtrOutput)
+}
+
+// With train_type: the ID of the model the job trained (its final artifact, read from the job's fine-tune artifacts once it has Completed); kept through refreshes.
+func (o TrainingJobOutput) ModelId() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.ModelId }).(pulumi.StringPtrOutput)
+}
+
 // Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
 func (o TrainingJobOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
@@ -606,6 +676,11 @@ func (o TrainingJobOutput) Notification() NotificationPtrOutput {
 // What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
 func (o TrainingJobOutput) OnFailure() TrainingJobOnFailurePtrOutput {
 	return o.ApplyT(func(v *TrainingJob) TrainingJobOnFailurePtrOutput { return v.OnFailure }).(TrainingJobOnFailurePtrOutput)
+}
+
+// Where the job saves the model it trains: {obs_path, local_path?} (spec.output_model). Not returned by the job detail: the state keeps the value sent.
+func (o TrainingJobOutput) OutputModel() OutputModelPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) OutputModelPtrOutput { return v.OutputModel }).(OutputModelPtrOutput)
 }
 
 // Output data channels [{name, obs_url, local_dir?}].
@@ -683,7 +758,7 @@ func (o TrainingJobOutput) Stopped() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.BoolPtrOutput { return v.Stopped }).(pulumi.BoolPtrOutput)
 }
 
-// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
 func (o TrainingJobOutput) SuccessCriteria() SuccessCriterionArrayOutput {
 	return o.ApplyT(func(v *TrainingJob) SuccessCriterionArrayOutput { return v.SuccessCriteria }).(SuccessCriterionArrayOutput)
 }
@@ -711,6 +786,11 @@ func (o TrainingJobOutput) Tasks() pulumi.StringArrayOutput {
 // Deadlines for create/update/delete in seconds (or use customTimeouts).
 func (o TrainingJobOutput) Timeouts() TimeoutsPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) TimeoutsPtrOutput { return v.Timeouts }).(TimeoutsPtrOutput)
+}
+
+// Makes the job a fine-tune job (2026): SFT (full fine-tuning), PRETRAIN, LORA, DPO or RFT. The job detail does not return it (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it.
+func (o TrainingJobOutput) TrainType() TrainingJobTrainTypePtrOutput {
+	return o.ApplyT(func(v *TrainingJob) TrainingJobTrainTypePtrOutput { return v.TrainType }).(TrainingJobTrainTypePtrOutput)
 }
 
 // Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.

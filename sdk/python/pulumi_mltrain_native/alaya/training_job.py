@@ -472,7 +472,7 @@ class TrainingJob(pulumi.CustomResource):
                  worker_count: pulumi.Input[Optional[_builtins.int]] = None,
                  __props__=None):
         """
-        An Alaya NeW distributed training task. Not available here: successCriteria is not available on Alaya NeW training jobs: Alaya NeW has no metrics API to check it against (metric gates are a ModelArts training job input).
+        An Alaya NeW distributed training task. Not available here: successCriteria is not available on Alaya NeW training jobs: Alaya NeW has no metrics API to check it against (metric gates are a ModelArts training job input). Not available here: customMetrics is not available on Alaya NeW training jobs: Alaya NeW documents no metrics API or metric collection (custom metrics are a ModelArts training job input).
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
@@ -509,7 +509,7 @@ class TrainingJob(pulumi.CustomResource):
                  args: TrainingJobArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        An Alaya NeW distributed training task. Not available here: successCriteria is not available on Alaya NeW training jobs: Alaya NeW has no metrics API to check it against (metric gates are a ModelArts training job input).
+        An Alaya NeW distributed training task. Not available here: successCriteria is not available on Alaya NeW training jobs: Alaya NeW has no metrics API to check it against (metric gates are a ModelArts training job input). Not available here: customMetrics is not available on Alaya NeW training jobs: Alaya NeW documents no metrics API or metric collection (custom metrics are a ModelArts training job input).
 
         :param str resource_name: The name of the resource.
         :param TrainingJobArgs args: The arguments to use to populate this resource's properties.

@@ -10,6 +10,7 @@ __all__ = [
     'GetFlavorsArgsFlavorType',
     'TrainingJobOnFailure',
     'TrainingJobReplaceRunning',
+    'TrainingJobTrainType',
     'TrainingJobWaitFor',
 ]
 
@@ -31,6 +32,15 @@ class TrainingJobOnFailure(_builtins.str, Enum):
 class TrainingJobReplaceRunning(_builtins.str, Enum):
     ALLOW = "allow"
     REFUSE = "refuse"
+
+
+@pulumi.type_token("mltrain:modelarts:TrainingJobTrainType")
+class TrainingJobTrainType(_builtins.str, Enum):
+    SFT = "SFT"
+    PRETRAIN = "PRETRAIN"
+    LORA = "LORA"
+    DPO = "DPO"
+    RFT = "RFT"
 
 
 @pulumi.type_token("mltrain:modelarts:TrainingJobWaitFor")

@@ -18,14 +18,28 @@ from ._enums import *
 __all__ = [
     'AlgorithmParameterArgs',
     'AlgorithmParameterArgsDict',
+    'AssetModelArgs',
+    'AssetModelArgsDict',
     'ChannelDeclarationArgs',
     'ChannelDeclarationArgsDict',
+    'CheckpointConfigArgs',
+    'CheckpointConfigArgsDict',
+    'CustomMetricsArgs',
+    'CustomMetricsArgsDict',
     'DataInputArgs',
     'DataInputArgsDict',
     'DatasetRefArgs',
     'DatasetRefArgsDict',
+    'FtEnvArgs',
+    'FtEnvArgsDict',
+    'FtJobConfigArgs',
+    'FtJobConfigArgsDict',
     'JobParameterArgs',
     'JobParameterArgsDict',
+    'MetricsExecArgs',
+    'MetricsExecArgsDict',
+    'MetricsHttpGetArgs',
+    'MetricsHttpGetArgsDict',
     'NfsMountArgs',
     'NfsMountArgsDict',
     'NotificationArgs',
@@ -34,6 +48,8 @@ __all__ = [
     'ObsChannelArgsDict',
     'ObsMountArgs',
     'ObsMountArgsDict',
+    'OutputModelArgs',
+    'OutputModelArgsDict',
     'ParameterConstraintArgs',
     'ParameterConstraintArgsDict',
     'RequiredAffinityArgs',
@@ -141,6 +157,137 @@ class AlgorithmParameterArgs:
         pulumi.set(self, "value", value)
 
 
+class AssetModelArgsDict(TypedDict):
+    """
+    `spec.asset_model`: the model asset a fine-tune job's trained model is published as.
+    """
+    name: pulumi.Input[_builtins.str]
+    """
+    Asset (model) name. Allowed: at least 1 character(s), at most 64 characters.
+    """
+    type: pulumi.Input[_builtins.str]
+    """
+    Model type, as the asset center names it. Allowed: at least 1 character(s).
+    """
+    version: pulumi.Input[_builtins.str]
+    """
+    Version of the published model, e.g. 1.0.0. Allowed: at least 1 character(s), at most 64 characters.
+    """
+    code: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Model code.
+    """
+    desc: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Description. Allowed: at most 256 characters.
+    """
+    series: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Model series (brand).
+    """
+
+@pulumi.input_type
+class AssetModelArgs:
+    def __init__(__self__, *,
+                 name: pulumi.Input[_builtins.str],
+                 type: pulumi.Input[_builtins.str],
+                 version: pulumi.Input[_builtins.str],
+                 code: pulumi.Input[Optional[_builtins.str]] = None,
+                 desc: pulumi.Input[Optional[_builtins.str]] = None,
+                 series: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        `spec.asset_model`: the model asset a fine-tune job's trained model is published as.
+
+        :param pulumi.Input[_builtins.str] name: Asset (model) name. Allowed: at least 1 character(s), at most 64 characters.
+        :param pulumi.Input[_builtins.str] type: Model type, as the asset center names it. Allowed: at least 1 character(s).
+        :param pulumi.Input[_builtins.str] version: Version of the published model, e.g. 1.0.0. Allowed: at least 1 character(s), at most 64 characters.
+        :param pulumi.Input[_builtins.str] code: Model code.
+        :param pulumi.Input[_builtins.str] desc: Description. Allowed: at most 256 characters.
+        :param pulumi.Input[_builtins.str] series: Model series (brand).
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "type", type)
+        pulumi.set(__self__, "version", version)
+        if code is not None:
+            pulumi.set(__self__, "code", code)
+        if desc is not None:
+            pulumi.set(__self__, "desc", desc)
+        if series is not None:
+            pulumi.set(__self__, "series", series)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[_builtins.str]:
+        """
+        Asset (model) name. Allowed: at least 1 character(s), at most 64 characters.
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> pulumi.Input[_builtins.str]:
+        """
+        Model type, as the asset center names it. Allowed: at least 1 character(s).
+        """
+        return pulumi.get(self, "type")
+
+    @type.setter
+    def type(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "type", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def version(self) -> pulumi.Input[_builtins.str]:
+        """
+        Version of the published model, e.g. 1.0.0. Allowed: at least 1 character(s), at most 64 characters.
+        """
+        return pulumi.get(self, "version")
+
+    @version.setter
+    def version(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "version", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def code(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Model code.
+        """
+        return pulumi.get(self, "code")
+
+    @code.setter
+    def code(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "code", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def desc(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Description. Allowed: at most 256 characters.
+        """
+        return pulumi.get(self, "desc")
+
+    @desc.setter
+    def desc(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "desc", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def series(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Model series (brand).
+        """
+        return pulumi.get(self, "series")
+
+    @series.setter
+    def series(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "series", value)
+
+
 class ChannelDeclarationArgsDict(TypedDict):
     """
     An input or output channel an algorithm declares; jobs bind it to an OBS location.
@@ -192,6 +339,156 @@ class ChannelDeclarationArgs:
     @description.setter
     def description(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "description", value)
+
+
+class CheckpointConfigArgsDict(TypedDict):
+    """
+    `ftjob_config.checkpoint_config`: the checkpoints of a fine-tune job.
+    """
+    checkpoint_id: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Checkpoint to start from (with restore_training 1).
+    """
+    restore_training: NotRequired[pulumi.Input[Optional[_builtins.int]]]
+    """
+    1 resumes training from the checkpoint, 0 does not. Allowed: >= 0, <= 1.
+    """
+    save_checkpoints_max: NotRequired[pulumi.Input[Optional[_builtins.int]]]
+    """
+    Checkpoints kept: 0 none, -1 no limit. Allowed: >= -1.
+    """
+    skipped_steps: NotRequired[pulumi.Input[Optional[_builtins.int]]]
+    """
+    Steps to skip when resuming; 0 skips none. Allowed: >= 0.
+    """
+
+@pulumi.input_type
+class CheckpointConfigArgs:
+    def __init__(__self__, *,
+                 checkpoint_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 restore_training: pulumi.Input[Optional[_builtins.int]] = None,
+                 save_checkpoints_max: pulumi.Input[Optional[_builtins.int]] = None,
+                 skipped_steps: pulumi.Input[Optional[_builtins.int]] = None):
+        """
+        `ftjob_config.checkpoint_config`: the checkpoints of a fine-tune job.
+
+        :param pulumi.Input[_builtins.str] checkpoint_id: Checkpoint to start from (with restore_training 1).
+        :param pulumi.Input[_builtins.int] restore_training: 1 resumes training from the checkpoint, 0 does not. Allowed: >= 0, <= 1.
+        :param pulumi.Input[_builtins.int] save_checkpoints_max: Checkpoints kept: 0 none, -1 no limit. Allowed: >= -1.
+        :param pulumi.Input[_builtins.int] skipped_steps: Steps to skip when resuming; 0 skips none. Allowed: >= 0.
+        """
+        if checkpoint_id is not None:
+            pulumi.set(__self__, "checkpoint_id", checkpoint_id)
+        if restore_training is not None:
+            pulumi.set(__self__, "restore_training", restore_training)
+        if save_checkpoints_max is not None:
+            pulumi.set(__self__, "save_checkpoints_max", save_checkpoints_max)
+        if skipped_steps is not None:
+            pulumi.set(__self__, "skipped_steps", skipped_steps)
+
+    @_builtins.property
+    @pulumi.getter(name="checkpointId")
+    def checkpoint_id(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Checkpoint to start from (with restore_training 1).
+        """
+        return pulumi.get(self, "checkpoint_id")
+
+    @checkpoint_id.setter
+    def checkpoint_id(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "checkpoint_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="restoreTraining")
+    def restore_training(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        1 resumes training from the checkpoint, 0 does not. Allowed: >= 0, <= 1.
+        """
+        return pulumi.get(self, "restore_training")
+
+    @restore_training.setter
+    def restore_training(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "restore_training", value)
+
+    @_builtins.property
+    @pulumi.getter(name="saveCheckpointsMax")
+    def save_checkpoints_max(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Checkpoints kept: 0 none, -1 no limit. Allowed: >= -1.
+        """
+        return pulumi.get(self, "save_checkpoints_max")
+
+    @save_checkpoints_max.setter
+    def save_checkpoints_max(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "save_checkpoints_max", value)
+
+    @_builtins.property
+    @pulumi.getter(name="skippedSteps")
+    def skipped_steps(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        Steps to skip when resuming; 0 skips none. Allowed: >= 0.
+        """
+        return pulumi.get(self, "skipped_steps")
+
+    @skipped_steps.setter
+    def skipped_steps(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "skipped_steps", value)
+
+
+class CustomMetricsArgsDict(TypedDict):
+    """
+    One custom metric collection of the job (`spec.custom_metrics[]`): exactly one of exec or http_get.
+    ModelArts reports what it collects into AOM, where success_criteria read it.
+    """
+    exec_: NotRequired[pulumi.Input[Optional['MetricsExecArgsDict']]]
+    """
+    Collect with a command: {command: [...]}.
+    """
+    http_get: NotRequired[pulumi.Input[Optional['MetricsHttpGetArgsDict']]]
+    """
+    Collect over HTTP: {path, port}.
+    """
+
+@pulumi.input_type
+class CustomMetricsArgs:
+    def __init__(__self__, *,
+                 exec_: pulumi.Input[Optional['MetricsExecArgs']] = None,
+                 http_get: pulumi.Input[Optional['MetricsHttpGetArgs']] = None):
+        """
+        One custom metric collection of the job (`spec.custom_metrics[]`): exactly one of exec or http_get.
+        ModelArts reports what it collects into AOM, where success_criteria read it.
+
+        :param pulumi.Input['MetricsExecArgs'] exec_: Collect with a command: {command: [...]}.
+        :param pulumi.Input['MetricsHttpGetArgs'] http_get: Collect over HTTP: {path, port}.
+        """
+        if exec_ is not None:
+            pulumi.set(__self__, "exec_", exec_)
+        if http_get is not None:
+            pulumi.set(__self__, "http_get", http_get)
+
+    @_builtins.property
+    @pulumi.getter(name="exec")
+    def exec_(self) -> pulumi.Input[Optional['MetricsExecArgs']]:
+        """
+        Collect with a command: {command: [...]}.
+        """
+        return pulumi.get(self, "exec_")
+
+    @exec_.setter
+    def exec_(self, value: pulumi.Input[Optional['MetricsExecArgs']]):
+        pulumi.set(self, "exec_", value)
+
+    @_builtins.property
+    @pulumi.getter(name="httpGet")
+    def http_get(self) -> pulumi.Input[Optional['MetricsHttpGetArgs']]:
+        """
+        Collect over HTTP: {path, port}.
+        """
+        return pulumi.get(self, "http_get")
+
+    @http_get.setter
+    def http_get(self, value: pulumi.Input[Optional['MetricsHttpGetArgs']]):
+        pulumi.set(self, "http_get", value)
 
 
 class DataInputArgsDict(TypedDict):
@@ -334,6 +631,313 @@ class DatasetRefArgs:
         pulumi.set(self, "version_id", value)
 
 
+class FtEnvArgsDict(TypedDict):
+    """
+    An environment variable of a fine-tune job (`ftjob_config.task_env.envs[]`).
+    """
+    env_name: pulumi.Input[_builtins.str]
+    """
+    Variable name. Allowed: matches `^[A-Za-z_][A-Za-z0-9_]*$`.
+    """
+    des: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Description.
+    """
+    displayable: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Whether the console shows it.
+    """
+    env_type: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Value type, as ModelArts names it.
+    """
+    label: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Label shown in the console.
+    """
+    modifiable: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Whether the value may be changed.
+    """
+    used_steps: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]]
+    """
+    Steps of the job that use it.
+    """
+    value: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Value.
+    """
+
+@pulumi.input_type
+class FtEnvArgs:
+    def __init__(__self__, *,
+                 env_name: pulumi.Input[_builtins.str],
+                 des: pulumi.Input[Optional[_builtins.str]] = None,
+                 displayable: pulumi.Input[Optional[_builtins.bool]] = None,
+                 env_type: pulumi.Input[Optional[_builtins.str]] = None,
+                 label: pulumi.Input[Optional[_builtins.str]] = None,
+                 modifiable: pulumi.Input[Optional[_builtins.bool]] = None,
+                 used_steps: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]] = None,
+                 value: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        An environment variable of a fine-tune job (`ftjob_config.task_env.envs[]`).
+
+        :param pulumi.Input[_builtins.str] env_name: Variable name. Allowed: matches `^[A-Za-z_][A-Za-z0-9_]*$`.
+        :param pulumi.Input[_builtins.str] des: Description.
+        :param pulumi.Input[_builtins.bool] displayable: Whether the console shows it.
+        :param pulumi.Input[_builtins.str] env_type: Value type, as ModelArts names it.
+        :param pulumi.Input[_builtins.str] label: Label shown in the console.
+        :param pulumi.Input[_builtins.bool] modifiable: Whether the value may be changed.
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] used_steps: Steps of the job that use it.
+        :param pulumi.Input[_builtins.str] value: Value.
+        """
+        pulumi.set(__self__, "env_name", env_name)
+        if des is not None:
+            pulumi.set(__self__, "des", des)
+        if displayable is not None:
+            pulumi.set(__self__, "displayable", displayable)
+        if env_type is not None:
+            pulumi.set(__self__, "env_type", env_type)
+        if label is not None:
+            pulumi.set(__self__, "label", label)
+        if modifiable is not None:
+            pulumi.set(__self__, "modifiable", modifiable)
+        if used_steps is not None:
+            pulumi.set(__self__, "used_steps", used_steps)
+        if value is not None:
+            pulumi.set(__self__, "value", value)
+
+    @_builtins.property
+    @pulumi.getter(name="envName")
+    def env_name(self) -> pulumi.Input[_builtins.str]:
+        """
+        Variable name. Allowed: matches `^[A-Za-z_][A-Za-z0-9_]*$`.
+        """
+        return pulumi.get(self, "env_name")
+
+    @env_name.setter
+    def env_name(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "env_name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def des(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Description.
+        """
+        return pulumi.get(self, "des")
+
+    @des.setter
+    def des(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "des", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def displayable(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Whether the console shows it.
+        """
+        return pulumi.get(self, "displayable")
+
+    @displayable.setter
+    def displayable(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "displayable", value)
+
+    @_builtins.property
+    @pulumi.getter(name="envType")
+    def env_type(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Value type, as ModelArts names it.
+        """
+        return pulumi.get(self, "env_type")
+
+    @env_type.setter
+    def env_type(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "env_type", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def label(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Label shown in the console.
+        """
+        return pulumi.get(self, "label")
+
+    @label.setter
+    def label(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "label", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def modifiable(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Whether the value may be changed.
+        """
+        return pulumi.get(self, "modifiable")
+
+    @modifiable.setter
+    def modifiable(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "modifiable", value)
+
+    @_builtins.property
+    @pulumi.getter(name="usedSteps")
+    def used_steps(self) -> pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]:
+        """
+        Steps of the job that use it.
+        """
+        return pulumi.get(self, "used_steps")
+
+    @used_steps.setter
+    def used_steps(self, value: pulumi.Input[Optional[Sequence[pulumi.Input[_builtins.str]]]]):
+        pulumi.set(self, "used_steps", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def value(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Value.
+        """
+        return pulumi.get(self, "value")
+
+    @value.setter
+    def value(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "value", value)
+
+
+class FtJobConfigArgsDict(TypedDict):
+    """
+    `ftjob_config`: the fine-tune settings of a job with a train_type.
+    """
+    checkpoint_config: NotRequired[pulumi.Input[Optional['CheckpointConfigArgsDict']]]
+    """
+    Checkpoints: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}.
+    """
+    checkpoint_id: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Checkpoint the job starts from.
+    """
+    ft_train_type: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    The model's training type, as ModelArts names it.
+    """
+    model_type: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Type of the model being fine-tuned.
+    """
+    task_env: NotRequired[pulumi.Input[Optional[Sequence[pulumi.Input['FtEnvArgsDict']]]]]
+    """
+    Environment variables of the fine-tune job [{env_name, value, ...}].
+    """
+    train_output_path: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Output path of the training.
+    """
+
+@pulumi.input_type
+class FtJobConfigArgs:
+    def __init__(__self__, *,
+                 checkpoint_config: pulumi.Input[Optional['CheckpointConfigArgs']] = None,
+                 checkpoint_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 ft_train_type: pulumi.Input[Optional[_builtins.str]] = None,
+                 model_type: pulumi.Input[Optional[_builtins.str]] = None,
+                 task_env: pulumi.Input[Optional[Sequence[pulumi.Input['FtEnvArgs']]]] = None,
+                 train_output_path: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        `ftjob_config`: the fine-tune settings of a job with a train_type.
+
+        :param pulumi.Input['CheckpointConfigArgs'] checkpoint_config: Checkpoints: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}.
+        :param pulumi.Input[_builtins.str] checkpoint_id: Checkpoint the job starts from.
+        :param pulumi.Input[_builtins.str] ft_train_type: The model's training type, as ModelArts names it.
+        :param pulumi.Input[_builtins.str] model_type: Type of the model being fine-tuned.
+        :param pulumi.Input[Sequence[pulumi.Input['FtEnvArgs']]] task_env: Environment variables of the fine-tune job [{env_name, value, ...}].
+        :param pulumi.Input[_builtins.str] train_output_path: Output path of the training.
+        """
+        if checkpoint_config is not None:
+            pulumi.set(__self__, "checkpoint_config", checkpoint_config)
+        if checkpoint_id is not None:
+            pulumi.set(__self__, "checkpoint_id", checkpoint_id)
+        if ft_train_type is not None:
+            pulumi.set(__self__, "ft_train_type", ft_train_type)
+        if model_type is not None:
+            pulumi.set(__self__, "model_type", model_type)
+        if task_env is not None:
+            pulumi.set(__self__, "task_env", task_env)
+        if train_output_path is not None:
+            pulumi.set(__self__, "train_output_path", train_output_path)
+
+    @_builtins.property
+    @pulumi.getter(name="checkpointConfig")
+    def checkpoint_config(self) -> pulumi.Input[Optional['CheckpointConfigArgs']]:
+        """
+        Checkpoints: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}.
+        """
+        return pulumi.get(self, "checkpoint_config")
+
+    @checkpoint_config.setter
+    def checkpoint_config(self, value: pulumi.Input[Optional['CheckpointConfigArgs']]):
+        pulumi.set(self, "checkpoint_config", value)
+
+    @_builtins.property
+    @pulumi.getter(name="checkpointId")
+    def checkpoint_id(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Checkpoint the job starts from.
+        """
+        return pulumi.get(self, "checkpoint_id")
+
+    @checkpoint_id.setter
+    def checkpoint_id(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "checkpoint_id", value)
+
+    @_builtins.property
+    @pulumi.getter(name="ftTrainType")
+    def ft_train_type(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The model's training type, as ModelArts names it.
+        """
+        return pulumi.get(self, "ft_train_type")
+
+    @ft_train_type.setter
+    def ft_train_type(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "ft_train_type", value)
+
+    @_builtins.property
+    @pulumi.getter(name="modelType")
+    def model_type(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Type of the model being fine-tuned.
+        """
+        return pulumi.get(self, "model_type")
+
+    @model_type.setter
+    def model_type(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "model_type", value)
+
+    @_builtins.property
+    @pulumi.getter(name="taskEnv")
+    def task_env(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['FtEnvArgs']]]]:
+        """
+        Environment variables of the fine-tune job [{env_name, value, ...}].
+        """
+        return pulumi.get(self, "task_env")
+
+    @task_env.setter
+    def task_env(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['FtEnvArgs']]]]):
+        pulumi.set(self, "task_env", value)
+
+    @_builtins.property
+    @pulumi.getter(name="trainOutputPath")
+    def train_output_path(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Output path of the training.
+        """
+        return pulumi.get(self, "train_output_path")
+
+    @train_output_path.setter
+    def train_output_path(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "train_output_path", value)
+
+
 class JobParameterArgsDict(TypedDict):
     """
     A hyperparameter passed to the training code (`--name=value`).
@@ -384,6 +988,91 @@ class JobParameterArgs:
     @value.setter
     def value(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "value", value)
+
+
+class MetricsExecArgsDict(TypedDict):
+    """
+    `exec`: a command ModelArts runs in the job's container to collect its metrics (Prometheus text).
+    """
+    command: pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]
+    """
+    The command and its arguments, e.g. ["python", "/home/ma-user/metrics.py"]. Allowed: at least 1 items.
+    """
+
+@pulumi.input_type
+class MetricsExecArgs:
+    def __init__(__self__, *,
+                 command: pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]):
+        """
+        `exec`: a command ModelArts runs in the job's container to collect its metrics (Prometheus text).
+
+        :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] command: The command and its arguments, e.g. ["python", "/home/ma-user/metrics.py"]. Allowed: at least 1 items.
+        """
+        pulumi.set(__self__, "command", command)
+
+    @_builtins.property
+    @pulumi.getter
+    def command(self) -> pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]:
+        """
+        The command and its arguments, e.g. ["python", "/home/ma-user/metrics.py"]. Allowed: at least 1 items.
+        """
+        return pulumi.get(self, "command")
+
+    @command.setter
+    def command(self, value: pulumi.Input[Sequence[pulumi.Input[_builtins.str]]]):
+        pulumi.set(self, "command", value)
+
+
+class MetricsHttpGetArgsDict(TypedDict):
+    """
+    `http_get`: a path and port of the job's container that serve its metrics (Prometheus text).
+    """
+    path: pulumi.Input[_builtins.str]
+    """
+    URL path, e.g. /metrics. Allowed: matches `^/`.
+    """
+    port: pulumi.Input[_builtins.int]
+    """
+    Port, 1-65535. Allowed: >= 1, <= 65535.
+    """
+
+@pulumi.input_type
+class MetricsHttpGetArgs:
+    def __init__(__self__, *,
+                 path: pulumi.Input[_builtins.str],
+                 port: pulumi.Input[_builtins.int]):
+        """
+        `http_get`: a path and port of the job's container that serve its metrics (Prometheus text).
+
+        :param pulumi.Input[_builtins.str] path: URL path, e.g. /metrics. Allowed: matches `^/`.
+        :param pulumi.Input[_builtins.int] port: Port, 1-65535. Allowed: >= 1, <= 65535.
+        """
+        pulumi.set(__self__, "path", path)
+        pulumi.set(__self__, "port", port)
+
+    @_builtins.property
+    @pulumi.getter
+    def path(self) -> pulumi.Input[_builtins.str]:
+        """
+        URL path, e.g. /metrics. Allowed: matches `^/`.
+        """
+        return pulumi.get(self, "path")
+
+    @path.setter
+    def path(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "path", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def port(self) -> pulumi.Input[_builtins.int]:
+        """
+        Port, 1-65535. Allowed: >= 1, <= 65535.
+        """
+        return pulumi.get(self, "port")
+
+    @port.setter
+    def port(self, value: pulumi.Input[_builtins.int]):
+        pulumi.set(self, "port", value)
 
 
 class NfsMountArgsDict(TypedDict):
@@ -652,6 +1341,59 @@ class ObsMountArgs:
     @read_only.setter
     def read_only(self, value: pulumi.Input[Optional[_builtins.bool]]):
         pulumi.set(self, "read_only", value)
+
+
+class OutputModelArgsDict(TypedDict):
+    """
+    `spec.output_model`: where the job saves the model it trains (OBS).
+    """
+    obs_path: pulumi.Input[_builtins.str]
+    """
+    OBS directory of the trained model: obs://bucket/path/ (or /bucket/path/).
+    """
+    local_path: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Path inside the container the model is written to.
+    """
+
+@pulumi.input_type
+class OutputModelArgs:
+    def __init__(__self__, *,
+                 obs_path: pulumi.Input[_builtins.str],
+                 local_path: pulumi.Input[Optional[_builtins.str]] = None):
+        """
+        `spec.output_model`: where the job saves the model it trains (OBS).
+
+        :param pulumi.Input[_builtins.str] obs_path: OBS directory of the trained model: obs://bucket/path/ (or /bucket/path/).
+        :param pulumi.Input[_builtins.str] local_path: Path inside the container the model is written to.
+        """
+        pulumi.set(__self__, "obs_path", obs_path)
+        if local_path is not None:
+            pulumi.set(__self__, "local_path", local_path)
+
+    @_builtins.property
+    @pulumi.getter(name="obsPath")
+    def obs_path(self) -> pulumi.Input[_builtins.str]:
+        """
+        OBS directory of the trained model: obs://bucket/path/ (or /bucket/path/).
+        """
+        return pulumi.get(self, "obs_path")
+
+    @obs_path.setter
+    def obs_path(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "obs_path", value)
+
+    @_builtins.property
+    @pulumi.getter(name="localPath")
+    def local_path(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Path inside the container the model is written to.
+        """
+        return pulumi.get(self, "local_path")
+
+    @local_path.setter
+    def local_path(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "local_path", value)
 
 
 class ParameterConstraintArgsDict(TypedDict):
@@ -952,11 +1694,12 @@ class ResourceRequirementArgs:
 
 class SuccessCriterionArgsDict(TypedDict):
     """
-    A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+    A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50, or a
+    custom metric such as loss <= 0.5).
     """
     metric: pulumi.Input[_builtins.str]
     """
-    A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+    A metric of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage), or the name of a custom metric the job's custom_metrics collection reports into AOM (e.g. loss).
     """
     op: pulumi.Input[_builtins.str]
     """
@@ -974,9 +1717,10 @@ class SuccessCriterionArgs:
                  op: pulumi.Input[_builtins.str],
                  value: pulumi.Input[_builtins.float]):
         """
-        A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+        A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50, or a
+        custom metric such as loss <= 0.5).
 
-        :param pulumi.Input[_builtins.str] metric: A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+        :param pulumi.Input[_builtins.str] metric: A metric of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage), or the name of a custom metric the job's custom_metrics collection reports into AOM (e.g. loss).
         :param pulumi.Input[_builtins.str] op: Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: one of `<`, `<=`, `>`, `>=`, `==`.
         :param pulumi.Input[_builtins.float] value: Threshold, in the metric's own unit as the API reports it.
         """
@@ -988,7 +1732,7 @@ class SuccessCriterionArgs:
     @pulumi.getter
     def metric(self) -> pulumi.Input[_builtins.str]:
         """
-        A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+        A metric of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage), or the name of a custom metric the job's custom_metrics collection reports into AOM (e.g. loss).
         """
         return pulumi.get(self, "metric")
 

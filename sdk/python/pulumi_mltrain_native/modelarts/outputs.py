@@ -18,16 +18,24 @@ from ._enums import *
 
 __all__ = [
     'AlgorithmParameter',
+    'AssetModel',
     'ChannelDeclaration',
+    'CheckpointConfig',
+    'CustomMetrics',
     'DataInput',
     'DatasetRef',
+    'FtEnv',
+    'FtJobConfig',
     'JobEvent',
     'JobParameter',
     'JobSummary',
+    'MetricsExec',
+    'MetricsHttpGet',
     'NfsMount',
     'Notification',
     'ObsChannel',
     'ObsMount',
+    'OutputModel',
     'ParameterConstraint',
     'RequiredAffinity',
     'ResourceRequirement',
@@ -98,6 +106,87 @@ class AlgorithmParameter(dict):
 
 
 @pulumi.output_type
+class AssetModel(dict):
+    """
+    `spec.asset_model`: the model asset a fine-tune job's trained model is published as.
+    """
+    def __init__(__self__, *,
+                 name: _builtins.str,
+                 type: _builtins.str,
+                 version: _builtins.str,
+                 code: Optional[_builtins.str] = None,
+                 desc: Optional[_builtins.str] = None,
+                 series: Optional[_builtins.str] = None):
+        """
+        `spec.asset_model`: the model asset a fine-tune job's trained model is published as.
+
+        :param _builtins.str name: Asset (model) name. Allowed: at least 1 character(s), at most 64 characters.
+        :param _builtins.str type: Model type, as the asset center names it. Allowed: at least 1 character(s).
+        :param _builtins.str version: Version of the published model, e.g. 1.0.0. Allowed: at least 1 character(s), at most 64 characters.
+        :param _builtins.str code: Model code.
+        :param _builtins.str desc: Description. Allowed: at most 256 characters.
+        :param _builtins.str series: Model series (brand).
+        """
+        pulumi.set(__self__, "name", name)
+        pulumi.set(__self__, "type", type)
+        pulumi.set(__self__, "version", version)
+        if code is not None:
+            pulumi.set(__self__, "code", code)
+        if desc is not None:
+            pulumi.set(__self__, "desc", desc)
+        if series is not None:
+            pulumi.set(__self__, "series", series)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> _builtins.str:
+        """
+        Asset (model) name. Allowed: at least 1 character(s), at most 64 characters.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def type(self) -> _builtins.str:
+        """
+        Model type, as the asset center names it. Allowed: at least 1 character(s).
+        """
+        return pulumi.get(self, "type")
+
+    @_builtins.property
+    @pulumi.getter
+    def version(self) -> _builtins.str:
+        """
+        Version of the published model, e.g. 1.0.0. Allowed: at least 1 character(s), at most 64 characters.
+        """
+        return pulumi.get(self, "version")
+
+    @_builtins.property
+    @pulumi.getter
+    def code(self) -> Optional[_builtins.str]:
+        """
+        Model code.
+        """
+        return pulumi.get(self, "code")
+
+    @_builtins.property
+    @pulumi.getter
+    def desc(self) -> Optional[_builtins.str]:
+        """
+        Description. Allowed: at most 256 characters.
+        """
+        return pulumi.get(self, "desc")
+
+    @_builtins.property
+    @pulumi.getter
+    def series(self) -> Optional[_builtins.str]:
+        """
+        Model series (brand).
+        """
+        return pulumi.get(self, "series")
+
+
+@pulumi.output_type
 class ChannelDeclaration(dict):
     """
     An input or output channel an algorithm declares; jobs bind it to an OBS location.
@@ -130,6 +219,146 @@ class ChannelDeclaration(dict):
         What the channel carries.
         """
         return pulumi.get(self, "description")
+
+
+@pulumi.output_type
+class CheckpointConfig(dict):
+    """
+    `ftjob_config.checkpoint_config`: the checkpoints of a fine-tune job.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "checkpointId":
+            suggest = "checkpoint_id"
+        elif key == "restoreTraining":
+            suggest = "restore_training"
+        elif key == "saveCheckpointsMax":
+            suggest = "save_checkpoints_max"
+        elif key == "skippedSteps":
+            suggest = "skipped_steps"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in CheckpointConfig. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        CheckpointConfig.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        CheckpointConfig.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 checkpoint_id: Optional[_builtins.str] = None,
+                 restore_training: Optional[_builtins.int] = None,
+                 save_checkpoints_max: Optional[_builtins.int] = None,
+                 skipped_steps: Optional[_builtins.int] = None):
+        """
+        `ftjob_config.checkpoint_config`: the checkpoints of a fine-tune job.
+
+        :param _builtins.str checkpoint_id: Checkpoint to start from (with restore_training 1).
+        :param _builtins.int restore_training: 1 resumes training from the checkpoint, 0 does not. Allowed: >= 0, <= 1.
+        :param _builtins.int save_checkpoints_max: Checkpoints kept: 0 none, -1 no limit. Allowed: >= -1.
+        :param _builtins.int skipped_steps: Steps to skip when resuming; 0 skips none. Allowed: >= 0.
+        """
+        if checkpoint_id is not None:
+            pulumi.set(__self__, "checkpoint_id", checkpoint_id)
+        if restore_training is not None:
+            pulumi.set(__self__, "restore_training", restore_training)
+        if save_checkpoints_max is not None:
+            pulumi.set(__self__, "save_checkpoints_max", save_checkpoints_max)
+        if skipped_steps is not None:
+            pulumi.set(__self__, "skipped_steps", skipped_steps)
+
+    @_builtins.property
+    @pulumi.getter(name="checkpointId")
+    def checkpoint_id(self) -> Optional[_builtins.str]:
+        """
+        Checkpoint to start from (with restore_training 1).
+        """
+        return pulumi.get(self, "checkpoint_id")
+
+    @_builtins.property
+    @pulumi.getter(name="restoreTraining")
+    def restore_training(self) -> Optional[_builtins.int]:
+        """
+        1 resumes training from the checkpoint, 0 does not. Allowed: >= 0, <= 1.
+        """
+        return pulumi.get(self, "restore_training")
+
+    @_builtins.property
+    @pulumi.getter(name="saveCheckpointsMax")
+    def save_checkpoints_max(self) -> Optional[_builtins.int]:
+        """
+        Checkpoints kept: 0 none, -1 no limit. Allowed: >= -1.
+        """
+        return pulumi.get(self, "save_checkpoints_max")
+
+    @_builtins.property
+    @pulumi.getter(name="skippedSteps")
+    def skipped_steps(self) -> Optional[_builtins.int]:
+        """
+        Steps to skip when resuming; 0 skips none. Allowed: >= 0.
+        """
+        return pulumi.get(self, "skipped_steps")
+
+
+@pulumi.output_type
+class CustomMetrics(dict):
+    """
+    One custom metric collection of the job (`spec.custom_metrics[]`): exactly one of exec or http_get.
+    ModelArts reports what it collects into AOM, where success_criteria read it.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "exec":
+            suggest = "exec_"
+        elif key == "httpGet":
+            suggest = "http_get"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in CustomMetrics. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        CustomMetrics.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        CustomMetrics.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 exec_: Optional['outputs.MetricsExec'] = None,
+                 http_get: Optional['outputs.MetricsHttpGet'] = None):
+        """
+        One custom metric collection of the job (`spec.custom_metrics[]`): exactly one of exec or http_get.
+        ModelArts reports what it collects into AOM, where success_criteria read it.
+
+        :param 'MetricsExec' exec_: Collect with a command: {command: [...]}.
+        :param 'MetricsHttpGet' http_get: Collect over HTTP: {path, port}.
+        """
+        if exec_ is not None:
+            pulumi.set(__self__, "exec_", exec_)
+        if http_get is not None:
+            pulumi.set(__self__, "http_get", http_get)
+
+    @_builtins.property
+    @pulumi.getter(name="exec")
+    def exec_(self) -> Optional['outputs.MetricsExec']:
+        """
+        Collect with a command: {command: [...]}.
+        """
+        return pulumi.get(self, "exec_")
+
+    @_builtins.property
+    @pulumi.getter(name="httpGet")
+    def http_get(self) -> Optional['outputs.MetricsHttpGet']:
+        """
+        Collect over HTTP: {path, port}.
+        """
+        return pulumi.get(self, "http_get")
 
 
 @pulumi.output_type
@@ -254,6 +483,245 @@ class DatasetRef(dict):
         Dataset version ID. Allowed: at least 1 character(s).
         """
         return pulumi.get(self, "version_id")
+
+
+@pulumi.output_type
+class FtEnv(dict):
+    """
+    An environment variable of a fine-tune job (`ftjob_config.task_env.envs[]`).
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "envName":
+            suggest = "env_name"
+        elif key == "envType":
+            suggest = "env_type"
+        elif key == "usedSteps":
+            suggest = "used_steps"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in FtEnv. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        FtEnv.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        FtEnv.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 env_name: _builtins.str,
+                 des: Optional[_builtins.str] = None,
+                 displayable: Optional[_builtins.bool] = None,
+                 env_type: Optional[_builtins.str] = None,
+                 label: Optional[_builtins.str] = None,
+                 modifiable: Optional[_builtins.bool] = None,
+                 used_steps: Optional[Sequence[_builtins.str]] = None,
+                 value: Optional[_builtins.str] = None):
+        """
+        An environment variable of a fine-tune job (`ftjob_config.task_env.envs[]`).
+
+        :param _builtins.str env_name: Variable name. Allowed: matches `^[A-Za-z_][A-Za-z0-9_]*$`.
+        :param _builtins.str des: Description.
+        :param _builtins.bool displayable: Whether the console shows it.
+        :param _builtins.str env_type: Value type, as ModelArts names it.
+        :param _builtins.str label: Label shown in the console.
+        :param _builtins.bool modifiable: Whether the value may be changed.
+        :param Sequence[_builtins.str] used_steps: Steps of the job that use it.
+        :param _builtins.str value: Value.
+        """
+        pulumi.set(__self__, "env_name", env_name)
+        if des is not None:
+            pulumi.set(__self__, "des", des)
+        if displayable is not None:
+            pulumi.set(__self__, "displayable", displayable)
+        if env_type is not None:
+            pulumi.set(__self__, "env_type", env_type)
+        if label is not None:
+            pulumi.set(__self__, "label", label)
+        if modifiable is not None:
+            pulumi.set(__self__, "modifiable", modifiable)
+        if used_steps is not None:
+            pulumi.set(__self__, "used_steps", used_steps)
+        if value is not None:
+            pulumi.set(__self__, "value", value)
+
+    @_builtins.property
+    @pulumi.getter(name="envName")
+    def env_name(self) -> _builtins.str:
+        """
+        Variable name. Allowed: matches `^[A-Za-z_][A-Za-z0-9_]*$`.
+        """
+        return pulumi.get(self, "env_name")
+
+    @_builtins.property
+    @pulumi.getter
+    def des(self) -> Optional[_builtins.str]:
+        """
+        Description.
+        """
+        return pulumi.get(self, "des")
+
+    @_builtins.property
+    @pulumi.getter
+    def displayable(self) -> Optional[_builtins.bool]:
+        """
+        Whether the console shows it.
+        """
+        return pulumi.get(self, "displayable")
+
+    @_builtins.property
+    @pulumi.getter(name="envType")
+    def env_type(self) -> Optional[_builtins.str]:
+        """
+        Value type, as ModelArts names it.
+        """
+        return pulumi.get(self, "env_type")
+
+    @_builtins.property
+    @pulumi.getter
+    def label(self) -> Optional[_builtins.str]:
+        """
+        Label shown in the console.
+        """
+        return pulumi.get(self, "label")
+
+    @_builtins.property
+    @pulumi.getter
+    def modifiable(self) -> Optional[_builtins.bool]:
+        """
+        Whether the value may be changed.
+        """
+        return pulumi.get(self, "modifiable")
+
+    @_builtins.property
+    @pulumi.getter(name="usedSteps")
+    def used_steps(self) -> Optional[Sequence[_builtins.str]]:
+        """
+        Steps of the job that use it.
+        """
+        return pulumi.get(self, "used_steps")
+
+    @_builtins.property
+    @pulumi.getter
+    def value(self) -> Optional[_builtins.str]:
+        """
+        Value.
+        """
+        return pulumi.get(self, "value")
+
+
+@pulumi.output_type
+class FtJobConfig(dict):
+    """
+    `ftjob_config`: the fine-tune settings of a job with a train_type.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "checkpointConfig":
+            suggest = "checkpoint_config"
+        elif key == "checkpointId":
+            suggest = "checkpoint_id"
+        elif key == "ftTrainType":
+            suggest = "ft_train_type"
+        elif key == "modelType":
+            suggest = "model_type"
+        elif key == "taskEnv":
+            suggest = "task_env"
+        elif key == "trainOutputPath":
+            suggest = "train_output_path"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in FtJobConfig. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        FtJobConfig.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        FtJobConfig.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 checkpoint_config: Optional['outputs.CheckpointConfig'] = None,
+                 checkpoint_id: Optional[_builtins.str] = None,
+                 ft_train_type: Optional[_builtins.str] = None,
+                 model_type: Optional[_builtins.str] = None,
+                 task_env: Optional[Sequence['outputs.FtEnv']] = None,
+                 train_output_path: Optional[_builtins.str] = None):
+        """
+        `ftjob_config`: the fine-tune settings of a job with a train_type.
+
+        :param 'CheckpointConfig' checkpoint_config: Checkpoints: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}.
+        :param _builtins.str checkpoint_id: Checkpoint the job starts from.
+        :param _builtins.str ft_train_type: The model's training type, as ModelArts names it.
+        :param _builtins.str model_type: Type of the model being fine-tuned.
+        :param Sequence['FtEnv'] task_env: Environment variables of the fine-tune job [{env_name, value, ...}].
+        :param _builtins.str train_output_path: Output path of the training.
+        """
+        if checkpoint_config is not None:
+            pulumi.set(__self__, "checkpoint_config", checkpoint_config)
+        if checkpoint_id is not None:
+            pulumi.set(__self__, "checkpoint_id", checkpoint_id)
+        if ft_train_type is not None:
+            pulumi.set(__self__, "ft_train_type", ft_train_type)
+        if model_type is not None:
+            pulumi.set(__self__, "model_type", model_type)
+        if task_env is not None:
+            pulumi.set(__self__, "task_env", task_env)
+        if train_output_path is not None:
+            pulumi.set(__self__, "train_output_path", train_output_path)
+
+    @_builtins.property
+    @pulumi.getter(name="checkpointConfig")
+    def checkpoint_config(self) -> Optional['outputs.CheckpointConfig']:
+        """
+        Checkpoints: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}.
+        """
+        return pulumi.get(self, "checkpoint_config")
+
+    @_builtins.property
+    @pulumi.getter(name="checkpointId")
+    def checkpoint_id(self) -> Optional[_builtins.str]:
+        """
+        Checkpoint the job starts from.
+        """
+        return pulumi.get(self, "checkpoint_id")
+
+    @_builtins.property
+    @pulumi.getter(name="ftTrainType")
+    def ft_train_type(self) -> Optional[_builtins.str]:
+        """
+        The model's training type, as ModelArts names it.
+        """
+        return pulumi.get(self, "ft_train_type")
+
+    @_builtins.property
+    @pulumi.getter(name="modelType")
+    def model_type(self) -> Optional[_builtins.str]:
+        """
+        Type of the model being fine-tuned.
+        """
+        return pulumi.get(self, "model_type")
+
+    @_builtins.property
+    @pulumi.getter(name="taskEnv")
+    def task_env(self) -> Optional[Sequence['outputs.FtEnv']]:
+        """
+        Environment variables of the fine-tune job [{env_name, value, ...}].
+        """
+        return pulumi.get(self, "task_env")
+
+    @_builtins.property
+    @pulumi.getter(name="trainOutputPath")
+    def train_output_path(self) -> Optional[_builtins.str]:
+        """
+        Output path of the training.
+        """
+        return pulumi.get(self, "train_output_path")
 
 
 @pulumi.output_type
@@ -398,6 +866,63 @@ class JobSummary(dict):
         Phase.
         """
         return pulumi.get(self, "phase")
+
+
+@pulumi.output_type
+class MetricsExec(dict):
+    """
+    `exec`: a command ModelArts runs in the job's container to collect its metrics (Prometheus text).
+    """
+    def __init__(__self__, *,
+                 command: Sequence[_builtins.str]):
+        """
+        `exec`: a command ModelArts runs in the job's container to collect its metrics (Prometheus text).
+
+        :param Sequence[_builtins.str] command: The command and its arguments, e.g. ["python", "/home/ma-user/metrics.py"]. Allowed: at least 1 items.
+        """
+        pulumi.set(__self__, "command", command)
+
+    @_builtins.property
+    @pulumi.getter
+    def command(self) -> Sequence[_builtins.str]:
+        """
+        The command and its arguments, e.g. ["python", "/home/ma-user/metrics.py"]. Allowed: at least 1 items.
+        """
+        return pulumi.get(self, "command")
+
+
+@pulumi.output_type
+class MetricsHttpGet(dict):
+    """
+    `http_get`: a path and port of the job's container that serve its metrics (Prometheus text).
+    """
+    def __init__(__self__, *,
+                 path: _builtins.str,
+                 port: _builtins.int):
+        """
+        `http_get`: a path and port of the job's container that serve its metrics (Prometheus text).
+
+        :param _builtins.str path: URL path, e.g. /metrics. Allowed: matches `^/`.
+        :param _builtins.int port: Port, 1-65535. Allowed: >= 1, <= 65535.
+        """
+        pulumi.set(__self__, "path", path)
+        pulumi.set(__self__, "port", port)
+
+    @_builtins.property
+    @pulumi.getter
+    def path(self) -> _builtins.str:
+        """
+        URL path, e.g. /metrics. Allowed: matches `^/`.
+        """
+        return pulumi.get(self, "path")
+
+    @_builtins.property
+    @pulumi.getter
+    def port(self) -> _builtins.int:
+        """
+        Port, 1-65535. Allowed: >= 1, <= 65535.
+        """
+        return pulumi.get(self, "port")
 
 
 @pulumi.output_type
@@ -651,6 +1176,60 @@ class ObsMount(dict):
 
 
 @pulumi.output_type
+class OutputModel(dict):
+    """
+    `spec.output_model`: where the job saves the model it trains (OBS).
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "obsPath":
+            suggest = "obs_path"
+        elif key == "localPath":
+            suggest = "local_path"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in OutputModel. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        OutputModel.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        OutputModel.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 obs_path: _builtins.str,
+                 local_path: Optional[_builtins.str] = None):
+        """
+        `spec.output_model`: where the job saves the model it trains (OBS).
+
+        :param _builtins.str obs_path: OBS directory of the trained model: obs://bucket/path/ (or /bucket/path/).
+        :param _builtins.str local_path: Path inside the container the model is written to.
+        """
+        pulumi.set(__self__, "obs_path", obs_path)
+        if local_path is not None:
+            pulumi.set(__self__, "local_path", local_path)
+
+    @_builtins.property
+    @pulumi.getter(name="obsPath")
+    def obs_path(self) -> _builtins.str:
+        """
+        OBS directory of the trained model: obs://bucket/path/ (or /bucket/path/).
+        """
+        return pulumi.get(self, "obs_path")
+
+    @_builtins.property
+    @pulumi.getter(name="localPath")
+    def local_path(self) -> Optional[_builtins.str]:
+        """
+        Path inside the container the model is written to.
+        """
+        return pulumi.get(self, "local_path")
+
+
+@pulumi.output_type
 class ParameterConstraint(dict):
     @staticmethod
     def __key_warning(key: str):
@@ -881,16 +1460,18 @@ class ResourceRequirement(dict):
 @pulumi.output_type
 class SuccessCriterion(dict):
     """
-    A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+    A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50, or a
+    custom metric such as loss <= 0.5).
     """
     def __init__(__self__, *,
                  metric: _builtins.str,
                  op: _builtins.str,
                  value: _builtins.float):
         """
-        A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50).
+        A metric gate: the job's final value of `metric` must satisfy `op value` (e.g. gpuUtil >= 50, or a
+        custom metric such as loss <= 0.5).
 
-        :param _builtins.str metric: A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+        :param _builtins.str metric: A metric of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage), or the name of a custom metric the job's custom_metrics collection reports into AOM (e.g. loss).
         :param _builtins.str op: Comparison of the final value with `value`: <, <=, >, >= or ==. Allowed: one of `<`, `<=`, `>`, `>=`, `==`.
         :param _builtins.float value: Threshold, in the metric's own unit as the API reports it.
         """
@@ -902,7 +1483,7 @@ class SuccessCriterion(dict):
     @pulumi.getter
     def metric(self) -> _builtins.str:
         """
-        A metric of ModelArts' metrics API: cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil or npuMemUsage. Allowed: one of `cpuUsage`, `memUsage`, `npuUtil`, `npuMemUsage`, `gpuUtil`, `gpuMemUsage`.
+        A metric of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage), or the name of a custom metric the job's custom_metrics collection reports into AOM (e.g. loss).
         """
         return pulumi.get(self, "metric")
 

@@ -25,15 +25,19 @@ class TrainingJobArgs:
                  flavor_id: pulumi.Input[_builtins.str],
                  adopt_id: pulumi.Input[Optional[_builtins.str]] = None,
                  algorithm_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 asset_model: pulumi.Input[Optional['AssetModelArgs']] = None,
                  auto_stop_hours: pulumi.Input[Optional[_builtins.int]] = None,
+                 base_asset_id: pulumi.Input[Optional[_builtins.str]] = None,
                  boot_file: pulumi.Input[Optional[_builtins.str]] = None,
                  code_dir: pulumi.Input[Optional[_builtins.str]] = None,
                  command: pulumi.Input[Optional[_builtins.str]] = None,
+                 custom_metrics: pulumi.Input[Optional[Sequence[pulumi.Input['CustomMetricsArgs']]]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  engine_id: pulumi.Input[Optional[_builtins.str]] = None,
                  engine_name: pulumi.Input[Optional[_builtins.str]] = None,
                  engine_version: pulumi.Input[Optional[_builtins.str]] = None,
                  environments: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
+                 ftjob_config: pulumi.Input[Optional['FtJobConfigArgs']] = None,
                  hang_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input['DataInputArgs']]]] = None,
@@ -44,6 +48,7 @@ class TrainingJobArgs:
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  notification: pulumi.Input[Optional['NotificationArgs']] = None,
                  on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
+                 output_model: pulumi.Input[Optional['OutputModelArgs']] = None,
                  outputs: pulumi.Input[Optional[Sequence[pulumi.Input['ObsChannelArgs']]]] = None,
                  parameters: pulumi.Input[Optional[Sequence[pulumi.Input['JobParameterArgs']]]] = None,
                  pool_id: pulumi.Input[Optional[_builtins.str]] = None,
@@ -57,6 +62,7 @@ class TrainingJobArgs:
                  success_criteria: pulumi.Input[Optional[Sequence[pulumi.Input['SuccessCriterionArgs']]]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional['TimeoutsArgs']] = None,
+                 train_type: pulumi.Input[Optional['TrainingJobTrainType']] = None,
                  unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  volumes: pulumi.Input[Optional[Sequence[pulumi.Input['VolumeArgs']]]] = None,
                  wait_for: pulumi.Input[Optional['TrainingJobWaitFor']] = None,
@@ -67,15 +73,19 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.str] flavor_id: Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
         :param pulumi.Input[_builtins.str] adopt_id: ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
         :param pulumi.Input[_builtins.str] algorithm_id: Algorithm to run (e.g. an Algorithm's algorithm_id); or give inline code instead.
+        :param pulumi.Input['AssetModelArgs'] asset_model: Publishes a fine-tune job's trained model (output_model) as a model asset once the job has completed: {name, version, type, code?, desc?, series?} (spec.asset_model); model_id and model_asset_id then name it. Not returned by the job detail: the state keeps the value sent.
         :param pulumi.Input[_builtins.int] auto_stop_hours: Stop the job after this many hours. Allowed: >= 1, <= 720.
+        :param pulumi.Input[_builtins.str] base_asset_id: The model asset a fine-tune job starts from (spec.asset_id); with it, the job needs no algorithm or code of its own. Not returned by the job detail: the state keeps the value sent. Allowed: at least 1 character(s).
         :param pulumi.Input[_builtins.str] boot_file: Inline code: OBS path of the boot file, inside code_dir.
         :param pulumi.Input[_builtins.str] code_dir: Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
         :param pulumi.Input[_builtins.str] command: Inline code: start command (required with a custom image_url and no code_dir).
+        :param pulumi.Input[Sequence[pulumi.Input['CustomMetricsArgs']]] custom_metrics: The job's own metric collection (2026), each [{exec: {command: [...]}} | {http_get: {path, port}}]: ModelArts runs the command, or reads the path and port, in the job's container and reports the metrics (Prometheus text format, e.g. loss) into AOM; success_criteria may then name them.
         :param pulumi.Input[_builtins.str] description: Job description; the only field that changes in place. Allowed: at most 256 characters.
         :param pulumi.Input[_builtins.str] engine_id: Inline code: preset engine by ID (see get_engines()).
         :param pulumi.Input[_builtins.str] engine_name: Inline code: preset engine name, e.g. PyTorch (with engine_version).
         :param pulumi.Input[_builtins.str] engine_version: Inline code: preset engine version, e.g. pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] environments: Environment variables (at most 100); wrap values in pulumi.Output.secret() to keep them encrypted in the state.
+        :param pulumi.Input['FtJobConfigArgs'] ftjob_config: Fine-tune settings, with train_type: {model_type?, ft_train_type?, train_output_path?, checkpoint_id?, task_env?: [{env_name, value?, ...}], checkpoint_config?: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}}. Not returned by the job detail: the state keeps the value sent.
         :param pulumi.Input[_builtins.bool] hang_retry: Restart the job when ModelArts finds it hanging (no progress). Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         :param pulumi.Input[_builtins.str] image_url: Inline code: custom image (SWR path) instead of a preset engine.
         :param pulumi.Input[Sequence[pulumi.Input['DataInputArgs']]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
@@ -86,6 +96,7 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
         :param pulumi.Input['NotificationArgs'] notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
         :param pulumi.Input['TrainingJobOnFailure'] on_failure: What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
+        :param pulumi.Input['OutputModelArgs'] output_model: Where the job saves the model it trains: {obs_path, local_path?} (spec.output_model). Not returned by the job detail: the state keeps the value sent.
         :param pulumi.Input[Sequence[pulumi.Input['ObsChannelArgs']]] outputs: Output data channels [{name, obs_url, local_dir?}].
         :param pulumi.Input[Sequence[pulumi.Input['JobParameterArgs']]] parameters: Hyperparameters [{name, value}]; they override the algorithm's defaults.
         :param pulumi.Input[_builtins.str] pool_id: Dedicated resource pool ID; the public pool when unset.
@@ -96,9 +107,10 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
         :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
-        :param pulumi.Input[Sequence[pulumi.Input['SuccessCriterionArgs']]] success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+        :param pulumi.Input[Sequence[pulumi.Input['SuccessCriterionArgs']]] success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
         :param pulumi.Input['TimeoutsArgs'] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
+        :param pulumi.Input['TrainingJobTrainType'] train_type: Makes the job a fine-tune job (2026): SFT (full fine-tuning), PRETRAIN, LORA, DPO or RFT. The job detail does not return it (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it.
         :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         :param pulumi.Input[Sequence[pulumi.Input['VolumeArgs']]] volumes: Storage mounts [{nfs: {nfs_server_path, local_path, read_only?}} | {obs: {obs_url, local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless read_only is false; local paths absolute and distinct.
         :param pulumi.Input['TrainingJobWaitFor'] wait_for: What create waits for: accepted (past Creating, the default: seconds), running, or completed (training finished; raise customTimeouts.create to match the training time).
@@ -109,14 +121,20 @@ class TrainingJobArgs:
             pulumi.set(__self__, "adopt_id", adopt_id)
         if algorithm_id is not None:
             pulumi.set(__self__, "algorithm_id", algorithm_id)
+        if asset_model is not None:
+            pulumi.set(__self__, "asset_model", asset_model)
         if auto_stop_hours is not None:
             pulumi.set(__self__, "auto_stop_hours", auto_stop_hours)
+        if base_asset_id is not None:
+            pulumi.set(__self__, "base_asset_id", base_asset_id)
         if boot_file is not None:
             pulumi.set(__self__, "boot_file", boot_file)
         if code_dir is not None:
             pulumi.set(__self__, "code_dir", code_dir)
         if command is not None:
             pulumi.set(__self__, "command", command)
+        if custom_metrics is not None:
+            pulumi.set(__self__, "custom_metrics", custom_metrics)
         if description is not None:
             pulumi.set(__self__, "description", description)
         if engine_id is not None:
@@ -127,6 +145,8 @@ class TrainingJobArgs:
             pulumi.set(__self__, "engine_version", engine_version)
         if environments is not None:
             pulumi.set(__self__, "environments", environments)
+        if ftjob_config is not None:
+            pulumi.set(__self__, "ftjob_config", ftjob_config)
         if hang_retry is not None:
             pulumi.set(__self__, "hang_retry", hang_retry)
         if image_url is not None:
@@ -153,6 +173,8 @@ class TrainingJobArgs:
             on_failure = 'keep'
         if on_failure is not None:
             pulumi.set(__self__, "on_failure", on_failure)
+        if output_model is not None:
+            pulumi.set(__self__, "output_model", output_model)
         if outputs is not None:
             pulumi.set(__self__, "outputs", outputs)
         if parameters is not None:
@@ -183,6 +205,8 @@ class TrainingJobArgs:
             pulumi.set(__self__, "tags", tags)
         if timeouts is not None:
             pulumi.set(__self__, "timeouts", timeouts)
+        if train_type is not None:
+            pulumi.set(__self__, "train_type", train_type)
         if unconditional_retry is not None:
             pulumi.set(__self__, "unconditional_retry", unconditional_retry)
         if volumes is not None:
@@ -231,6 +255,18 @@ class TrainingJobArgs:
         pulumi.set(self, "algorithm_id", value)
 
     @_builtins.property
+    @pulumi.getter(name="assetModel")
+    def asset_model(self) -> pulumi.Input[Optional['AssetModelArgs']]:
+        """
+        Publishes a fine-tune job's trained model (output_model) as a model asset once the job has completed: {name, version, type, code?, desc?, series?} (spec.asset_model); model_id and model_asset_id then name it. Not returned by the job detail: the state keeps the value sent.
+        """
+        return pulumi.get(self, "asset_model")
+
+    @asset_model.setter
+    def asset_model(self, value: pulumi.Input[Optional['AssetModelArgs']]):
+        pulumi.set(self, "asset_model", value)
+
+    @_builtins.property
     @pulumi.getter(name="autoStopHours")
     def auto_stop_hours(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
@@ -241,6 +277,18 @@ class TrainingJobArgs:
     @auto_stop_hours.setter
     def auto_stop_hours(self, value: pulumi.Input[Optional[_builtins.int]]):
         pulumi.set(self, "auto_stop_hours", value)
+
+    @_builtins.property
+    @pulumi.getter(name="baseAssetId")
+    def base_asset_id(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        The model asset a fine-tune job starts from (spec.asset_id); with it, the job needs no algorithm or code of its own. Not returned by the job detail: the state keeps the value sent. Allowed: at least 1 character(s).
+        """
+        return pulumi.get(self, "base_asset_id")
+
+    @base_asset_id.setter
+    def base_asset_id(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "base_asset_id", value)
 
     @_builtins.property
     @pulumi.getter(name="bootFile")
@@ -277,6 +325,18 @@ class TrainingJobArgs:
     @command.setter
     def command(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "command", value)
+
+    @_builtins.property
+    @pulumi.getter(name="customMetrics")
+    def custom_metrics(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['CustomMetricsArgs']]]]:
+        """
+        The job's own metric collection (2026), each [{exec: {command: [...]}} | {http_get: {path, port}}]: ModelArts runs the command, or reads the path and port, in the job's container and reports the metrics (Prometheus text format, e.g. loss) into AOM; success_criteria may then name them.
+        """
+        return pulumi.get(self, "custom_metrics")
+
+    @custom_metrics.setter
+    def custom_metrics(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['CustomMetricsArgs']]]]):
+        pulumi.set(self, "custom_metrics", value)
 
     @_builtins.property
     @pulumi.getter
@@ -337,6 +397,18 @@ class TrainingJobArgs:
     @environments.setter
     def environments(self, value: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]]):
         pulumi.set(self, "environments", value)
+
+    @_builtins.property
+    @pulumi.getter(name="ftjobConfig")
+    def ftjob_config(self) -> pulumi.Input[Optional['FtJobConfigArgs']]:
+        """
+        Fine-tune settings, with train_type: {model_type?, ft_train_type?, train_output_path?, checkpoint_id?, task_env?: [{env_name, value?, ...}], checkpoint_config?: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}}. Not returned by the job detail: the state keeps the value sent.
+        """
+        return pulumi.get(self, "ftjob_config")
+
+    @ftjob_config.setter
+    def ftjob_config(self, value: pulumi.Input[Optional['FtJobConfigArgs']]):
+        pulumi.set(self, "ftjob_config", value)
 
     @_builtins.property
     @pulumi.getter(name="hangRetry")
@@ -457,6 +529,18 @@ class TrainingJobArgs:
     @on_failure.setter
     def on_failure(self, value: pulumi.Input[Optional['TrainingJobOnFailure']]):
         pulumi.set(self, "on_failure", value)
+
+    @_builtins.property
+    @pulumi.getter(name="outputModel")
+    def output_model(self) -> pulumi.Input[Optional['OutputModelArgs']]:
+        """
+        Where the job saves the model it trains: {obs_path, local_path?} (spec.output_model). Not returned by the job detail: the state keeps the value sent.
+        """
+        return pulumi.get(self, "output_model")
+
+    @output_model.setter
+    def output_model(self, value: pulumi.Input[Optional['OutputModelArgs']]):
+        pulumi.set(self, "output_model", value)
 
     @_builtins.property
     @pulumi.getter
@@ -582,7 +666,7 @@ class TrainingJobArgs:
     @pulumi.getter(name="successCriteria")
     def success_criteria(self) -> pulumi.Input[Optional[Sequence[pulumi.Input['SuccessCriterionArgs']]]]:
         """
-        Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+        Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
         """
         return pulumi.get(self, "success_criteria")
 
@@ -613,6 +697,18 @@ class TrainingJobArgs:
     @timeouts.setter
     def timeouts(self, value: pulumi.Input[Optional['TimeoutsArgs']]):
         pulumi.set(self, "timeouts", value)
+
+    @_builtins.property
+    @pulumi.getter(name="trainType")
+    def train_type(self) -> pulumi.Input[Optional['TrainingJobTrainType']]:
+        """
+        Makes the job a fine-tune job (2026): SFT (full fine-tuning), PRETRAIN, LORA, DPO or RFT. The job detail does not return it (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it.
+        """
+        return pulumi.get(self, "train_type")
+
+    @train_type.setter
+    def train_type(self, value: pulumi.Input[Optional['TrainingJobTrainType']]):
+        pulumi.set(self, "train_type", value)
 
     @_builtins.property
     @pulumi.getter(name="unconditionalRetry")
@@ -671,16 +767,20 @@ class TrainingJob(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  adopt_id: pulumi.Input[Optional[_builtins.str]] = None,
                  algorithm_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 asset_model: pulumi.Input[Optional[Union['AssetModelArgs', 'AssetModelArgsDict', 'outputs.AssetModel']]] = None,
                  auto_stop_hours: pulumi.Input[Optional[_builtins.int]] = None,
+                 base_asset_id: pulumi.Input[Optional[_builtins.str]] = None,
                  boot_file: pulumi.Input[Optional[_builtins.str]] = None,
                  code_dir: pulumi.Input[Optional[_builtins.str]] = None,
                  command: pulumi.Input[Optional[_builtins.str]] = None,
+                 custom_metrics: pulumi.Input[Optional[Sequence[pulumi.Input[Union['CustomMetricsArgs', 'CustomMetricsArgsDict', 'outputs.CustomMetrics']]]]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  engine_id: pulumi.Input[Optional[_builtins.str]] = None,
                  engine_name: pulumi.Input[Optional[_builtins.str]] = None,
                  engine_version: pulumi.Input[Optional[_builtins.str]] = None,
                  environments: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  flavor_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 ftjob_config: pulumi.Input[Optional[Union['FtJobConfigArgs', 'FtJobConfigArgsDict', 'outputs.FtJobConfig']]] = None,
                  hang_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]]] = None,
@@ -691,6 +791,7 @@ class TrainingJob(pulumi.CustomResource):
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  notification: pulumi.Input[Optional[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']]] = None,
                  on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
+                 output_model: pulumi.Input[Optional[Union['OutputModelArgs', 'OutputModelArgsDict', 'outputs.OutputModel']]] = None,
                  outputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['ObsChannelArgs', 'ObsChannelArgsDict', 'outputs.ObsChannel']]]]] = None,
                  parameters: pulumi.Input[Optional[Sequence[pulumi.Input[Union['JobParameterArgs', 'JobParameterArgsDict', 'outputs.JobParameter']]]]] = None,
                  pool_id: pulumi.Input[Optional[_builtins.str]] = None,
@@ -704,6 +805,7 @@ class TrainingJob(pulumi.CustomResource):
                  success_criteria: pulumi.Input[Optional[Sequence[pulumi.Input[Union['SuccessCriterionArgs', 'SuccessCriterionArgsDict', 'outputs.SuccessCriterion']]]]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']]] = None,
+                 train_type: pulumi.Input[Optional['TrainingJobTrainType']] = None,
                  unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  volumes: pulumi.Input[Optional[Sequence[pulumi.Input[Union['VolumeArgs', 'VolumeArgsDict', 'outputs.Volume']]]]] = None,
                  wait_for: pulumi.Input[Optional['TrainingJobWaitFor']] = None,
@@ -716,16 +818,20 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] adopt_id: ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
         :param pulumi.Input[_builtins.str] algorithm_id: Algorithm to run (e.g. an Algorithm's algorithm_id); or give inline code instead.
+        :param pulumi.Input[Union['AssetModelArgs', 'AssetModelArgsDict', 'outputs.AssetModel']] asset_model: Publishes a fine-tune job's trained model (output_model) as a model asset once the job has completed: {name, version, type, code?, desc?, series?} (spec.asset_model); model_id and model_asset_id then name it. Not returned by the job detail: the state keeps the value sent.
         :param pulumi.Input[_builtins.int] auto_stop_hours: Stop the job after this many hours. Allowed: >= 1, <= 720.
+        :param pulumi.Input[_builtins.str] base_asset_id: The model asset a fine-tune job starts from (spec.asset_id); with it, the job needs no algorithm or code of its own. Not returned by the job detail: the state keeps the value sent. Allowed: at least 1 character(s).
         :param pulumi.Input[_builtins.str] boot_file: Inline code: OBS path of the boot file, inside code_dir.
         :param pulumi.Input[_builtins.str] code_dir: Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
         :param pulumi.Input[_builtins.str] command: Inline code: start command (required with a custom image_url and no code_dir).
+        :param pulumi.Input[Sequence[pulumi.Input[Union['CustomMetricsArgs', 'CustomMetricsArgsDict', 'outputs.CustomMetrics']]]] custom_metrics: The job's own metric collection (2026), each [{exec: {command: [...]}} | {http_get: {path, port}}]: ModelArts runs the command, or reads the path and port, in the job's container and reports the metrics (Prometheus text format, e.g. loss) into AOM; success_criteria may then name them.
         :param pulumi.Input[_builtins.str] description: Job description; the only field that changes in place. Allowed: at most 256 characters.
         :param pulumi.Input[_builtins.str] engine_id: Inline code: preset engine by ID (see get_engines()).
         :param pulumi.Input[_builtins.str] engine_name: Inline code: preset engine name, e.g. PyTorch (with engine_version).
         :param pulumi.Input[_builtins.str] engine_version: Inline code: preset engine version, e.g. pytorch_1.8.0-cuda_10.2-py_3.7-ubuntu_18.04-x86_64.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] environments: Environment variables (at most 100); wrap values in pulumi.Output.secret() to keep them encrypted in the state.
         :param pulumi.Input[_builtins.str] flavor_id: Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
+        :param pulumi.Input[Union['FtJobConfigArgs', 'FtJobConfigArgsDict', 'outputs.FtJobConfig']] ftjob_config: Fine-tune settings, with train_type: {model_type?, ft_train_type?, train_output_path?, checkpoint_id?, task_env?: [{env_name, value?, ...}], checkpoint_config?: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}}. Not returned by the job detail: the state keeps the value sent.
         :param pulumi.Input[_builtins.bool] hang_retry: Restart the job when ModelArts finds it hanging (no progress). Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         :param pulumi.Input[_builtins.str] image_url: Inline code: custom image (SWR path) instead of a preset engine.
         :param pulumi.Input[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
@@ -736,6 +842,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
         :param pulumi.Input[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']] notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
         :param pulumi.Input['TrainingJobOnFailure'] on_failure: What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
+        :param pulumi.Input[Union['OutputModelArgs', 'OutputModelArgsDict', 'outputs.OutputModel']] output_model: Where the job saves the model it trains: {obs_path, local_path?} (spec.output_model). Not returned by the job detail: the state keeps the value sent.
         :param pulumi.Input[Sequence[pulumi.Input[Union['ObsChannelArgs', 'ObsChannelArgsDict', 'outputs.ObsChannel']]]] outputs: Output data channels [{name, obs_url, local_dir?}].
         :param pulumi.Input[Sequence[pulumi.Input[Union['JobParameterArgs', 'JobParameterArgsDict', 'outputs.JobParameter']]]] parameters: Hyperparameters [{name, value}]; they override the algorithm's defaults.
         :param pulumi.Input[_builtins.str] pool_id: Dedicated resource pool ID; the public pool when unset.
@@ -746,9 +853,10 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
         :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
-        :param pulumi.Input[Sequence[pulumi.Input[Union['SuccessCriterionArgs', 'SuccessCriterionArgsDict', 'outputs.SuccessCriterion']]]] success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+        :param pulumi.Input[Sequence[pulumi.Input[Union['SuccessCriterionArgs', 'SuccessCriterionArgsDict', 'outputs.SuccessCriterion']]]] success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
         :param pulumi.Input[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
+        :param pulumi.Input['TrainingJobTrainType'] train_type: Makes the job a fine-tune job (2026): SFT (full fine-tuning), PRETRAIN, LORA, DPO or RFT. The job detail does not return it (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it.
         :param pulumi.Input[_builtins.bool] unconditional_retry: Restart the job after any fault, not only after the faults ModelArts recognises. Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         :param pulumi.Input[Sequence[pulumi.Input[Union['VolumeArgs', 'VolumeArgsDict', 'outputs.Volume']]]] volumes: Storage mounts [{nfs: {nfs_server_path, local_path, read_only?}} | {obs: {obs_url, local_path, read_only?}}]: NFS/SFS Turbo shares or OBS directories, read-only unless read_only is false; local paths absolute and distinct.
         :param pulumi.Input['TrainingJobWaitFor'] wait_for: What create waits for: accepted (past Creating, the default: seconds), running, or completed (training finished; raise customTimeouts.create to match the training time).
@@ -780,16 +888,20 @@ class TrainingJob(pulumi.CustomResource):
                  opts: Optional[pulumi.ResourceOptions] = None,
                  adopt_id: pulumi.Input[Optional[_builtins.str]] = None,
                  algorithm_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 asset_model: pulumi.Input[Optional[Union['AssetModelArgs', 'AssetModelArgsDict', 'outputs.AssetModel']]] = None,
                  auto_stop_hours: pulumi.Input[Optional[_builtins.int]] = None,
+                 base_asset_id: pulumi.Input[Optional[_builtins.str]] = None,
                  boot_file: pulumi.Input[Optional[_builtins.str]] = None,
                  code_dir: pulumi.Input[Optional[_builtins.str]] = None,
                  command: pulumi.Input[Optional[_builtins.str]] = None,
+                 custom_metrics: pulumi.Input[Optional[Sequence[pulumi.Input[Union['CustomMetricsArgs', 'CustomMetricsArgsDict', 'outputs.CustomMetrics']]]]] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  engine_id: pulumi.Input[Optional[_builtins.str]] = None,
                  engine_name: pulumi.Input[Optional[_builtins.str]] = None,
                  engine_version: pulumi.Input[Optional[_builtins.str]] = None,
                  environments: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  flavor_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 ftjob_config: pulumi.Input[Optional[Union['FtJobConfigArgs', 'FtJobConfigArgsDict', 'outputs.FtJobConfig']]] = None,
                  hang_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]]] = None,
@@ -800,6 +912,7 @@ class TrainingJob(pulumi.CustomResource):
                  node_count: pulumi.Input[Optional[_builtins.int]] = None,
                  notification: pulumi.Input[Optional[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']]] = None,
                  on_failure: pulumi.Input[Optional['TrainingJobOnFailure']] = None,
+                 output_model: pulumi.Input[Optional[Union['OutputModelArgs', 'OutputModelArgsDict', 'outputs.OutputModel']]] = None,
                  outputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['ObsChannelArgs', 'ObsChannelArgsDict', 'outputs.ObsChannel']]]]] = None,
                  parameters: pulumi.Input[Optional[Sequence[pulumi.Input[Union['JobParameterArgs', 'JobParameterArgsDict', 'outputs.JobParameter']]]]] = None,
                  pool_id: pulumi.Input[Optional[_builtins.str]] = None,
@@ -813,6 +926,7 @@ class TrainingJob(pulumi.CustomResource):
                  success_criteria: pulumi.Input[Optional[Sequence[pulumi.Input[Union['SuccessCriterionArgs', 'SuccessCriterionArgsDict', 'outputs.SuccessCriterion']]]]] = None,
                  tags: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  timeouts: pulumi.Input[Optional[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']]] = None,
+                 train_type: pulumi.Input[Optional['TrainingJobTrainType']] = None,
                  unconditional_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  volumes: pulumi.Input[Optional[Sequence[pulumi.Input[Union['VolumeArgs', 'VolumeArgsDict', 'outputs.Volume']]]]] = None,
                  wait_for: pulumi.Input[Optional['TrainingJobWaitFor']] = None,
@@ -828,10 +942,13 @@ class TrainingJob(pulumi.CustomResource):
 
             __props__.__dict__["adopt_id"] = adopt_id
             __props__.__dict__["algorithm_id"] = algorithm_id
+            __props__.__dict__["asset_model"] = asset_model
             __props__.__dict__["auto_stop_hours"] = auto_stop_hours
+            __props__.__dict__["base_asset_id"] = base_asset_id
             __props__.__dict__["boot_file"] = boot_file
             __props__.__dict__["code_dir"] = code_dir
             __props__.__dict__["command"] = command
+            __props__.__dict__["custom_metrics"] = custom_metrics
             __props__.__dict__["description"] = description
             __props__.__dict__["engine_id"] = engine_id
             __props__.__dict__["engine_name"] = engine_name
@@ -840,6 +957,7 @@ class TrainingJob(pulumi.CustomResource):
             if flavor_id is None and not opts.urn:
                 raise TypeError("Missing required property 'flavor_id'")
             __props__.__dict__["flavor_id"] = flavor_id
+            __props__.__dict__["ftjob_config"] = ftjob_config
             __props__.__dict__["hang_retry"] = hang_retry
             __props__.__dict__["image_url"] = image_url
             __props__.__dict__["inputs"] = inputs
@@ -856,6 +974,7 @@ class TrainingJob(pulumi.CustomResource):
             if on_failure is None:
                 on_failure = 'keep'
             __props__.__dict__["on_failure"] = on_failure
+            __props__.__dict__["output_model"] = output_model
             __props__.__dict__["outputs"] = outputs
             __props__.__dict__["parameters"] = parameters
             __props__.__dict__["pool_id"] = pool_id
@@ -873,6 +992,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["success_criteria"] = success_criteria
             __props__.__dict__["tags"] = tags
             __props__.__dict__["timeouts"] = timeouts
+            __props__.__dict__["train_type"] = train_type
             __props__.__dict__["unconditional_retry"] = unconditional_retry
             __props__.__dict__["volumes"] = volumes
             if wait_for is None:
@@ -888,6 +1008,8 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["gpus_per_node"] = None
             __props__.__dict__["job_id"] = None
             __props__.__dict__["metrics_summary"] = None
+            __props__.__dict__["model_asset_id"] = None
+            __props__.__dict__["model_id"] = None
             __props__.__dict__["phase"] = None
             __props__.__dict__["reason"] = None
             __props__.__dict__["run_reason"] = None
@@ -922,12 +1044,15 @@ class TrainingJob(pulumi.CustomResource):
 
         __props__.__dict__["adopt_id"] = None
         __props__.__dict__["algorithm_id"] = None
+        __props__.__dict__["asset_model"] = None
         __props__.__dict__["auto_stop_hours"] = None
+        __props__.__dict__["base_asset_id"] = None
         __props__.__dict__["billing_code"] = None
         __props__.__dict__["boot_file"] = None
         __props__.__dict__["code_dir"] = None
         __props__.__dict__["command"] = None
         __props__.__dict__["create_time"] = None
+        __props__.__dict__["custom_metrics"] = None
         __props__.__dict__["description"] = None
         __props__.__dict__["duration_ms"] = None
         __props__.__dict__["end_time"] = None
@@ -937,6 +1062,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["environments"] = None
         __props__.__dict__["final_metrics"] = None
         __props__.__dict__["flavor_id"] = None
+        __props__.__dict__["ftjob_config"] = None
         __props__.__dict__["gpu_count"] = None
         __props__.__dict__["gpus_per_node"] = None
         __props__.__dict__["hang_retry"] = None
@@ -947,10 +1073,13 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["max_attempts"] = None
         __props__.__dict__["max_pending_minutes"] = None
         __props__.__dict__["metrics_summary"] = None
+        __props__.__dict__["model_asset_id"] = None
+        __props__.__dict__["model_id"] = None
         __props__.__dict__["name"] = None
         __props__.__dict__["node_count"] = None
         __props__.__dict__["notification"] = None
         __props__.__dict__["on_failure"] = None
+        __props__.__dict__["output_model"] = None
         __props__.__dict__["outputs"] = None
         __props__.__dict__["parameters"] = None
         __props__.__dict__["phase"] = None
@@ -972,6 +1101,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["task_statuses"] = None
         __props__.__dict__["tasks"] = None
         __props__.__dict__["timeouts"] = None
+        __props__.__dict__["train_type"] = None
         __props__.__dict__["unconditional_retry"] = None
         __props__.__dict__["volumes"] = None
         __props__.__dict__["wait_for"] = None
@@ -1001,12 +1131,28 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "algorithm_id")
 
     @_builtins.property
+    @pulumi.getter(name="assetModel")
+    def asset_model(self) -> pulumi.Output[Optional['outputs.AssetModel']]:
+        """
+        Publishes a fine-tune job's trained model (output_model) as a model asset once the job has completed: {name, version, type, code?, desc?, series?} (spec.asset_model); model_id and model_asset_id then name it. Not returned by the job detail: the state keeps the value sent.
+        """
+        return pulumi.get(self, "asset_model")
+
+    @_builtins.property
     @pulumi.getter(name="autoStopHours")
     def auto_stop_hours(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
         Stop the job after this many hours. Allowed: >= 1, <= 720.
         """
         return pulumi.get(self, "auto_stop_hours")
+
+    @_builtins.property
+    @pulumi.getter(name="baseAssetId")
+    def base_asset_id(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The model asset a fine-tune job starts from (spec.asset_id); with it, the job needs no algorithm or code of its own. Not returned by the job detail: the state keeps the value sent. Allowed: at least 1 character(s).
+        """
+        return pulumi.get(self, "base_asset_id")
 
     @_builtins.property
     @pulumi.getter(name="billingCode")
@@ -1047,6 +1193,14 @@ class TrainingJob(pulumi.CustomResource):
         Creation time, epoch milliseconds.
         """
         return pulumi.get(self, "create_time")
+
+    @_builtins.property
+    @pulumi.getter(name="customMetrics")
+    def custom_metrics(self) -> pulumi.Output[Optional[Sequence['outputs.CustomMetrics']]]:
+        """
+        The job's own metric collection (2026), each [{exec: {command: [...]}} | {http_get: {path, port}}]: ModelArts runs the command, or reads the path and port, in the job's container and reports the metrics (Prometheus text format, e.g. loss) into AOM; success_criteria may then name them.
+        """
+        return pulumi.get(self, "custom_metrics")
 
     @_builtins.property
     @pulumi.getter
@@ -1119,6 +1273,14 @@ class TrainingJob(pulumi.CustomResource):
         Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Allowed: at least 1 character(s).
         """
         return pulumi.get(self, "flavor_id")
+
+    @_builtins.property
+    @pulumi.getter(name="ftjobConfig")
+    def ftjob_config(self) -> pulumi.Output[Optional['outputs.FtJobConfig']]:
+        """
+        Fine-tune settings, with train_type: {model_type?, ft_train_type?, train_output_path?, checkpoint_id?, task_env?: [{env_name, value?, ...}], checkpoint_config?: {checkpoint_id?, save_checkpoints_max?, skipped_steps?, restore_training?}}. Not returned by the job detail: the state keeps the value sent.
+        """
+        return pulumi.get(self, "ftjob_config")
 
     @_builtins.property
     @pulumi.getter(name="gpuCount")
@@ -1201,6 +1363,22 @@ class TrainingJob(pulumi.CustomResource):
         return pulumi.get(self, "metrics_summary")
 
     @_builtins.property
+    @pulumi.getter(name="modelAssetId")
+    def model_asset_id(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        With asset_model: the ID of the model asset the trained model was published as, once ModelArts reports it (the job's fine-tune artifacts); kept through refreshes.
+        """
+        return pulumi.get(self, "model_asset_id")
+
+    @_builtins.property
+    @pulumi.getter(name="modelId")
+    def model_id(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        With train_type: the ID of the model the job trained (its final artifact, read from the job's fine-tune artifacts once it has Completed); kept through refreshes.
+        """
+        return pulumi.get(self, "model_id")
+
+    @_builtins.property
     @pulumi.getter
     def name(self) -> pulumi.Output[_builtins.str]:
         """
@@ -1231,6 +1409,14 @@ class TrainingJob(pulumi.CustomResource):
         What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
         """
         return pulumi.get(self, "on_failure")
+
+    @_builtins.property
+    @pulumi.getter(name="outputModel")
+    def output_model(self) -> pulumi.Output[Optional['outputs.OutputModel']]:
+        """
+        Where the job saves the model it trains: {obs_path, local_path?} (spec.output_model). Not returned by the job detail: the state keeps the value sent.
+        """
+        return pulumi.get(self, "output_model")
 
     @_builtins.property
     @pulumi.getter
@@ -1356,7 +1542,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter(name="successCriteria")
     def success_criteria(self) -> pulumi.Output[Optional[Sequence['outputs.SuccessCriterion']]]:
         """
-        Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}]. Once the job has Completed, each is compared with the final value of its metric: the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary), read from ModelArts' metrics API; other tasks are not read. A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Only the six metrics the API reports are supported (custom metrics a job may declare are not read). Changing it is recorded only: a finished run is not judged again.
+        Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
         """
         return pulumi.get(self, "success_criteria")
 
@@ -1399,6 +1585,14 @@ class TrainingJob(pulumi.CustomResource):
         Deadlines for create/update/delete in seconds (or use customTimeouts).
         """
         return pulumi.get(self, "timeouts")
+
+    @_builtins.property
+    @pulumi.getter(name="trainType")
+    def train_type(self) -> pulumi.Output[Optional['TrainingJobTrainType']]:
+        """
+        Makes the job a fine-tune job (2026): SFT (full fine-tuning), PRETRAIN, LORA, DPO or RFT. The job detail does not return it (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it.
+        """
+        return pulumi.get(self, "train_type")
 
     @_builtins.property
     @pulumi.getter(name="unconditionalRetry")

@@ -24,6 +24,16 @@ export const TrainingJobReplaceRunning = {
 
 export type TrainingJobReplaceRunning = (typeof TrainingJobReplaceRunning)[keyof typeof TrainingJobReplaceRunning];
 
+export const TrainingJobTrainType = {
+    SFT: "SFT",
+    PRETRAIN: "PRETRAIN",
+    LORA: "LORA",
+    DPO: "DPO",
+    RFT: "RFT",
+} as const;
+
+export type TrainingJobTrainType = (typeof TrainingJobTrainType)[keyof typeof TrainingJobTrainType];
+
 export const TrainingJobWaitFor = {
     Accepted: "accepted",
     Running: "running",
