@@ -374,8 +374,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
                         refuse_stopped_run(self.noun, spec)
                     object_id, outs = create(calls, spec, owner, name=self._label(spec),
                                              grace=calls.settings.ambiguity_grace,
-                                             label=Label.of(self.kind, spec, owner),
-                                             cleanup_seconds=calls.timeout(spec, "delete"))
+                                             label=Label.of(self.kind, spec, owner), operation=budget)
                     if calls.runs:
                         outs = {**outs, **self._record(calls, spec, object_id, owner, ours=True)}
         except Held as err:
@@ -441,7 +440,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
                 ours: bool) -> Props:
         """A run once it has reached its `wait_for` (lifecycle/record.py); anything else as it is now."""
         if calls.runs:
-            recorder = Recorder(self.kind, calls.timeout(spec, "delete"), with_reason=True)
+            recorder = Recorder(self.kind, with_reason=True)
             # A kind that runs (`runs`) has a spec with the run's inputs (run_control.RunControl).
             run, kind = cast(RunSpec, spec), cast("Runs[RunSpec, RemoteT]", calls)
             return recorder.record(kind, run, object_id, owner, ours=ours)
@@ -615,8 +614,10 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         return self._label(self.spec_type.model_construct(**specs.user_props(props, self.spec_type)))
 
     def _deadline(self, spec: SpecT, op: str, engine: float | None, what: str) -> deadline.Deadline:
-        """The one deadline of this operation (`deadline.py`)."""
-        return deadline.Deadline.after(self.calls.timeout(spec, op, engine), what)
+        """The one deadline of this operation (`deadline.py`), with the resource's delete timeout as the
+        budget of a clean-up after it (a roll-back)."""
+        return deadline.Deadline.after(self.calls.timeout(spec, op, engine), what,
+                                       cleanup=self.calls.timeout(spec, "delete"))
 
     def _only_outputs(self, values: Props) -> Props:
         return {k: v for k, v in values.items() if k in self.output_type.model_fields}

@@ -13,7 +13,7 @@ request was turned away, so those are retried like reads.
 
 Deadlines are wall-clock totals, not per-read timeouts: a server that drips a byte a second would
 otherwise keep a request alive forever. Each request gets min(policy.timeout, what the operation has
-left); see `deadline.py`.
+left), so the request timeout setting never outlasts the operation's deadline; see `deadline.py`.
 """
 
 from __future__ import annotations
@@ -331,8 +331,7 @@ def call(
         found = deadline.current()
         left = None if found is None else found.at - time.monotonic()
         if found is not None and left is not None and left <= 0:
-            raise WaitTimeout(f"{method} {path} was not sent: {found.what} ran out of time; raise its timeout "
-                              f"(customTimeouts) or check the platform")
+            raise WaitTimeout(f"{method} {path} was not sent: {found.what} ran out of time; {_fix(found)}")
         return attempt(policy.timeout if left is None else min(policy.timeout, left))
 
     if _SINGLE.get():
@@ -347,13 +346,17 @@ def _transport_failure(err: httpx.TransportError, *, cut: bool) -> str:
     current = deadline.current()
     detail = f"{type(err).__name__}: {str(err) or 'no detail'}"
     if isinstance(err, httpx.TimeoutException) and cut and current is not None and current.left() < 0.5:
-        return (f"no answer within the {round(current.seconds, 1):g}s deadline of {current.what}; raise its timeout "
-                "(customTimeouts) or check the platform")
+        return f"no answer within the {round(current.seconds, 1):g}s deadline of {current.what}; {_fix(current)}"
     if isinstance(err, httpx.ConnectError | httpx.ConnectTimeout):
         return f"could not connect to {_origin(err)} ({detail})"
     if isinstance(err, httpx.TimeoutException):
         return f"no answer from the platform in time ({detail})"
     return f"the connection failed ({detail})"
+
+
+def _fix(found: deadline.Deadline) -> str:
+    """What to do about a deadline that ran out: its own advice, else raising the operation's timeout."""
+    return found.fix or "raise its timeout (customTimeouts) or check the platform"
 
 
 def _origin(err: httpx.TransportError) -> str:

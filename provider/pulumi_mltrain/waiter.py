@@ -1,5 +1,9 @@
 """Poll an asynchronous platform object until it reaches a wanted state, under a deadline.
 
+A wait takes the `Deadline` it must end by (the operation's, or a part of it: `Deadline.within`) and
+holds it current while it polls, so that no request of a poll outlives it; it quotes what that
+deadline left it when it began, the budget of this wait.
+
 The pause before the next poll is a fixed share of the time waited so far (`Backoff.share`, 10 %),
 never below `first` nor above `maximum`: the lag between the platform finishing and us seeing it stays
 within max(first, 10 % of the wait) at every length, and a long wait still costs few calls. A hint from
@@ -24,6 +28,7 @@ from typing import Generic, TypeVar
 
 from . import cancel, deadline
 from .cancel import Cancelled
+from .deadline import Deadline
 from .errors import Retryable, WaitTimeout
 from .progress import Label, Reporter, Sink, duration
 from .transport import single_attempt
@@ -62,7 +67,7 @@ def wait_for(
     fetch: Callable[[], T],
     done: Callable[[T], bool],
     *,
-    timeout: float,
+    until: Deadline,
     what: str,
     state_of: Callable[[T], str] = str,
     backoff: Backoff = Backoff(),
@@ -75,7 +80,8 @@ def wait_for(
     notes: Callable[[T], str | None] | None = None,
     cancellable: bool = True,
 ) -> Waited[T]:
-    """Call `fetch` until `done(value)`; raise WaitTimeout naming `what` and the last state.
+    """Call `fetch` until `done(value)`, by the deadline `until`; raise WaitTimeout naming `what` and the
+    last state. `clock` is the clock of `until.at` (`time.monotonic`, a test's own clock in tests).
 
     `Retryable` errors from `fetch` are reported once per run of failures and polling continues;
     any other error propagates at once. Progress lines name `label` (the resource, its ID, its URN)
@@ -88,7 +94,8 @@ def wait_for(
     not `cancellable` (the short grace a create gives an answer it needs, after a cancel) sleeps on the clock.
     """
     start = clock()
-    deadline = start + timeout
+    end = until.at
+    timeout = max(0.0, end - start)  # what this wait has: its lines and its time-out say so
     say = Reporter(label.heading() if label else what, label.urn if label else None, timeout, sink)
     polls = 0
     last_state: str | None = None
@@ -102,7 +109,7 @@ def wait_for(
         polls += 1
         advice: float | None = None
         try:
-            with single_attempt():
+            with single_attempt(), deadline.scope(until, override=True):
                 value = fetch()
         except Retryable as err:
             now = clock()
@@ -136,15 +143,15 @@ def wait_for(
             if finished:
                 return Waited(value, polls, clock() - start)
             advice = hint(value) if hint is not None else None
-        remaining = deadline - clock()
+        remaining = end - clock()
         if remaining <= 0:
-            raise WaitTimeout(_timed_out(what, timeout, last_state, failing), seen[-1] if seen else None)
+            raise WaitTimeout(_timed_out(what, timeout, last_state, failing, until.fix), seen[-1] if seen else None)
         # Wake up in time for the next heartbeat even when the backoff has grown past it.
         interval = backoff.pause(clock() - start, advice)
         pause(max(0.0, min(interval, remaining, said_at + every - clock())))
-        if clock() >= deadline - _LAST_CALL:
-            # No time is left for another call (the operation deadline would refuse it): say what was seen.
-            raise WaitTimeout(_timed_out(what, timeout, last_state, failing), seen[-1] if seen else None)
+        if clock() >= end - _LAST_CALL:
+            # No time is left for another call (the deadline would refuse it): say what was seen.
+            raise WaitTimeout(_timed_out(what, timeout, last_state, failing, until.fix), seen[-1] if seen else None)
 
 
 # A poll needs at least this long; a wait with less left ends instead of starting one.
@@ -156,8 +163,8 @@ def _cancelled(what: str, waited: float, state: str | None) -> str:
     return f"the update was cancelled while waiting for {what} ({seen} after {duration(waited)})"
 
 
-def _timed_out(what: str, timeout: float, state: str | None, failing: Retryable | None) -> str:
-    hint = "raise the timeout with customTimeouts or the resource's wait settings, or check the platform"
+def _timed_out(what: str, timeout: float, state: str | None, failing: Retryable | None, fix: str | None) -> str:
+    hint = fix or "raise the timeout with customTimeouts or the resource's wait settings, or check the platform"
     if failing is None:
         return f"{what} was still {state} after {timeout:.0f}s; {hint}"
     seen = f"last seen {state}" if state is not None else "never seen"
@@ -167,21 +174,21 @@ def _timed_out(what: str, timeout: float, state: str | None, failing: Retryable 
 def look_for(
     find: Callable[[], T | None],
     *,
-    within: float,
+    until: Deadline,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = cancel.pause,
 ) -> T | None:
-    """Call `find` with growing pauses for up to `within` seconds (never past the operation's deadline).
+    """Call `find` with growing pauses until the deadline `until` (a part of the operation's, with a
+    budget of its own: `Deadline.within`), the last time at its end. Its requests run under the
+    operation's deadline, which `until` never passes: the look at the end of the grace is one too.
 
     Used after a create whose outcome is unknown: the object may still appear. A cancel by the engine
     ends the look at its next pause, with what the last call found.
     """
-    found_deadline = deadline.current()
-    stop = clock() + (within if found_deadline is None else min(within, found_deadline.left()))
     delay = 0.5
     while True:
         found = find()
-        if found is not None or clock() >= stop or cancel.requested():
+        if found is not None or clock() >= until.at or cancel.requested():
             return found
-        sleep(min(delay, max(0.0, stop - clock())))
+        sleep(min(delay, max(0.0, until.at - clock())))
         delay = min(delay * 2, 5.0)

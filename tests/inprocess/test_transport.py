@@ -174,8 +174,8 @@ def fake_clock() -> tuple[Callable[[], float], Callable[[float], None], list[flo
 def test_waiter_backs_off_and_returns() -> None:
     clock, sleep, sleeps = fake_clock()
     states = iter(["PROCESSING"] * 5 + ["SUCCESS"])
-    waited = wait_for(lambda: next(states), lambda s: s == "SUCCESS", timeout=60, what="sub",
-                      backoff=Backoff(first=0.5, maximum=2.0), clock=clock, sleep=sleep)
+    waited = wait_for(lambda: next(states), lambda s: s == "SUCCESS", until=Deadline.after(60, "sub", start=clock()),
+                      what="sub", backoff=Backoff(first=0.5, maximum=2.0), clock=clock, sleep=sleep)
     assert waited.value == "SUCCESS" and waited.polls == 6
     # Pauses grow with the time waited (a tenth of it, at least `first`): early on they stay at `first`.
     assert sleeps == [0.5, 0.5, 0.5, 0.5, 0.5]
@@ -184,8 +184,8 @@ def test_waiter_backs_off_and_returns() -> None:
 def test_waiter_deadline_names_the_state() -> None:
     clock, sleep, _ = fake_clock()
     with pytest.raises(WaitTimeout) as err:
-        wait_for(lambda: "PROCESSING", lambda s: False, timeout=10, what="subscription k",
-                 clock=clock, sleep=sleep)
+        wait_for(lambda: "PROCESSING", lambda s: False, until=Deadline.after(10, "sub", start=clock()),
+                 what="subscription k", clock=clock, sleep=sleep)
     assert "subscription k was still PROCESSING after 10s" in str(err.value)
 
 
@@ -466,8 +466,8 @@ def test_polls_during_an_outage_send_one_request_each(emulator: EmulatorHandle) 
     seen: list[str] = []
     with emulated(emulator, policy) as http:
         waited = wait_for(lambda: transport.call(http, "GET", ENABLED, alaya_decode, policy), lambda v: v is True,
-                          timeout=30, what="enabled", backoff=Backoff(first=0.01, maximum=0.02),
-                          sink=lambda text, _urn: seen.append(text))
+                          until=Deadline.after(30, "enabled"), what="enabled",
+                          backoff=Backoff(first=0.01, maximum=0.02), sink=lambda text, _urn: seen.append(text))
     assert waited.polls == 4
     assert calls_to(emulator, f"GET /v1{ENABLED}") == 4
     assert "503 Service Unavailable" in seen[0] and "polling again until the deadline" in seen[0]

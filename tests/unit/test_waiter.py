@@ -7,6 +7,7 @@ from itertools import pairwise
 
 import pytest
 
+from pulumi_mltrain.deadline import Deadline
 from pulumi_mltrain.errors import ApiError, Retryable, WaitTimeout
 from pulumi_mltrain.ownership import Mark
 from pulumi_mltrain.progress import Label, duration, engine_address
@@ -28,6 +29,11 @@ def clock() -> tuple[Callable[[], float], Callable[[float], None]]:
     return (lambda: now[0]), sleep
 
 
+def within(seconds: float, now: Callable[[], float]) -> Deadline:
+    """A wait's deadline `seconds` from now on the test's clock."""
+    return Deadline.after(seconds, "the test's wait", start=now())
+
+
 def script(items: list[str | Exception]) -> Callable[[], str]:
     feed: Iterator[str | Exception] = iter(items)
 
@@ -43,7 +49,7 @@ def script(items: list[str | Exception]) -> Callable[[], str]:
 def test_an_outage_inside_the_wait_is_waited_out(capsys: pytest.CaptureFixture[str]) -> None:
     now, sleep = clock()
     fetch = script(["Pending", *[outage() for _ in range(40)], "Running"])
-    waited = wait_for(fetch, lambda s: s == "Running", timeout=180, what="task t1", backoff=QUICK,
+    waited = wait_for(fetch, lambda s: s == "Running", until=within(180, now), what="task t1", backoff=QUICK,
                       clock=now, sleep=sleep)
     assert (waited.value, waited.polls) == ("Running", 42)
     lines = capsys.readouterr().err.splitlines()
@@ -59,7 +65,7 @@ def test_an_outage_inside_the_wait_is_waited_out(capsys: pytest.CaptureFixture[s
 def test_the_deadline_names_the_wait_and_the_last_error() -> None:
     now, sleep = clock()
     with pytest.raises(WaitTimeout) as err:
-        wait_for(lambda: (_ for _ in ()).throw(outage()), lambda s: False, timeout=30, what="subscription k",
+        wait_for(lambda: (_ for _ in ()).throw(outage()), lambda s: False, until=within(30, now), what="subscription k",
                  backoff=QUICK, clock=now, sleep=sleep)
     text = str(err.value)
     assert text.startswith("subscription k did not finish within 30s (never seen); the last error was: "
@@ -71,7 +77,7 @@ def test_a_timeout_after_an_outage_says_the_last_state_too() -> None:
     now, sleep = clock()
     fetch = script(["Pending", *[outage() for _ in range(100)]])
     with pytest.raises(WaitTimeout, match=r"task t1 did not finish within 10s \(last seen Pending\); the last error"):
-        wait_for(fetch, lambda s: False, timeout=10, what="task t1", backoff=QUICK, clock=now, sleep=sleep)
+        wait_for(fetch, lambda s: False, until=within(10, now), what="task t1", backoff=QUICK, clock=now, sleep=sleep)
 
 
 def test_other_errors_propagate_at_once() -> None:
@@ -83,7 +89,7 @@ def test_other_errors_propagate_at_once() -> None:
         raise ApiError("Alaya NeW", "GET", "/v1/x", 403, None, "Forbidden")
 
     with pytest.raises(ApiError, match="403"):
-        wait_for(fetch, lambda s: True, timeout=60, what="task", clock=now, sleep=sleep)
+        wait_for(fetch, lambda s: True, until=within(60, now), what="task", clock=now, sleep=sleep)
     assert (len(calls), now()) == (1, 0.0)
 
 
@@ -93,7 +99,7 @@ def test_lines_name_the_resource_id_state_elapsed_and_deadline() -> None:
     said: list[tuple[str, str | None]] = []
     urn = "urn:pulumi:dev::infra::pulumi-python:dynamic/alaya:TrainingJob::llama3-sft"
     label = Label.of("TrainingJob", None, Mark("stack-1", urn), object_id="tt-3f9c")
-    wait_for(fetch, lambda s: s == "RUNNING", timeout=1200, what="task tt-3f9c", label=label,
+    wait_for(fetch, lambda s: s == "RUNNING", until=within(1200, now), what="task tt-3f9c", label=label,
              backoff=Backoff(first=20.0, maximum=20.0), clock=now, sleep=sleep,
              sink=lambda line, where: said.append((line, where)))
     assert said == [
@@ -110,7 +116,7 @@ def test_a_state_that_lasts_is_repeated_at_least_every_30s_and_no_line_twice() -
     def fetch() -> str:
         return "RUNNING" if now() < 200 else "SUCCEEDED"
 
-    wait_for(fetch, lambda s: s == "SUCCEEDED", timeout=600, what="job j1",
+    wait_for(fetch, lambda s: s == "SUCCEEDED", until=within(600, now), what="job j1",
              label=Label("TrainingJob", "bert", "j1", None, "stopping"),
              backoff=Backoff(first=1.0, maximum=45.0), clock=now, sleep=sleep,
              sink=lambda line, _where: (said.append(line), stamps.append(now())))
@@ -140,7 +146,8 @@ def _finish_after(seconds: float, backoff: Backoff) -> tuple[int, float]:
     """Polls and lag (seconds between the platform finishing and the poll that saw it), on a fake clock."""
     now, sleep = clock()
     waited = wait_for(lambda: "Completed" if now() >= seconds else "Running", lambda s: s == "Completed",
-                      timeout=3600, what="job j1", backoff=backoff, clock=now, sleep=sleep, sink=lambda *_: None)
+                      until=within(3600, now), what="job j1", backoff=backoff, clock=now, sleep=sleep,
+                      sink=lambda *_: None)
     return waited.polls, waited.seconds - seconds
 
 
@@ -165,7 +172,7 @@ def test_the_platforms_hint_sets_the_next_poll() -> None:
         stamps.append(now())
         return "Completed" if now() >= 3 else "Running"
 
-    wait_for(fetch, lambda s: s == "Completed", timeout=60, what="job j1", clock=now, sleep=sleep,
+    wait_for(fetch, lambda s: s == "Completed", until=within(60, now), what="job j1", clock=now, sleep=sleep,
              hint=lambda _s: 1.5, sink=lambda *_: None)
     assert stamps == [0.0, 1.5, 3.0]
 
@@ -184,7 +191,7 @@ def test_retry_after_on_a_transient_error_sets_the_next_poll() -> None:
             raise item
         return item
 
-    wait_for(fetch, lambda s: s == "Completed", timeout=60, what="task t1", clock=now, sleep=sleep,
+    wait_for(fetch, lambda s: s == "Completed", until=within(60, now), what="task t1", clock=now, sleep=sleep,
              sink=lambda *_: None)
     assert stamps == [0.0, 4.0, 4.5]  # the hint, then the usual max(0.5 s, 10 % of the 4 s waited)
 
@@ -193,10 +200,10 @@ def test_a_wait_done_at_the_first_look_says_nothing_and_a_longer_one_says_each_s
     now, sleep = clock()
     said: list[str] = []
     label = Label("TrainingJob", "bert", "j1", None, "deleting")
-    waited = wait_for(script(["GONE"]), lambda s: s == "GONE", timeout=60, what="task j1", label=label,
+    waited = wait_for(script(["GONE"]), lambda s: s == "GONE", until=within(60, now), what="task j1", label=label,
                       clock=now, sleep=sleep, sink=lambda line, _where: said.append(line))
     assert (waited.value, waited.polls, said) == ("GONE", 1, [])
-    wait_for(script(["DELETING", "GONE"]), lambda s: s == "GONE", timeout=60, what="task j1", label=label,
+    wait_for(script(["DELETING", "GONE"]), lambda s: s == "GONE", until=within(60, now), what="task j1", label=label,
              backoff=QUICK, clock=now, sleep=sleep, sink=lambda line, _where: said.append(line))
     assert said == ["[mltrain] TrainingJob 'bert' (j1), deleting: DELETING after 0s (deadline 1m)",
                     "[mltrain] TrainingJob 'bert' (j1), deleting: GONE after 1s (deadline 1m)"]

@@ -28,23 +28,25 @@ def resolve(api: AlayaClient, tasks: Listing, kind: str, spec: TrainingJobSpec, 
     RESOLVE_GRACE seconds more: with the ID, the task is recorded (unfinished); without it, the next
     `pulumi up` finds it by its mark and deletes it before it makes its own."""
 
-    def wait(timeout: float, cancellable: bool = True) -> dict[str, Any]:
+    def wait(until: deadline.Deadline, cancellable: bool = True) -> dict[str, Any]:
         return wait_for(
             lambda: _result(api, tasks, pending, spec, owner),
             lambda r: str(r.get("status", "")).upper() != contract.SUB_PROCESSING,
-            timeout=timeout, what=f"subscription {pending} of task {spec.name!r}",
+            until=until, what=f"subscription {pending} of task {spec.name!r}",
             label=Label.of(kind, spec, owner, doing=f"subscription {pending}"),
             state_of=lambda r: str(r.get("status", "?")), backoff=BACKOFF, cancellable=cancellable,
         ).value
 
+    operation = deadline.operation()
     try:
-        result = wait(deadline.left())
+        result = wait(operation)
     except Cancelled as cancelled:
+        grace = operation.within(RESOLVE_GRACE)
         try:
-            result = wait(min(RESOLVE_GRACE, deadline.left()), cancellable=False)
+            result = wait(grace, cancellable=False)
         except MltrainError:
             raise MltrainError(
-                f"{cancelled}. No task ID came within {RESOLVE_GRACE:g}s more: the task, if Alaya NeW makes "
+                f"{cancelled}. No task ID came within {grace.seconds:.0f}s more: the task, if Alaya NeW makes "
                 "it, carries this resource's owner mark; the next `pulumi up` deletes it before it makes its "
                 "own (`mltrain-runs abandoned` lists it meanwhile; set adopt_id to keep it)") from None
     if str(result.get("status", "")).upper() != contract.SUB_SUCCESS:

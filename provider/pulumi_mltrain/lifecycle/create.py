@@ -33,12 +33,14 @@ S = TypeVar("S")
 
 
 def create(kind: Creates[S, R], spec: S, owner: Mark | None, *, name: str, grace: float, label: Label,
-           cleanup_seconds: float) -> tuple[str, Outs]:
+           operation: deadline.Deadline) -> tuple[str, Outs]:
     """Make the object of `spec` (named `name`): its ID, and the outputs the platform's answer gave.
-    `grace`: how long an unanswered create is looked for; `cleanup_seconds`: the budget of a roll-back."""
+    `grace`: how long an unanswered create is looked for (within `operation`, the create's deadline, which
+    also gives a roll-back its budget)."""
     clear_own(kind, name, owner, label)
     submitted = submit(lambda: kind.submit(spec, owner), lambda just_sent: made(kind, name, owner, just_sent),
-                       noun=kind.noun, name=name, grace=grace, owner=owner, duplicate=kind.duplicate)
+                       noun=kind.noun, name=name, grace=grace, operation=operation, owner=owner,
+                       duplicate=kind.duplicate)
     outs: Outs = {}
     if submitted.found is not None:
         object_id = submitted.found
@@ -46,7 +48,7 @@ def create(kind: Creates[S, R], spec: S, owner: Mark | None, *, name: str, grace
         assert submitted.sent is not None
         outs = submitted.sent.outputs
         object_id = submitted.sent.object_id or resolved(kind, spec, owner, name, submitted.sent.pending or "",
-                                                         cleanup_seconds)
+                                                         operation)
     if submitted.attempts > 1:
         for other in owned(kind, name, owner):
             if other != object_id:
@@ -55,7 +57,7 @@ def create(kind: Creates[S, R], spec: S, owner: Mark | None, *, name: str, grace
     try:
         kind.mark(object_id, spec, owner)
     except MltrainError as err:
-        undone = roll_back(kind, object_id, cleanup_seconds, unmarked=True)
+        undone = roll_back(kind, object_id, operation, unmarked=True)
         raise RemoteFailure(f"{kind.noun} {name!r} ({object_id}) was created, but writing its owner mark failed: "
                             f"{err}. {undone}") from None
     return object_id, outs
@@ -77,20 +79,21 @@ def owned(kind: Listing, name: str, owner: Mark | None) -> list[str]:
     return [item.object_id for item in kind.named(name) if owns(owner, item.mark, name)]
 
 
-def resolved(kind: Creates[S, R], spec: S, owner: Mark | None, name: str, pending: str, seconds: float) -> str:
+def resolved(kind: Creates[S, R], spec: S, owner: Mark | None, name: str, pending: str,
+             operation: deadline.Deadline) -> str:
     """The ID the pending create yields; when it fails, what it may have made is removed (`clean_up`)."""
     try:
         return kind.resolve(spec, owner, pending)
     except MltrainError as err:
         if cancel.requested():
             raise  # the resolve says what it left; a clean-up now would hold the cancelled update
-        raise MltrainError(f"{err}. {clean_up(kind, name, owner, seconds)}") from None
+        raise MltrainError(f"{err}. {clean_up(kind, name, owner, operation)}") from None
 
 
-def clean_up(kind: Creates[S, R], name: str, owner: Mark | None, seconds: float) -> str:
-    """The create was accepted but its ID cannot be recorded: remove our object if it exists, so that the
-    platform and the state agree; otherwise say what the next run does with it."""
-    budget = deadline.Deadline.after(seconds, f"cleaning up after {kind.noun} {name!r}")
+def clean_up(kind: Creates[S, R], name: str, owner: Mark | None, operation: deadline.Deadline) -> str:
+    """The create (under the deadline `operation`) was accepted but its ID cannot be recorded: remove our
+    object if it exists, so that the platform and the state agree; otherwise say what the next run does with it."""
+    budget = operation.clean_up(f"cleaning up after {kind.noun} {name!r}")
     try:
         with deadline.scope(budget, override=True):
             found = owned(kind, name, owner)

@@ -75,10 +75,11 @@ LOOK_AFTER_CANCEL = 2.0
 
 class Recorder:
     """Record after wait for one resource kind: `runs` is its platform, `kind` its name in messages,
-    `rollback_seconds` the budget of a roll-back, `with_reason` whether its outputs have a `reason`."""
+    `with_reason` whether its outputs have a `reason`. It runs inside its operation's deadline, which
+    bounds the wait and gives a roll-back its budget (`Deadline.clean_up`)."""
 
-    def __init__(self, kind: str, rollback_seconds: float, *, with_reason: bool) -> None:
-        self.kind, self.rollback_seconds, self.with_reason = kind, rollback_seconds, with_reason
+    def __init__(self, kind: str, *, with_reason: bool) -> None:
+        self.kind, self.with_reason = kind, with_reason
 
     def record(self, runs: Runs[S, R], spec: S, object_id: str, owner: Mark | None, *,
                ours: bool) -> Outs:
@@ -104,7 +105,7 @@ class Recorder:
 
         try:
             final = wait_for(
-                lambda: runs.get(object_id), done, timeout=deadline.left(), what=what, state_of=runs.state_of,
+                lambda: runs.get(object_id), done, until=deadline.operation(), what=what, state_of=runs.state_of,
                 backoff=runs.poll, label=Label.of(self.kind, spec, owner, object_id=object_id),
                 notes=runs.notes(spec, object_id),
                 hint=(lambda _: pending.hint()) if pending is not None else None,
@@ -152,7 +153,7 @@ class Recorder:
                 failure = f"{failure}. Deleting its job failed ({undone.error})"
             return Held(failure, object_id, {**recorded, **judged}, removed=undone.removed, details=details)
         if live:  # still pending: stopped, so that it never starts and holds no GPU
-            budget = deadline.Deadline.after(self.rollback_seconds, f"stopping pending {runs.noun} {object_id}")
+            budget = deadline.operation().clean_up(f"stopping pending {runs.noun} {object_id}")
             try:
                 with deadline.scope(budget, override=True):
                     stop_in_place(runs, object_id, Label.of(self.kind, spec, owner, object_id=object_id,
@@ -169,9 +170,12 @@ class Recorder:
         quick read, else its ID): recorded, and the next `pulumi up` goes on waiting for it."""
         remote: R | None = err.value  # type: ignore[assignment]  # what this wait's fetch returned
         if remote is None:
+            op, what = deadline.operation(), f"reading {object_id}"
+            # After a cancel, a part of what the operation has left; after a time-out, a clean-up's own.
+            look = op.clean_up(what, LOOK_AFTER_CANCEL) if isinstance(err, WaitTimeout) else op.within(
+                LOOK_AFTER_CANCEL, what)
             try:
-                with deadline.scope(deadline.Deadline.after(LOOK_AFTER_CANCEL, f"reading {object_id}"),
-                                    override=isinstance(err, WaitTimeout)):
+                with deadline.scope(look, override=True):
                     remote = runs.get(object_id)
             except MltrainError:
                 remote = None
@@ -183,7 +187,7 @@ class Recorder:
             "`pulumi destroy` removes it", object_id, outs)
 
     def roll_back(self, runs: Runs[S, R], object_id: str) -> RolledBack:
-        return roll_back(runs, object_id, self.rollback_seconds)
+        return roll_back(runs, object_id, deadline.operation())
 
     def undo(self, runs: Runs[S, R], object_id: str, ours: bool) -> str:
         if ours:

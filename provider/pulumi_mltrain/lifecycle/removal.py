@@ -42,7 +42,7 @@ def remove(objects: Objects[R], object_id: str, label: Label | None = None) -> b
         except NotFound:
             return GONE
 
-    wait_for(state, lambda s: s == GONE, timeout=deadline.left(), what=f"deleting {objects.noun} {object_id}",
+    wait_for(state, lambda s: s == GONE, until=deadline.operation(), what=f"deleting {objects.noun} {object_id}",
              backoff=objects.poll, label=label and label.doing_now(object_id, "deleting"))
     return True
 
@@ -60,7 +60,7 @@ def settle(objects: Objects[R], object_id: str, label: Label | None, *, look_fir
     if look_first and objects.live(objects.state_of(objects.get(object_id))):
         objects.stop(object_id)
     wait_for(lambda: objects.get(object_id), lambda r: objects.settled(objects.state_of(r)),
-             timeout=deadline.left(), what=f"stopping {objects.noun} {object_id}", state_of=objects.state_of,
+             until=deadline.operation(), what=f"stopping {objects.noun} {object_id}", state_of=objects.state_of,
              backoff=objects.poll, label=label and label.doing_now(object_id, "stopping"))
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from .. import cancel
+from ..deadline import Deadline
 from ..errors import AmbiguousOutcome, ApiError, MltrainError
 from ..ownership import Mark
 from ..progress import notice
@@ -36,17 +37,19 @@ class Submitted(Generic[Sent, Found]):
 
 
 def submit(send: Callable[[], Sent], look: Callable[[bool], Found | None], *, noun: str, name: str,
-           grace: float, owner: Mark | None,
+           grace: float, operation: Deadline, owner: Mark | None,
            duplicate: Callable[[ApiError], bool] | None = None) -> Submitted[Sent, Found]:
     """Send the create. `look(just_sent)` finds this resource's own object by name (`just_sent`: a
-    request of this create may have made it, so a missing mark is no refusal); `duplicate(err)` says
-    whether a refusal means an object of this name exists."""
+    request of this create may have made it, so a missing mark is no refusal), for `grace` seconds of
+    the create's deadline `operation`; `duplicate(err)` says whether a refusal means an object of this
+    name exists."""
     for attempt in range(1, CREATE_ATTEMPTS + 1):
         try:
             return Submitted(send(), None, attempt)
         except AmbiguousOutcome as err:
             began = time.monotonic()
-            found = look_for(lambda: look(True), within=grace)
+            within = operation.within(grace, f"looking for {noun} {name!r} after an unanswered create")
+            found = look_for(lambda: look(True), until=within)
             if found is not None:
                 return Submitted(None, found, attempt)
             looked = time.monotonic() - began

@@ -1,7 +1,8 @@
 """Roll back what a failed create made, so that the platform and the state agree.
 
-One budget for every roll-back: the resource's delete timeout (the `timeouts` input, else the
-engine's, else the default), as its own deadline, since the create's may have run out already.
+One budget for every roll-back: the clean-up budget of the create's deadline (`Deadline.clean_up`: the
+resource's delete timeout, from the `timeouts` input, else the default), as its own deadline, since the
+create's may have run out already.
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ class RolledBack:
         return self.text
 
 
-def roll_back(objects: Objects[R], object_id: str, seconds: float, *, unmarked: bool = False) -> RolledBack:
-    """Delete this resource's own `object_id`, whose create fails; say what became of it. `unmarked`: the
-    object carries no owner mark (writing it is what failed), so a later run cannot tell it is ours."""
-    budget = deadline.Deadline.after(seconds, f"deleting failed {objects.noun} {object_id}")
+def roll_back(objects: Objects[R], object_id: str, operation: deadline.Deadline, *,
+              unmarked: bool = False) -> RolledBack:
+    """Delete this resource's own `object_id`, whose create (under the deadline `operation`) fails; say
+    what became of it. `unmarked`: the object carries no owner mark (writing it is what failed), so a
+    later run cannot tell it is ours."""
+    budget = operation.clean_up(f"deleting failed {objects.noun} {object_id}")
     try:
         with deadline.scope(budget, override=True):
             remove(objects, object_id)

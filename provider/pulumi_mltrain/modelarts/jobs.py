@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Collection
 from typing import Any
 
+from .. import deadline
 from .. import spec as specs
 from ..answers import from_epoch_ms
 from ..errors import ApiError, MltrainError
@@ -109,12 +110,13 @@ def gate(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str, remote: Jo
         problem = "the job reports no task"
     elif not seen and any(not c.custom for c in criteria):
         try:
-            samples = look_for(lambda: api.metrics(object_id, tasks[0]), within=METRICS_GRACE)
+            grace = deadline.operation().within(METRICS_GRACE)
+            samples = look_for(lambda: api.metrics(object_id, tasks[0]), until=grace)
         except MltrainError as err:
             samples, problem = None, f"its metrics could not be read: {err}"
         else:
             if samples is None:
-                problem = f"ModelArts had no metrics ready within {METRICS_GRACE:.0f}s"
+                problem = f"ModelArts had no metrics ready within {grace.seconds:.0f}s"
         seen = metrics_summary(samples)
     api_metrics = dict(seen)
     custom, custom_problem = custom_finals(api, object_id, remote, sorted({c.metric for c in criteria if c.custom}))

@@ -368,7 +368,7 @@ class FakeJobs(PlatformCalls[FakeJobSpec, FakeJobOutputs, Seen]):
 
     def resolve(self, spec: FakeJobSpec, owner: Mark | None, pending: str) -> str:
         status, job_id = wait_for(lambda: self.cloud.result(pending), lambda r: r[0] != "PROCESSING",
-                                  timeout=deadline.left(), what=f"request {pending} of job {spec.name!r}",
+                                  until=deadline.operation(), what=f"request {pending} of job {spec.name!r}",
                                   state_of=lambda r: r[0], backoff=self.poll).value
         if status != "SUCCESS" or job_id is None:
             raise RemoteFailure(f"{PLATFORM} could not create the job (request {pending} ended {status})")

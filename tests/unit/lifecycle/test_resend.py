@@ -4,14 +4,18 @@ create is not sent again; a late first request's duplicate is removed."""
 
 from __future__ import annotations
 
-import functools
+from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 from fake import MINE, Cloud, FakeHandler, checked, configured, declared, handler_on
 
 from pulumi_mltrain import waiter
+from pulumi_mltrain.deadline import Deadline
 from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.lifecycle import resend
+
+T = TypeVar("T")
 
 
 def test_an_unanswered_create_is_found_by_name_and_not_sent_again(cloud: Cloud, jobs: FakeHandler) -> None:
@@ -83,13 +87,18 @@ def test_a_name_refused_as_taken_after_a_lost_answer_is_looked_up(cloud: Cloud, 
 
 def test_the_look_lasts_the_ambiguity_grace(cloud: Cloud, monkeypatch: pytest.MonkeyPatch) -> None:
     """Within `ambiguityGrace` the look goes on until the job appears, and only past it is the create sent
-    again (`look_for` on a clock of its own: no time passes for real)."""
+    again (`look_for` on a clock of its own: no time passes for real; `now` is the time since the grace
+    began, which its deadline's `at` counts on the monotonic clock)."""
     now = [0.0]
 
     def sleep(seconds: float) -> None:
         now[0] += seconds
 
-    monkeypatch.setattr(resend, "look_for", functools.partial(waiter.look_for, clock=lambda: now[0], sleep=sleep))
+    def look_for(find: Callable[[], T | None], *, until: Deadline) -> T | None:
+        began = until.at - until.seconds
+        return waiter.look_for(find, until=until, clock=lambda: began + now[0], sleep=sleep)
+
+    monkeypatch.setattr(resend, "look_for", look_for)
     jobs = handler_on(cloud, configured(ambiguityGrace="30"))
     cloud.answers.append("lagging")
     cloud.lag_looks = 4  # the job the lost answer made shows at the fifth look
