@@ -7,8 +7,10 @@ operation the handler makes that type's calls with the operation's `Context` (th
 turns them into check, diff, create (and resume), read, update, delete, import and the look for a failed
 create's object, returning the small result types below. Nothing subclasses it, and the calls never
 call back into it. It prefixes every error with the resource it concerns, merges inputs
-into outputs, and takes the deadline of each operation from the `timeouts` input, else the timeout
-the engine gives (`timeout=`), else its defaults. It imports nothing of `pulumi.dynamic`.
+into outputs, and opens one deadline for each operation (`deadline.py`): from the `timeouts` input, else
+the timeout the engine gives (`timeout=`), else its defaults; a check, diff, refresh, import and the look
+for a failed create's object, which neither times, from the resource's fixed budgets
+(`PlatformCalls.fixed_timeouts`). It imports nothing of `pulumi.dynamic`.
 
 It also holds the guarantees every resource shares in accounts that several stacks use:
 - ownership: creates carry an owner mark (`ownership.py`) and idempotent look-ups adopt only marked objects;
@@ -63,8 +65,15 @@ from .runs import Replacement, Replacements, RunReason, refuse_stopped_run, repl
 # The state of a run (held failure, unfinished wait, attempt), which a diff never compares as inputs.
 RUN_STATE_KEYS = (FAILED_KEY, UNFINISHED_KEY, ATTEMPT_KEY, REMOVED_KEY)
 
-# How long the look for a failed create's object may take (see `Handler.survivor`).
-SURVIVOR_SECONDS = 30.0
+# What to do when the deadline of an operation that customTimeouts do not time runs out, by operation.
+UNTIMED = {
+    "check": "check the platform; customTimeouts do not cover a check",
+    "diff": "check the platform; customTimeouts do not cover a diff",
+    "read": "check the platform, then refresh again; customTimeouts do not cover a refresh",
+    "import": "check the platform; customTimeouts do not cover an import (adopt_id takes an object over under "
+              "the create's customTimeouts)",
+    "survivor": "check the platform",
+}
 
 
 @dataclass(frozen=True)
@@ -183,10 +192,12 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
     # ----- operations ----------------------------------------------------------------------------
     def check(self, olds: Props, news: Props) -> Checked:
         """Validate `news` (the resource's stored inputs are `olds`, empty for a new one)."""
+        name = self._label_of({**olds, **news})
         try:
-            return self._check(self.platform(news), olds, news)
+            with deadline.scope(self._untimed("check", f"checking {self._called(name, news)}")):
+                return self._check(self.platform(news), olds, news)
         except MltrainError as err:  # the platform, not the inputs (those are failures): name the resource
-            raise for_resource(self.kind, self._label_of({**olds, **news}), err) from None
+            raise for_resource(self.kind, name, err) from None
 
     def _check(self, calls: PlatformCalls[SpecT, OutT, RemoteT], olds: Props, news: Props) -> Checked:
         default = calls.settings.replace_running
@@ -292,6 +303,10 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
 
         The state of a run is no input: an unfinished create is resumed (an update), and a held failure
         is replaced only when its inputs change, or when `_run_again` says it runs again."""
+        with deadline.scope(self._untimed("diff", f"diffing {self._called(self._label_of(news), news)}")):
+            return self._diff(olds, news, object_id)
+
+    def _diff(self, olds: Props, news: Props, object_id: str) -> Diff:
         try:
             changed, replaces = specs.diff(self.spec_type, olds, news)
         except MltrainError as err:
@@ -460,11 +475,12 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         if spec is None or not isinstance(name, str) or not name:
             return None
         owner = Mark.from_props(props)
+        what = f"looking for the {self.noun} of the failed create of {self.kind} '{self._label(spec)}'"
         try:
             calls = self.platform(props)
             if not calls.removes:
                 return None
-            with deadline.scope(deadline.Deadline.after(SURVIVOR_SECONDS, "looking for the object")):
+            with deadline.scope(self._deadline(spec, "survivor", None, what)):
                 mine = [n.object_id for n in calls.named(name) if owns(owner, n.mark, name)]
                 return mine[0] if mine and calls.read(mine[0], spec) is not None else None
         except Exception:  # not found, not ours, unreachable: nothing to record
@@ -479,15 +495,20 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         if props.get(FAILED_KEY) and props.get(REMOVED_KEY):
             inputs = {**specs.user_props(props, self.spec_type), **_without_run_state(internal(props)), **kept}
             return Read(object_id, {k: v for k, v in props.items() if k not in MARK_KEYS}, inputs)
+        budget = self._deadline(spec, "read", None, f"refreshing {self.kind} '{self._label(spec)}' ({object_id})")
         try:
-            calls = self.platform(props)
-            try:
-                found = calls.read(object_id, spec)
-            except NotFound as err:
-                self._confirm_gone(calls, object_id, spec, str(err))
-                found = None
+            with deadline.scope(budget):
+                return self._read(object_id, props, spec, kept, run)
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
+
+    def _read(self, object_id: str, props: Props, spec: SpecT, kept: Props, run: Props) -> Read | None:
+        calls = self.platform(props)
+        try:
+            found = calls.read(object_id, spec)
+        except NotFound as err:
+            self._confirm_gone(calls, object_id, spec, str(err))
+            found = None
         if found is None:
             return None  # gone: the engine drops it from the state
         outs, remote = {**calls.derived(spec), **found[0]}, found[1]
@@ -514,20 +535,25 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
                 raise MltrainError(f"{self.kind}: an import ID is {':'.join(f'<{f}>' for f in fields)}")
             seed.update(zip(fields, parts, strict=True))
         blank = self.spec_type.model_construct(None, **seed)
-        # Derived outputs are computed from the read-back inputs afterwards, in `_outs`.
-        found = self.platform(owner).read(object_id, blank)
-        if found is None or found[1] is None:
-            raise MltrainError(f"{self.kind} {object_id}: the platform has no object to import "
-                               "under this ID (or it is being deleted)")
-        spec = specs.from_wire(self.spec_type, found[1], blank)
-        if spec is None:
-            raise MltrainError(f"{self.kind} {object_id}: the platform's copy does not read back "
-                               "as valid inputs, so it cannot be imported")
-        inputs = {**spec.as_declared().props(), **owner}
-        calls = self.platform(owner)
-        with deadline.scope(self._deadline(spec, "create", None, f"importing {self.kind} {object_id}")):
+        # One deadline for the whole import, the create's (its take-over may wait for a run as a create
+        # does); its first read has no more than a refresh's read.
+        budget = self._deadline(blank, "create", None, f"importing {self.kind} {object_id}", untimed="import")
+        with deadline.scope(budget):
+            first = budget.within(self.calls.timeout(blank, "read"), f"reading {self.kind} {object_id} to import it")
+            with deadline.scope(first):
+                # Derived outputs are computed from the read-back inputs afterwards, in `_outs`.
+                found = self.platform(owner).read(object_id, blank)
+            if found is None or found[1] is None:
+                raise MltrainError(f"{self.kind} {object_id}: the platform has no object to import "
+                                   "under this ID (or it is being deleted)")
+            spec = specs.from_wire(self.spec_type, found[1], blank)
+            if spec is None:
+                raise MltrainError(f"{self.kind} {object_id}: the platform's copy does not read back "
+                                   "as valid inputs, so it cannot be imported")
+            inputs = {**spec.as_declared().props(), **owner}
+            calls = self.platform(owner)
             outs = self._adopt(calls, object_id, spec, Mark.from_props(owner))
-        return Read(object_id, self._outs(calls, spec, {**found[0], **outs}, inputs), inputs)
+            return Read(object_id, self._outs(calls, spec, {**found[0], **outs}, inputs), inputs)
 
     def _drift(self, calls: PlatformCalls[SpecT, OutT, RemoteT], spec: SpecT, remote: Props | None) -> Props:
         """Declared inputs the platform now holds differently, as the platform holds them.
@@ -613,11 +639,23 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         """`_label` of inputs that may not be valid (the fields it reads, unchecked)."""
         return self._label(self.spec_type.model_construct(**specs.user_props(props, self.spec_type)))
 
-    def _deadline(self, spec: SpecT, op: str, engine: float | None, what: str) -> deadline.Deadline:
-        """The one deadline of this operation (`deadline.py`), with the resource's delete timeout as the
-        budget of a clean-up after it (a roll-back)."""
-        return deadline.Deadline.after(self.calls.timeout(spec, op, engine), what,
+    def _deadline(self, spec: SpecT, op: str, engine: float | None, what: str,
+                  untimed: str | None = None) -> deadline.Deadline:
+        """The one deadline of this operation (`deadline.py`): `op`'s timeout, with the resource's delete
+        timeout as the budget of a clean-up after it (a roll-back). `untimed`: the operation, when its
+        timeout is not `op`'s own (an import takes the create's), for what its messages advise."""
+        return deadline.Deadline.after(self.calls.timeout(spec, op, engine), what, fix=UNTIMED.get(untimed or op),
                                        cleanup=self.calls.timeout(spec, "delete"))
+
+    def _untimed(self, op: str, what: str) -> deadline.Deadline:
+        """The deadline of a check or diff: the resource's fixed budget (`PlatformCalls.fixed_timeouts`)."""
+        return deadline.Deadline.after(self.calls.fixed_timeouts[op], what, fix=UNTIMED[op])
+
+    def _called(self, name: str, props: Props) -> str:
+        """The resource in an operation's deadline: its kind and name (its Pulumi name before it has one)."""
+        urn = props.get(URN_KEY)
+        shown = name or (resource_of(urn) if isinstance(urn, str) and urn else "")
+        return f"{self.kind} '{shown}'" if shown else self.kind
 
     def _only_outputs(self, values: Props) -> Props:
         return {k: v for k, v in values.items() if k in self.output_type.model_fields}

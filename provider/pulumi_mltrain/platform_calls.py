@@ -67,6 +67,11 @@ class PlatformCalls(Generic[SpecT, OutT, RemoteT]):
     spec_type: type[SpecT]
     output_type: type[OutT]
     default_timeouts: ClassVar[dict[str, float]] = {"create": 1200.0, "update": 600.0, "delete": 1200.0}
+    # The budgets of the operations that neither the engine nor the `timeouts` input time, in seconds: a
+    # check (the catalogue look-ups of a preview, the state look of replace_running="refuse"), a diff
+    # (nothing remote), a refresh's read (a read, and a listing before "not found" is believed), and the
+    # look for a failed create's object (a listing and a read, after the create's own deadline).
+    fixed_timeouts: ClassVar[dict[str, float]] = {"check": 120.0, "diff": 30.0, "read": 300.0, "survivor": 30.0}
     # The config keys whose credentials `check_remote` exercises (named when the platform refuses them).
     credential_keys: ClassVar[tuple[str, ...]] = ()
     # Types whose ID is made of inputs (no remote object of its own): the fields, in the ID's order.
@@ -100,10 +105,11 @@ class PlatformCalls(Generic[SpecT, OutT, RemoteT]):
 
     @classmethod
     def timeout(cls, spec: SpecT, op: str, engine: float | None = None) -> float:
-        """Seconds `op` may take: the `timeouts` input, else the engine's timeout, else the default."""
+        """Seconds `op` may take: the `timeouts` input, else the engine's timeout, else the default (for
+        an operation they do not time, its fixed budget: `fixed_timeouts`)."""
         chosen = getattr(spec.timeouts, op, None) if getattr(spec, "timeouts", None) else None
         given = engine if engine is not None and engine > 0 else None
-        return float(chosen or given or cls.default_timeouts[op])
+        return float(chosen or given or cls.default_timeouts.get(op) or cls.fixed_timeouts[op])
 
     # ----- check time ----------------------------------------------------------------------------
     def check_remote(self, spec: SpecT) -> Failures:
