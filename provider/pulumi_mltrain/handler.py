@@ -24,7 +24,6 @@ process after `configure()` (`Context.client`), and shared by the handlers of a 
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Generic, cast
@@ -565,8 +564,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             return {}
         theirs = specs.from_wire(self.spec_type, remote, spec)
         if theirs is None:
-            print(f"[mltrain] {self.kind} {self._label(spec)!r}: the platform's copy does not read back as "
-                  "valid inputs; drift is not reported this time", file=sys.stderr)
+            calls.context.say(f"{self.kind} {self._label(spec)!r}: the platform's copy does not read back as "
+                              "valid inputs; drift is not reported this time")
             return {}
         values = theirs.props()
         return calls.drift(spec, {name: values.get(name) for name in specs.differing(spec, theirs) if name in values})

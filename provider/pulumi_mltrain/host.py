@@ -138,7 +138,7 @@ def leaves_errors_to_grpc(module: types.ModuleType) -> bool:
 def readable_errors(module: types.ModuleType | None = None) -> bool:
     """In the SDK's host (or `module`, a copy of it), answer our errors with their message alone:
     people read the last line, not twenty lines of our frames. Whether it is in place; when the
-    host has changed shape, says so once on stderr and leaves it as it is."""
+    host has changed shape, says so once (`progress`) and leaves it as it is."""
     if module is None:
         if not in_host():
             return False
@@ -148,10 +148,12 @@ def readable_errors(module: types.ModuleType | None = None) -> bool:
     problem = host_problem(module)
     if problem is not None:
         with _lock:
-            if not _warned:
+            first = not _warned
+            if first:
                 _warned.append(problem)
-                print(f"[mltrain] the pulumi SDK's dynamic provider host ({HOST_MODULE}) has changed: {problem}; "
-                      "provider errors keep the Python traceback before their message", file=sys.stderr)
+        if first:
+            _say(f"the pulumi SDK's dynamic provider host ({HOST_MODULE}) has changed: {problem}; provider errors "
+                 "keep the Python traceback before their message")
         return False
     with _lock:
         for name in HOST_METHODS:
@@ -159,6 +161,13 @@ def readable_errors(module: types.ModuleType | None = None) -> bool:
             if not isinstance(scope["traceback"], MessageOnly):
                 scope["traceback"] = MessageOnly(scope["traceback"])
     return True
+
+
+def _say(text: str) -> None:
+    """A line for the user about the provider itself (no resource): through `progress`, as every line."""
+    from .progress import notice
+
+    notice(text, None)
 
 
 # ----- the engine's Cancel ------------------------------------------------------------------------
@@ -175,7 +184,7 @@ def _cancel(self: Any, request: Any, context: Any) -> Any:  # runs as the host's
 
 def cancel_on_engine_cancel(module: types.ModuleType | None = None) -> bool:
     """In the SDK's host (or `module`, a copy of it), make the engine's Cancel signal `cancel.py`; whether
-    it is in place. A host of another shape is left as it is, said once on stderr."""
+    it is in place. A host of another shape is left as it is, said once (`progress`)."""
     from . import cancel
 
     if module is None:
@@ -190,11 +199,12 @@ def cancel_on_engine_cancel(module: types.ModuleType | None = None) -> bool:
     if code is None or set(code.co_names) != {"empty_pb2", "Empty"} or code.co_argcount != 3 \
             or code.co_freevars or not hasattr(module, "empty_pb2"):
         with _lock:
-            if "cancel" not in _warned:
+            first = "cancel" not in _warned
+            if first:
                 _warned.append("cancel")
-                print(f"[mltrain] the pulumi SDK's dynamic provider host ({HOST_MODULE}) has changed: its Cancel "
-                      "is not the one this provider knows; an interrupted `pulumi up` waits for creates to end on "
-                      "their own", file=sys.stderr)
+        if first:
+            _say(f"the pulumi SDK's dynamic provider host ({HOST_MODULE}) has changed: its Cancel is not the one "
+                 "this provider knows; an interrupted `pulumi up` waits for creates to end on their own")
         return False
     with _lock:
         module.__dict__[CANCEL_HOOK] = cancel.signal

@@ -1,13 +1,16 @@
-"""Progress lines for long waits, attributed to the Pulumi resource they concern.
+"""What the provider says to the user (progress lines of long waits, one-off notes), attributed to the
+Pulumi resource they concern: the one channel of both forms, the dynamic provider and the native plugin.
 
 A line names the resource (kind, Pulumi resource name, platform ID), the state, the time waited and
 the wait's deadline, e.g. `[mltrain] TrainingJob 'llama3-sft' (tt-3f9c0a1b): RUNNING after 42s
 (deadline 20m)`, so a reader of a CI log with forty jobs knows which one is slow without scrolling.
 
-Inside the dynamic provider process the engine's address is the first command-line argument, and
-the engine's `Log` call takes a URN: a line sent there is shown under its resource (in the progress
-display and the diagnostics), not under the stack. Where that is not possible (no URN, not in a
-provider process, the engine refusing the call) the line goes to stderr, which the engine shows too.
+Inside a provider process the engine's address is the last command-line argument (the native plugin
+also says so with `connect`), and the engine's `Log` call takes a URN: a line sent there is shown under
+its resource (in the progress display and the diagnostics), a line without one under the stack. Where
+that is not possible (not in a provider process, the engine refusing the call) the line goes to stderr,
+which the engine shows of a dynamic provider; of a native plugin it shows stderr only once the plugin
+fails, so nothing the user should read may go there first: every line goes through `emit`.
 """
 
 from __future__ import annotations
@@ -100,14 +103,22 @@ _ENGINE: list[Any] = []  # [stub] once connected, [None] once given up
 
 def engine_address(argv: list[str] | None = None) -> str | None:
     """The engine's address when this process is a dynamic provider (`python -m pulumi.dynamic ADDR`) or
-    the native plugin (`pulumi-resource-mltrain ADDR`)."""
+    the native plugin (`pulumi-resource-mltrain ADDR`): the last argument, after any flags the engine
+    puts first (`--logtostderr -v=9 --tracing ENDPOINT`)."""
     args = sys.argv if argv is None else argv
-    if len(args) < 2 or not _ADDRESS.match(args[1]):
+    if len(args) < 2 or not _ADDRESS.match(args[-1]):
         return None
     main = args[0].replace(os.sep, "/")
     dynamic = main.endswith("pulumi/dynamic/__main__.py") or main == "pulumi.dynamic"
     plugin = main.endswith(("pulumi-resource-mltrain", "pulumi_mltrain/plugin/__main__.py"))  # the native plugin
-    return args[1] if dynamic or plugin else None
+    return args[-1] if dynamic or plugin else None
+
+
+def connect(address: str | None) -> None:
+    """Say every later line to the engine at `address` (the native plugin's server knows it from its start);
+    None: to the engine the command line names, if any."""
+    with _LOCK:
+        _ENGINE[:] = [_connect(address)] if address is not None else []
 
 
 def _engine() -> Any:
@@ -138,13 +149,13 @@ def notice(text: str, owner: Mark | None) -> None:
 
 
 def emit(line: str, urn: str | None) -> None:
-    """To the engine under `urn` when possible, else to stderr."""
-    stub = _engine() if urn else None
-    if stub is not None and urn:
+    """To the engine under `urn` (None: under the stack) when possible, else to stderr."""
+    stub = _engine()
+    if stub is not None:
         try:
             from pulumi.runtime.proto import engine_pb2
 
-            stub.Log(engine_pb2.LogRequest(severity=engine_pb2.INFO, message=line, urn=urn), timeout=5)
+            stub.Log(engine_pb2.LogRequest(severity=engine_pb2.INFO, message=line, urn=urn or ""), timeout=5)
             return
         except Exception:
             with _LOCK:

@@ -6,8 +6,7 @@ the field, instead of a FAILED subscription minutes later.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..answers import json_type
@@ -47,8 +46,10 @@ def storage_problem(rows: Sequence[dict[str, Any]], storage_id: str, storage_typ
     return None
 
 
-def catalog_failures(api: Any, product_code: str, mounts: Sequence[NasMount]) -> list[tuple[str, str]]:
-    """Field-named failures from the catalogues; a catalogue that cannot be read is skipped."""
+def catalog_failures(api: Any, product_code: str, mounts: Sequence[NasMount], *,
+                     say: Callable[[str], None]) -> list[tuple[str, str]]:
+    """Field-named failures from the catalogues; a catalogue that cannot be read is skipped, which `say`
+    (the resource's `Context.say`) tells the user."""
     out: list[tuple[str, str]] = []
     try:
         rows = products(api)
@@ -69,7 +70,7 @@ def catalog_failures(api: Any, product_code: str, mounts: Sequence[NasMount]) ->
                 if problem:
                     out.append((f"storage_mounts[{i}].storage_id", problem))
     except MltrainError as err:
-        print(f"[mltrain] catalogue check skipped: {err}", file=sys.stderr)
+        say(f"catalogue check skipped: {err}")
     return out
 
 

@@ -59,7 +59,7 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Task])
             refused = self.refused_credentials(err)
             if refused is not None:
                 return refused
-        return catalog_failures(self.client, spec.product_code, spec.storage_mounts)
+        return catalog_failures(self.client, spec.product_code, spec.storage_mounts, say=self.context.say)
 
     def derived(self, spec: TrainingJobSpec) -> Props:
         """GPUs and cost from the (cached) product list, so previews and policies know them; nothing

@@ -183,7 +183,7 @@ class AlgorithmCalls(PlatformCalls[AlgorithmSpec, AlgorithmOutputs, dict[str, An
     def check_remote(self, spec: AlgorithmSpec) -> Failures:
         api, failures = shared.catalogues(self)
         engine = (spec.engine_id, spec.engine_name, spec.engine_version)
-        return failures if api is None else catalog_failures(api, engine=engine)
+        return failures if api is None else catalog_failures(api, engine=engine, say=self.context.say)
 
     def with_defaults(self, news: Props) -> tuple[Props, Failures]:
         return shared.with_default_tags(self.settings, news)

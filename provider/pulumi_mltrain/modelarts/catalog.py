@@ -9,8 +9,7 @@ MLTRAIN_* environment) as the provider, share its catalogue cache (`cache.py`) a
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -126,8 +125,9 @@ def configured(settings: Settings) -> bool:
 
 def catalog_failures(api: Any, *, flavor_id: str | None = None, node_count: int = 1,
                      engine: tuple[str | None, str | None, str | None] = (None, None, None),
-                     algorithm_id: str | None = None) -> list[tuple[str, str]]:
-    """Field-named failures from the catalogues; a catalogue that cannot be read is skipped."""
+                     algorithm_id: str | None = None, say: Callable[[str], None]) -> list[tuple[str, str]]:
+    """Field-named failures from the catalogues; a catalogue that cannot be read is skipped, which `say`
+    (the resource's `Context.say`) tells the user."""
     out: list[tuple[str, str]] = []
     try:
         if flavor_id:
@@ -142,7 +142,7 @@ def catalog_failures(api: Any, *, flavor_id: str | None = None, node_count: int 
             except NotFound:
                 out.append(("algorithm_id", f"algorithm {algorithm_id} does not exist in this project"))
     except MltrainError as err:
-        print(f"[mltrain] catalogue check skipped: {err}", file=sys.stderr)
+        say(f"catalogue check skipped: {err}")
     return out
 
 

@@ -61,7 +61,7 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
         api, failures = tags.catalogues(self)
         return failures if api is None else catalog_failures(api, flavor_id=spec.flavor_id, node_count=spec.node_count,
                                 engine=(spec.engine_id, spec.engine_name, spec.engine_version),
-                                algorithm_id=spec.algorithm_id)
+                                algorithm_id=spec.algorithm_id, say=self.context.say)
 
     def derived(self, spec: TrainingJobSpec) -> Props:
         """GPUs and billing code from the (cached) flavor list, so previews and policies know them;

@@ -11,6 +11,8 @@ resources keep pyproject's wider range); what it gets wrong and what is done her
   provider's own message (a bug's with its traceback, `errors.readable`), and a partial create as
   `ErrorResourceInitFailed`, so the engine keeps the object's ID and state;
 - the server never notices that the engine has gone: `serve` watches the engine's port and exits;
+- the engine hides the plugin's stderr until it fails: `serve` gives `progress` the engine's address, so
+  that progress lines and notes reach the user through the engine's Log, as in the dynamic form;
 - handlers share one event loop: the synchronous provider code runs on `POOL`, a thread pool sized
   for many concurrent waits, so `pulumi up --parallel` is the only bound.
 """
@@ -38,7 +40,7 @@ from pulumi.runtime import rpc
 from pulumi.runtime._grpc_settings import _GRPC_CHANNEL_OPTIONS
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc, status_pb2
 
-from .. import host
+from .. import host, progress
 from ..errors import readable
 from ..watchdog import watch_engine
 
@@ -189,8 +191,9 @@ def serve(provider: Provider, version: str, argv: list[str] | None = None) -> No
     positional = [a for a in args if not a.startswith("-")]
     if not positional:
         sys.exit("usage: pulumi-resource-mltrain ENGINE_ADDRESS (the Pulumi engine starts this plugin)")
-    engine = positional[0]
+    engine = positional[-1]  # the engine puts its flags (and a tracing endpoint) first
     watch_engine(engine)  # exit once the engine is gone
+    progress.connect(engine)  # what the provider says reaches the user through the engine, not stderr
 
     async def run() -> None:
         asyncio.get_running_loop().set_default_executor(POOL)
