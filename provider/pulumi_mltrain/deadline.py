@@ -28,16 +28,17 @@ class Deadline:
     """When an operation must be done (`time.monotonic()` seconds) and what it is, for messages.
 
     `fix` says what to do once it has run out, for a deadline that customTimeouts do not set (None:
-    raise the operation's timeout); `cleanup` is the budget of a clean-up after the operation."""
+    raise the operation's timeout); `cleanup` is the budget of a clean-up after the operation (None:
+    as much as the operation had)."""
 
     at: float
     what: str
     seconds: float  # the whole budget, for messages
     fix: str | None = None
-    cleanup: float = 0.0
+    cleanup: float | None = None
 
     @classmethod
-    def after(cls, seconds: float, what: str, *, fix: str | None = None, cleanup: float = 0.0,
+    def after(cls, seconds: float, what: str, *, fix: str | None = None, cleanup: float | None = None,
               start: float | None = None) -> Deadline:
         """A deadline `seconds` from now (or from `start`, on the same clock)."""
         begun = time.monotonic() if start is None else start
@@ -59,7 +60,8 @@ class Deadline:
         pending run, the look after a wait that ran out): a budget of its own that starts now, since this
         deadline may have passed already; the operation's clean-up budget, or `seconds` when smaller.
         Enter it with `scope(..., override=True)`."""
-        budget = self.cleanup if seconds is None else min(seconds, self.cleanup)
+        whole = self.seconds if self.cleanup is None else self.cleanup
+        budget = whole if seconds is None else min(seconds, whole)
         return Deadline.after(budget, what, fix=self.fix, cleanup=self.cleanup)
 
 
