@@ -1,7 +1,7 @@
 """What the plugin says reaches the user through the engine: the engine shows a native plugin's stderr
 only once the plugin fails, so a note from a preview that succeeds (here: a catalogue check skipped
 because the product catalogue does not answer) must come through the engine's Log, under its resource.
-The plugin's own Check and the Log call are tests/inprocess/test_plugin_voice.py; this is the engine's view,
+The plugin's own Check and the Log call are tests/inprocess/test_plugin_engine_log.py; this is the engine's view,
 with the plugin started as the engine starts it (its server connects `progress` to the engine)."""
 
 from __future__ import annotations
