@@ -27,7 +27,8 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
-from pulumi_mltrain import plan, runs
+from pulumi_mltrain import runs
+from pulumi_mltrain.cli import plan
 
 from . import resources as r
 from .secrets import is_secret
@@ -489,7 +490,7 @@ NEW_RUN_KEYS = {"max_gpu_hours": "maxNewGpuHours", "max_cost": "maxNewCost", "no
 
 
 def new_runs(args: StackValidationArgs) -> plan.Impact:
-    """The runs the previewed update starts, counted as `mltrain-plan` counts them (pulumi_mltrain.plan).
+    """The runs the previewed update starts, counted as `mltrain-plan` counts them (pulumi_mltrain.cli.plan).
 
     A stack policy is given no step, so the provider marks the jobs whose step starts a run in the
     preview: `run_starts` (runs.RUN_STARTS), on a job the update creates or replaces, never on one it

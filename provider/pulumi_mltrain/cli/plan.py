@@ -29,10 +29,10 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from . import ownership, registry, runs
-from .alaya import contract as alaya_contract
-from .modelarts import contract as modelarts_contract
-from .spec import property_name
+from .. import ownership, registry, runs
+from ..alaya import contract as alaya_contract
+from ..modelarts import contract as modelarts_contract
+from ..spec import property_name
 
 ALAYA_JOB = "alaya:TrainingJob"
 MODELARTS_JOB = "modelarts:TrainingJob"
