@@ -118,7 +118,7 @@ class Backend:
 
 @dataclass(frozen=True)
 class AbandonedRun:
-    platform: str  # "alaya" or "modelarts"
+    platform: str  # the family (`registry.FAMILIES`): "alaya", "modelarts"
     job_id: str
     name: str | None
     stack: str  # PROJECT/STACK, from the mark's URN
@@ -165,7 +165,7 @@ def held_run(project: str, name: str, res: Mapping[str, Any]) -> HeldRun | None:
     entry = registry.resource(str(res.get("type", "")))
     if not isinstance(outputs, Mapping) or not outputs.get(FAILED_KEY) or entry is None:
         return None
-    status = outputs.get("status", outputs.get("phase"))
+    status = outputs.get(entry.run.state) if entry.run is not None else None
     attempt = outputs.get(ATTEMPT_KEY)
     return HeldRun(stack=f"{project}/{name}", resource=resource_of(str(res.get("urn", ""))), urn=str(res.get("urn")),
                    kind=entry.kind, job_id=str(res.get("id")), status=str(status) if status is not None else None,
