@@ -5,6 +5,11 @@ meet the platform's own declarations."""
 
 from __future__ import annotations
 
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from pulumi_mltrain import registry
@@ -54,10 +59,39 @@ def test_the_ownership_prose_names_the_contract_s_marks() -> None:
 
 def test_the_registry_imports_no_platform() -> None:
     """The policy pack and the program side import the registry: its facts load nothing of a platform."""
-    import subprocess
-    import sys
-
     code = ("import sys, pulumi_mltrain.registry as r; r.ALAYA_JOB.run; platforms = ('pulumi_mltrain.alaya', "
             "'pulumi_mltrain.modelarts'); print(sorted(m for m in sys.modules if m.startswith(platforms)))")
     found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert found.stdout.strip() == "[]", found.stdout
+
+
+ROOT = Path(__file__).resolve().parents[2]
+# The code that serves every platform alike: it reads the registry, and names no platform itself.
+READERS = sorted([*(ROOT / "provider" / "pulumi_mltrain" / "cli").glob("*.py"),
+                  *(ROOT / "provider" / "mltrain_policies").glob("*.py"), ROOT / "tools" / "docs.py"])
+
+
+def _docstrings(tree: ast.Module) -> set[int]:
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+@pytest.mark.parametrize("path", READERS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_commands_the_policy_pack_and_the_docs_name_no_platform(path: Path) -> None:
+    """No import of a platform's modules and no type token of one in code (docstrings may give examples):
+    what they read of a platform comes from the registry."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    families = tuple(registry.FAMILIES)
+    platform_modules = tuple(f"pulumi_mltrain.{f}" for f in families)
+    imported = [n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module]
+    imported += [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    assert [m for m in imported if m.startswith(platform_modules) or m.lstrip(".").startswith(families)] == []
+    docstrings = _docstrings(tree)
+    tokens = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+              and id(n) not in docstrings and n.value.startswith(tuple(f"{f}:" for f in families))]
+    assert tokens == []
