@@ -3,7 +3,8 @@
 Each page has an example (the resource's constructor call as it appears in a program under
 examples/, which the engine tests run, so the snippet is known to work), every input with its type,
 default, allowed values (enum values and pydantic bounds) and what a change does, the outputs, the
-default timeouts per operation, adoption and where the owner mark lives on the platform.
+default timeouts per operation, adoption and where the owner mark lives on the platform (the
+registry's `ownership` of the resource).
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from typing import Any
 
 from pulumi_mltrain import registry
 from pulumi_mltrain import spec as specs
-from pulumi_mltrain.alaya.contract import OWNER_ENV
-from pulumi_mltrain.modelarts.contract import OWNER_STACK, OWNER_URN
 from pulumi_mltrain.platform_calls import PlatformCalls
 
 from .schema import allowed_values
@@ -30,24 +29,6 @@ ON_CHANGE = {
     "local": "local (no platform call)",
     "record": "recorded in the state only (no platform call, no new run)",
 }
-
-# Where each platform keeps the owner mark (see ownership.py and the contract files).
-OWNERSHIP = {
-    "alaya:TrainingJob": f"the environment variable `{OWNER_ENV}` of the task (stack identity and URN; "
-    "the create body has no labels or tags). Alaya NeW does not publish its task detail: the provider "
-    "assumes it returns `env` as sent. The variable is hidden from diffs and refused as a user-declared "
-    "variable (`alaya/contract.py`, `OWNER_ENV`).",
-    "alaya:StorageMount": "none needed: a mount is no platform object. It checks that the storage exists "
-    "and is Active; deleting it removes nothing remote.",
-    "modelarts:TrainingJob": f"the job's tags `{OWNER_STACK}` and `{OWNER_URN}`, written through the job "
-    "tags API right after the create (a job whose tags cannot be written is deleted). ModelArts' job detail "
-    "and search return no `metadata.annotations` (Huawei's Terraform provider documents this), so no "
-    "annotation carries it; jobs made by 0.1.x kept it there and stay this stack's through the state that "
-    "records them (`modelarts/contract.py`).",
-    "modelarts:Algorithm": f"the algorithm's `metadata.tags` `{OWNER_STACK}` and `{OWNER_URN}`; "
-    "updates keep them and adoption adds them (`modelarts/contract.py`).",
-}
-
 
 NAMES = ("Names below are the Python names (the dynamic resources and the plugin's Python SDK). The plugin's "
          "schema, and with it TypeScript, Go and Pulumi YAML, spells each in camelCase, shown after the slash "
@@ -83,7 +64,7 @@ def render_pages(schema: dict[str, Any]) -> dict[str, str]:
         lines += _nested(res, schema)
         lines += _outputs(res)
         lines += _timeouts(provider)
-        lines += _adoption(module, name, provider)
+        lines += _adoption(found, provider)
         pages[f"{module}-{name}.md"] = "\n".join(lines).rstrip() + "\n"
     return pages
 
@@ -241,7 +222,7 @@ def _minutes(seconds: float) -> str:
     return f"{seconds / 60:g} min" if seconds >= 60 else f"{seconds:g} s"
 
 
-def _adoption(module: str, name: str, provider: type[PlatformCalls[Any, Any, Any]]) -> list[str]:
+def _adoption(entry: registry.Resource, provider: type[PlatformCalls[Any, Any, Any]]) -> list[str]:
     noun = provider.noun
     lines = ["## Adoption", "", f"To manage an existing {noun} instead of creating one, declare it as it is and "
              f"set `adopt_id` to its ID; `pulumi up` reads it, checks it against the declaration (it lists the "
@@ -250,7 +231,7 @@ def _adoption(module: str, name: str, provider: type[PlatformCalls[Any, Any, Any
              f"left as it is: it is not this resource's to delete). "
              f"`adopt_id` is local: removing it later changes nothing (`pulumi import` does not work for "
              f"dynamic resources, pulumi/pulumi#16175).", "", "## Ownership", ""]
-    mark = OWNERSHIP.get(f"{module}:{name}")
+    mark = entry.ownership_text()  # where the platform keeps the owner mark (the registry's prose)
     lines.append(f"The provider marks every {noun} it creates with the stack and resource that own it: "
                  f"{mark or 'see ownership.py'} A create first looks for objects of its name: one with this "
                  f"resource's mark, or, where no mark can be read, one under the name the provider chose for this "

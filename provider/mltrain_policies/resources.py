@@ -4,7 +4,9 @@ Every form of a resource is judged alike: the dynamic type `pulumi-python:dynami
 (`pulumi_mltrain`) and the plugin's `mltrain:alaya:TrainingJob` (the generated SDK, Pulumi YAML, any
 language). `ours()` recognises both from the package's registry (`pulumi_mltrain.registry`, which
 schema.json is built from) and returns the *kind* (`alaya:TrainingJob`) that names the resource in
-every message.
+every message, with the registry's entry: what a rule reads of a platform's job (its timeout, node
+count, image and environment inputs) are the entry's facts, so the rules that hold on every platform
+name none.
 
 The dynamic form delivers the spec's field names (`worker_count`); the plugin delivers schema.json's
 camelCase names (`workerCount`, `spec.property_name` of the field), and states written by the plugin
@@ -40,12 +42,12 @@ from typing import Any
 from pulumi_policy.proxy import UnknownValueError
 from pydantic import AliasChoices, BaseModel
 
-# Kinds: a resource's type token without its form's prefix.
-ALAYA_JOB = "alaya:TrainingJob"
-ALAYA_MOUNT = "alaya:StorageMount"
-MODELARTS_JOB = "modelarts:TrainingJob"
-MODELARTS_ALGORITHM = "modelarts:Algorithm"
-TRAINING_JOBS = (ALAYA_JOB, MODELARTS_JOB)
+from pulumi_mltrain import registry as package
+from pulumi_mltrain.registry import Resource, RunFacts
+
+# The resources whose objects are runs, and those with an image input.
+TRAINING_JOBS = package.TRAINING_JOBS
+WITH_IMAGE = tuple(res for res in package.RESOURCES if res.image is not None)
 
 # The two forms a resource is declared in.
 DYNAMIC = "dynamic"
@@ -54,23 +56,23 @@ PLUGIN = "plugin"
 
 @dataclass(frozen=True)
 class Form:
-    """What a type token stands for: the kind, the form that declared it and the kind's spec model."""
+    """What a type token stands for: the kind, the form that declared it, the kind's spec model and its
+    registry entry."""
 
     kind: str
     form: str
     model: type[BaseModel]
+    entry: Resource
 
 
 @functools.cache
 def registry() -> dict[str, Form]:
     """Type token -> Form, for both tokens of every resource of the package's registry."""
-    from pulumi_mltrain import registry as package
-
     found: dict[str, Form] = {}
     for resource in package.RESOURCES:
         model = resource.calls().spec_type
-        found[resource.dynamic_token] = Form(resource.kind, DYNAMIC, model)
-        found[resource.token] = Form(resource.kind, PLUGIN, model)
+        found[resource.dynamic_token] = Form(resource.kind, DYNAMIC, model, resource)
+        found[resource.token] = Form(resource.kind, PLUGIN, model, resource)
     return found
 
 
@@ -100,11 +102,19 @@ class Ours:
     form: str
     name: str
     props: Fields
+    entry: Resource
     custom_create: float | None = None  # seconds of the engine's customTimeouts create, when set
 
     @property
     def label(self) -> str:
         return f"{self.kind} '{self.name}'"
+
+    @property
+    def run(self) -> RunFacts:
+        """The facts of a training job (`entry.run`); only the rules of training jobs ask."""
+        if self.entry.run is None:
+            raise TypeError(f"{self.kind} is no training job")
+        return self.entry.run
 
 
 def ours(resource_type: str, name: str, props: Mapping[str, Any], opts: Any = None) -> Ours | None:
@@ -114,7 +124,7 @@ def ours(resource_type: str, name: str, props: Mapping[str, Any], opts: Any = No
         return None
     timeouts = getattr(opts, "custom_timeouts", None)
     create = number(getattr(timeouts, "create_seconds", None))
-    return Ours(form.kind, form.form, name, Fields(props, form.model), create or None)
+    return Ours(form.kind, form.form, name, Fields(props, form.model), form.entry, create or None)
 
 
 # ----- property names ---------------------------------------------------------------------------
@@ -274,69 +284,84 @@ class Timeout:
     detail: str = ""
 
 
-def alaya_timeout(props: Mapping[str, Any]) -> Timeout:
-    hours = number(get(props, "timeout_hours"))
-    enabled = get(props, "enable_timeout_cancel")
-    on = truthy(enabled) if enabled is not None else hours is not None  # timeout_hours alone implies it
-    if not on:
-        return Timeout(None, "enable_timeout_cancel", "enable_timeout_cancel is off")
-    if hours is None:
-        return Timeout(None, "timeout_hours", "enable_timeout_cancel is on but timeout_hours is not set")
-    return Timeout(hours, "timeout_hours")
-
-
-def modelarts_timeout(props: Mapping[str, Any], custom_create: float | None = None) -> Timeout:
-    """`auto_stop_hours` (ModelArts stops the job), else a custom create timeout (`timeouts.create`
-    seconds, filled from `opts.custom_timeouts` too) *with* `wait_for="completed"`: only then does the
-    create wait for the training to end within that time. With the default `wait_for="accepted"` a
-    custom timeout only bounds the wait for the job to be accepted, not the job, so it does not count.
-    `custom_create`: the engine's customTimeouts create, which the plugin takes as the deadline when
-    `timeouts.create` is unset (the dynamic form's program copies it into `timeouts` itself)."""
-    hours = number(get(props, "auto_stop_hours"))
+def job_timeout(props: Mapping[str, Any], run: RunFacts, custom_create: float | None = None) -> Timeout:
+    """The job's `run.timeout` input. Where it has a switch (`run.timeout_switch`, Alaya NeW's
+    `enable_timeout_cancel`), the timeout holds only with the switch on, and set alone it turns it on.
+    Where the platform allows it (`run.create_timeout_bounds`, ModelArts), a job without a timeout is
+    bounded by a custom create timeout (`timeouts.create` seconds, filled from `opts.custom_timeouts` too)
+    *with* `wait_for="completed"`: only then does the create wait for the training to end within that
+    time. With the default `wait_for="accepted"` a custom timeout only bounds the wait for the job to be
+    accepted, not the job, so it does not count. `custom_create`: the engine's customTimeouts create,
+    which the plugin takes as the deadline when `timeouts.create` is unset (the dynamic form's program
+    copies it into `timeouts` itself)."""
+    hours = number(get(props, run.timeout))
+    switch = run.timeout_switch
+    if switch is not None:
+        enabled = get(props, switch)
+        on = truthy(enabled) if enabled is not None else hours is not None  # the timeout alone implies it
+        if not on:
+            return Timeout(None, switch, f"{switch} is off")
+        if hours is None:
+            return Timeout(None, run.timeout, f"{switch} is on but {run.timeout} is not set")
+        return Timeout(hours, run.timeout)
     if hours is not None:
-        return Timeout(hours, "auto_stop_hours")
+        return Timeout(hours, run.timeout)
+    if not run.create_timeout_bounds:
+        return Timeout(None, run.timeout, f"{run.timeout} is not set")
     timeouts = get(props, "timeouts")
     seconds = number(get(timeouts, "create")) if isinstance(timeouts, Mapping) else None
     if seconds is None:
         seconds = custom_create
     if seconds is None:
-        return Timeout(None, "auto_stop_hours",
-                       "neither auto_stop_hours nor a custom timeout (timeouts.create) is set")
+        return Timeout(None, run.timeout,
+                       f"neither {run.timeout} nor a custom timeout (timeouts.create) is set")
     wait_for = get(props, "wait_for") or "accepted"
     if wait_for != "completed":
-        return Timeout(None, "auto_stop_hours",
-                       "auto_stop_hours is not set and the custom timeout "
+        return Timeout(None, run.timeout,
+                       f"{run.timeout} is not set and the custom timeout "
                        f"(timeouts.create = {fmt(number(seconds))} s) does not bound the job with "
                        f"wait_for={wait_for!r} (it needs wait_for='completed')")
     return Timeout(seconds / 3600.0, "timeouts.create")
 
 
 def timeout_of(job: Ours) -> Timeout:
-    if job.kind == ALAYA_JOB:
-        return alaya_timeout(job.props)
-    return modelarts_timeout(job.props, job.custom_create if job.form == PLUGIN else None)
+    return job_timeout(job.props, job.run, job.custom_create if job.form == PLUGIN else None)
+
+
+def timeout_hint(run: RunFacts) -> str:
+    """How a job without a timeout gets one."""
+    how = f"set {run.timeout}"
+    if run.timeout_switch is not None:
+        how += f" ({run.timeout_switch})"
+    if run.create_timeout_bounds:
+        how += " (or wait_for='completed' with customTimeouts create)"
+    return how
 
 
 # ----- sizes and images -------------------------------------------------------------------------
 
 def node_count(job: Ours) -> tuple[str, float | None]:
-    """(field name, node count) of a training job; ModelArts defaults to one node."""
-    if job.kind == ALAYA_JOB:
-        return "worker_count", number(get(job.props, "worker_count"))
-    count = number(get(job.props, "node_count"))
-    return "node_count", 1 if count is None else count
+    """(field name, node count) of a training job; unset, the spec's default where it has one."""
+    name = job.run.nodes
+    count = number(get(job.props, name))
+    if count is None:
+        info = job.props.model.model_fields.get(name)
+        count = None if info is None or info.is_required() else number(info.get_default(call_default_factory=True))
+    return name, count
 
 
 def node_spec(job: Ours) -> tuple[str, str | None]:
     """(field name, product code or flavor) that fixes a node's GPU count."""
-    if job.kind == ALAYA_JOB:
-        return "product_code", _str(get(job.props, "product_code"))
-    return "flavor_id", _str(get(job.props, "flavor_id"))
+    name = job.run.node_type
+    return name, _str(get(job.props, name))
 
 
 def image_of(job: Ours) -> tuple[str, str | None]:
-    field = "image" if job.kind == ALAYA_JOB else "image_url"
-    return field, _str(get(job.props, field))
+    """(field name, image) of a resource with an image input."""
+    name = job.entry.image
+    if name is None:
+        raise TypeError(f"{job.kind} has no image input")
+    return name, _str(get(job.props, name))
 
 
 def _str(value: Any) -> str | None:

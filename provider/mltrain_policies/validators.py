@@ -27,7 +27,9 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UnknownValueError
 
-from pulumi_mltrain import plan, runs
+from pulumi_mltrain import registry, runs
+from pulumi_mltrain.cli import plan
+from pulumi_mltrain.registry import Resource
 
 from . import resources as r
 from .secrets import is_secret
@@ -79,10 +81,10 @@ def setting(args: Args, schema: PolicyConfigSchema, key: str) -> Any:
     return value
 
 
-def _ours(args: ResourceValidationArgs, kinds: tuple[str, ...]) -> r.Ours | None:
-    """The resource when it is one of `kinds`, in whichever form it was declared."""
+def _ours(args: ResourceValidationArgs, resources: tuple[Resource, ...]) -> r.Ours | None:
+    """The resource when it is one of `resources` (registry entries), in whichever form it was declared."""
     job = r.ours(args.resource_type, args.name, args.props, args.opts)
-    return job if job is not None and job.kind in kinds else None
+    return job if job is not None and job.entry in resources else None
 
 
 def _report(report: ReportViolation, job: r.Ours, message: str) -> None:
@@ -107,9 +109,8 @@ def validate_timeout(args: ResourceValidationArgs, report: ReportViolation) -> N
     limit = r.number(setting(args, TIMEOUT_SCHEMA, "maxTimeoutHours"))
     timeout = r.timeout_of(job)
     if timeout.hours is None:
-        how = ("set timeout_hours (enable_timeout_cancel)" if job.kind == r.ALAYA_JOB
-               else "set auto_stop_hours (or wait_for='completed' with customTimeouts create)")
-        _report(report, job, f"has no timeout: {timeout.detail}; {how} of at most {r.fmt(limit)} h")
+        _report(report, job, f"has no timeout: {timeout.detail}; {r.timeout_hint(job.run)} of at most "
+                f"{r.fmt(limit)} h")
     elif limit is not None and timeout.hours > limit:
         _report(report, job, f"{timeout.source} = {r.fmt(r.number(round(timeout.hours, 2)))} h exceeds "
                 f"the maximum of {r.fmt(limit)} h (maxTimeoutHours)")
@@ -142,7 +143,7 @@ def image_allowed(image: str, allowed: list[str]) -> str | None:
 
 
 def validate_registries(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    job = _ours(args, (*r.TRAINING_JOBS, r.MODELARTS_ALGORITHM))
+    job = _ours(args, r.WITH_IMAGE)
     if job is None:
         return
     name, image = r.image_of(job)
@@ -181,10 +182,10 @@ MOUNTS_SCHEMA = PolicyConfigSchema(properties={
 
 
 def validate_mounts(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    job = _ours(args, (r.ALAYA_MOUNT, r.ALAYA_JOB))
+    job = _ours(args, (registry.ALAYA_MOUNT, registry.ALAYA_JOB))
     if job is None:
         return
-    if job.kind == r.ALAYA_MOUNT:
+    if job.entry == registry.ALAYA_MOUNT:
         mounts: list[tuple[str, Any]] = [("", job.props)]
     else:
         # Mounts from StorageMount.mount are unknown during a preview: the StorageMount itself is checked.
@@ -217,8 +218,6 @@ SECRETS_SCHEMA = PolicyConfigSchema(properties={
     "allowedPlaintextKeys": _strings([], "Variable names exempt from this rule."),
 })
 
-_ENV_FIELD = {r.ALAYA_JOB: "env", r.MODELARTS_JOB: "environments"}
-
 
 def mask(value: str) -> str:
     """Enough of a value to find it, not enough to use it."""
@@ -248,10 +247,10 @@ def secret_reason(key: str, value: str, key_patterns: list[re.Pattern[str]],
 def validate_secrets(args: ResourceValidationArgs, report: ReportViolation) -> None:
     """Plaintext credentials in the environment. The plugin form's marks are the plugin's: a map with
     any secret value, and ModelArts `environments` always, arrive wholly secret (policy/README.md)."""
-    job = _ours(args, tuple(_ENV_FIELD))
-    if job is None:
+    job = r.ours(args.resource_type, args.name, args.props, args.opts)
+    if job is None or job.entry.env is None:
         return
-    env_field = _ENV_FIELD[job.kind]
+    env_field = job.entry.env
     key_patterns, bad_keys = _compile(setting(args, SECRETS_SCHEMA, "secretKeyPatterns"), re.IGNORECASE)
     value_patterns, bad_values = _compile(setting(args, SECRETS_SCHEMA, "secretValuePatterns"), 0)
     if bad_keys or bad_values:
@@ -274,7 +273,7 @@ RETRY_SCHEMA = PolicyConfigSchema(properties={
 
 
 def validate_retry(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    job = _ours(args, (r.ALAYA_JOB,))
+    job = _ours(args, (registry.ALAYA_JOB,))
     if job is None:
         return
     limit = r.number(setting(args, RETRY_SCHEMA, "maxRetryCount"))
@@ -297,8 +296,8 @@ DESCRIPTION_SCHEMA = PolicyConfigSchema(properties={
 
 
 def validate_description(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    job = _ours(args, (*r.TRAINING_JOBS, r.MODELARTS_ALGORITHM))
-    if job is None:
+    job = r.ours(args.resource_type, args.name, args.props, args.opts)
+    if job is None or "description" not in job.props.model.model_fields:
         return
     minimum = r.number(setting(args, DESCRIPTION_SCHEMA, "minLength")) or 1
     text = str(r.get(job.props, "description") or "").strip()
@@ -315,7 +314,7 @@ FLAVORS_SCHEMA = PolicyConfigSchema(properties={
 
 
 def validate_flavors(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    job = _ours(args, (r.MODELARTS_JOB,))
+    job = _ours(args, (registry.MODELARTS_JOB,))
     if job is None:
         return
     flavor = r.get(job.props, "flavor_id")
@@ -334,7 +333,7 @@ LOG_EXPORT_SCHEMA = PolicyConfigSchema(properties={
 
 
 def validate_log_export(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    job = _ours(args, (r.MODELARTS_JOB,))
+    job = _ours(args, (registry.MODELARTS_JOB,))
     if job is None:
         return
     path = r.get(job.props, "log_export_path")
@@ -364,6 +363,9 @@ BUDGET_SCHEMA = PolicyConfigSchema(properties={
 # Where a job's GPUs per node came from, as the breakdown names it.
 FROM_CATALOGUE = "catalogue"
 ASSUMED = "assumed"
+# The map of this policy's config that gives a node's GPUs, by the input that fixes them (a job's
+# `RunFacts.node_type`); a job of another node type takes unknownGpusPerNode.
+GPU_MAPS = {"product_code": "gpusPerProduct", "flavor_id": "gpusPerFlavor"}
 
 
 @dataclass
@@ -414,13 +416,13 @@ class Budget:
 
 
 def gpu_budget(args: StackValidationArgs) -> Budget:
-    products = {**DEFAULT_GPUS_PER_PRODUCT, **(setting(args, BUDGET_SCHEMA, "gpusPerProduct") or {})}
-    flavors = {**DEFAULT_GPUS_PER_FLAVOR, **(setting(args, BUDGET_SCHEMA, "gpusPerFlavor") or {})}
+    maps = {"gpusPerProduct": {**DEFAULT_GPUS_PER_PRODUCT, **(setting(args, BUDGET_SCHEMA, "gpusPerProduct") or {})},
+            "gpusPerFlavor": {**DEFAULT_GPUS_PER_FLAVOR, **(setting(args, BUDGET_SCHEMA, "gpusPerFlavor") or {})}}
     fallback = r.number(setting(args, BUDGET_SCHEMA, "unknownGpusPerNode")) or 0
     budget = Budget(limit=r.number(setting(args, BUDGET_SCHEMA, "maxGpuHours")) or 0)
     for res in args.resources:
         job = r.ours(res.resource_type, res.name, res.props, res.opts)
-        if job is None or job.kind not in r.TRAINING_JOBS:
+        if job is None or job.entry.run is None:
             continue  # dynamic and plugin jobs count alike
         try:
             spec_field, spec = r.node_spec(job)
@@ -431,15 +433,16 @@ def gpu_budget(args: StackValidationArgs) -> Budget:
             continue
         gpus, source = _catalogue_number(job.props, "gpus_per_node"), FROM_CATALOGUE
         if gpus is None:  # no catalogue figure (a preview without credentials): the pack's own map
-            alaya = job.kind == r.ALAYA_JOB
-            table = products if alaya else flavors
+            key = GPU_MAPS.get(spec_field, "")
+            table = maps.get(key, {})
             if spec is not None and spec in table:
-                gpus, source = r.number(table[spec]), "gpusPerProduct" if alaya else "gpusPerFlavor"
+                gpus, source = r.number(table[spec]), key
             else:
                 gpus, source = fallback, ASSUMED
+        price = job.run.price
         budget.jobs.append(JobCost(job.label, spec or f"({spec_field} unset)", gpus or 0, nodes or 0,
                                    timeout.hours, source, timeout.source,
-                                   _catalogue_number(job.props, "cost_per_hour")))
+                                   _catalogue_number(job.props, price) if price is not None else None))
     return budget
 
 
@@ -489,7 +492,7 @@ NEW_RUN_KEYS = {"max_gpu_hours": "maxNewGpuHours", "max_cost": "maxNewCost", "no
 
 
 def new_runs(args: StackValidationArgs) -> plan.Impact:
-    """The runs the previewed update starts, counted as `mltrain-plan` counts them (pulumi_mltrain.plan).
+    """The runs the previewed update starts, counted as `mltrain-plan` counts them (pulumi_mltrain.cli.plan).
 
     A stack policy is given no step, so the provider marks the jobs whose step starts a run in the
     preview: `run_starts` (runs.RUN_STARTS), on a job the update creates or replaces, never on one it
@@ -498,7 +501,7 @@ def new_runs(args: StackValidationArgs) -> plan.Impact:
     impact = plan.Impact(plan.stack_of(args.resources[0].urn) if args.resources else "")
     for res in args.resources:
         job = r.ours(res.resource_type, res.name, res.props, res.opts)
-        if job is None or job.kind not in r.TRAINING_JOBS:
+        if job is None or job.entry.run is None:
             continue
         try:
             if r.get(job.props, runs.RUN_STARTS) is not True:
@@ -552,7 +555,7 @@ def job_gpus(args: ResourceValidationArgs, job: r.Ours) -> float | None:
 
 
 def validate_notification(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    job = _ours(args, (r.MODELARTS_JOB,))
+    job = _ours(args, (registry.MODELARTS_JOB,))
     if job is None:
         return
     limit = r.number(setting(args, NOTIFICATION_SCHEMA, "notifyAboveGpus")) or 0
@@ -581,7 +584,7 @@ PREEMPTIBLE_SCHEMA = PolicyConfigSchema(properties={
 
 
 def validate_preemptible(args: ResourceValidationArgs, report: ReportViolation) -> None:
-    job = _ours(args, (r.MODELARTS_JOB,))
+    job = _ours(args, (registry.MODELARTS_JOB,))
     if job is None or not r.truthy(r.get(job.props, "preemptible")):
         return
     if r.truthy(r.get(job.props, "unconditional_retry")):

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from . import alaya, modelarts
-    from .abandoned import abandoned_runs
     from .accounts import Provider
+    from .cli.abandoned import abandoned_runs
 
 # httpx's package import tries its command-line client (`httpx._main`: click, pygments, rich) and
 # falls back when one is missing; with click installed (uvicorn brings it) but not rich, every provider
@@ -37,7 +37,7 @@ def __getattr__(name: str) -> Any:
     if name in ("alaya", "modelarts"):
         return importlib.import_module(f"{__name__}.{name}")
     if name == "abandoned_runs":  # a plain function (no invoke): docs/abandoned-runs.md
-        from .abandoned import abandoned_runs
+        from .cli.abandoned import abandoned_runs
 
         return abandoned_runs
     if name == "Provider":

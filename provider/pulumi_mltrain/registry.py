@@ -6,6 +6,12 @@ resource or function added here appears everywhere at once. Each resource names 
 (`platform_calls.PlatformCalls`), which one `Handler` serves for both faces: the dynamic provider
 (`dynamic_provider.DynamicProvider`, which names the resource by its kind) and the plugin. It imports no
 platform code and neither adapter: a resource's calls and the function modules load on first use.
+
+Each resource also declares, once, the facts that the code reading many platforms needs of it
+(`RunFacts` of a training job, its image and environment inputs, where its owner mark lives): the
+commands `mltrain-plan` and `mltrain-runs`, the policy pack, the docs generator and the test support
+read them here instead of naming a platform. They are plain values (no platform module is imported);
+tests/unit/test_platform_facts.py checks them against each platform's specs and contract.
 """
 
 from __future__ import annotations
@@ -28,13 +34,37 @@ PYTHON_PACKAGE = "pulumi_mltrain_native"
 
 
 @dataclass(frozen=True)
+class RunFacts:
+    """What a training job's runs are read by, as the names of its inputs and outputs (the spec's field
+    names) and the platform's states: `mltrain-plan` and the policy `new-run-budget` count runs with
+    them, `mltrain-runs held` reads a held run's state, the policy pack bounds timeouts, nodes and GPUs."""
+
+    job_id: str  # the output that holds the platform's job ID
+    state: str  # the output that holds the platform's state of the job at the last create or refresh
+    live: frozenset[str]  # the states in which the job runs or is about to (a stop or delete ends a run)
+    timeout: str  # the input of the most hours a run takes before the platform stops it
+    nodes: str  # the input of the number of nodes
+    node_type: str  # the input that fixes a node's GPUs (a product, a flavor)
+    timeout_switch: str | None = None  # a switch `timeout` applies only with (set alone, `timeout` turns it on)
+    create_timeout_bounds: bool = False  # without `timeout`, a create timeout with wait_for="completed" bounds a run
+    price: str | None = None  # the output of its price per hour; None: the platform gives no price
+
+
+@dataclass(frozen=True)
 class Resource:
-    """One resource: its family (the type token's module), name, platform calls and summary line."""
+    """One resource: its family (the type token's module), name, platform calls and summary line, and
+    the facts read by the code that serves every platform alike."""
 
     family: str
     name: str
     calls_path: str  # "module:Class" of its PlatformCalls, which a Handler serves for both faces
     summary: str
+    run: RunFacts | None = None  # a training job: what its runs are read by
+    image: str | None = None  # the input naming a container image (the policy allowed-image-registries)
+    env: str | None = None  # the input of environment variables (the policy no-plaintext-secrets)
+    # What marks an object as this resource's, for its docs page (docs/resources/); `{NAME}` is a name of
+    # the family's contract.py (`ownership_text`).
+    ownership: str = ""
 
     @property
     def kind(self) -> str:
@@ -54,6 +84,11 @@ class Resource:
     def token(self) -> str:
         """The native plugin's (and schema.json's) type token, `mltrain:alaya:TrainingJob`."""
         return f"{PACKAGE}:{self.kind}"
+
+    def ownership_text(self) -> str:
+        """`ownership` with the names of the family's contract filled in (imports `<family>/contract.py`)."""
+        contract = importlib.import_module(f"{__package__}.{self.family}.contract")
+        return self.ownership.format_map(vars(contract))
 
     def calls(self) -> type[PlatformCalls[Any, Any, Any]]:
         """Its declaration (spec, outputs, timeouts) and platform primitives (imports the platform)."""
@@ -112,21 +147,55 @@ def client_type(family: str) -> Callable[[Any], Any]:
 
 
 # The type tokens (family:name) are part of every URN: never change them.
-RESOURCES: tuple[Resource, ...] = (
-    Resource("alaya", "TrainingJob", "pulumi_mltrain.alaya.training_job:TrainingJobCalls",
-             "An Alaya NeW distributed training task."),
-    Resource("alaya", "StorageMount", "pulumi_mltrain.alaya.storage_mount:StorageMountCalls",
-             "A NAS directory for training tasks; its `mount` output plugs into a TrainingJob's storage mounts."),
-    Resource("modelarts", "Algorithm", "pulumi_mltrain.modelarts.algorithm:AlgorithmCalls",
-             "A Huawei Cloud ModelArts v2 algorithm: code, engine, parameters and the channels it expects."),
-    Resource("modelarts", "TrainingJob", "pulumi_mltrain.modelarts.training_job:TrainingJobCalls",
-             "A Huawei Cloud ModelArts v2 training job."),
-)
+ALAYA_JOB = Resource(
+    "alaya", "TrainingJob", "pulumi_mltrain.alaya.training_job:TrainingJobCalls",
+    "An Alaya NeW distributed training task.",
+    run=RunFacts(job_id="training_task_id", state="status",
+                 live=frozenset({"QUEUED", "STARTING", "RUNNING", "PAUSED"}),  # alaya/contract.py LIVE
+                 timeout="timeout_hours", timeout_switch="enable_timeout_cancel", price="cost_per_hour",
+                 nodes="worker_count", node_type="product_code"),
+    image="image", env="env",
+    ownership="the environment variable `{OWNER_ENV}` of the task (stack identity and URN; "
+    "the create body has no labels or tags). Alaya NeW does not publish its task detail: the provider "
+    "assumes it returns `env` as sent. The variable is hidden from diffs and refused as a user-declared "
+    "variable (`alaya/contract.py`, `OWNER_ENV`).")
+ALAYA_MOUNT = Resource(
+    "alaya", "StorageMount", "pulumi_mltrain.alaya.storage_mount:StorageMountCalls",
+    "A NAS directory for training tasks; its `mount` output plugs into a TrainingJob's storage mounts.",
+    ownership="none needed: a mount is no platform object. It checks that the storage exists "
+    "and is Active; deleting it removes nothing remote.")
+MODELARTS_ALGORITHM = Resource(
+    "modelarts", "Algorithm", "pulumi_mltrain.modelarts.algorithm:AlgorithmCalls",
+    "A Huawei Cloud ModelArts v2 algorithm: code, engine, parameters and the channels it expects.",
+    image="image_url",
+    ownership="the algorithm's `metadata.tags` `{OWNER_STACK}` and `{OWNER_URN}`; "
+    "updates keep them and adoption adds them (`modelarts/contract.py`).")
+MODELARTS_JOB = Resource(
+    "modelarts", "TrainingJob", "pulumi_mltrain.modelarts.training_job:TrainingJobCalls",
+    "A Huawei Cloud ModelArts v2 training job.",
+    run=RunFacts(job_id="job_id", state="phase",
+                 live=frozenset({"Creating", "Pending", "Running"}),  # modelarts/contract.py TERMINABLE
+                 timeout="auto_stop_hours", create_timeout_bounds=True,
+                 nodes="node_count", node_type="flavor_id"),
+    image="image_url", env="environments",
+    ownership="the job's tags `{OWNER_STACK}` and `{OWNER_URN}`, written through the job "
+    "tags API right after the create (a job whose tags cannot be written is deleted). ModelArts' job detail "
+    "and search return no `metadata.annotations` (Huawei's Terraform provider documents this), so no "
+    "annotation carries it; jobs made by 0.1.x kept it there and stay this stack's through the state that "
+    "records them (`modelarts/contract.py`).")
+RESOURCES: tuple[Resource, ...] = (ALAYA_JOB, ALAYA_MOUNT, MODELARTS_ALGORITHM, MODELARTS_JOB)
+# The training jobs: the resources whose objects are runs.
+TRAINING_JOBS: tuple[Resource, ...] = tuple(r for r in RESOURCES if r.run is not None)
 
 
 def resource(token: str) -> Resource | None:
     """The resource of a type token in either form (`mltrain:...` or `pulumi-python:dynamic/...`)."""
     return next((r for r in RESOURCES if token in (r.token, r.dynamic_token)), None)
+
+
+def of_kind(kind: str) -> Resource | None:
+    """The resource of a kind (`alaya:TrainingJob`, the tail of both type tokens)."""
+    return next((r for r in RESOURCES if r.kind == kind), None)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from mltrain_emulator.testing import EmulatorHandle
 from pulumi_mltrain.alaya import functions
 from pulumi_mltrain.alaya.contract import PRODUCTS
 from pulumi_mltrain.program_calls import program_settings
-from support.inprocess import OWNER, alaya_config, checked, fresh_process, serving
+from support.inprocess import OWNER, checked, config, fresh_process, serving
 from support.stacks import alaya_job_args
 
 
@@ -20,7 +20,7 @@ from support.stacks import alaya_job_args
 def program_config(emulator: EmulatorHandle) -> Iterator[dict[str, str]]:
     """The running program's `mltrain:*` config, as a stack would give it."""
     before = dict(pulumi_config.CONFIG.get())
-    values = alaya_config(emulator)
+    values = config("alaya", emulator)
     pulumi_config.set_all_config(values)
     fresh_process()
     try:

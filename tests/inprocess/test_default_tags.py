@@ -150,7 +150,7 @@ def test_more_than_twenty_tags_after_the_merge_fail_the_check(
 def test_the_explicit_provider_default_tags_and_invalid_defaults(
         emulator: EmulatorHandle, job_props: Callable[..., dict[str, Any]]) -> None:
     jobs = with_defaults(JOB, emulator, None)
-    explicit = {**inprocess.modelarts_config(emulator), **inprocess.BASE_CONFIG}
+    explicit = {**inprocess.config("modelarts", emulator), **inprocess.BASE_CONFIG}
     settings = {name: explicit[f"mltrain:{key}"] for name, key in
                 (("iam_endpoint", "huaweiIamEndpoint"), ("modelarts_endpoint", "modelartsEndpoint"),
                  ("project_name", "huaweiProjectName"), ("project_id", "huaweiProjectId"),

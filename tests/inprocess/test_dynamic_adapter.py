@@ -34,7 +34,7 @@ def configured(emulator: EmulatorHandle) -> DynamicProvider:
     """A new provider as the SDK's host unpickles it, configured with the test stacks' config."""
     inprocess.fresh_process()
     provider = _TrainingJobProvider()
-    config = {**inprocess.alaya_config(emulator), **inprocess.BASE_CONFIG}
+    config = {**inprocess.config("alaya", emulator), **inprocess.BASE_CONFIG}
     provider.configure(ConfigureRequest(Config(config, "inprocess")))
     return provider
 

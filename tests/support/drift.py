@@ -10,14 +10,16 @@ from typing import Any
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
+from pulumi_mltrain import registry
 from pulumi_mltrain import spec as specs
-from pulumi_mltrain.alaya.training_job import TrainingJobSpec as AlayaJobSpec
-from pulumi_mltrain.modelarts.algorithm import AlgorithmSpec
-from pulumi_mltrain.modelarts.training_job import TrainingJobSpec as ModelArtsJobSpec
 
+from .platforms import PLATFORMS
 from .pulumi_cli import Stack
 
 Json = dict[str, Any]
+AlayaJobSpec = registry.ALAYA_JOB.calls().spec_type
+AlgorithmSpec = registry.MODELARTS_ALGORITHM.calls().spec_type
+ModelArtsJobSpec = registry.MODELARTS_JOB.calls().spec_type
 _SECRET_SIG = "4dabf18193072939515e22adad3ad1c4"
 
 
@@ -96,7 +98,8 @@ def assert_declared_again(model: type[specs.Spec], declared: Json, platform: Jso
 
 
 def _task(emulator: EmulatorHandle, task_id: str) -> Json:
-    tasks = [t for t in emulator.admin.state()["alaya"]["tasks"] if t["id"] == task_id]
+    alaya = PLATFORMS["alaya"]
+    tasks = [t for t in alaya.stored_jobs(emulator) if alaya.job_id(t) == task_id]
     assert len(tasks) == 1, f"task {task_id} is not on the platform"
     return dict(tasks[0])
 
@@ -139,7 +142,8 @@ def patch_alaya_task(emulator: EmulatorHandle, task_id: str, before: Json) -> Js
 def assert_alaya_repaired(emulator: EmulatorHandle, before: Json, old_id: str, new_id: str) -> None:
     """The task was replaced (the old one is gone) by one that holds the declared inputs again."""
     assert new_id != old_id
-    live = [t["id"] for t in emulator.admin.state()["alaya"]["tasks"] if not t["deleting"]]
+    alaya = PLATFORMS["alaya"]
+    live = [alaya.job_id(t) for t in alaya.stored_jobs(emulator) if not t["deleting"]]
     assert old_id not in live and new_id in live, (old_id, new_id, live)
     task = _task(emulator, new_id)
     assert (task["name"], task["workerCount"], task["desc"]) == (before["name"], 2, "drift test")

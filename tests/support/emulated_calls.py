@@ -9,6 +9,8 @@ from typing import Any
 
 from mltrain_emulator import EmulatorHandle
 
+from .platforms import PLATFORMS
+
 
 def calls_during(emulator: EmulatorHandle, command: Callable[[], Any]) -> Counter[str]:
     """The platform calls `command` made, by method and route (IDs as `*`)."""
@@ -24,11 +26,13 @@ def calls_during(emulator: EmulatorHandle, command: Callable[[], Any]) -> Counte
 
 
 def tasks(emulator: EmulatorHandle) -> list[dict[str, Any]]:
-    return list(emulator.admin.state()["alaya"]["tasks"])
+    """Alaya NeW's training tasks, as the emulator stores them."""
+    return PLATFORMS["alaya"].stored_jobs(emulator)
 
 
 def jobs(emulator: EmulatorHandle) -> list[dict[str, Any]]:
-    return list(emulator.admin.state()["modelarts"]["jobs"])
+    """ModelArts' training jobs, as the emulator stores them."""
+    return PLATFORMS["modelarts"].stored_jobs(emulator)
 
 
 def calls(emulator: EmulatorHandle, prefix: str = "") -> dict[str, int]:

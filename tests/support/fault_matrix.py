@@ -9,8 +9,10 @@ from typing import Any
 
 from mltrain_emulator import defaults as d
 
-from . import inprocess, stacks
+from . import inprocess
 from .inprocess import AnyHandler
+from .inprocess import platform_ids as platform_ids
+from .platforms import PLATFORMS, with_env
 from .pulumi_cli import Stack
 
 CREATE = "/v1/subscription/training/create"
@@ -71,15 +73,9 @@ CASES = [
 ]
 
 
-def platform_ids(emulator: Any, platform: str) -> list[str]:
-    state = emulator.admin.state()
-    if platform == "alaya":
-        return sorted(str(t["id"]) for t in state["alaya"]["tasks"])
-    return sorted(str(j["metadata"]["id"]) for j in state["modelarts"]["jobs"])
-
-
 def stack_ids(stack: Stack, platform: str) -> list[str]:
-    return sorted(str(r["id"]) for r in stack.resources(f"dynamic/{platform}:TrainingJob"))
+    """The IDs of `platform`'s training jobs (dynamic resources) that the stack records, sorted."""
+    return sorted(str(r["id"]) for r in stack.resources(PLATFORMS[platform].training_job.dynamic_type))
 
 
 # Secret values every case sets (besides the platform credentials): none may appear in any output.
@@ -87,11 +83,10 @@ SECRET_ENV = {"WANDB_API_KEY": "wandb-fault-matrix-secret-4711"}
 
 
 def secret_values(emulator: Any) -> list[str]:
-    return [*SECRET_ENV.values(), emulator.alaya_api_key, emulator.iam_password]
+    return [*SECRET_ENV.values(), *(v for p in PLATFORMS.values() for v in p.credentials(emulator).values())]
 
 
-MODELARTS_JOB = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
-                 "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1]}
+MODELARTS_JOB = PLATFORMS["modelarts"].job
 
 
 OWNER = {"__mltrain_stack": "st-faults", "__mltrain_urn": "urn:pulumi:test::faults::TrainingJob::job"}
@@ -108,15 +103,11 @@ def make_handler(case: Case, emulator: Any) -> AnyHandler:
     """The training job handler of the case's platform as the engine's provider process holds it (a fresh
     one), configured like `make_stack`'s stack: the test stacks' settings and the case's config."""
     _prepare(case, emulator)
-    return inprocess.handler(f"{case.platform}:TrainingJob", emulator, **case.config)
+    return inprocess.handler(PLATFORMS[case.platform].training_job.kind, emulator, **case.config)
 
 
 def job_props(case: Case) -> dict[str, Any]:
-    if case.platform == "alaya":
-        args = stacks.alaya_job_args(**case.job)
-        args["env"] = {**args.get("env", {}), **SECRET_ENV}
-    else:
-        args = {**MODELARTS_JOB, "environments": dict(SECRET_ENV), **case.job}
+    args = with_env(case.platform, PLATFORMS[case.platform].job_args(**case.job), SECRET_ENV)
     return {**OWNER, "name": "job", **args, **({"timeouts": case.timeouts} if case.timeouts else {})}
 
 

@@ -16,6 +16,8 @@ from pulumi_mltrain.config import Settings
 from pulumi_mltrain.handler import Diff, Handler, Read
 from pulumi_mltrain.modelarts import iam
 
+from .platforms import PLATFORMS, job_ids
+
 # A handler of any resource type: what the tests hold.
 AnyHandler = Handler[Any, Any, Any]
 
@@ -25,15 +27,9 @@ BASE_CONFIG = {"mltrain:requestTimeout": "5", "mltrain:maxRetries": "3", "mltrai
 OWNER = {"__mltrain_stack": "st-inprocess", "__mltrain_urn": "urn:pulumi:test::inprocess::TrainingJob::job"}
 
 
-def alaya_config(emulator: Any) -> dict[str, str]:
-    return {"mltrain:alayaEndpoint": emulator.url, "mltrain:alayaApiKey": emulator.alaya_api_key}
-
-
-def modelarts_config(emulator: Any) -> dict[str, str]:
-    return {"mltrain:huaweiIamEndpoint": emulator.url, "mltrain:modelartsEndpoint": emulator.url,
-            "mltrain:huaweiProjectName": emulator.project_name, "mltrain:huaweiProjectId": emulator.project_id,
-            "mltrain:huaweiUser": emulator.iam_user, "mltrain:huaweiDomain": emulator.iam_domain,
-            "mltrain:huaweiPassword": emulator.iam_password}
+def config(platform: str, emulator: Any) -> dict[str, str]:
+    """The settings that point `platform` at the emulator, its secrets included."""
+    return PLATFORMS[platform].settings(emulator)
 
 
 def fresh_process() -> None:
@@ -43,9 +39,8 @@ def fresh_process() -> None:
 
 
 def settings(platform: str, emulator: Any, **config: str) -> Settings:
-    """The settings `stacks.alaya_stack`/`stacks.modelarts_stack` give a stack of `platform`, plus `config`."""
-    platform_config = alaya_config(emulator) if platform == "alaya" else modelarts_config(emulator)
-    return Settings.load({**platform_config, **BASE_CONFIG, **config}, env={})
+    """The settings `stacks.platform_stack` gives a stack of `platform`, plus `config`."""
+    return Settings.load({**PLATFORMS[platform].settings(emulator), **BASE_CONFIG, **config}, env={})
 
 
 def entry(kind: str) -> registry.Resource:
@@ -98,10 +93,8 @@ def read(handler: AnyHandler, object_id: str, state: dict[str, Any]) -> Read:
 
 
 def platform_ids(emulator: Any, platform: str) -> list[str]:
-    state = emulator.admin.state()
-    if platform == "alaya":
-        return sorted(str(t["id"]) for t in state["alaya"]["tasks"])
-    return sorted(str(j["metadata"]["id"]) for j in state["modelarts"]["jobs"])
+    """The IDs of the training jobs the emulator holds for `platform` ("alaya"), sorted."""
+    return job_ids(emulator, platform)
 
 
 class Created:

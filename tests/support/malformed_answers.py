@@ -8,13 +8,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from mltrain_emulator import defaults as d
 from pulumi_mltrain.answers import MAX_TEXT
 from pulumi_mltrain.errors import MltrainError
 
-from . import inprocess, stacks
+from . import inprocess
+from .fault_matrix import stack_ids as stack_ids
 from .inprocess import AnyHandler
-from .pulumi_cli import Stack
+from .platforms import PLATFORMS
 
 CREATE = "/v1/subscription/training/create"
 RESULT = "/v1/subscription/training/result"
@@ -76,24 +76,18 @@ CASES = [
 ]
 
 
-MODELARTS_JOB = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
-                 "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1]}
-
-
-def stack_ids(stack: Stack, platform: str) -> list[str]:
-    return sorted(str(r["id"]) for r in stack.resources(f"dynamic/{platform}:TrainingJob"))
+MODELARTS_JOB = PLATFORMS["modelarts"].job
 
 
 def make_handler(platform: str, emulator: Any) -> AnyHandler:
     """The training job handler of `platform` as `make_stack`'s stack would run it, in this process."""
     if platform == "modelarts":
         emulator.admin.set_settings(modelarts_phase_delay=0.2, modelarts_run_seconds=600, delete_delay=0.2)
-    return inprocess.handler(f"{platform}:TrainingJob", emulator)
+    return inprocess.handler(PLATFORMS[platform].training_job.kind, emulator)
 
 
 def job_props(platform: str, job: dict[str, Any]) -> dict[str, Any]:
-    args = stacks.alaya_job_args(**job) if platform == "alaya" else {**MODELARTS_JOB, **job}
-    return {**inprocess.OWNER, "name": "job", **args}
+    return {**inprocess.OWNER, "name": "job", **PLATFORMS[platform].job_args(**job)}
 
 
 def assert_our_own_error(err: MltrainError) -> None:

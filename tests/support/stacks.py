@@ -8,9 +8,12 @@ from typing import Any
 
 from mltrain_emulator.testing import EmulatorAdmin
 
+from .platforms import PLATFORMS
 from .pulumi_cli import ROOT, Stack
 
 PROGRAMS = ROOT / "tests" / "engine" / "programs"
+# The settings every test stack sets besides its platforms' (short request timeouts, few retries).
+TEST_SETTINGS = {"mltrain:requestTimeout": "5", "mltrain:maxRetries": "3", "mltrain:ambiguityGrace": "5"}
 
 
 def _text(value: Any) -> str:
@@ -27,29 +30,30 @@ def _set_all(stack: Stack, config: dict[str, Any], secrets: dict[str, Any] | Non
     return stack
 
 
+def platforms_stack(platforms: tuple[str, ...], emulator: Any, home: Path, project: Path,
+                    secrets: dict[str, Any] | None = None, *, stack_name: str = "test",
+                    stack_type: type[Stack] = Stack, **config: Any) -> Stack:
+    """A stack of `project` pointed at the emulator's APIs of `platforms` (`stack_type`: e.g. an S3-backed
+    one): their settings (tests/support/platforms.py), their credentials as secrets, then `config`."""
+    stack = stack_type.from_project(project, home, name=stack_name)
+    base = {k: v for p in platforms for k, v in PLATFORMS[p].config(emulator).items()}
+    credentials = {k: v for p in platforms for k, v in PLATFORMS[p].credentials(emulator).items()}
+    return _set_all(stack, {**base, **TEST_SETTINGS, **config}, secrets, credentials)
+
+
 def alaya_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "alaya_job",
                 secrets: dict[str, Any] | None = None, *, stack_name: str = "test",
                 stack_type: type[Stack] = Stack, **config: Any) -> Stack:
     """A stack of `project` pointed at the emulator's Alaya NeW API (`stack_type`: e.g. an S3-backed one)."""
-    stack = stack_type.from_project(project, home, name=stack_name)
-    base = {"mltrain:alayaEndpoint": emulator.url, "mltrain:requestTimeout": "5", "mltrain:maxRetries": "3",
-            "mltrain:ambiguityGrace": "5"}
-    return _set_all(stack, {**base, **config}, secrets,
-                    {"mltrain:alayaApiKey": emulator.alaya_api_key})
+    return platforms_stack(("alaya",), emulator, home, project, secrets, stack_name=stack_name,
+                           stack_type=stack_type, **config)
 
 
 def modelarts_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "modelarts_job",
                     secrets: dict[str, Any] | None = None, *, stack_name: str = "test",
                     **config: Any) -> Stack:
     """A stack of `project` pointed at the emulator's IAM and ModelArts APIs."""
-    stack = Stack.from_project(project, home, name=stack_name)
-    base = {"huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
-            "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
-            "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain,
-            "requestTimeout": "5", "maxRetries": "3", "ambiguityGrace": "5"}
-    return _set_all(stack, {**{f"mltrain:{k}": v for k, v in base.items()}, **config},
-                    secrets,
-                    {"mltrain:huaweiPassword": emulator.iam_password})
+    return platforms_stack(("modelarts",), emulator, home, project, secrets, stack_name=stack_name, **config)
 
 
 def modelarts_aksk_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "modelarts_job",
@@ -59,21 +63,15 @@ def modelarts_aksk_stack(emulator: Any, home: Path, project: Path = PROGRAMS / "
     only the project name (its ID comes from IAM's project list)."""
     stack = Stack.from_project(project, home, name=stack_name)
     base = {"huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
-            "huaweiProjectName": emulator.project_name, "huaweiAccessKey": emulator.access_key,
-            "requestTimeout": "5", "maxRetries": "3", "ambiguityGrace": "5"}
-    return _set_all(stack, {**{f"mltrain:{k}": v for k, v in base.items()}, **config},
+            "huaweiProjectName": emulator.project_name, "huaweiAccessKey": emulator.access_key}
+    return _set_all(stack, {**{f"mltrain:{k}": v for k, v in base.items()}, **TEST_SETTINGS, **config},
                     secrets,
                     {"mltrain:huaweiSecretKey": secret_key or emulator.secret_key})
 
 
 def both_platforms_stack(emulator: Any, home: Path, project: Path, **config: Any) -> Stack:
-    """A stack of `project` with the settings of both platforms (one emulator serves both)."""
-    huawei = {f"mltrain:{key}": value for key, value in {
-        "huaweiIamEndpoint": emulator.url, "modelartsEndpoint": emulator.url,
-        "huaweiProjectName": emulator.project_name, "huaweiProjectId": emulator.project_id,
-        "huaweiUser": emulator.iam_user, "huaweiDomain": emulator.iam_domain}.items()}
-    return alaya_stack(emulator, home, project, {"mltrain:huaweiPassword": emulator.iam_password},
-                       **huawei, **config)
+    """A stack of `project` with the settings of every platform (one emulator serves them all)."""
+    return platforms_stack(tuple(PLATFORMS), emulator, home, project, **config)
 
 
 def sibling_stack(stack: Stack, name: str, **config: Any) -> Stack:
@@ -91,22 +89,14 @@ def sibling_stack(stack: Stack, name: str, **config: Any) -> Stack:
 
 
 def alaya_job_args(**overrides: Any) -> dict[str, Any]:
-    args: dict[str, Any] = {
-        "product_code": "PRD-TRAIN-2",
-        "worker_count": 2,
-        "image": "harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu",
-        "training_framework": "pytorch",
-        "start_command": "python3 train.py",
-        "timeout_hours": 12,
-    }
-    args.update(overrides)
-    return args
+    return PLATFORMS["alaya"].job_args(**overrides)
 
 
 def alaya_task_ids(url: str) -> list[str]:
     """IDs of the Alaya NeW tasks the emulator at `url` holds that are not on their way out."""
+    alaya = PLATFORMS["alaya"]
     with EmulatorAdmin(url) as admin:
-        return sorted(str(t["id"]) for t in admin.state()["alaya"]["tasks"] if not t.get("deleting"))
+        return sorted(alaya.job_id(t) for t in admin.state()[alaya.family][alaya.stored] if not t.get("deleting"))
 
 
 def by_name(exported: dict[str, Any]) -> dict[str, dict[str, Any]]:

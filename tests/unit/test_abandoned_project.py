@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pulumi_mltrain import abandoned
+from pulumi_mltrain.cli import abandoned
 
 
 def test_the_project_is_the_name_in_pulumi_yaml(tmp_path: Path) -> None:

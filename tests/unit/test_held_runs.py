@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pulumi_mltrain import abandoned
+from pulumi_mltrain.cli import abandoned
 from pulumi_mltrain.ownership import ATTEMPT_KEY, FAILED_KEY, REMOVED_KEY
 
 

@@ -22,3 +22,12 @@ def test_platform_surfaces() -> None:
     for module in (alaya, modelarts):
         for name in module.__all__:
             assert getattr(module, name) is not None, f"{module.__name__}.{name} is exported but missing"
+
+
+def test_the_paths_0_2_documented_for_abandoned_runs() -> None:
+    """docs/abandoned-runs.md of 0.2.0 named `pulumi_mltrain.abandoned.stop`; the module moved to cli/."""
+    from pulumi_mltrain import abandoned
+    from pulumi_mltrain.cli import abandoned as moved
+
+    assert abandoned.stop is moved.stop and abandoned.abandoned_runs is pulumi_mltrain.abandoned_runs
+    assert abandoned.AbandonedRun is moved.AbandonedRun

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from support import stacks
+from support import fault_matrix, inprocess, stacks
 from support.pulumi_cli import Stack
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
@@ -26,11 +26,11 @@ MARGIN = 5.0  # covers the clean-up of the task the create made, inside the fail
 
 
 def platform_ids(emulator: Any) -> list[str]:
-    return sorted(str(t["id"]) for t in emulator.admin.state()["alaya"]["tasks"])
+    return inprocess.platform_ids(emulator, "alaya")
 
 
 def stack_ids(stack: Stack) -> list[str]:
-    return sorted(str(r["id"]) for r in stack.resources("dynamic/alaya:TrainingJob"))
+    return fault_matrix.stack_ids(stack, "alaya")
 
 
 def timed_up(stack: Stack) -> tuple[float, str, int]:

@@ -21,6 +21,7 @@ import pytest
 
 from mltrain_emulator import defaults as d
 from support import stacks
+from support.inprocess import platform_ids
 from support.pulumi_cli import Stack
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
@@ -36,13 +37,6 @@ PLATFORMS = {
     "alaya": ("job-alaya", "mltrain:alayaEndpoint", "/api/v1", "/v1/*", "dynamic/alaya:TrainingJob"),
     "modelarts": ("job-modelarts", "mltrain:modelartsEndpoint", "/modelarts", "/v2/*", "dynamic/modelarts:TrainingJob"),
 }
-
-
-def platform_ids(emulator: Any, platform: str) -> list[str]:
-    state = emulator.admin.state()
-    if platform == "alaya":
-        return sorted(str(t["id"]) for t in state["alaya"]["tasks"])
-    return sorted(str(j["metadata"]["id"]) for j in state["modelarts"]["jobs"])
 
 
 def assert_kept(stack: Stack, emulator: Any, job_ids: dict[str, str], urls: dict[str, str], *flags: str) -> None:

@@ -36,7 +36,7 @@ MODELARTS_JOB = {"flavor_id": d.FLAVOR_CPU_8U, "code_dir": "obs://b/code/", "boo
 
 def runs(stack: Stack, *args: str) -> subprocess.CompletedProcess[str]:
     """`mltrain-runs` in the stack's project folder with its environment (login, passphrase)."""
-    result = subprocess.run([str(VENV / "bin" / "python"), "-m", "pulumi_mltrain.runs_cli", *args],
+    result = subprocess.run([str(VENV / "bin" / "python"), "-m", "pulumi_mltrain.cli.runs", *args],
                             cwd=stack.workdir, env=stack.env(), capture_output=True, text=True, timeout=300,
                             check=False)
     assert result.returncode == 0, f"mltrain-runs {' '.join(args)} exited {result.returncode}:\n" \

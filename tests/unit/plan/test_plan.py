@@ -1,6 +1,6 @@
 """What an update spends, counted on previews recorded from real `pulumi preview --json` runs
 (previews/, written by record_previews.py: both forms of three Alaya NeW trials and two ModelArts jobs)
-by `mltrain-plan` (pulumi_mltrain.plan) and by the policy `new-run-budget`, which share the counting."""
+by `mltrain-plan` (pulumi_mltrain.cli.plan) and by the policy `new-run-budget`, which share the counting."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from pulumi_policy.proxy import unknown_checking_proxy
 
 from mltrain_policies import secrets
 from mltrain_policies import validators as v
-from pulumi_mltrain import plan, runs
+from pulumi_mltrain import runs
+from pulumi_mltrain.cli import plan
 
 PREVIEWS = Path(__file__).parent / "previews"
 TRIALS = ("t1", "t2", "t3")

@@ -41,7 +41,8 @@ from pulumi_mltrain.spec import property_name, to_property_names
 STORAGE = "72a2a885-e45e-4c79-aaf3-e1fa05abdb92"
 # The dynamic resources' type tokens; the plugin's forms of the same kinds are tested below.
 ALAYA_JOB, ALAYA_MOUNT, MODELARTS_ALGORITHM, MODELARTS_JOB = (
-    r.token(kind, r.DYNAMIC) for kind in (r.ALAYA_JOB, r.ALAYA_MOUNT, r.MODELARTS_ALGORITHM, r.MODELARTS_JOB))
+    r.token(res.kind, r.DYNAMIC)
+    for res in (registry.ALAYA_JOB, registry.ALAYA_MOUNT, registry.MODELARTS_ALGORITHM, registry.MODELARTS_JOB))
 
 
 # ----- building args the way the SDK does ---------------------------------------------------------
@@ -623,7 +624,7 @@ def test_validators_do_not_mutate_schema_defaults() -> None:
 # ----- every form: dynamic types and the plugin's types ------------------------------------------------
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[3] / "schema.json").read_text())
-KINDS = (r.ALAYA_JOB, r.ALAYA_MOUNT, r.MODELARTS_ALGORITHM, r.MODELARTS_JOB)
+KINDS = tuple(res.kind for res in registry.RESOURCES)
 
 
 def plugin(kind_token: str) -> str:
@@ -632,8 +633,8 @@ def plugin(kind_token: str) -> str:
 
 
 def test_both_tokens_of_every_resource_are_ours() -> None:
-    assert r.token(r.ALAYA_JOB, r.DYNAMIC) == "pulumi-python:dynamic/alaya:TrainingJob"
-    assert r.token(r.ALAYA_JOB, r.PLUGIN) == "mltrain:alaya:TrainingJob"
+    assert r.token(registry.ALAYA_JOB.kind, r.DYNAMIC) == "pulumi-python:dynamic/alaya:TrainingJob"
+    assert r.token(registry.ALAYA_JOB.kind, r.PLUGIN) == "mltrain:alaya:TrainingJob"
     # The plugin's tokens are schema.json's (what YAML and the generated SDKs declare), every one of them.
     assert {r.token(k, r.PLUGIN) for k in KINDS} == set(SCHEMA["resources"])
     assert {t for t, f in r.registry().items() if f.form == r.PLUGIN} == set(SCHEMA["resources"])
@@ -684,17 +685,17 @@ def test_fields_read_every_spelling_the_spec_accepts() -> None:
 def _violating(kind: str) -> dict[str, Any]:
     """Checked inputs that break every rule that applies to `kind`."""
     plain = {"HF_TOKEN": "hf_" + "a1B2" * 9, "DB_PASSWORD": "hunter2hunter2"}
-    if kind == r.ALAYA_JOB:
+    if kind == registry.ALAYA_JOB.kind:
         mount = {"storage_id": STORAGE, "storage_type": "nas-capacity", "file_directory": "d", "mount_path": "/data",
                  "read_only": False}
         return alaya_job(image="docker.io/library/pytorch:latest", worker_count=64.0, env=plain,
                          storage_mounts=[mount], timeout_hours=None, enable_timeout_cancel=False, description="",
                          enable_auto_retry=False, max_retry_count=None)
-    if kind == r.MODELARTS_JOB:
+    if kind == registry.MODELARTS_JOB.kind:
         return modelarts_job(image_url="docker.io/someone/trainer:latest", flavor_id="modelarts.vm.gpu.huge",
                              node_count=32.0, environments=plain, auto_stop_hours=None, log_export_path=None,
                              description=None, gpu_count=256.0, pool_id="pool-1", preemptible=True)
-    if kind == r.ALAYA_MOUNT:
+    if kind == registry.ALAYA_MOUNT.kind:
         return storage_mount(read_only=False)
     return {"name": "algo", "image_url": "docker.io/someone/algo:1"}
 
@@ -717,7 +718,8 @@ def test_plugin_resources_get_the_same_violations_and_messages(kind: str, names:
     assert found[r.PLUGIN] == found[r.DYNAMIC]
     reported = [m for messages in found[r.PLUGIN].values() for m in messages]
     assert reported and all(m.startswith(f"{kind} 'rogue': ") for m in reported), reported
-    expected = {r.ALAYA_JOB: 7, r.MODELARTS_JOB: 9, r.ALAYA_MOUNT: 1, r.MODELARTS_ALGORITHM: 2}[kind]
+    expected = {registry.ALAYA_JOB.kind: 7, registry.MODELARTS_JOB.kind: 9, registry.ALAYA_MOUNT.kind: 1,
+                registry.MODELARTS_ALGORITHM.kind: 2}[kind]
     assert sum(1 for messages in found[r.PLUGIN].values() if messages) == expected, found[r.PLUGIN]
 
 

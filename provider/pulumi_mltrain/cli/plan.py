@@ -9,15 +9,16 @@ The policy `new-run-budget` (mltrain_policies) counts with the same functions (`
 What counts as a run is what the provider said at check (runs.py): a training job's `run_reason`
 that starts with `first run` or `new run:`, on a step that creates or replaces it. An unchanged job,
 or one changed in place, keeps the reason of the run it already has: its step is `same` or `update`,
-and it is not counted; neither is an adopted job (`adopted: ...`). A job's timeout is Alaya NeW's
-`timeout_hours` (when `enable_timeout_cancel` is on) and ModelArts' `auto_stop_hours`; without one a
-run is unbounded. A job whose `max_attempts` allows more runs than this one (held failures started
-again by later `pulumi up`s, see runs.md) counts each of them: its GPU-hours and cost at most are one run's
-times the attempts it has left. Alaya NeW jobs carry their price per hour from the product catalogue
-(`cost_per_hour`); ModelArts jobs carry none (only `billing_code`), so their cost is "price unknown",
-never estimated.
+and it is not counted; neither is an adopted job (`adopted: ...`). A job's timeout is the input its
+registry entry names (`registry.RunFacts`: Alaya NeW's `timeout_hours` when `enable_timeout_cancel` is on,
+ModelArts' `auto_stop_hours`); without one a run is unbounded. A job whose `max_attempts` allows more
+runs than this one (held failures started again by later `pulumi up`s, see runs.md) counts each of them:
+its GPU-hours and cost at most are one run's times the attempts it has left. A job whose platform prices
+it carries its price per hour from the catalogue (Alaya NeW's `cost_per_hour`); the others (ModelArts
+gives only a `billing_code`) cost "price unknown", never estimated.
 
-This module needs neither pulumi-policy nor a running engine.
+This module needs neither pulumi-policy nor a running engine, and names no platform: what it reads of a
+job comes from the registry.
 """
 
 from __future__ import annotations
@@ -29,19 +30,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from . import ownership, registry, runs
-from .alaya import contract as alaya_contract
-from .modelarts import contract as modelarts_contract
-from .spec import property_name
-
-ALAYA_JOB = "alaya:TrainingJob"
-MODELARTS_JOB = "modelarts:TrainingJob"
-TRAINING_JOBS = (ALAYA_JOB, MODELARTS_JOB)
-
-# A job's timeout field and the recorded field that says whether it is live, by kind.
-TIMEOUT_FIELD = {ALAYA_JOB: "timeout_hours", MODELARTS_JOB: "auto_stop_hours"}
-STATE_FIELD = {ALAYA_JOB: "status", MODELARTS_JOB: "phase"}
-LIVE = {ALAYA_JOB: alaya_contract.LIVE, MODELARTS_JOB: modelarts_contract.TERMINABLE}
+from .. import ownership, registry, runs
+from ..spec import property_name
 
 # Step operations of `pulumi preview --json`.
 STARTING_OPS = ("create", "replace", "create-replacement")
@@ -56,7 +46,15 @@ starts_run = runs.starts_run
 def kind_of(resource_type: str) -> str | None:
     """`alaya:TrainingJob` for either form's type token of a training job, else None."""
     found = registry.resource(resource_type)
-    return found.kind if found is not None and found.kind in TRAINING_JOBS else None
+    return found.kind if found is not None and found.run is not None else None
+
+
+def facts(kind: str) -> registry.RunFacts:
+    """What a training job of `kind` is read by (its registry entry's `RunFacts`)."""
+    found = registry.of_kind(kind)
+    if found is None or found.run is None:
+        raise KeyError(f"{kind} is no training job of the registry")
+    return found.run
 
 
 def value(props: Mapping[str, Any], key: str) -> Any:
@@ -85,9 +83,10 @@ def fmt(amount: float | None) -> str:
 
 def timeout_hours(kind: str, props: Mapping[str, Any]) -> float | None:
     """The most hours a job can run (its timeout), None when it has none (unbounded)."""
-    hours = number(value(props, TIMEOUT_FIELD[kind]))
-    if kind == ALAYA_JOB and value(props, "enable_timeout_cancel") is False:
-        return None  # timeout_hours applies only with enable_timeout_cancel
+    run = facts(kind)
+    hours = number(value(props, run.timeout))
+    if run.timeout_switch is not None and value(props, run.timeout_switch) is False:
+        return None  # the timeout applies only with its switch on (Alaya NeW's enable_timeout_cancel)
     return hours
 
 
@@ -100,13 +99,13 @@ class Run:
     reason: str
     gpus: float | None  # None: the catalogue gave no GPU count (a preview without credentials)
     hours: float | None  # None: no timeout, unbounded
-    cost_per_hour: float | None  # None: price unknown (always for ModelArts)
+    cost_per_hour: float | None  # None: price unknown (always where the platform gives no price)
     replaces: bool = False
     attempts: int = 1  # the runs it may start from here: this one and the retries its max_attempts leaves
 
     @property
     def timeout_field(self) -> str:
-        return TIMEOUT_FIELD[self.kind]
+        return facts(self.kind).timeout
 
     @property
     def gpu_hours(self) -> float | None:
@@ -154,7 +153,7 @@ class Stop:
     job_id: str | None = None
 
     def line(self) -> str:
-        state = f"{STATE_FIELD[self.kind]} {self.state}" if self.state else \
+        state = f"{facts(self.kind).state} {self.state}" if self.state else \
             "its status is not visible here, it may be running"
         job = f" {self.job_id}" if self.job_id else ""
         return f"{self.kind} '{self.name}'{job} ({state}) is {self.how}"
@@ -271,7 +270,8 @@ def run_of(kind: str, name: str, props: Mapping[str, Any], replaces: bool | None
     if not starts_run(reason):
         return None
     gpus = number(value(props, "gpu_count"))
-    price = number(value(props, "cost_per_hour")) if kind == ALAYA_JOB else None  # ModelArts: no price
+    price_output = facts(kind).price
+    price = number(value(props, price_output)) if price_output is not None else None  # None: no price
     budget = number(value(props, "max_attempts")) or 1
     attempt = number(props.get(ownership.ATTEMPT_KEY)) or 1
     return Run(name, kind, reason, gpus, timeout_hours(kind, props), price,
@@ -281,10 +281,11 @@ def run_of(kind: str, name: str, props: Mapping[str, Any], replaces: bool | None
 
 def stop_of(kind: str, name: str, outputs: Mapping[str, Any], how: str) -> Stop | None:
     """The job a replace or delete stops, when its recorded status/phase is live."""
-    state = value(outputs, STATE_FIELD[kind])
-    if not isinstance(state, str) or state.upper() not in {s.upper() for s in LIVE[kind]}:
+    run = facts(kind)
+    state = value(outputs, run.state)
+    if not isinstance(state, str) or state.upper() not in {s.upper() for s in run.live}:
         return None
-    job_id = value(outputs, "training_task_id") if kind == ALAYA_JOB else value(outputs, "job_id")
+    job_id = value(outputs, run.job_id)
     return Stop(name, kind, state, how, str(job_id) if job_id else None)
 
 

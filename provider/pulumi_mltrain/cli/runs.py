@@ -16,9 +16,9 @@ import json
 import sys
 from collections.abc import Sequence
 
+from ..errors import MltrainError
+from ..registry import FAMILIES
 from .abandoned import AbandonedRun, HeldRun, abandoned_runs, held_runs, stack_settings, stop
-from .errors import MltrainError
-from .registry import FAMILIES
 
 
 def _table(runs: Sequence[AbandonedRun]) -> str:
