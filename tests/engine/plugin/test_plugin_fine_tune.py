@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from plugin_support import both_forms, both_platforms_stack, by_name, live_jobs, output_of, summary
 
-from pulumi_mltrain.config import Settings
 from pulumi_mltrain.modelarts import iam
 from pulumi_mltrain.modelarts.client import ModelArtsClient
 from support import inprocess
@@ -27,8 +26,7 @@ KEPT = ("train_type", "ftjob_config", "base_asset_id", "output_model", "asset_mo
 
 def _artifacts(emulator: Any, job_id: str) -> dict[str, Any]:
     iam.forget_tokens()
-    [final] = ModelArtsClient(Settings.load({**inprocess.modelarts_config(emulator), **inprocess.BASE_CONFIG},
-                                            env={})).ft_artifacts(job_id)
+    [final] = ModelArtsClient(inprocess.settings("modelarts", emulator)).ft_artifacts(job_id)
     return final
 
 
