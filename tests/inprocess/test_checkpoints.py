@@ -132,3 +132,23 @@ def test_a_checkpoint_the_platform_cannot_keep_fails_the_preview(emulator: Emula
     handler = inprocess.handler(f"{platform}:TrainingJob", emulator)
     found = inprocess.failures(handler, {**inprocess.OWNER, "name": "job", **args})
     assert [f for f, reason in found if says in reason] == [field], found
+
+
+def test_a_held_failure_run_again_resumes_from_the_failed_run(emulator: EmulatorHandle) -> None:
+    """max_attempts=2: the failed first run is held, and the next `pulumi up` starts attempt 2 from its
+    checkpoint (the diff asks for the replace; the delete, then the create follow)."""
+    emulator.admin.set_settings(task_state_delay=0.1, subscription_delay=0.1, fail_task_names="doomed",
+                                succeed_after=0.5, delete_delay=0.0)
+    handler = inprocess.handler("alaya:TrainingJob", emulator)
+    args = {**inprocess.OWNER, **ALAYA, "name": "doomed-sft", "wait_for": "completed", "max_attempts": 2}
+    props = inprocess.checked(handler, args)
+    first = handler.create(props)
+    assert first.failed and first.outputs.get(checkpoints.RESUMED_FROM) is None
+    stored = {**props, **first.outputs}
+    assert handler.diff(stored, inprocess.checked(handler, args, olds=props), first.id).replaces
+    handler.delete(first.id, stored)
+    emulator.admin.set_settings(fail_task_names="^$")
+    second = handler.create(inprocess.checked(handler, args))
+    assert second.problem is None and second.outputs[checkpoints.RESUMED_FROM] == first.id, second.outputs
+    assert submitted(emulator, "alaya", second.id) == {
+        "MLTRAIN_CHECKPOINT_DIR": "/root/nas/ckpt/sft", "MLTRAIN_RESUME": "true", "MLTRAIN_RESUMED_FROM": first.id}
