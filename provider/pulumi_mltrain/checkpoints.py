@@ -49,7 +49,8 @@ class Resume:
     previous: str | None = None
 
     def outputs(self) -> dict[str, Any]:
-        return {RESUMED_FROM: self.previous if self.resuming else None}
+        """What the create records: the previous run, when this one resumes from it (no key otherwise)."""
+        return {RESUMED_FROM: self.previous} if self.resuming and self.previous else {}
 
 
 class Lineage:
