@@ -628,11 +628,11 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
     def delete(self, object_id: str, props: Props, *, timeout: float | None = None) -> None:
         """Remove the object (and wait until it is gone). `timeout` is the engine's delete timeout."""
         spec = self._parse(props, strict=False)
+        if self.runs is not None:  # the run a replace's new run resumes from (its checkpoint outlives its job)
+            self.lineage.note(object_id, name=props.get("name"))
         if props.get(FAILED_KEY) and props.get(REMOVED_KEY):
             return  # a held failure whose job was deleted when it failed (on_failure="delete")
         budget = self._deadline(spec, "delete", timeout, f"deleting {self.kind} '{self._label(spec)}'")
-        if self.runs is not None:
-            self.lineage.note(object_id, name=props.get("name"))  # the run a replace's new run resumes from
         try:
             calls = self.platform(props)
             try:
