@@ -417,15 +417,19 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
     def _resume(self, calls: PlatformCalls[SpecT, OutT, RemoteT], spec: SpecT, props: Props, owner: Mark | None,
                 new_run: bool) -> Resume:
         """How the run this create starts begins (checkpoints.py): from the checkpoint when it is a new run of
-        a resource with one, naming the run it replaced. That run's removal in this process left its ID; a
-        replacement created first finds it as its own job of the name, which its create removes first."""
+        a resource with one, naming the run it replaced. `new_run`: the checked inputs say this create
+        replaces a job of the state. The engine does not always say so (a targeted `--replace`, a job it
+        deleted first because a resource it depends on was replaced delete-first): the previous run's removal
+        in this process (a replace's diff, the old job's delete) says it too, and a replacement created
+        first finds that run as its own job of the name, which its create removes before it submits."""
         name = getattr(spec, "name", None)
-        previous = self.lineage.take(urn=props.get(URN_KEY), name=name) if new_run else None
-        if not checkpoints.resuming(spec, new_run):
+        replaced, removed = self.lineage.take(urn=props.get(URN_KEY)), self.lineage.take(name=name)
+        previous = replaced or removed
+        if not checkpoints.resuming(spec, True):
             return Resume()
         if previous is None and isinstance(name, str) and name:
             previous = next((n.object_id for n in calls.named(name) if owns(owner, n.mark, name)), None)
-        return Resume(resuming=True, previous=previous)
+        return Resume(resuming=True, previous=previous) if new_run or previous is not None else Resume()
 
     def _held(self, spec: SpecT, props: Props, err: Held, attempt: int) -> Props:
         """The state keys of a held failure: what failed, and what runs it again (none by itself)."""
