@@ -596,6 +596,47 @@ def validate_preemptible(args: ResourceValidationArgs, report: ReportViolation) 
                 f"good; set retry_count to at least {r.fmt(minimum)} (minRetryCount) or unconditional_retry=True")
 
 
+# ===== checkpoint-for-retries (advisory) ==============================================================
+CHECKPOINT_SCHEMA = PolicyConfigSchema(properties={
+    "preemptible": _prop("boolean", True, "Preemptible jobs (ModelArts preemptible) must declare a checkpoint."),
+    "autoRetried": _prop("boolean", True, "Jobs the platform restarts after a fault (Alaya NeW enable_auto_retry "
+                         "or max_retry_count; ModelArts retry_count, unconditional_retry, hang_retry) must declare "
+                         "a checkpoint."),
+})
+
+
+def _restarted_by(job: r.Ours, args: ResourceValidationArgs) -> list[str]:
+    """The inputs by which the platform starts the job's training again (a preemption or a fault)."""
+    why: list[str] = []
+    if r.truthy(setting(args, CHECKPOINT_SCHEMA, "preemptible")) and r.truthy(r.get(job.props, "preemptible")):
+        why.append("preemptible")
+    if r.truthy(setting(args, CHECKPOINT_SCHEMA, "autoRetried")):
+        if job.entry is registry.ALAYA_JOB:
+            count = r.number(r.get(job.props, "max_retry_count"))
+            if r.truthy(r.get(job.props, "enable_auto_retry")) or (count is not None and count > 0):
+                why.append("auto-retried (enable_auto_retry)")
+        else:
+            count = r.number(r.get(job.props, "retry_count"))
+            if count is not None and count > 0:
+                why.append(f"auto-retried (retry_count = {r.fmt(count)})")
+            why += [f"auto-retried ({flag})" for flag in ("unconditional_retry", "hang_retry")
+                    if r.truthy(r.get(job.props, flag))]
+    return why
+
+
+def validate_checkpoint(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    job = _ours(args, (registry.ALAYA_JOB, registry.MODELARTS_JOB))
+    if job is None or r.get(job.props, "checkpoint") is not None:
+        return
+    why = _restarted_by(job, args)
+    if why:
+        where = ("checkpoint={path} on a writable NAS mount" if job.entry is registry.ALAYA_JOB
+                 else "checkpoint={obs_url} (an output channel predownloaded by the next run)")
+        _report(report, job, f"is {' and '.join(why)} without a checkpoint: a restart only relaunches it, and "
+                f"training without a checkpoint starts from scratch; set {where}, and save and reload "
+                "checkpoints in the training script")
+
+
 # ===== the policies ===================================================================================
 Validate = Callable[[ResourceValidationArgs, ReportViolation], None]
 
@@ -641,6 +682,9 @@ MODELARTS_FAILURE_NOTIFICATION = _resource(
 MODELARTS_PREEMPTIBLE_RETRY = _resource(
     "modelarts-preemptible-retry", "Preemptible ModelArts jobs must restart automatically after a preemption.",
     validate_preemptible, MANDATORY, Severity.MEDIUM, PREEMPTIBLE_SCHEMA)
+CHECKPOINT_FOR_RETRIES = _resource(
+    "checkpoint-for-retries", "Preemptible and auto-retried training jobs should keep checkpoints.",
+    validate_checkpoint, ADVISORY, Severity.MEDIUM, CHECKPOINT_SCHEMA)
 GPU_HOURS_BUDGET = StackValidationPolicy(
     name="gpu-hours-budget", description="The stack's training jobs must fit the GPU-hours budget.",
     validate=validate_gpu_budget, enforcement_level=MANDATORY, config_schema=BUDGET_SCHEMA,
@@ -653,6 +697,6 @@ NEW_RUN_BUDGET = StackValidationPolicy(
 POLICIES: list[ResourceValidationPolicy | StackValidationPolicy] = [
     TRAINING_JOB_TIMEOUT, ALLOWED_IMAGE_REGISTRIES, MAX_NODES_PER_JOB, READ_ONLY_DATASET_MOUNTS,
     NO_PLAINTEXT_SECRETS, AUTO_RETRY_BOUNDED, DESCRIPTION_PRESENT, MODELARTS_ALLOWED_FLAVORS,
-    MODELARTS_LOG_EXPORT, MODELARTS_FAILURE_NOTIFICATION, MODELARTS_PREEMPTIBLE_RETRY, GPU_HOURS_BUDGET,
-    NEW_RUN_BUDGET,
+    MODELARTS_LOG_EXPORT, MODELARTS_FAILURE_NOTIFICATION, MODELARTS_PREEMPTIBLE_RETRY, CHECKPOINT_FOR_RETRIES,
+    GPU_HOURS_BUDGET, NEW_RUN_BUDGET,
 ]

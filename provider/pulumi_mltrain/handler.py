@@ -30,9 +30,10 @@ from typing import Generic, cast
 
 from pydantic import ValidationError
 
-from . import deadline
+from . import checkpoints, deadline
 from . import spec as specs
 from .accounts import ACCOUNT_KEY, explicit_settings
+from .checkpoints import RESUMED_FROM, Lineage, Resume
 from .config import Settings
 from .errors import MltrainError, NotFound, for_resource
 from .lifecycle import in_place, removal
@@ -165,6 +166,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         self.import_id_fields = calls.import_id_fields
         self.runs = RunReason(self.noun, calls.spec_type) if calls.runs else None
         self.replacements = Replacements()
+        self.lineage = Lineage()  # the run a replace removes, for its new run's `resumed_from` (checkpoints.py)
         self._settings: Settings | None = None
 
     # ----- configuration -------------------------------------------------------------------------
@@ -184,9 +186,11 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         values = explicit_settings(dict(props))
         return Settings.load(values) if values is not None else self.settings
 
-    def platform(self, props: Mapping[str, object]) -> PlatformCalls[SpecT, OutT, RemoteT]:
-        """The platform calls of one operation on the resource whose inputs are `props`."""
-        return self.calls(Context(self.account(props), owner=Mark.from_props(props)))
+    def platform(self, props: Mapping[str, object],
+                 resume: Resume | None = None) -> PlatformCalls[SpecT, OutT, RemoteT]:
+        """The platform calls of one operation on the resource whose inputs are `props` (`resume`: how the
+        run a create starts begins)."""
+        return self.calls(Context(self.account(props), owner=Mark.from_props(props), resume=resume or Resume()))
 
     # ----- operations ----------------------------------------------------------------------------
     def check(self, olds: Props, news: Props) -> Checked:
@@ -326,6 +330,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             if again is not None:
                 changed.append(FAILED_KEY)
                 replaces.append(FAILED_KEY)
+        if replaces and object_id and self.runs is not None:
+            self.lineage.note(object_id, urn=news.get(URN_KEY))  # the run a new run of a checkpoint resumes
         # Always delete first, also when the engine forces a replace that this diff did not ask for
         # (`replacement_trigger`, `pulumi up --replace`): a new object of the same name created first
         # would find the old one by its owner mark and take it over, and the delete would then remove it.
@@ -379,6 +385,10 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             raise for_resource(self.kind, self._label(spec), err) from None
         try:
             with deadline.scope(budget):
+                if self.runs is not None and not resume and not spec.adopt_id:
+                    starts = self._resume(calls, spec, props, owner, new_run)
+                    calls = self.platform(props, starts)
+                    run.update(starts.outputs())
                 if resume and resume != spec.adopt_id:
                     object_id, outs = resume, self._resumed(calls, resume, spec, owner)
                 elif spec.adopt_id:
@@ -403,6 +413,23 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             raise for_resource(self.kind, self._label(spec), err) from None
         return Created(object_id, {**self._outs(calls, spec, outs, props), **self._run_recorded(props, replacing),
                                    **run})
+
+    def _resume(self, calls: PlatformCalls[SpecT, OutT, RemoteT], spec: SpecT, props: Props, owner: Mark | None,
+                new_run: bool) -> Resume:
+        """How the run this create starts begins (checkpoints.py): from the checkpoint when it is a new run of
+        a resource with one, naming the run it replaced. `new_run`: the checked inputs say this create
+        replaces a job of the state. The engine does not always say so (a targeted `--replace`, a job it
+        deleted first because a resource it depends on was replaced delete-first): the previous run's removal
+        in this process (a replace's diff, the old job's delete) says it too, and a replacement created
+        first finds that run as its own job of the name, which its create removes before it submits."""
+        name = getattr(spec, "name", None)
+        replaced, removed = self.lineage.take(urn=props.get(URN_KEY)), self.lineage.take(name=name)
+        previous = replaced or removed
+        if not checkpoints.resuming(spec, True):
+            return Resume()
+        if previous is None and isinstance(name, str) and name:
+            previous = next((n.object_id for n in calls.named(name) if owns(owner, n.mark, name)), None)
+        return Resume(resuming=True, previous=previous) if new_run or previous is not None else Resume()
 
     def _held(self, spec: SpecT, props: Props, err: Held, attempt: int) -> Props:
         """The state keys of a held failure: what failed, and what runs it again (none by itself)."""
@@ -517,7 +544,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         derived = {k: props.get(k, v) for k, v in calls.derived(spec).items()}
         inputs = {**specs.user_props(props, self.spec_type), **derived, **self._drift(calls, spec, remote),
                   **_without_run_state(internal(props)), **kept}
-        once = {k: props[k] for k in self.calls.recorded_once if props.get(k) is not None}
+        kept_outputs = (*self.calls.recorded_once, RESUMED_FROM) if self.runs is not None else self.calls.recorded_once
+        once = {k: props[k] for k in kept_outputs if props.get(k) is not None}
         recorded = {k: v for k, v in inputs.items() if k not in MARK_KEYS}  # the owner mark stays in the inputs
         return Read(object_id, {**recorded, **once, **self._only_outputs(outs), **run}, inputs)
 
@@ -583,7 +611,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         used when the inputs set none. A held failure stays held (its outputs say so)."""
         if olds.get(UNFINISHED_KEY):
             attempt = _whole(olds.get(ATTEMPT_KEY), 1)
-            return Updated(self.resume(object_id, news, timeout=timeout, attempt=attempt).outputs)
+            lineage = {RESUMED_FROM: olds[RESUMED_FROM]} if olds.get(RESUMED_FROM) else {}
+            return Updated({**self.resume(object_id, news, timeout=timeout, attempt=attempt).outputs, **lineage})
         old, new = self._parse(olds, strict=False), self._parse(news)
         changed, _ = specs.diff(self.spec_type, olds, news)
         budget = self._deadline(new, "update", timeout, f"updating {self.kind} '{self._label(new)}'")
@@ -603,6 +632,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
     def delete(self, object_id: str, props: Props, *, timeout: float | None = None) -> None:
         """Remove the object (and wait until it is gone). `timeout` is the engine's delete timeout."""
         spec = self._parse(props, strict=False)
+        if self.runs is not None:  # the run a replace's new run resumes from (its checkpoint outlives its job)
+            self.lineage.note(object_id, name=props.get("name"))
         if props.get(FAILED_KEY) and props.get(REMOVED_KEY):
             return  # a held failure whose job was deleted when it failed (on_failure="delete")
         budget = self._deadline(spec, "delete", timeout, f"deleting {self.kind} '{self._label(spec)}'")

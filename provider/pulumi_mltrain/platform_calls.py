@@ -15,11 +15,12 @@ settings and its client, and whether the create replaces a resource of the state
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Generic, TypeVar
 
 from . import cache
 from . import spec as specs
+from .checkpoints import Resume
 from .config import CONFIG_KEYS, Settings
 from .errors import ApiError, MltrainError
 from .lifecycle.protocol import MarkedRun, Named, Outs, Sent, Stop
@@ -44,6 +45,7 @@ class Context:
 
     settings: Settings  # the account: the resource's explicit provider, else the configured one
     owner: Mark | None = None  # the resource's owner mark: what it says is said under its URN
+    resume: Resume = field(default_factory=Resume)  # a create: does its run resume, and from which run
 
     def say(self, text: str) -> None:
         """A line for the user about this resource, shown by both forms (`progress.notice`)."""

@@ -41,6 +41,7 @@ def spec_field(
     keyed_by: str | None = None,
     implied_by: str | None = None,
     returned: bool = True,
+    recorded_keys: tuple[str, ...] = (),
     **constraints: Any,
 ) -> Any:
     """Declare an input field with its change semantics and wire name.
@@ -56,6 +57,8 @@ def spec_field(
     `returned=False`: the platform's answers are known to leave the field out (though its reference lists
     it): drift is read only from an answer that carries it, and an import, which cannot read it, takes
     the declared value as it is.
+    `recorded_keys`: keys of a nested object whose change is only recorded (a diff never compares them),
+    such as a checkpoint's `resume`, which says how the next run starts and changes nothing of this one.
     """
     data: dict[str, Any] = {"onChange": on_change, "secret": secret}
     if implied_by:
@@ -68,6 +71,8 @@ def spec_field(
         data["keyedBy"] = keyed_by
     if not returned:
         data["returned"] = False
+    if recorded_keys:
+        data["recordedKeys"] = list(recorded_keys)
     extra: dict[str, Any] = {_META: data}
     if also:
         return Field(default, description=description, serialization_alias=wire,
@@ -103,6 +108,7 @@ class Meta:
     redact: bool = False
     implied_by: str | None = None
     returned: bool = True
+    recorded_keys: tuple[str, ...] = ()
 
 
 def meta(info: FieldInfo, name: str) -> Meta:
@@ -112,10 +118,12 @@ def meta(info: FieldInfo, name: str) -> Meta:
     wire = info.serialization_alias or info.alias or name
     with_ = data.get("wireWith")
     keyed = data.get("keyedBy")
+    recorded = data.get("recordedKeys")
     return Meta(str(data.get("onChange", "replace")), bool(data.get("secret", False)), wire,
                 dict(with_) if isinstance(with_, dict) else None, str(keyed) if keyed else None,
                 bool(data.get("redact", False)), str(data["impliedBy"]) if data.get("impliedBy") else None,
-                bool(data.get("returned", True)))
+                bool(data.get("returned", True)),
+                tuple(str(k) for k in recorded) if isinstance(recorded, list) else ())
 
 
 def property_name(field: str) -> str:
@@ -534,11 +542,18 @@ def diff(model: type[Spec], olds: Mapping[str, Any], news: Mapping[str, Any]) ->
     for name, m in field_metas(model):
         old = _canon(olds.get(name, defaults[name]))
         new = news.get(name, defaults[name])
+        if m.recorded_keys and not is_unknown(new):
+            old, new = _without(old, m.recorded_keys), _without(_canon(new), m.recorded_keys)
         if is_unknown(new) or old != _canon(new):
             changed.append(name)
             if m.on_change == "replace":
                 replaces.append(name)
     return changed, replaces
+
+
+def _without(value: Any, keys: tuple[str, ...]) -> Any:
+    """A nested object without the keys whose change is only recorded (`spec_field(recorded_keys=...)`)."""
+    return {k: v for k, v in value.items() if k not in keys} if isinstance(value, Mapping) else value
 
 
 @functools.cache

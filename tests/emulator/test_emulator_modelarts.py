@@ -337,3 +337,24 @@ def test_logs_url_and_metrics(emulator: EmulatorHandle, modelarts: httpx.Client,
     late = {m["metric"]: m["value"] for m in rows}
     assert late["cpuUsage"][-1] > 0 and late["gpuUtil"][-1] == -1  # a CPU flavor has no GPU data
     assert _error(modelarts.get(f"/training-jobs/{job_id}/metrics/work-0")) == (400, "ModelArts.2788")
+
+
+def test_output_channels_take_predownload_and_answer_it(modelarts: httpx.Client, job_body: Body,
+                                                      algorithm_id: str) -> None:
+    """prefetch_to_local (Huawei's "Resumable Training": the channel's files are copied into local_dir before
+    the job starts) is a boolean of an output channel; the answer gives it, false unless asked."""
+    body = job_body(algorithm_id, name="ckpt-job")
+    body["algorithm"]["outputs"].append({"name": "checkpoint_url", "remote": {"obs": {"obs_url": "/b/ckpt/"}},
+                                         "prefetch_to_local": True})
+    made = modelarts.post("/training-jobs", json=body)
+    assert made.status_code == 201, made.text
+    outputs = {o["name"]: o for o in made.json()["algorithm"]["outputs"]}
+    assert outputs["checkpoint_url"]["prefetch_to_local"] is True and outputs["train_url"]["prefetch_to_local"] is False
+    assert modelarts.get(f"/training-jobs/{made.json()['metadata']['id']}").json()["algorithm"]["outputs"] == \
+        made.json()["algorithm"]["outputs"]
+    bad = job_body(algorithm_id, name="ckpt-bad")
+    bad["algorithm"]["outputs"][0]["prefetch_to_local"] = "yes"
+    assert _error(modelarts.post("/training-jobs", json=bad))[0] == 400
+    bad = job_body(algorithm_id, name="ckpt-bad")
+    bad["algorithm"]["inputs"][0]["prefetch_to_local"] = True
+    assert _error(modelarts.post("/training-jobs", json=bad))[0] == 400

@@ -137,3 +137,21 @@ def test_check_has_checked_inputs_and_field_failures() -> None:
     result = handler.check({}, {**BASE, "worker_count": 0, "__provider": "blob"})
     assert [f.property for f in result.failures] == ["worker_count"]
     assert "TrainingJob" in result.failures[0].reason
+
+
+def test_a_recorded_key_of_a_nested_input_changes_nothing_and_the_rest_replaces() -> None:
+    """`checkpoint.resume` says how the next run starts (spec_field recorded_keys): a diff never compares it,
+    while a new checkpoint path replaces the task; the checkpoint never reaches the create body as is."""
+    writable = {**MOUNT, "read_only": False}
+    spec, found = specs.validate(TrainingJobSpec, {**BASE, "storage_mounts": [writable],
+                                                   "checkpoint": {"path": "/root/nas/ckpt"}})
+    assert found == [] and spec is not None
+    olds = spec.props()
+    assert olds["checkpoint"] == {"path": "/root/nas/ckpt", "resume": True}
+    assert specs.diff(TrainingJobSpec, olds, {**olds, "checkpoint": {"path": "/root/nas/ckpt", "resume": False}}) \
+        == ([], [])
+    assert specs.diff(TrainingJobSpec, olds, {**olds, "checkpoint": {"path": "/root/nas/other"}}) \
+        == (["checkpoint"], ["checkpoint"])
+    assert specs.diff(TrainingJobSpec, olds, {k: v for k, v in olds.items() if k != "checkpoint"}) \
+        == (["checkpoint"], ["checkpoint"])
+    assert dict(specs.field_metas(TrainingJobSpec))["checkpoint"].recorded_keys == ("resume",)

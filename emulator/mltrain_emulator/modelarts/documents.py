@@ -186,11 +186,17 @@ def _io(items: Any, kind: str, descriptions: dict[str, str]) -> list[Json]:
                                                    for k in ("id", "version_id")):
                 raise invalid(f"algorithm.{kind}[{i}].remote.dataset needs id and version_id (inputs only, "
                               "not with obs)")
+        prefetch = item.get("prefetch_to_local")
+        if prefetch is not None and (kind != "outputs" or not isinstance(prefetch, bool)):
+            raise invalid(f"algorithm.{kind}[{i}].prefetch_to_local must be a boolean, on an output channel")
         row: Json = {"name": name, "description": descriptions.get(name, ""),
                      "local_dir": f"/home/ma-user/modelarts/{kind}/{name}_0", **item}
         if kind == "outputs":
             row.setdefault("mode", "upload_periodically")
             row.setdefault("period", 30)
+            # Predownload: the channel's OBS files are copied into local_dir before the job starts (Huawei's
+            # "Resumable Training" guide); off unless asked.
+            row.setdefault("prefetch_to_local", False)
         rendered.append(row)
     return rendered
 

@@ -13,7 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._resources import NasMount, StorageMount, Timeouts, TrainingJob
+    from ._resources import NasCheckpoint, NasMount, StorageMount, Timeouts, TrainingJob
     from .functions import (
         get_products,
         get_storages,
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     )
 
 _MODULES = {
+    "NasCheckpoint": "_resources",
     "NasMount": "_resources",
     "StorageMount": "_resources",
     "Timeouts": "_resources",
@@ -36,6 +37,7 @@ _MODULES = {
     "list_training_jobs_output": "functions",
 }
 __all__ = [
+    "NasCheckpoint",
     "NasMount",
     "StorageMount",
     "Timeouts",

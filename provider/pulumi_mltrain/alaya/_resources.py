@@ -12,6 +12,7 @@ from ..dynamic_provider import DynamicProvider
 from ..program_resource import MltrainResource
 
 __all__ = [
+    "NasCheckpoint",
     "NasMount",
     "StorageMount",
     "Timeouts",
@@ -52,6 +53,22 @@ class NasMount(TypedDict):
     read_only: NotRequired[pulumi.Input[bool]]
 
 
+class NasCheckpoint(TypedDict):
+    """Where a task's runs keep their checkpoints: a directory on one of its writable NAS mounts. Alaya NeW
+
+    Keys:
+        path: Absolute directory inside the container, under the mount_path of a storage_mounts entry with
+            read_only false, e.g. /root/nas/ckpt/llama3-sft. Required.
+        resume: Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure
+            run again) starts from the checkpoint (true, the default) or fresh (false). A first run always
+            starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+            Default: True.
+    """
+
+    path: pulumi.Input[str]
+    resume: NotRequired[pulumi.Input[bool]]
+
+
 class _TrainingJobProvider(DynamicProvider):
     """Pickled into the state as a class reference: states name this path, keep it."""
 
@@ -62,7 +79,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
     """An Alaya NeW distributed training task.
 
     Outputs (besides every input): training_task_id, status, result_key, created_time, start_time, end_time,
-        duration_ms, reason, gpus_per_node, gpu_count, cost_per_hour, run_reason.
+        duration_ms, reason, gpus_per_node, gpu_count, cost_per_hour, run_reason, resumed_from.
 
     Not available here: success_criteria is not available on Alaya NeW training jobs: Alaya NeW has no
         metrics API to check it against (metric gates are a ModelArts training job input).
@@ -94,6 +111,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "image_type",
         "training_framework",
         "storage_mounts",
+        "checkpoint",
         "env",
         "enable_auto_retry",
         "max_retry_count",
@@ -116,6 +134,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         "gpu_count",
         "cost_per_hour",
         "run_reason",
+        "resumed_from",
     )
     _id_fields = ("training_task_id",)
     _defaults = {
@@ -154,6 +173,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         image_type: pulumi.Output[Literal["general", "application", "private"] | None]
         training_framework: pulumi.Output[str | None]
         storage_mounts: pulumi.Output[list[NasMount]]
+        checkpoint: pulumi.Output[NasCheckpoint | None]
         env: pulumi.Output[dict[str, str]]
         enable_auto_retry: pulumi.Output[bool]
         max_retry_count: pulumi.Output[int | None]
@@ -174,6 +194,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         gpu_count: pulumi.Output[int | None]
         cost_per_hour: pulumi.Output[float | None]
         run_reason: pulumi.Output[str | None]
+        resumed_from: pulumi.Output[str | None]
 
     def __init__(
         self,
@@ -196,6 +217,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
         image_type: pulumi.Input[Literal["general", "application", "private"]] | None = None,
         training_framework: pulumi.Input[str] | None = None,
         storage_mounts: pulumi.Input[Sequence[pulumi.Input[NasMount]]] | None = None,
+        checkpoint: pulumi.Input[NasCheckpoint] | None = None,
         env: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
         enable_auto_retry: pulumi.Input[bool] | None = None,
         max_retry_count: pulumi.Input[int] | None = None,
@@ -262,6 +284,12 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
                 'deepspeed', 'mpi', 'tensorflow'. Changing it replaces the resource.
             storage_mounts: NAS directories to mount (e.g. StorageMount.mount outputs). Default: []. Changing
                 it replaces the resource.
+            checkpoint: Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable
+                storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script
+                MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and
+                MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is
+                false; a first run starts fresh. A change of path replaces the task; a change of resume is
+                recorded. Changing it replaces the resource.
             env: Environment variables; wrap values in pulumi.Output.secret() to keep them encrypted in the
                 state. Default: {}. Changing it replaces the resource.
             enable_auto_retry: Retry a failed task automatically; implied by max_retry_count. Default: False.
@@ -307,6 +335,7 @@ class TrainingJob(MltrainResource, module="alaya", name="TrainingJob"):
             "image_type": image_type,
             "training_framework": training_framework,
             "storage_mounts": storage_mounts,
+            "checkpoint": checkpoint,
             "env": env,
             "enable_auto_retry": enable_auto_retry,
             "max_retry_count": max_retry_count,

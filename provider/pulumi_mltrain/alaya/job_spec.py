@@ -8,11 +8,11 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, SerializationInfo, field_serializer, model_validator
 
-from .. import pending, runs
+from .. import checkpoints, pending, runs
 from .. import spec as specs
 from ..run_control import RunControl
 from . import contract
-from .models import NasMount
+from .models import NasCheckpoint, NasMount
 
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -65,6 +65,13 @@ class TrainingJobSpec(RunControl):
     storage_mounts: list[NasMount] = specs.spec_field(
         default_factory=list, description="NAS directories to mount (e.g. StorageMount.mount outputs).",
         wire="storageConfigs")
+    checkpoint: NasCheckpoint | None = specs.spec_field(
+        None, description="Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable "
+        "storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script "
+        f"{checkpoints.ENV_DIR} (the path), {checkpoints.ENV_RESUME} (true when this run resumes) and "
+        f"{checkpoints.ENV_RESUMED_FROM} (the run it resumes). A new run of the resource resumes unless resume is "
+        "false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.",
+        wire="checkpoint", returned=False, recorded_keys=("resume",))
     env: dict[str, str] = specs.spec_field(
         default_factory=dict, description="Environment variables; wrap values in pulumi.Output.secret() "
         "to keep them encrypted in the state.", redact=True)
@@ -131,11 +138,22 @@ class TrainingJobSpec(RunControl):
                 out.append((f"storage_mounts[{i}].mount_path",
                             f"{mount.mount_path} is already used by storage_mounts[{seen[path]}]"))
             seen.setdefault(path, i)
+        if self.checkpoint is not None:
+            holder = self.checkpoint.on(self.storage_mounts)
+            if holder is None:
+                out.append(("checkpoint.path", f"{self.checkpoint.path} is on none of storage_mounts: mount a NAS "
+                                               "directory (read_only false) that holds it"))
+            elif holder.read_only:
+                out.append(("checkpoint.path", f"{self.checkpoint.path} is on the read-only mount "
+                                               f"{holder.mount_path}: set read_only false on it, or use another"))
         for key in self.env:
             if not _ENV_NAME.match(key):
                 out.append((f"env.{key}", "is not a valid environment variable name"))
             elif key == contract.OWNER_ENV:
                 out.append((f"env.{key}", "is reserved: the provider keeps the task's owner mark there"))
+            elif self.checkpoint is not None and key in CHECKPOINT_ENV:
+                out.append((f"env.{key}", "is reserved with a checkpoint: the provider tells the script the "
+                                          "checkpoint's path and whether it resumes there"))
         return out
 
 
@@ -167,6 +185,8 @@ class TrainingJobOutputs(specs.Output):
         description="Estimated cost per hour: the product's price x worker_count, in the platform's currency "
         "(unset when the product's priceUnit is not per hour); known at preview.")
     run_reason: str | None = specs.output_field(description=runs.DESCRIPTION)
+    resumed_from: str | None = specs.output_field(description=checkpoints.RESUMED_FROM_DESCRIPTION)
 
 
+CHECKPOINT_ENV = (checkpoints.ENV_DIR, checkpoints.ENV_RESUME, checkpoints.ENV_RESUMED_FROM)
 COST_OUTPUTS = ("gpus_per_node", "gpu_count", "cost_per_hour")

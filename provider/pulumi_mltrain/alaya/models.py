@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .. import checkpoints
 from . import contract
 
 
@@ -44,3 +45,39 @@ class NasMount(BaseModel):
 
 
 STORAGE_TYPES = contract.STORAGE_TYPES
+
+
+class NasCheckpoint(BaseModel):
+    """Where a task's runs keep their checkpoints: a directory on one of its writable NAS mounts. Alaya NeW
+    has no checkpoint field and no predownload: the NAS keeps the files between runs, and the provider tells
+    the script where they are and whether to reload them (MLTRAIN_CHECKPOINT_DIR, MLTRAIN_RESUME,
+    MLTRAIN_RESUMED_FROM)."""
+
+    model_config = ConfigDict(extra="forbid", validate_by_name=True, validate_by_alias=True, frozen=True)
+
+    path: str = Field(description="Absolute directory inside the container, under the mount_path of a "
+                      "storage_mounts entry with read_only false, e.g. /root/nas/ckpt/llama3-sft.")
+    resume: bool = Field(True, description=checkpoints.RESUME_DESCRIPTION)
+
+    @field_validator("path")
+    @classmethod
+    def _absolute(cls, value: str) -> str:
+        if not value.startswith("/"):
+            raise ValueError("must be an absolute path (start with /)")
+        if ".." in value.split("/"):
+            raise ValueError("must not contain '..'")
+        return value
+
+    def on(self, mounts: list[NasMount]) -> NasMount | None:
+        """The mount that holds the checkpoint directory (the deepest one), if any."""
+        path = posixpath.normpath(self.path)
+        holding = [m for m in mounts if path == m.normalized_path()
+                   or path.startswith(m.normalized_path().rstrip("/") + "/")]
+        return max(holding, key=lambda m: len(m.normalized_path()), default=None)
+
+    def env(self, resume: checkpoints.Resume) -> dict[str, str]:
+        """What the task's script is told: where the checkpoints are, and whether to reload them."""
+        env = {checkpoints.ENV_DIR: self.path, checkpoints.ENV_RESUME: "true" if resume.resuming else "false"}
+        if resume.resuming and resume.previous:
+            env[checkpoints.ENV_RESUMED_FROM] = resume.previous
+        return env

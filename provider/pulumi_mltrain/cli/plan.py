@@ -15,7 +15,9 @@ ModelArts' `auto_stop_hours`); without one a run is unbounded. A job whose `max_
 runs than this one (held failures started again by later `pulumi up`s, see runs.md) counts each of them:
 its GPU-hours and cost at most are one run's times the attempts it has left. A job whose platform prices
 it carries its price per hour from the catalogue (Alaya NeW's `cost_per_hour`); the others (ModelArts
-gives only a `billing_code`) cost "price unknown", never estimated.
+gives only a `billing_code`) cost "price unknown", never estimated. A replacement of a job with a
+`checkpoint` whose `resume` is on starts from the checkpoint of the job it replaces: its step says
+`resumes from <run ID>`.
 
 This module needs neither pulumi-policy nor a running engine, and names no platform: what it reads of a
 job comes from the registry.
@@ -27,7 +29,7 @@ import argparse
 import json
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
 from .. import ownership, registry, runs
@@ -102,6 +104,7 @@ class Run:
     cost_per_hour: float | None  # None: price unknown (always where the platform gives no price)
     replaces: bool = False
     attempts: int = 1  # the runs it may start from here: this one and the retries its max_attempts leaves
+    resumes_from: str | None = None  # the run whose checkpoint it starts from (checkpoints.py)
 
     @property
     def timeout_field(self) -> str:
@@ -139,6 +142,8 @@ class Run:
         step = "replace" if self.replaces else "create"
         if self.attempts > 1:
             step += f" (up to {self.attempts} runs)"
+        if self.resumes_from:
+            step += f", resumes from {self.resumes_from}"
         return [self.name, self.kind, step, gpus, hours, gpu_hours, per_hour, at_most]
 
 
@@ -279,6 +284,16 @@ def run_of(kind: str, name: str, props: Mapping[str, Any], replaces: bool | None
                max(1, int(budget) - int(attempt) + 1))
 
 
+def resumes(kind: str, props: Mapping[str, Any], old: Mapping[str, Any]) -> str | None:
+    """The run a replacement starts from (checkpoints.py): the replaced job's ID, when the new inputs keep a
+    checkpoint whose `resume` is on; None for a run that starts fresh."""
+    checkpoint = value(props, "checkpoint")
+    if not isinstance(checkpoint, Mapping) or checkpoint.get("resume") is False:
+        return None
+    job_id = old.get("id") or value(old.get("outputs") or {}, facts(kind).job_id)
+    return str(job_id) if isinstance(job_id, str) and job_id and job_id != UNKNOWN else None
+
+
 def stop_of(kind: str, name: str, outputs: Mapping[str, Any], how: str) -> Stop | None:
     """The job a replace or delete stops, when its recorded status/phase is live."""
     run = facts(kind)
@@ -310,6 +325,9 @@ def impacts(previews: Iterable[Mapping[str, Any]]) -> list[Impact]:
     for preview in previews:
         seen_runs: set[str] = set()
         seen_stops: set[str] = set()
+        # The state each replaced job had (a replacement's steps do not all carry it).
+        replaced = {str(s.get("urn", "")): s["oldState"] for s in preview.get("steps") or []
+                    if s.get("op") in ("replace", "delete-replaced") and isinstance(s.get("oldState"), Mapping)}
         for step in preview.get("steps") or []:
             urn, op = str(step.get("urn", "")), str(step.get("op", ""))
             new, old = step.get("newState") or {}, step.get("oldState") or {}
@@ -323,7 +341,8 @@ def impacts(previews: Iterable[Mapping[str, Any]]) -> list[Impact]:
                 props = _props(new)
                 run = run_of(kind, name, props, replaces=op != "create")
                 if run is not None:
-                    impact.runs.append(run)
+                    previous = resumes(kind, props, old or replaced.get(urn) or {}) if op != "create" else None
+                    impact.runs.append(replace(run, resumes_from=previous))
                 elif value(props, runs.RUN_REASON) in (None, UNKNOWN):
                     impact.unknown.append(f"{kind} '{name}' ({op}: its inputs are not all known, so no "
                                           "run_reason)")

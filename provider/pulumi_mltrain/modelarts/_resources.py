@@ -28,6 +28,7 @@ __all__ = [
     "NfsMount",
     "Notification",
     "ObsChannel",
+    "ObsCheckpoint",
     "ObsMount",
     "OutputModel",
     "ParameterConstraint",
@@ -170,6 +171,26 @@ class ObsChannel(TypedDict):
     name: pulumi.Input[str]
     obs_url: pulumi.Input[str]
     local_dir: NotRequired[pulumi.Input[str] | None]
+
+
+class ObsCheckpoint(TypedDict):
+    """Where a job's runs keep their checkpoints: an OBS output channel, sent with predownload
+
+    Keys:
+        name: Output channel name: the script gets the local path as the hyperparameter of this name (default
+            checkpoint_url). Default: 'checkpoint_url'.
+        obs_url: OBS directory of the checkpoints: obs://bucket/path/ or /bucket/path/. Required.
+        local_dir: Path inside the container; ModelArts chooses one if unset.
+        resume: Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure
+            run again) starts from the checkpoint (true, the default) or fresh (false). A first run always
+            starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+            Default: True.
+    """
+
+    name: NotRequired[pulumi.Input[str]]
+    obs_url: pulumi.Input[str]
+    local_dir: NotRequired[pulumi.Input[str] | None]
+    resume: NotRequired[pulumi.Input[bool]]
 
 
 class NfsMount(TypedDict):
@@ -587,7 +608,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
 
     Outputs (besides every input): job_id, phase, secondary_phase, duration_ms, start_time, end_time,
         task_statuses, tasks, metrics_summary, final_metrics, success_criteria_met, model_id, model_asset_id,
-        create_time, reason, gpus_per_node, gpu_count, billing_code, run_reason.
+        create_time, reason, gpus_per_node, gpu_count, billing_code, run_reason, resumed_from.
 
     Every input reads as an Output: the value given, the default the provider filled in, or None for an
         optional input left out (the provider never fills those in).
@@ -616,6 +637,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "parameters",
         "inputs",
         "outputs",
+        "checkpoint",
         "environments",
         "flavor_id",
         "node_count",
@@ -662,6 +684,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "gpu_count",
         "billing_code",
         "run_reason",
+        "resumed_from",
     )
     _id_fields = ("job_id",)
     _defaults = {
@@ -697,6 +720,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         parameters: pulumi.Output[list[JobParameter]]
         inputs: pulumi.Output[list[DataInput]]
         outputs: pulumi.Output[list[ObsChannel]]
+        checkpoint: pulumi.Output[ObsCheckpoint | None]
         environments: pulumi.Output[dict[str, str] | None]
         flavor_id: pulumi.Output[str]
         node_count: pulumi.Output[int]
@@ -741,6 +765,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         gpu_count: pulumi.Output[int | None]
         billing_code: pulumi.Output[str | None]
         run_reason: pulumi.Output[str | None]
+        resumed_from: pulumi.Output[str | None]
 
     def __init__(
         self,
@@ -766,6 +791,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         parameters: pulumi.Input[Sequence[pulumi.Input[JobParameter]]] | None = None,
         inputs: pulumi.Input[Sequence[pulumi.Input[DataInput | ObsChannel]]] | None = None,
         outputs: pulumi.Input[Sequence[pulumi.Input[ObsChannel]]] | None = None,
+        checkpoint: pulumi.Input[ObsCheckpoint] | None = None,
         environments: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
         flavor_id: pulumi.Input[str],
         node_count: pulumi.Input[int] | None = None,
@@ -857,6 +883,12 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 Changing it replaces the resource.
             outputs: Output data channels [{name, obs_url, local_dir?}]. Default: []. Changing it replaces
                 the resource.
+            checkpoint: Where the job's runs keep checkpoints: {obs_url, name?, local_dir?, resume?}, an OBS
+                output channel (algorithm.outputs, default name checkpoint_url). A new run of the resource (a
+                replacement_trigger, a change of inputs, a held failure run again) sends it with predownload
+                (prefetch_to_local), so the job starts with the previous run's checkpoints in local_dir,
+                unless resume is false; a first run starts fresh. A change of the channel replaces the job; a
+                change of resume is recorded. Changing it replaces the resource.
             environments: Environment variables (at most 100); wrap values in pulumi.Output.secret() to keep
                 them encrypted in the state. Changing it replaces the resource.
             flavor_id: Resource flavor, e.g. modelarts.vm.cpu.8u (see get_flavors()). Required. Changing it
@@ -967,6 +999,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
             "parameters": parameters,
             "inputs": inputs,
             "outputs": outputs,
+            "checkpoint": checkpoint,
             "environments": environments,
             "flavor_id": flavor_id,
             "node_count": node_count,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar, Literal
 
-from .. import pending, runs
+from .. import checkpoints, pending, runs
 from .. import spec as specs
 from ..run_control import RunControl
 from . import contract
@@ -22,6 +22,7 @@ from .models import (
     Notification,
     ObjectId,
     ObsChannel,
+    ObsCheckpoint,
     ObsPath,
     OutputModel,
     RequiredAffinity,
@@ -96,6 +97,13 @@ class TrainingJobSpec(RunControl):
     outputs: list[ObsChannel] = specs.spec_field(
         default_factory=list, description="Output data channels [{name, obs_url, local_dir?}].",
         wire="algorithm.outputs")
+    checkpoint: ObsCheckpoint | None = specs.spec_field(
+        None, description="Where the job's runs keep checkpoints: {obs_url, name?, local_dir?, resume?}, an OBS "
+        "output channel (algorithm.outputs, default name checkpoint_url). A new run of the resource (a "
+        "replacement_trigger, a change of inputs, a held failure run again) sends it with predownload "
+        "(prefetch_to_local), so the job starts with the previous run's checkpoints in local_dir, unless resume "
+        "is false; a first run starts fresh. A change of the channel replaces the job; a change of resume is "
+        "recorded.", wire="checkpoint", returned=False, recorded_keys=("resume",))
     environments: dict[str, str] | None = specs.spec_field(
         None, description="Environment variables (at most 100); wrap values in pulumi.Output.secret() to keep "
         "them encrypted in the state.", wire="algorithm.environments", secret=True)
@@ -239,6 +247,11 @@ class TrainingJobSpec(RunControl):
             if (self.engine_id or self.engine_name) and not self.code_dir:
                 out.append(("code_dir", "is required with a preset engine (with boot_file)"))
         out += duplicate_names({"inputs": self.inputs, "outputs": self.outputs})
+        if self.checkpoint is not None:
+            taken = [*(f"inputs[{i}]" for i, x in enumerate(self.inputs) if x.name == self.checkpoint.name),
+                     *(f"outputs[{i}]" for i, y in enumerate(self.outputs) if y.name == self.checkpoint.name)]
+            out += [("checkpoint.name", f"{self.checkpoint.name} is already used by {where}: a checkpoint is a "
+                                        "channel of its own") for where in taken]
         out += duplicate_names({"parameters": self.parameters})
         out += volume_problems(self.volumes) + tag_problems(self.tags)
         out += key_pair_problems(self.ssh_key_pair_names)
@@ -296,6 +309,7 @@ class TrainingJobOutputs(specs.Output):
         "none), so a ModelArts job has no cost_per_hour: mltrain-plan and the policy new-run-budget count its "
         "GPU-hours and say its price is unknown.")
     run_reason: str | None = specs.output_field(description=runs.DESCRIPTION)
+    resumed_from: str | None = specs.output_field(description=checkpoints.RESUMED_FROM_DESCRIPTION)
 
 
 COST_OUTPUTS = ("gpus_per_node", "gpu_count", "billing_code")

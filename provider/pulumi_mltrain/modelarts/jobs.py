@@ -281,9 +281,29 @@ def reason(job: Job) -> str:
     return str(text)
 
 
+def without_checkpoint(job: Job, spec: TrainingJobSpec) -> Job:
+    """The job as its declaration reads it: the checkpoint channel the create added to algorithm.outputs
+    is the `checkpoint` input's, not one of the declared `outputs`."""
+    algorithm = job.get("algorithm")
+    if spec.checkpoint is None or not isinstance(algorithm, dict) or not isinstance(algorithm.get("outputs"), list):
+        return job
+    kept = [o for o in algorithm["outputs"] if not (isinstance(o, dict) and o.get("name") == spec.checkpoint.name)]
+    return {**job, "algorithm": {**algorithm, "outputs": kept}}
+
+
+def with_checkpoint(body: dict[str, Any], spec: TrainingJobSpec, prefetch: bool) -> dict[str, Any]:
+    """The create body with the checkpoint channel among algorithm.outputs, predownloaded when `prefetch`
+    (a new run that resumes; checkpoints.py)."""
+    body.pop("checkpoint", None)
+    if spec.checkpoint is not None:
+        algorithm = body.setdefault("algorithm", {})
+        algorithm["outputs"] = [*algorithm.get("outputs", []), spec.checkpoint.channel(prefetch)]
+    return body
+
+
 def accept(api: ModelArtsClient, job_id: str, spec: TrainingJobSpec) -> None:
     """A platform job for `spec`: a differing description is updated, anything else refused."""
-    job = {**api.job(job_id), "tags": api.job_tags(job_id)}
+    job = without_checkpoint({**api.job(job_id), "tags": api.job_tags(job_id)}, spec)
     diffs = specs.differing(spec, specs.from_wire(type(spec), job, spec))
     fixable = diffs.pop("description", None)
     diffs.pop("tags", None)  # written by `mark`

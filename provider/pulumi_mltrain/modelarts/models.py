@@ -21,7 +21,7 @@ from pydantic import (
     model_validator,
 )
 
-from .. import config
+from .. import checkpoints, config
 from . import contract
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -95,6 +95,34 @@ class ObsChannel(_Nested):
         if value is not None and not value.startswith("/"):
             raise ValueError("must be an absolute path (start with /)")
         return value
+
+
+class ObsCheckpoint(_Nested):
+    """Where a job's runs keep their checkpoints: an OBS output channel, sent with predownload
+    (`prefetch_to_local`) when a new run resumes, so the job starts with the previous run's files in
+    `local_dir` (Huawei's "Resumable Training" guide). The script saves its checkpoints there and reloads
+    the latest one it finds."""
+
+    name: str = Field("checkpoint_url", description="Output channel name: the script gets the local path as "
+                      "the hyperparameter of this name (default checkpoint_url).", pattern=NAME_RE.pattern)
+    obs_url: ObsPath = Field(description="OBS directory of the checkpoints: obs://bucket/path/ or /bucket/path/.")
+    local_dir: str | None = Field(None, description="Path inside the container; ModelArts chooses one if unset.")
+    resume: bool = Field(True, description=checkpoints.RESUME_DESCRIPTION)
+
+    @field_validator("local_dir")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith("/"):
+            raise ValueError("must be an absolute path (start with /)")
+        return value
+
+    def channel(self, prefetch: bool) -> dict[str, Any]:
+        """The output channel of the create body (algorithm.outputs[])."""
+        out: dict[str, Any] = {"name": self.name, "remote": {"obs": {"obs_url": self.obs_url}},
+                               "prefetch_to_local": prefetch}
+        if self.local_dir:
+            out["local_dir"] = self.local_dir
+        return out
 
 
 class JobParameter(_Nested):

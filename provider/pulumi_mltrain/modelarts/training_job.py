@@ -107,7 +107,7 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
 
     def read(self, object_id: str, spec: TrainingJobSpec) -> tuple[Props, Props | None] | None:
         job = self.client.job(object_id)
-        remote = {**job, "tags": self.client.job_tags(object_id)}
+        remote = jobs.without_checkpoint({**job, "tags": self.client.job_tags(object_id)}, spec)
         return jobs.outputs(self.client, job, fine_tune=bool(spec.train_type), say=self.context.say), remote
 
     def update(self, object_id: str, old: TrainingJobSpec, new: TrainingJobSpec, changed: list[str],
@@ -125,7 +125,7 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
 
     # ----- its create ----------------------------------------------------------------------------
     def submit(self, spec: TrainingJobSpec, owner: Mark | None) -> Sent:
-        body = spec.wire()
+        body = jobs.with_checkpoint(spec.wire(), spec, prefetch=self.context.resume.resuming)
         body.pop("tags", None)  # the job tags API carries them (`mark`)
         return Sent(object_id=str(self.client.create_job(body)["metadata"]["id"]))
 

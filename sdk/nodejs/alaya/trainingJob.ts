@@ -52,6 +52,10 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly adoptId: pulumi.Output<string | undefined>;
     /**
+     * Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.
+     */
+    declare public readonly checkpoint: pulumi.Output<outputs.alaya.NasCheckpoint | undefined>;
+    /**
      * Estimated cost per hour: the product's price x worker_count, in the platform's currency (unset when the product's priceUnit is not per hour); known at preview.
      */
     declare public /*out*/ readonly costPerHour: pulumi.Output<number | undefined>;
@@ -144,6 +148,10 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly resultKey: pulumi.Output<string | undefined>;
     /**
+     * With a checkpoint: the ID of the run (the job this one replaced) whose checkpoint this run started with; unset for a first run or a run started fresh (checkpoint.resume false). Kept through refreshes: the lineage of the resource's runs.
+     */
+    declare public /*out*/ readonly resumedFrom: pulumi.Output<string | undefined>;
+    /**
      * Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, a replacement_trigger or `--replace`, or a held failure run again; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
      */
     declare public /*out*/ readonly runReason: pulumi.Output<string | undefined>;
@@ -217,6 +225,7 @@ export class TrainingJob extends pulumi.CustomResource {
                 throw new Error("Missing required property 'workerCount'");
             }
             resourceInputs["adoptId"] = args?.adoptId;
+            resourceInputs["checkpoint"] = args ? pulumi.output(args.checkpoint).apply(v => v === undefined ? undefined : inputs.alaya.nasCheckpointArgsProvideDefaults(v)) : undefined;
             resourceInputs["createType"] = (args?.createType) ?? "DIRECT";
             resourceInputs["description"] = args?.description;
             resourceInputs["enableAutoRetry"] = args?.enableAutoRetry;
@@ -249,12 +258,14 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["gpusPerNode"] = undefined /*out*/;
             resourceInputs["reason"] = undefined /*out*/;
             resourceInputs["resultKey"] = undefined /*out*/;
+            resourceInputs["resumedFrom"] = undefined /*out*/;
             resourceInputs["runReason"] = undefined /*out*/;
             resourceInputs["startTime"] = undefined /*out*/;
             resourceInputs["status"] = undefined /*out*/;
             resourceInputs["trainingTaskId"] = undefined /*out*/;
         } else {
             resourceInputs["adoptId"] = undefined /*out*/;
+            resourceInputs["checkpoint"] = undefined /*out*/;
             resourceInputs["costPerHour"] = undefined /*out*/;
             resourceInputs["createType"] = undefined /*out*/;
             resourceInputs["createdTime"] = undefined /*out*/;
@@ -278,6 +289,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["reason"] = undefined /*out*/;
             resourceInputs["replaceRunning"] = undefined /*out*/;
             resourceInputs["resultKey"] = undefined /*out*/;
+            resourceInputs["resumedFrom"] = undefined /*out*/;
             resourceInputs["runReason"] = undefined /*out*/;
             resourceInputs["startCommand"] = undefined /*out*/;
             resourceInputs["startTime"] = undefined /*out*/;
@@ -305,6 +317,10 @@ export interface TrainingJobArgs {
      * ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
      */
     adoptId?: pulumi.Input<string | undefined>;
+    /**
+     * Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.
+     */
+    checkpoint?: pulumi.Input<inputs.alaya.NasCheckpointArgs | undefined>;
     /**
      * How the task is created; DIRECT for a normal create.
      */

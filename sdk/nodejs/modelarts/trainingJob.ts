@@ -76,6 +76,10 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly bootFile: pulumi.Output<string | undefined>;
     /**
+     * Where the job's runs keep checkpoints: {obs_url, name?, local_dir?, resume?}, an OBS output channel (algorithm.outputs, default name checkpoint_url). A new run of the resource (a replacement_trigger, a change of inputs, a held failure run again) sends it with predownload (prefetch_to_local), so the job starts with the previous run's checkpoints in local_dir, unless resume is false; a first run starts fresh. A change of the channel replaces the job; a change of resume is recorded.
+     */
+    declare public readonly checkpoint: pulumi.Output<outputs.modelarts.ObsCheckpoint | undefined>;
+    /**
      * Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
      */
     declare public readonly codeDir: pulumi.Output<string | undefined>;
@@ -236,6 +240,10 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly requiredAffinity: pulumi.Output<outputs.modelarts.RequiredAffinity | undefined>;
     /**
+     * With a checkpoint: the ID of the run (the job this one replaced) whose checkpoint this run started with; unset for a first run or a run started fresh (checkpoint.resume false). Kept through refreshes: the lineage of the resource's runs.
+     */
+    declare public /*out*/ readonly resumedFrom: pulumi.Output<string | undefined>;
+    /**
      * Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
      */
     declare public readonly retryCount: pulumi.Output<number | undefined>;
@@ -324,6 +332,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["autoStopHours"] = args?.autoStopHours;
             resourceInputs["baseAssetId"] = args?.baseAssetId;
             resourceInputs["bootFile"] = args?.bootFile;
+            resourceInputs["checkpoint"] = args ? pulumi.output(args.checkpoint).apply(v => v === undefined ? undefined : inputs.modelarts.obsCheckpointArgsProvideDefaults(v)) : undefined;
             resourceInputs["codeDir"] = args?.codeDir;
             resourceInputs["command"] = args?.command;
             resourceInputs["customMetrics"] = args?.customMetrics;
@@ -376,6 +385,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["modelId"] = undefined /*out*/;
             resourceInputs["phase"] = undefined /*out*/;
             resourceInputs["reason"] = undefined /*out*/;
+            resourceInputs["resumedFrom"] = undefined /*out*/;
             resourceInputs["runReason"] = undefined /*out*/;
             resourceInputs["secondaryPhase"] = undefined /*out*/;
             resourceInputs["startTime"] = undefined /*out*/;
@@ -390,6 +400,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["baseAssetId"] = undefined /*out*/;
             resourceInputs["billingCode"] = undefined /*out*/;
             resourceInputs["bootFile"] = undefined /*out*/;
+            resourceInputs["checkpoint"] = undefined /*out*/;
             resourceInputs["codeDir"] = undefined /*out*/;
             resourceInputs["command"] = undefined /*out*/;
             resourceInputs["createTime"] = undefined /*out*/;
@@ -430,6 +441,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["reason"] = undefined /*out*/;
             resourceInputs["replaceRunning"] = undefined /*out*/;
             resourceInputs["requiredAffinity"] = undefined /*out*/;
+            resourceInputs["resumedFrom"] = undefined /*out*/;
             resourceInputs["retryCount"] = undefined /*out*/;
             resourceInputs["runReason"] = undefined /*out*/;
             resourceInputs["secondaryPhase"] = undefined /*out*/;
@@ -483,6 +495,10 @@ export interface TrainingJobArgs {
      * Inline code: OBS path of the boot file, inside code_dir.
      */
     bootFile?: pulumi.Input<string | undefined>;
+    /**
+     * Where the job's runs keep checkpoints: {obs_url, name?, local_dir?, resume?}, an OBS output channel (algorithm.outputs, default name checkpoint_url). A new run of the resource (a replacement_trigger, a change of inputs, a held failure run again) sends it with predownload (prefetch_to_local), so the job starts with the previous run's checkpoints in local_dir, unless resume is false; a first run starts fresh. A change of the channel replaces the job; a change of resume is recorded.
+     */
+    checkpoint?: pulumi.Input<inputs.modelarts.ObsCheckpointArgs | undefined>;
     /**
      * Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
      */

@@ -10,6 +10,32 @@ import * as utilities from "../utilities";
 
 export namespace alaya {
     /**
+     * Where a task's runs keep their checkpoints: a directory on one of its writable NAS mounts. Alaya NeW
+     * has no checkpoint field and no predownload: the NAS keeps the files between runs, and the provider tells
+     * the script where they are and whether to reload them (MLTRAIN_CHECKPOINT_DIR, MLTRAIN_RESUME,
+     * MLTRAIN_RESUMED_FROM).
+     */
+    export interface NasCheckpoint {
+        /**
+         * Absolute directory inside the container, under the mount_path of a storage_mounts entry with read_only false, e.g. /root/nas/ckpt/llama3-sft.
+         */
+        path: string;
+        /**
+         * Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+         */
+        resume?: boolean;
+    }
+    /**
+     * nasCheckpointProvideDefaults sets the appropriate defaults for NasCheckpoint
+     */
+    export function nasCheckpointProvideDefaults(val: NasCheckpoint): NasCheckpoint {
+        return {
+            ...val,
+            resume: (val.resume) ?? true,
+        };
+    }
+
+    /**
      * A NAS directory mounted into every node of a training task (an item of storageConfigs).
      */
     export interface NasMount {
@@ -517,6 +543,41 @@ export namespace modelarts {
          * OBS location: obs://bucket/path/ or /bucket/path/.
          */
         obsUrl: string;
+    }
+
+    /**
+     * Where a job's runs keep their checkpoints: an OBS output channel, sent with predownload
+     * (`prefetch_to_local`) when a new run resumes, so the job starts with the previous run's files in
+     * `local_dir` (Huawei's "Resumable Training" guide). The script saves its checkpoints there and reloads
+     * the latest one it finds.
+     */
+    export interface ObsCheckpoint {
+        /**
+         * Path inside the container; ModelArts chooses one if unset.
+         */
+        localDir?: string;
+        /**
+         * Output channel name: the script gets the local path as the hyperparameter of this name (default checkpoint_url). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
+         */
+        name?: string;
+        /**
+         * OBS directory of the checkpoints: obs://bucket/path/ or /bucket/path/.
+         */
+        obsUrl: string;
+        /**
+         * Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+         */
+        resume?: boolean;
+    }
+    /**
+     * obsCheckpointProvideDefaults sets the appropriate defaults for ObsCheckpoint
+     */
+    export function obsCheckpointProvideDefaults(val: ObsCheckpoint): ObsCheckpoint {
+        return {
+            ...val,
+            name: (val.name) ?? "checkpoint_url",
+            resume: (val.resume) ?? true,
+        };
     }
 
     export interface ObsMount {

@@ -2,7 +2,8 @@
 `pulumi up --replace`, of every resource type in both forms. The dynamic resources delete first (their
 program side says so); the plugin's are created first, as in any program that does not ask otherwise,
 and each create removes the old object it would otherwise take over. After each: one live object per
-resource, the one the state records, and a refresh that changes nothing."""
+resource, the one the state records, and a refresh that changes nothing. A replaced ModelArts job with a
+checkpoint resumes from the job it replaces in either order: its `resumed_from` names it."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ ARGS = {
     "task": stacks.alaya_job_args(wait_for="running"),
     "algo": {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py", "engine_name": d.ENGINE_PYTORCH[0],
              "engine_version": d.ENGINE_PYTORCH[1]},
-    "job": {"flavor_id": d.FLAVOR_CPU_8U, "wait_for": "running"},
+    "job": {"flavor_id": d.FLAVOR_CPU_8U, "wait_for": "running", "checkpoint": {"obs_url": "obs://b/ckpt/"}},
 }
 OBJECTS = ("task", "algo", "job")  # the resources with an object of their own (a mount is part of a task)
 
@@ -43,6 +44,12 @@ def recorded(stack: Stack) -> dict[str, Any]:
     """Resource name -> its ID in the state."""
     named = {r["urn"].rsplit("::", 1)[1]: r.get("id") for r in stack.export()["deployment"]["resources"]}
     return {name: object_id for name, object_id in named.items() if name.startswith(("dyn-", "plug-"))}
+
+
+def resumed_from(stack: Stack) -> dict[str, Any]:
+    """The ModelArts jobs' `resumed_from` in the state (the plugin's by its schema name), by resource name."""
+    return {r["urn"].rsplit("::", 1)[1]: r["outputs"].get("resumed_from", r["outputs"].get("resumedFrom"))
+            for r in stack.export()["deployment"]["resources"] if r["urn"].endswith(("::dyn-job", "::plug-job"))}
 
 
 def agree(emulator: Any, stack: Stack) -> dict[str, str]:
@@ -68,6 +75,9 @@ def test_a_trigger_and_replace_of_every_type_record_live_objects(emulator: Any, 
     assert all(second[name] != first[name] for name in second if not name.endswith("mount")), (first, second)
     assert "is not recorded as it: it is the one a replacement created first replaces" in output_of(result), \
         "the plugin's old objects were deleted by their replacements' creates"
+    assert resumed_from(stack) == {"dyn-job": first["dyn-job"], "plug-job": first["plug-job"]}, \
+        "deleted first (the dynamic job: before its algorithm's replace) or created first, the new run names " \
+        "the one it replaces"
     stack.refresh("--expect-no-changes")
 
     urns = [r["urn"] for r in stack.export()["deployment"]["resources"]
@@ -77,6 +87,7 @@ def test_a_trigger_and_replace_of_every_type_record_live_objects(emulator: Any, 
     (tmp_path / "replace.log").write_text(output_of(result))
     third = agree(emulator, stack)
     assert all(third[name] != second[name] for name in third if not name.endswith("mount")), (second, third)
+    assert resumed_from(stack) == {"dyn-job": second["dyn-job"], "plug-job": second["plug-job"]}
     stack.refresh("--expect-no-changes")
     stack.destroy()
     assert live(emulator) == {"task": [], "algo": [], "job": []}

@@ -81,6 +81,10 @@ def test_violating_program_fails_naming_policy_resource_and_value(emulator: Any,
         "modelarts-log-export": [("advisory", ma_job)],
         "modelarts-failure-notification": [("mandatory", "modelarts:TrainingJob loud")],
         "modelarts-preemptible-retry": [("mandatory", "modelarts:TrainingJob spot")],
+        "checkpoint-for-retries": [("advisory", "modelarts:TrainingJob heard"),
+                                   ("advisory", "modelarts:TrainingJob loud"),
+                                   ("advisory", "modelarts:TrainingJob spot"),
+                                   ("advisory", "modelarts:TrainingJob spot-retried")],
         "gpu-hours-budget": [("mandatory", "pulumi:pulumi:Stack mltrain-policy-violating-test")],
     }, output
     for text in [
@@ -177,10 +181,33 @@ def test_config_loosens_levels_and_thresholds(emulator: Any, tmp_path: Path) -> 
         "modelarts-log-export": [("advisory", "modelarts:TrainingJob mass")],
         "modelarts-preemptible-retry": [("advisory", "modelarts:TrainingJob spot"),
                                         ("advisory", "modelarts:TrainingJob spot-retried")],
+        "checkpoint-for-retries": [("advisory", "modelarts:TrainingJob heard"),
+                                   ("advisory", "modelarts:TrainingJob loud"),
+                                   ("advisory", "modelarts:TrainingJob spot"),
+                                   ("advisory", "modelarts:TrainingJob spot-retried")],
         "gpu-hours-budget": [("advisory", "pulumi:pulumi:Stack mltrain-policy-violating-test")],
     }, output
     assert "modelarts:TrainingJob 'spot-retried': is preemptible with retry_count = 2: a preempted run would " \
         "end for good; set retry_count to at least 3 (minRetryCount)" in output, output
+
+
+def test_the_checkpoint_rule_set_to_mandatory_refuses_a_preemptible_job_without_a_checkpoint(
+        emulator: Any, tmp_path: Path) -> None:
+    """checkpoint-for-retries is advisory by default (above); mandatory, it fails the preview on its own. With
+    autoRetried off it judges preemptible jobs only: `spot` and `spot-retried`, not the retried `loud`."""
+    result = preview(make_stack(emulator, tmp_path, "violating"), tmp_path, {
+        "all": "disabled",
+        "checkpoint-for-retries": {"enforcementLevel": "mandatory", "autoRetried": False},
+    })
+    output = result.stdout + result.stderr
+    assert result.returncode != 0, output
+    assert "error: preview failed" in output
+    assert violations(output) == {
+        "checkpoint-for-retries": [("mandatory", "modelarts:TrainingJob spot"),
+                                   ("mandatory", "modelarts:TrainingJob spot-retried")],
+    }, output
+    assert ("modelarts:TrainingJob 'spot': is preemptible without a checkpoint: a restart only relaunches it, and "
+            "training without a checkpoint starts from scratch; set checkpoint={obs_url}") in output, output
 
 
 # ----- every form: dynamic resources, the plugin through the generated SDK, Pulumi YAML --------------
@@ -216,8 +243,9 @@ def messages(output: str) -> list[tuple[str, str, str, list[str]]]:
 
 def test_every_form_gets_the_same_violations_and_messages(emulator: Any, tmp_path: Path) -> None:
     """The pack judges a dynamic job, a plugin job of the generated SDK and one of Pulumi YAML alike:
-    a docker.io image and the stack's GPU-hour budget (counting the plugin's ModelArts job by its
-    customTimeouts create, as the dynamic program copies it into `timeouts`)."""
+    a docker.io image, an auto-retried job without a checkpoint (advisory) and the stack's GPU-hour budget
+    (counting the plugin's ModelArts job by its customTimeouts create, as the dynamic program copies it into
+    `timeouts`)."""
     reports: dict[str, list[tuple[str, str, str, list[str]]]] = {}
     for form in FORMS:
         result = preview(forms_stack(emulator, tmp_path / form, form), tmp_path / form)
@@ -225,6 +253,7 @@ def test_every_form_gets_the_same_violations_and_messages(emulator: Any, tmp_pat
         assert result.returncode != 0, output
         assert violations(output) == {
             "allowed-image-registries": [("mandatory", "alaya:TrainingJob sft")],
+            "checkpoint-for-retries": [("advisory", "alaya:TrainingJob sft")],
             "gpu-hours-budget": [("mandatory", "pulumi:pulumi:Stack mltrain-policy-forms-test")],
         }, (form, output)
         for text in [
@@ -236,6 +265,6 @@ def test_every_form_gets_the_same_violations_and_messages(emulator: Any, tmp_pat
         ]:
             assert text in output, (form, text, output)
         reports[form] = messages(output)
-    assert len(reports["dynamic"]) == 2 and all(len(lines) > 0 for *_, lines in reports["dynamic"])
+    assert len(reports["dynamic"]) == 3 and all(len(lines) > 0 for *_, lines in reports["dynamic"])
     assert reports["sdk"] == reports["dynamic"], reports
     assert reports["yaml"] == reports["dynamic"], reports

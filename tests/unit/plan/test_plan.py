@@ -206,3 +206,31 @@ def test_policy_counts_no_change_in_place() -> None:
     assert impact("update").runs == []
     assert v.new_runs(view("update")).runs == []
     assert violations(view("update", {"maxNewGpuHours": 0, "noStopRunning": True})) == []
+
+
+def with_checkpoints(resume: dict[str, bool]) -> dict[str, Any]:
+    """The recorded sweep preview with a checkpoint on the replaced jobs' new inputs (`resume` by resource
+    name), as a preview of jobs that declare one shows it."""
+    found = preview("sweep")
+    for step in found["steps"]:
+        name = step["urn"].rsplit("::", 1)[1]
+        if name in resume:
+            checkpoint = ({"path": "/root/nas/ckpt"} if "-t" in name else {"obsUrl": "/b/ckpt/"})
+            step["newState"]["inputs"]["checkpoint"] = {**checkpoint, "resume": resume[name]}
+    return found
+
+
+def test_a_replacement_with_a_checkpoint_is_marked_as_resuming_from_the_run_it_replaces() -> None:
+    sweep = preview("sweep")
+    old = {s["urn"].rsplit("::", 1)[1]: s["oldState"]["outputs"] for s in sweep["steps"] if s["op"] == "replace"}
+    ids = {n: o.get("trainingTaskId") or o.get("training_task_id") or o.get("jobId") or o.get("job_id")
+           for n, o in old.items()}
+    resume = {"dyn-t2": True, "plug-t2": True, "dyn-m1": True, "plug-m1": False}
+    [found] = plan.impacts([with_checkpoints(resume)])
+    assert {r.name: r.resumes_from for r in found.runs} == {
+        "dyn-t2": ids["dyn-t2"], "plug-t2": ids["plug-t2"], "dyn-m1": ids["dyn-m1"], "plug-m1": None}
+    code, out = command(stdin=json.dumps(with_checkpoints(resume)))
+    assert code == 0
+    assert f"replace, resumes from {ids['dyn-t2']}" in out and f"resumes from {ids['plug-m1']}" not in out, out
+    # Without a checkpoint no run is marked.
+    assert all(r.resumes_from is None for r in impact("sweep").runs)

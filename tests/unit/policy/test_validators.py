@@ -96,7 +96,7 @@ def alaya_job(**overrides: Any) -> dict[str, Any]:
              "mount_path": "/root/nas/checkpoints/llama3", "read_only": False},
         ],
         "enable_auto_retry": True, "max_retry_count": 3.0, "enable_timeout_cancel": True, "timeout_hours": 24.0,
-        "wait_for": "created",
+        "checkpoint": {"path": "/root/nas/checkpoints/llama3/sft", "resume": True}, "wait_for": "created",
     }
     job.update(overrides)
     return job
@@ -142,6 +142,7 @@ def test_pack_lists_every_policy_with_its_level() -> None:
         "modelarts-log-export": EnforcementLevel.ADVISORY,
         "modelarts-failure-notification": EnforcementLevel.MANDATORY,
         "modelarts-preemptible-retry": EnforcementLevel.MANDATORY,
+        "checkpoint-for-retries": EnforcementLevel.ADVISORY,
         "gpu-hours-budget": EnforcementLevel.MANDATORY,
         "new-run-budget": EnforcementLevel.MANDATORY,
     }
@@ -520,6 +521,33 @@ def test_preemptible_modelarts_jobs_need_a_retry_setting() -> None:
     assert run(v.MODELARTS_PREEMPTIBLE_RETRY, resource(MODELARTS_JOB, modelarts_job())) == []
 
 
+def test_preemptible_and_auto_retried_jobs_need_a_checkpoint() -> None:
+    spot = modelarts_job(pool_id="pool-1", preemptible=True, retry_count=2.0)
+    [msg] = run(v.CHECKPOINT_FOR_RETRIES, resource(MODELARTS_JOB, spot, name="spot"))
+    assert msg == ("modelarts:TrainingJob 'spot': is preemptible and auto-retried (retry_count = 2) without a "
+                   "checkpoint: a restart only relaunches it, and training without a checkpoint starts from scratch; "
+                   "set checkpoint={obs_url} (an output channel predownloaded by the next run), and save and reload "
+                   "checkpoints in the training script")
+    kept = dict(spot, checkpoint={"name": "checkpoint_url", "obs_url": "/b/ckpt/", "resume": True})
+    assert run(v.CHECKPOINT_FOR_RETRIES, resource(MODELARTS_JOB, kept)) == []
+    [msg] = run(v.CHECKPOINT_FOR_RETRIES, resource(MODELARTS_JOB, modelarts_job(hang_retry=True)))
+    assert "is auto-retried (hang_retry) without a checkpoint" in msg
+    assert run(v.CHECKPOINT_FOR_RETRIES, resource(MODELARTS_JOB, modelarts_job())) == []
+    # Alaya NeW: auto-retry is the platform's restart; the checkpoint is a NAS path.
+    retried = alaya_job(checkpoint=None)
+    [msg] = run(v.CHECKPOINT_FOR_RETRIES, resource(ALAYA_JOB, retried, name="llama"))
+    assert msg.startswith("alaya:TrainingJob 'llama': is auto-retried (enable_auto_retry) without a checkpoint") \
+        and "set checkpoint={path} on a writable NAS mount" in msg, msg
+    assert run(v.CHECKPOINT_FOR_RETRIES, resource(ALAYA_JOB, dict(retried, enable_auto_retry=False,
+                                                                  max_retry_count=None))) == []
+    # Each trigger can be switched off.
+    assert run(v.CHECKPOINT_FOR_RETRIES, resource(ALAYA_JOB, retried, {"autoRetried": False})) == []
+    [msg] = run(v.CHECKPOINT_FOR_RETRIES, resource(MODELARTS_JOB, spot, {"autoRetried": False}))
+    assert "is preemptible without a checkpoint" in msg
+    assert run(v.CHECKPOINT_FOR_RETRIES, resource(MODELARTS_JOB, spot,
+                                                  {"autoRetried": False, "preemptible": False})) == []
+
+
 def test_log_export_path() -> None:
     missing = modelarts_job()
     del missing["log_export_path"]
@@ -718,7 +746,7 @@ def test_plugin_resources_get_the_same_violations_and_messages(kind: str, names:
     assert found[r.PLUGIN] == found[r.DYNAMIC]
     reported = [m for messages in found[r.PLUGIN].values() for m in messages]
     assert reported and all(m.startswith(f"{kind} 'rogue': ") for m in reported), reported
-    expected = {registry.ALAYA_JOB.kind: 7, registry.MODELARTS_JOB.kind: 9, registry.ALAYA_MOUNT.kind: 1,
+    expected = {registry.ALAYA_JOB.kind: 7, registry.MODELARTS_JOB.kind: 10, registry.ALAYA_MOUNT.kind: 1,
                 registry.MODELARTS_ALGORITHM.kind: 2}[kind]
     assert sum(1 for messages in found[r.PLUGIN].values() if messages) == expected, found[r.PLUGIN]
 

@@ -13,6 +13,198 @@ import (
 
 var _ = internal.GetEnvOrDefault
 
+// Where a task's runs keep their checkpoints: a directory on one of its writable NAS mounts. Alaya NeW
+// has no checkpoint field and no predownload: the NAS keeps the files between runs, and the provider tells
+// the script where they are and whether to reload them (MLTRAIN_CHECKPOINT_DIR, MLTRAIN_RESUME,
+// MLTRAIN_RESUMED_FROM).
+type NasCheckpoint struct {
+	// Absolute directory inside the container, under the mount_path of a storage_mounts entry with read_only false, e.g. /root/nas/ckpt/llama3-sft.
+	Path string `pulumi:"path"`
+	// Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+	Resume *bool `pulumi:"resume"`
+}
+
+// Defaults sets the appropriate defaults for NasCheckpoint
+func (val *NasCheckpoint) Defaults() *NasCheckpoint {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+	if tmp.Resume == nil {
+		resume_ := true
+		tmp.Resume = &resume_
+	}
+	return &tmp
+}
+
+// NasCheckpointInput is an input type that accepts NasCheckpointArgs and NasCheckpointOutput values.
+// You can construct a concrete instance of `NasCheckpointInput` via:
+//
+//	NasCheckpointArgs{...}
+type NasCheckpointInput interface {
+	pulumi.Input
+
+	ToNasCheckpointOutput() NasCheckpointOutput
+	ToNasCheckpointOutputWithContext(context.Context) NasCheckpointOutput
+}
+
+// Where a task's runs keep their checkpoints: a directory on one of its writable NAS mounts. Alaya NeW
+// has no checkpoint field and no predownload: the NAS keeps the files between runs, and the provider tells
+// the script where they are and whether to reload them (MLTRAIN_CHECKPOINT_DIR, MLTRAIN_RESUME,
+// MLTRAIN_RESUMED_FROM).
+type NasCheckpointArgs struct {
+	// Absolute directory inside the container, under the mount_path of a storage_mounts entry with read_only false, e.g. /root/nas/ckpt/llama3-sft.
+	Path pulumi.StringInput `pulumi:"path"`
+	// Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+	Resume pulumi.BoolPtrInput `pulumi:"resume"`
+}
+
+// Defaults sets the appropriate defaults for NasCheckpointArgs
+func (val *NasCheckpointArgs) Defaults() *NasCheckpointArgs {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+	if tmp.Resume == nil {
+		tmp.Resume = pulumi.BoolPtr(true)
+	}
+	return &tmp
+}
+func (NasCheckpointArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*NasCheckpoint)(nil)).Elem()
+}
+
+func (i NasCheckpointArgs) ToNasCheckpointOutput() NasCheckpointOutput {
+	return i.ToNasCheckpointOutputWithContext(context.Background())
+}
+
+func (i NasCheckpointArgs) ToNasCheckpointOutputWithContext(ctx context.Context) NasCheckpointOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(NasCheckpointOutput)
+}
+
+func (i NasCheckpointArgs) ToNasCheckpointPtrOutput() NasCheckpointPtrOutput {
+	return i.ToNasCheckpointPtrOutputWithContext(context.Background())
+}
+
+func (i NasCheckpointArgs) ToNasCheckpointPtrOutputWithContext(ctx context.Context) NasCheckpointPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(NasCheckpointOutput).ToNasCheckpointPtrOutputWithContext(ctx)
+}
+
+// NasCheckpointPtrInput is an input type that accepts NasCheckpointArgs, NasCheckpointPtr and NasCheckpointPtrOutput values.
+// You can construct a concrete instance of `NasCheckpointPtrInput` via:
+//
+//	        NasCheckpointArgs{...}
+//
+//	or:
+//
+//	        nil
+type NasCheckpointPtrInput interface {
+	pulumi.Input
+
+	ToNasCheckpointPtrOutput() NasCheckpointPtrOutput
+	ToNasCheckpointPtrOutputWithContext(context.Context) NasCheckpointPtrOutput
+}
+
+type nasCheckpointPtrType NasCheckpointArgs
+
+func NasCheckpointPtr(v *NasCheckpointArgs) NasCheckpointPtrInput {
+	return (*nasCheckpointPtrType)(v)
+}
+
+func (*nasCheckpointPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**NasCheckpoint)(nil)).Elem()
+}
+
+func (i *nasCheckpointPtrType) ToNasCheckpointPtrOutput() NasCheckpointPtrOutput {
+	return i.ToNasCheckpointPtrOutputWithContext(context.Background())
+}
+
+func (i *nasCheckpointPtrType) ToNasCheckpointPtrOutputWithContext(ctx context.Context) NasCheckpointPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(NasCheckpointPtrOutput)
+}
+
+// Where a task's runs keep their checkpoints: a directory on one of its writable NAS mounts. Alaya NeW
+// has no checkpoint field and no predownload: the NAS keeps the files between runs, and the provider tells
+// the script where they are and whether to reload them (MLTRAIN_CHECKPOINT_DIR, MLTRAIN_RESUME,
+// MLTRAIN_RESUMED_FROM).
+type NasCheckpointOutput struct{ *pulumi.OutputState }
+
+func (NasCheckpointOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*NasCheckpoint)(nil)).Elem()
+}
+
+func (o NasCheckpointOutput) ToNasCheckpointOutput() NasCheckpointOutput {
+	return o
+}
+
+func (o NasCheckpointOutput) ToNasCheckpointOutputWithContext(ctx context.Context) NasCheckpointOutput {
+	return o
+}
+
+func (o NasCheckpointOutput) ToNasCheckpointPtrOutput() NasCheckpointPtrOutput {
+	return o.ToNasCheckpointPtrOutputWithContext(context.Background())
+}
+
+func (o NasCheckpointOutput) ToNasCheckpointPtrOutputWithContext(ctx context.Context) NasCheckpointPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v NasCheckpoint) *NasCheckpoint {
+		return &v
+	}).(NasCheckpointPtrOutput)
+}
+
+// Absolute directory inside the container, under the mount_path of a storage_mounts entry with read_only false, e.g. /root/nas/ckpt/llama3-sft.
+func (o NasCheckpointOutput) Path() pulumi.StringOutput {
+	return o.ApplyT(func(v NasCheckpoint) string { return v.Path }).(pulumi.StringOutput)
+}
+
+// Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+func (o NasCheckpointOutput) Resume() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v NasCheckpoint) *bool { return v.Resume }).(pulumi.BoolPtrOutput)
+}
+
+type NasCheckpointPtrOutput struct{ *pulumi.OutputState }
+
+func (NasCheckpointPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**NasCheckpoint)(nil)).Elem()
+}
+
+func (o NasCheckpointPtrOutput) ToNasCheckpointPtrOutput() NasCheckpointPtrOutput {
+	return o
+}
+
+func (o NasCheckpointPtrOutput) ToNasCheckpointPtrOutputWithContext(ctx context.Context) NasCheckpointPtrOutput {
+	return o
+}
+
+func (o NasCheckpointPtrOutput) Elem() NasCheckpointOutput {
+	return o.ApplyT(func(v *NasCheckpoint) NasCheckpoint {
+		if v != nil {
+			return *v
+		}
+		var ret NasCheckpoint
+		return ret
+	}).(NasCheckpointOutput)
+}
+
+// Absolute directory inside the container, under the mount_path of a storage_mounts entry with read_only false, e.g. /root/nas/ckpt/llama3-sft.
+func (o NasCheckpointPtrOutput) Path() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *NasCheckpoint) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.Path
+	}).(pulumi.StringPtrOutput)
+}
+
+// Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+func (o NasCheckpointPtrOutput) Resume() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *NasCheckpoint) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.Resume
+	}).(pulumi.BoolPtrOutput)
+}
+
 // A NAS directory mounted into every node of a training task (an item of storageConfigs).
 type NasMount struct {
 	// Source directory inside the storage, e.g. datasets. Allowed: at least 1 character(s).
@@ -675,10 +867,14 @@ func (o StorageArrayMapOutput) MapIndex(k pulumi.StringInput) StorageArrayOutput
 }
 
 func init() {
+	pulumi.RegisterInputType(reflect.TypeOf((*NasCheckpointInput)(nil)).Elem(), NasCheckpointArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*NasCheckpointPtrInput)(nil)).Elem(), NasCheckpointArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NasMountInput)(nil)).Elem(), NasMountArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*NasMountArrayInput)(nil)).Elem(), NasMountArray{})
 	pulumi.RegisterInputType(reflect.TypeOf((*TimeoutsInput)(nil)).Elem(), TimeoutsArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*TimeoutsPtrInput)(nil)).Elem(), TimeoutsArgs{})
+	pulumi.RegisterOutputType(NasCheckpointOutput{})
+	pulumi.RegisterOutputType(NasCheckpointPtrOutput{})
 	pulumi.RegisterOutputType(NasMountOutput{})
 	pulumi.RegisterOutputType(NasMountPtrOutput{})
 	pulumi.RegisterOutputType(NasMountArrayOutput{})

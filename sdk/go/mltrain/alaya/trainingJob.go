@@ -18,6 +18,8 @@ type TrainingJob struct {
 
 	// ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
 	AdoptId pulumi.StringPtrOutput `pulumi:"adoptId"`
+	// Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.
+	Checkpoint NasCheckpointPtrOutput `pulumi:"checkpoint"`
 	// Estimated cost per hour: the product's price x worker_count, in the platform's currency (unset when the product's priceUnit is not per hour); known at preview.
 	CostPerHour pulumi.Float64PtrOutput `pulumi:"costPerHour"`
 	// How the task is created; DIRECT for a normal create.
@@ -64,6 +66,8 @@ type TrainingJob struct {
 	ReplaceRunning TrainingJobReplaceRunningPtrOutput `pulumi:"replaceRunning"`
 	// Subscription result key of the create call.
 	ResultKey pulumi.StringPtrOutput `pulumi:"resultKey"`
+	// With a checkpoint: the ID of the run (the job this one replaced) whose checkpoint this run started with; unset for a first run or a run started fresh (checkpoint.resume false). Kept through refreshes: the lineage of the resource's runs.
+	ResumedFrom pulumi.StringPtrOutput `pulumi:"resumedFrom"`
 	// Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, a replacement_trigger or `--replace`, or a held failure run again; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
 	RunReason pulumi.StringPtrOutput `pulumi:"runReason"`
 	// Entry command; may be a multi-line shell script.
@@ -107,6 +111,9 @@ func NewTrainingJob(ctx *pulumi.Context,
 	}
 	if args.WorkerCount == nil {
 		return nil, errors.New("invalid value for required argument 'WorkerCount'")
+	}
+	if args.Checkpoint != nil {
+		args.Checkpoint = args.Checkpoint.ToNasCheckpointPtrOutput().ApplyT(func(v *NasCheckpoint) *NasCheckpoint { return v.Defaults() }).(NasCheckpointPtrOutput)
 	}
 	if args.CreateType == nil {
 		args.CreateType = TrainingJobCreateType("DIRECT")
@@ -170,6 +177,8 @@ func TrainingJobExists(ctx *pulumi.Context,
 type trainingJobArgs struct {
 	// ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
 	AdoptId *string `pulumi:"adoptId"`
+	// Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.
+	Checkpoint *NasCheckpoint `pulumi:"checkpoint"`
 	// How the task is created; DIRECT for a normal create.
 	CreateType *TrainingJobCreateType `pulumi:"createType"`
 	// Task description. Alaya NeW has no update call: a change is recorded in the state and the task keeps the description it was created with (no new run). Allowed: at most 1024 characters.
@@ -224,6 +233,8 @@ type trainingJobArgs struct {
 type TrainingJobArgs struct {
 	// ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
 	AdoptId pulumi.StringPtrInput
+	// Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.
+	Checkpoint NasCheckpointPtrInput
 	// How the task is created; DIRECT for a normal create.
 	CreateType TrainingJobCreateTypePtrInput
 	// Task description. Alaya NeW has no update call: a change is recorded in the state and the task keeps the description it was created with (no new run). Allowed: at most 1024 characters.
@@ -366,6 +377,11 @@ func (o TrainingJobOutput) AdoptId() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.AdoptId }).(pulumi.StringPtrOutput)
 }
 
+// Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.
+func (o TrainingJobOutput) Checkpoint() NasCheckpointPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) NasCheckpointPtrOutput { return v.Checkpoint }).(NasCheckpointPtrOutput)
+}
+
 // Estimated cost per hour: the product's price x worker_count, in the platform's currency (unset when the product's priceUnit is not per hour); known at preview.
 func (o TrainingJobOutput) CostPerHour() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.Float64PtrOutput { return v.CostPerHour }).(pulumi.Float64PtrOutput)
@@ -479,6 +495,11 @@ func (o TrainingJobOutput) ReplaceRunning() TrainingJobReplaceRunningPtrOutput {
 // Subscription result key of the create call.
 func (o TrainingJobOutput) ResultKey() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.ResultKey }).(pulumi.StringPtrOutput)
+}
+
+// With a checkpoint: the ID of the run (the job this one replaced) whose checkpoint this run started with; unset for a first run or a run started fresh (checkpoint.resume false). Kept through refreshes: the lineage of the resource's runs.
+func (o TrainingJobOutput) ResumedFrom() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.ResumedFrom }).(pulumi.StringPtrOutput)
 }
 
 // Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, a replacement_trigger or `--replace`, or a held failure run again; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.

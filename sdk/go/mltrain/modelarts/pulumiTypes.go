@@ -2648,6 +2648,243 @@ func (o ObsChannelArrayOutput) Index(i pulumi.IntInput) ObsChannelOutput {
 	}).(ObsChannelOutput)
 }
 
+// Where a job's runs keep their checkpoints: an OBS output channel, sent with predownload
+// (`prefetch_to_local`) when a new run resumes, so the job starts with the previous run's files in
+// `local_dir` (Huawei's "Resumable Training" guide). The script saves its checkpoints there and reloads
+// the latest one it finds.
+type ObsCheckpoint struct {
+	// Path inside the container; ModelArts chooses one if unset.
+	LocalDir *string `pulumi:"localDir"`
+	// Output channel name: the script gets the local path as the hyperparameter of this name (default checkpoint_url). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
+	Name *string `pulumi:"name"`
+	// OBS directory of the checkpoints: obs://bucket/path/ or /bucket/path/.
+	ObsUrl string `pulumi:"obsUrl"`
+	// Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+	Resume *bool `pulumi:"resume"`
+}
+
+// Defaults sets the appropriate defaults for ObsCheckpoint
+func (val *ObsCheckpoint) Defaults() *ObsCheckpoint {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+	if tmp.Name == nil {
+		name_ := "checkpoint_url"
+		tmp.Name = &name_
+	}
+	if tmp.Resume == nil {
+		resume_ := true
+		tmp.Resume = &resume_
+	}
+	return &tmp
+}
+
+// ObsCheckpointInput is an input type that accepts ObsCheckpointArgs and ObsCheckpointOutput values.
+// You can construct a concrete instance of `ObsCheckpointInput` via:
+//
+//	ObsCheckpointArgs{...}
+type ObsCheckpointInput interface {
+	pulumi.Input
+
+	ToObsCheckpointOutput() ObsCheckpointOutput
+	ToObsCheckpointOutputWithContext(context.Context) ObsCheckpointOutput
+}
+
+// Where a job's runs keep their checkpoints: an OBS output channel, sent with predownload
+// (`prefetch_to_local`) when a new run resumes, so the job starts with the previous run's files in
+// `local_dir` (Huawei's "Resumable Training" guide). The script saves its checkpoints there and reloads
+// the latest one it finds.
+type ObsCheckpointArgs struct {
+	// Path inside the container; ModelArts chooses one if unset.
+	LocalDir pulumi.StringPtrInput `pulumi:"localDir"`
+	// Output channel name: the script gets the local path as the hyperparameter of this name (default checkpoint_url). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
+	Name pulumi.StringPtrInput `pulumi:"name"`
+	// OBS directory of the checkpoints: obs://bucket/path/ or /bucket/path/.
+	ObsUrl pulumi.StringInput `pulumi:"obsUrl"`
+	// Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+	Resume pulumi.BoolPtrInput `pulumi:"resume"`
+}
+
+// Defaults sets the appropriate defaults for ObsCheckpointArgs
+func (val *ObsCheckpointArgs) Defaults() *ObsCheckpointArgs {
+	if val == nil {
+		return nil
+	}
+	tmp := *val
+	if tmp.Name == nil {
+		tmp.Name = pulumi.StringPtr("checkpoint_url")
+	}
+	if tmp.Resume == nil {
+		tmp.Resume = pulumi.BoolPtr(true)
+	}
+	return &tmp
+}
+func (ObsCheckpointArgs) ElementType() reflect.Type {
+	return reflect.TypeOf((*ObsCheckpoint)(nil)).Elem()
+}
+
+func (i ObsCheckpointArgs) ToObsCheckpointOutput() ObsCheckpointOutput {
+	return i.ToObsCheckpointOutputWithContext(context.Background())
+}
+
+func (i ObsCheckpointArgs) ToObsCheckpointOutputWithContext(ctx context.Context) ObsCheckpointOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ObsCheckpointOutput)
+}
+
+func (i ObsCheckpointArgs) ToObsCheckpointPtrOutput() ObsCheckpointPtrOutput {
+	return i.ToObsCheckpointPtrOutputWithContext(context.Background())
+}
+
+func (i ObsCheckpointArgs) ToObsCheckpointPtrOutputWithContext(ctx context.Context) ObsCheckpointPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ObsCheckpointOutput).ToObsCheckpointPtrOutputWithContext(ctx)
+}
+
+// ObsCheckpointPtrInput is an input type that accepts ObsCheckpointArgs, ObsCheckpointPtr and ObsCheckpointPtrOutput values.
+// You can construct a concrete instance of `ObsCheckpointPtrInput` via:
+//
+//	        ObsCheckpointArgs{...}
+//
+//	or:
+//
+//	        nil
+type ObsCheckpointPtrInput interface {
+	pulumi.Input
+
+	ToObsCheckpointPtrOutput() ObsCheckpointPtrOutput
+	ToObsCheckpointPtrOutputWithContext(context.Context) ObsCheckpointPtrOutput
+}
+
+type obsCheckpointPtrType ObsCheckpointArgs
+
+func ObsCheckpointPtr(v *ObsCheckpointArgs) ObsCheckpointPtrInput {
+	return (*obsCheckpointPtrType)(v)
+}
+
+func (*obsCheckpointPtrType) ElementType() reflect.Type {
+	return reflect.TypeOf((**ObsCheckpoint)(nil)).Elem()
+}
+
+func (i *obsCheckpointPtrType) ToObsCheckpointPtrOutput() ObsCheckpointPtrOutput {
+	return i.ToObsCheckpointPtrOutputWithContext(context.Background())
+}
+
+func (i *obsCheckpointPtrType) ToObsCheckpointPtrOutputWithContext(ctx context.Context) ObsCheckpointPtrOutput {
+	return pulumi.ToOutputWithContext(ctx, i).(ObsCheckpointPtrOutput)
+}
+
+// Where a job's runs keep their checkpoints: an OBS output channel, sent with predownload
+// (`prefetch_to_local`) when a new run resumes, so the job starts with the previous run's files in
+// `local_dir` (Huawei's "Resumable Training" guide). The script saves its checkpoints there and reloads
+// the latest one it finds.
+type ObsCheckpointOutput struct{ *pulumi.OutputState }
+
+func (ObsCheckpointOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((*ObsCheckpoint)(nil)).Elem()
+}
+
+func (o ObsCheckpointOutput) ToObsCheckpointOutput() ObsCheckpointOutput {
+	return o
+}
+
+func (o ObsCheckpointOutput) ToObsCheckpointOutputWithContext(ctx context.Context) ObsCheckpointOutput {
+	return o
+}
+
+func (o ObsCheckpointOutput) ToObsCheckpointPtrOutput() ObsCheckpointPtrOutput {
+	return o.ToObsCheckpointPtrOutputWithContext(context.Background())
+}
+
+func (o ObsCheckpointOutput) ToObsCheckpointPtrOutputWithContext(ctx context.Context) ObsCheckpointPtrOutput {
+	return o.ApplyTWithContext(ctx, func(_ context.Context, v ObsCheckpoint) *ObsCheckpoint {
+		return &v
+	}).(ObsCheckpointPtrOutput)
+}
+
+// Path inside the container; ModelArts chooses one if unset.
+func (o ObsCheckpointOutput) LocalDir() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ObsCheckpoint) *string { return v.LocalDir }).(pulumi.StringPtrOutput)
+}
+
+// Output channel name: the script gets the local path as the hyperparameter of this name (default checkpoint_url). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
+func (o ObsCheckpointOutput) Name() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v ObsCheckpoint) *string { return v.Name }).(pulumi.StringPtrOutput)
+}
+
+// OBS directory of the checkpoints: obs://bucket/path/ or /bucket/path/.
+func (o ObsCheckpointOutput) ObsUrl() pulumi.StringOutput {
+	return o.ApplyT(func(v ObsCheckpoint) string { return v.ObsUrl }).(pulumi.StringOutput)
+}
+
+// Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+func (o ObsCheckpointOutput) Resume() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v ObsCheckpoint) *bool { return v.Resume }).(pulumi.BoolPtrOutput)
+}
+
+type ObsCheckpointPtrOutput struct{ *pulumi.OutputState }
+
+func (ObsCheckpointPtrOutput) ElementType() reflect.Type {
+	return reflect.TypeOf((**ObsCheckpoint)(nil)).Elem()
+}
+
+func (o ObsCheckpointPtrOutput) ToObsCheckpointPtrOutput() ObsCheckpointPtrOutput {
+	return o
+}
+
+func (o ObsCheckpointPtrOutput) ToObsCheckpointPtrOutputWithContext(ctx context.Context) ObsCheckpointPtrOutput {
+	return o
+}
+
+func (o ObsCheckpointPtrOutput) Elem() ObsCheckpointOutput {
+	return o.ApplyT(func(v *ObsCheckpoint) ObsCheckpoint {
+		if v != nil {
+			return *v
+		}
+		var ret ObsCheckpoint
+		return ret
+	}).(ObsCheckpointOutput)
+}
+
+// Path inside the container; ModelArts chooses one if unset.
+func (o ObsCheckpointPtrOutput) LocalDir() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ObsCheckpoint) *string {
+		if v == nil {
+			return nil
+		}
+		return v.LocalDir
+	}).(pulumi.StringPtrOutput)
+}
+
+// Output channel name: the script gets the local path as the hyperparameter of this name (default checkpoint_url). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
+func (o ObsCheckpointPtrOutput) Name() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ObsCheckpoint) *string {
+		if v == nil {
+			return nil
+		}
+		return v.Name
+	}).(pulumi.StringPtrOutput)
+}
+
+// OBS directory of the checkpoints: obs://bucket/path/ or /bucket/path/.
+func (o ObsCheckpointPtrOutput) ObsUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *ObsCheckpoint) *string {
+		if v == nil {
+			return nil
+		}
+		return &v.ObsUrl
+	}).(pulumi.StringPtrOutput)
+}
+
+// Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+func (o ObsCheckpointPtrOutput) Resume() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *ObsCheckpoint) *bool {
+		if v == nil {
+			return nil
+		}
+		return v.Resume
+	}).(pulumi.BoolPtrOutput)
+}
+
 type ObsMount struct {
 	// Absolute path inside the container.
 	LocalPath string `pulumi:"localPath"`
@@ -4189,6 +4426,8 @@ func init() {
 	pulumi.RegisterInputType(reflect.TypeOf((*NotificationPtrInput)(nil)).Elem(), NotificationArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ObsChannelInput)(nil)).Elem(), ObsChannelArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ObsChannelArrayInput)(nil)).Elem(), ObsChannelArray{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ObsCheckpointInput)(nil)).Elem(), ObsCheckpointArgs{})
+	pulumi.RegisterInputType(reflect.TypeOf((*ObsCheckpointPtrInput)(nil)).Elem(), ObsCheckpointArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ObsMountInput)(nil)).Elem(), ObsMountArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*ObsMountPtrInput)(nil)).Elem(), ObsMountArgs{})
 	pulumi.RegisterInputType(reflect.TypeOf((*OutputModelInput)(nil)).Elem(), OutputModelArgs{})
@@ -4243,6 +4482,8 @@ func init() {
 	pulumi.RegisterOutputType(NotificationPtrOutput{})
 	pulumi.RegisterOutputType(ObsChannelOutput{})
 	pulumi.RegisterOutputType(ObsChannelArrayOutput{})
+	pulumi.RegisterOutputType(ObsCheckpointOutput{})
+	pulumi.RegisterOutputType(ObsCheckpointPtrOutput{})
 	pulumi.RegisterOutputType(ObsMountOutput{})
 	pulumi.RegisterOutputType(ObsMountPtrOutput{})
 	pulumi.RegisterOutputType(OutputModelOutput{})

@@ -30,6 +30,8 @@ type TrainingJob struct {
 	BillingCode pulumi.StringPtrOutput `pulumi:"billingCode"`
 	// Inline code: OBS path of the boot file, inside code_dir.
 	BootFile pulumi.StringPtrOutput `pulumi:"bootFile"`
+	// Where the job's runs keep checkpoints: {obs_url, name?, local_dir?, resume?}, an OBS output channel (algorithm.outputs, default name checkpoint_url). A new run of the resource (a replacement_trigger, a change of inputs, a held failure run again) sends it with predownload (prefetch_to_local), so the job starts with the previous run's checkpoints in local_dir, unless resume is false; a first run starts fresh. A change of the channel replaces the job; a change of resume is recorded.
+	Checkpoint ObsCheckpointPtrOutput `pulumi:"checkpoint"`
 	// Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
 	CodeDir pulumi.StringPtrOutput `pulumi:"codeDir"`
 	// Inline code: start command (required with a custom image_url and no code_dir).
@@ -110,6 +112,8 @@ type TrainingJob struct {
 	ReplaceRunning TrainingJobReplaceRunningPtrOutput `pulumi:"replaceRunning"`
 	// Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
 	RequiredAffinity RequiredAffinityPtrOutput `pulumi:"requiredAffinity"`
+	// With a checkpoint: the ID of the run (the job this one replaced) whose checkpoint this run started with; unset for a first run or a run started fresh (checkpoint.resume false). Kept through refreshes: the lineage of the resource's runs.
+	ResumedFrom pulumi.StringPtrOutput `pulumi:"resumedFrom"`
 	// Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
 	RetryCount pulumi.IntPtrOutput `pulumi:"retryCount"`
 	// Why the current run exists: `first run`, `new run: changing <fields> replaces the job`, a replacement_trigger or `--replace`, or a held failure run again; with its GPUs and cost per hour where the catalogue gives them. A preview shows the run a change would start. Never drift.
@@ -155,6 +159,9 @@ func NewTrainingJob(ctx *pulumi.Context,
 
 	if args.FlavorId == nil {
 		return nil, errors.New("invalid value for required argument 'FlavorId'")
+	}
+	if args.Checkpoint != nil {
+		args.Checkpoint = args.Checkpoint.ToObsCheckpointPtrOutput().ApplyT(func(v *ObsCheckpoint) *ObsCheckpoint { return v.Defaults() }).(ObsCheckpointPtrOutput)
 	}
 	if args.MaxAttempts == nil {
 		args.MaxAttempts = pulumi.IntPtr(1)
@@ -232,6 +239,8 @@ type trainingJobArgs struct {
 	BaseAssetId *string `pulumi:"baseAssetId"`
 	// Inline code: OBS path of the boot file, inside code_dir.
 	BootFile *string `pulumi:"bootFile"`
+	// Where the job's runs keep checkpoints: {obs_url, name?, local_dir?, resume?}, an OBS output channel (algorithm.outputs, default name checkpoint_url). A new run of the resource (a replacement_trigger, a change of inputs, a held failure run again) sends it with predownload (prefetch_to_local), so the job starts with the previous run's checkpoints in local_dir, unless resume is false; a first run starts fresh. A change of the channel replaces the job; a change of resume is recorded.
+	Checkpoint *ObsCheckpoint `pulumi:"checkpoint"`
 	// Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
 	CodeDir *string `pulumi:"codeDir"`
 	// Inline code: start command (required with a custom image_url and no code_dir).
@@ -326,6 +335,8 @@ type TrainingJobArgs struct {
 	BaseAssetId pulumi.StringPtrInput
 	// Inline code: OBS path of the boot file, inside code_dir.
 	BootFile pulumi.StringPtrInput
+	// Where the job's runs keep checkpoints: {obs_url, name?, local_dir?, resume?}, an OBS output channel (algorithm.outputs, default name checkpoint_url). A new run of the resource (a replacement_trigger, a change of inputs, a held failure run again) sends it with predownload (prefetch_to_local), so the job starts with the previous run's checkpoints in local_dir, unless resume is false; a first run starts fresh. A change of the channel replaces the job; a change of resume is recorded.
+	Checkpoint ObsCheckpointPtrInput
 	// Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
 	CodeDir pulumi.StringPtrInput
 	// Inline code: start command (required with a custom image_url and no code_dir).
@@ -528,6 +539,11 @@ func (o TrainingJobOutput) BootFile() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.BootFile }).(pulumi.StringPtrOutput)
 }
 
+// Where the job's runs keep checkpoints: {obs_url, name?, local_dir?, resume?}, an OBS output channel (algorithm.outputs, default name checkpoint_url). A new run of the resource (a replacement_trigger, a change of inputs, a held failure run again) sends it with predownload (prefetch_to_local), so the job starts with the previous run's checkpoints in local_dir, unless resume is false; a first run starts fresh. A change of the channel replaces the job; a change of resume is recorded.
+func (o TrainingJobOutput) Checkpoint() ObsCheckpointPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) ObsCheckpointPtrOutput { return v.Checkpoint }).(ObsCheckpointPtrOutput)
+}
+
 // Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
 func (o TrainingJobOutput) CodeDir() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.CodeDir }).(pulumi.StringPtrOutput)
@@ -726,6 +742,11 @@ func (o TrainingJobOutput) ReplaceRunning() TrainingJobReplaceRunningPtrOutput {
 // Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
 func (o TrainingJobOutput) RequiredAffinity() RequiredAffinityPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) RequiredAffinityPtrOutput { return v.RequiredAffinity }).(RequiredAffinityPtrOutput)
+}
+
+// With a checkpoint: the ID of the run (the job this one replaced) whose checkpoint this run started with; unset for a first run or a run started fresh (checkpoint.resume false). Kept through refreshes: the lineage of the resource's runs.
+func (o TrainingJobOutput) ResumedFrom() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.ResumedFrom }).(pulumi.StringPtrOutput)
 }
 
 // Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.

@@ -16,11 +16,74 @@ from .. import _utilities
 from ._enums import *
 
 __all__ = [
+    'NasCheckpointArgs',
+    'NasCheckpointArgsDict',
     'NasMountArgs',
     'NasMountArgsDict',
     'TimeoutsArgs',
     'TimeoutsArgsDict',
 ]
+
+class NasCheckpointArgsDict(TypedDict):
+    """
+    Where a task's runs keep their checkpoints: a directory on one of its writable NAS mounts. Alaya NeW
+    has no checkpoint field and no predownload: the NAS keeps the files between runs, and the provider tells
+    the script where they are and whether to reload them (MLTRAIN_CHECKPOINT_DIR, MLTRAIN_RESUME,
+    MLTRAIN_RESUMED_FROM).
+    """
+    path: pulumi.Input[_builtins.str]
+    """
+    Absolute directory inside the container, under the mount_path of a storage_mounts entry with read_only false, e.g. /root/nas/ckpt/llama3-sft.
+    """
+    resume: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+    """
+
+@pulumi.input_type
+class NasCheckpointArgs:
+    def __init__(__self__, *,
+                 path: pulumi.Input[_builtins.str],
+                 resume: pulumi.Input[Optional[_builtins.bool]] = None):
+        """
+        Where a task's runs keep their checkpoints: a directory on one of its writable NAS mounts. Alaya NeW
+        has no checkpoint field and no predownload: the NAS keeps the files between runs, and the provider tells
+        the script where they are and whether to reload them (MLTRAIN_CHECKPOINT_DIR, MLTRAIN_RESUME,
+        MLTRAIN_RESUMED_FROM).
+
+        :param pulumi.Input[_builtins.str] path: Absolute directory inside the container, under the mount_path of a storage_mounts entry with read_only false, e.g. /root/nas/ckpt/llama3-sft.
+        :param pulumi.Input[_builtins.bool] resume: Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+        """
+        pulumi.set(__self__, "path", path)
+        if resume is None:
+            resume = True
+        if resume is not None:
+            pulumi.set(__self__, "resume", resume)
+
+    @_builtins.property
+    @pulumi.getter
+    def path(self) -> pulumi.Input[_builtins.str]:
+        """
+        Absolute directory inside the container, under the mount_path of a storage_mounts entry with read_only false, e.g. /root/nas/ckpt/llama3-sft.
+        """
+        return pulumi.get(self, "path")
+
+    @path.setter
+    def path(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "path", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def resume(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+        """
+        return pulumi.get(self, "resume")
+
+    @resume.setter
+    def resume(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "resume", value)
+
 
 class NasMountArgsDict(TypedDict):
     """

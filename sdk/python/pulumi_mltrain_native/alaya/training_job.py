@@ -26,6 +26,7 @@ class TrainingJobArgs:
                  product_code: pulumi.Input[_builtins.str],
                  worker_count: pulumi.Input[_builtins.int],
                  adopt_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 checkpoint: pulumi.Input[Optional['NasCheckpointArgs']] = None,
                  create_type: pulumi.Input[Optional['TrainingJobCreateType']] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  enable_auto_retry: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -54,6 +55,7 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.str] product_code: Resource configuration (node spec) from the product list, e.g. PRD-TRAIN-1. Allowed: at least 1 character(s).
         :param pulumi.Input[_builtins.int] worker_count: Number of nodes; 1 for a single machine. Allowed: >= 1, <= 512.
         :param pulumi.Input[_builtins.str] adopt_id: ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
+        :param pulumi.Input['NasCheckpointArgs'] checkpoint: Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.
         :param pulumi.Input['TrainingJobCreateType'] create_type: How the task is created; DIRECT for a normal create.
         :param pulumi.Input[_builtins.str] description: Task description. Alaya NeW has no update call: a change is recorded in the state and the task keeps the description it was created with (no new run). Allowed: at most 1024 characters.
         :param pulumi.Input[_builtins.bool] enable_auto_retry: Retry a failed task automatically; implied by max_retry_count.
@@ -81,6 +83,8 @@ class TrainingJobArgs:
         pulumi.set(__self__, "worker_count", worker_count)
         if adopt_id is not None:
             pulumi.set(__self__, "adopt_id", adopt_id)
+        if checkpoint is not None:
+            pulumi.set(__self__, "checkpoint", checkpoint)
         if create_type is None:
             create_type = 'DIRECT'
         if create_type is not None:
@@ -185,6 +189,18 @@ class TrainingJobArgs:
     @adopt_id.setter
     def adopt_id(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "adopt_id", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def checkpoint(self) -> pulumi.Input[Optional['NasCheckpointArgs']]:
+        """
+        Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.
+        """
+        return pulumi.get(self, "checkpoint")
+
+    @checkpoint.setter
+    def checkpoint(self, value: pulumi.Input[Optional['NasCheckpointArgs']]):
+        pulumi.set(self, "checkpoint", value)
 
     @_builtins.property
     @pulumi.getter(name="createType")
@@ -446,6 +462,7 @@ class TrainingJob(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  adopt_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 checkpoint: pulumi.Input[Optional[Union['NasCheckpointArgs', 'NasCheckpointArgsDict', 'outputs.NasCheckpoint']]] = None,
                  create_type: pulumi.Input[Optional['TrainingJobCreateType']] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  enable_auto_retry: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -477,6 +494,7 @@ class TrainingJob(pulumi.CustomResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] adopt_id: ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
+        :param pulumi.Input[Union['NasCheckpointArgs', 'NasCheckpointArgsDict', 'outputs.NasCheckpoint']] checkpoint: Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.
         :param pulumi.Input['TrainingJobCreateType'] create_type: How the task is created; DIRECT for a normal create.
         :param pulumi.Input[_builtins.str] description: Task description. Alaya NeW has no update call: a change is recorded in the state and the task keeps the description it was created with (no new run). Allowed: at most 1024 characters.
         :param pulumi.Input[_builtins.bool] enable_auto_retry: Retry a failed task automatically; implied by max_retry_count.
@@ -527,6 +545,7 @@ class TrainingJob(pulumi.CustomResource):
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
                  adopt_id: pulumi.Input[Optional[_builtins.str]] = None,
+                 checkpoint: pulumi.Input[Optional[Union['NasCheckpointArgs', 'NasCheckpointArgsDict', 'outputs.NasCheckpoint']]] = None,
                  create_type: pulumi.Input[Optional['TrainingJobCreateType']] = None,
                  description: pulumi.Input[Optional[_builtins.str]] = None,
                  enable_auto_retry: pulumi.Input[Optional[_builtins.bool]] = None,
@@ -561,6 +580,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__ = TrainingJobArgs.__new__(TrainingJobArgs)
 
             __props__.__dict__["adopt_id"] = adopt_id
+            __props__.__dict__["checkpoint"] = checkpoint
             if create_type is None:
                 create_type = 'DIRECT'
             __props__.__dict__["create_type"] = create_type
@@ -613,6 +633,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["gpus_per_node"] = None
             __props__.__dict__["reason"] = None
             __props__.__dict__["result_key"] = None
+            __props__.__dict__["resumed_from"] = None
             __props__.__dict__["run_reason"] = None
             __props__.__dict__["start_time"] = None
             __props__.__dict__["status"] = None
@@ -640,6 +661,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__ = TrainingJobArgs.__new__(TrainingJobArgs)
 
         __props__.__dict__["adopt_id"] = None
+        __props__.__dict__["checkpoint"] = None
         __props__.__dict__["cost_per_hour"] = None
         __props__.__dict__["create_type"] = None
         __props__.__dict__["created_time"] = None
@@ -663,6 +685,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["reason"] = None
         __props__.__dict__["replace_running"] = None
         __props__.__dict__["result_key"] = None
+        __props__.__dict__["resumed_from"] = None
         __props__.__dict__["run_reason"] = None
         __props__.__dict__["start_command"] = None
         __props__.__dict__["start_time"] = None
@@ -691,6 +714,14 @@ class TrainingJob(pulumi.CustomResource):
         ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
         """
         return pulumi.get(self, "adopt_id")
+
+    @_builtins.property
+    @pulumi.getter
+    def checkpoint(self) -> pulumi.Output[Optional['outputs.NasCheckpoint']]:
+        """
+        Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.
+        """
+        return pulumi.get(self, "checkpoint")
 
     @_builtins.property
     @pulumi.getter(name="costPerHour")
@@ -875,6 +906,14 @@ class TrainingJob(pulumi.CustomResource):
         Subscription result key of the create call.
         """
         return pulumi.get(self, "result_key")
+
+    @_builtins.property
+    @pulumi.getter(name="resumedFrom")
+    def resumed_from(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        With a checkpoint: the ID of the run (the job this one replaced) whose checkpoint this run started with; unset for a first run or a run started fresh (checkpoint.resume false). Kept through refreshes: the lineage of the resource's runs.
+        """
+        return pulumi.get(self, "resumed_from")
 
     @_builtins.property
     @pulumi.getter(name="runReason")

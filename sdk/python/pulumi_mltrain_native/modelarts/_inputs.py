@@ -46,6 +46,8 @@ __all__ = [
     'NotificationArgsDict',
     'ObsChannelArgs',
     'ObsChannelArgsDict',
+    'ObsCheckpointArgs',
+    'ObsCheckpointArgsDict',
     'ObsMountArgs',
     'ObsMountArgsDict',
     'OutputModelArgs',
@@ -1272,6 +1274,109 @@ class ObsChannelArgs:
     @local_dir.setter
     def local_dir(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "local_dir", value)
+
+
+class ObsCheckpointArgsDict(TypedDict):
+    """
+    Where a job's runs keep their checkpoints: an OBS output channel, sent with predownload
+    (`prefetch_to_local`) when a new run resumes, so the job starts with the previous run's files in
+    `local_dir` (Huawei's "Resumable Training" guide). The script saves its checkpoints there and reloads
+    the latest one it finds.
+    """
+    obs_url: pulumi.Input[_builtins.str]
+    """
+    OBS directory of the checkpoints: obs://bucket/path/ or /bucket/path/.
+    """
+    local_dir: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Path inside the container; ModelArts chooses one if unset.
+    """
+    name: NotRequired[pulumi.Input[Optional[_builtins.str]]]
+    """
+    Output channel name: the script gets the local path as the hyperparameter of this name (default checkpoint_url). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
+    """
+    resume: NotRequired[pulumi.Input[Optional[_builtins.bool]]]
+    """
+    Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+    """
+
+@pulumi.input_type
+class ObsCheckpointArgs:
+    def __init__(__self__, *,
+                 obs_url: pulumi.Input[_builtins.str],
+                 local_dir: pulumi.Input[Optional[_builtins.str]] = None,
+                 name: pulumi.Input[Optional[_builtins.str]] = None,
+                 resume: pulumi.Input[Optional[_builtins.bool]] = None):
+        """
+        Where a job's runs keep their checkpoints: an OBS output channel, sent with predownload
+        (`prefetch_to_local`) when a new run resumes, so the job starts with the previous run's files in
+        `local_dir` (Huawei's "Resumable Training" guide). The script saves its checkpoints there and reloads
+        the latest one it finds.
+
+        :param pulumi.Input[_builtins.str] obs_url: OBS directory of the checkpoints: obs://bucket/path/ or /bucket/path/.
+        :param pulumi.Input[_builtins.str] local_dir: Path inside the container; ModelArts chooses one if unset.
+        :param pulumi.Input[_builtins.str] name: Output channel name: the script gets the local path as the hyperparameter of this name (default checkpoint_url). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
+        :param pulumi.Input[_builtins.bool] resume: Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+        """
+        pulumi.set(__self__, "obs_url", obs_url)
+        if local_dir is not None:
+            pulumi.set(__self__, "local_dir", local_dir)
+        if name is None:
+            name = 'checkpoint_url'
+        if name is not None:
+            pulumi.set(__self__, "name", name)
+        if resume is None:
+            resume = True
+        if resume is not None:
+            pulumi.set(__self__, "resume", resume)
+
+    @_builtins.property
+    @pulumi.getter(name="obsUrl")
+    def obs_url(self) -> pulumi.Input[_builtins.str]:
+        """
+        OBS directory of the checkpoints: obs://bucket/path/ or /bucket/path/.
+        """
+        return pulumi.get(self, "obs_url")
+
+    @obs_url.setter
+    def obs_url(self, value: pulumi.Input[_builtins.str]):
+        pulumi.set(self, "obs_url", value)
+
+    @_builtins.property
+    @pulumi.getter(name="localDir")
+    def local_dir(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Path inside the container; ModelArts chooses one if unset.
+        """
+        return pulumi.get(self, "local_dir")
+
+    @local_dir.setter
+    def local_dir(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "local_dir", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Output channel name: the script gets the local path as the hyperparameter of this name (default checkpoint_url). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
+        """
+        return pulumi.get(self, "name")
+
+    @name.setter
+    def name(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "name", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def resume(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+        """
+        return pulumi.get(self, "resume")
+
+    @resume.setter
+    def resume(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "resume", value)
 
 
 class ObsMountArgsDict(TypedDict):

@@ -34,6 +34,7 @@ __all__ = [
     'NfsMount',
     'Notification',
     'ObsChannel',
+    'ObsCheckpoint',
     'ObsMount',
     'OutputModel',
     'ParameterConstraint',
@@ -1109,6 +1110,94 @@ class ObsChannel(dict):
         Path inside the container; ModelArts chooses one if unset.
         """
         return pulumi.get(self, "local_dir")
+
+
+@pulumi.output_type
+class ObsCheckpoint(dict):
+    """
+    Where a job's runs keep their checkpoints: an OBS output channel, sent with predownload
+    (`prefetch_to_local`) when a new run resumes, so the job starts with the previous run's files in
+    `local_dir` (Huawei's "Resumable Training" guide). The script saves its checkpoints there and reloads
+    the latest one it finds.
+    """
+    @staticmethod
+    def __key_warning(key: str):
+        suggest = None
+        if key == "obsUrl":
+            suggest = "obs_url"
+        elif key == "localDir":
+            suggest = "local_dir"
+
+        if suggest:
+            pulumi.log.warn(f"Key '{key}' not found in ObsCheckpoint. Access the value via the '{suggest}' property getter instead.")
+
+    def __getitem__(self, key: str) -> Any:
+        ObsCheckpoint.__key_warning(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default = None) -> Any:
+        ObsCheckpoint.__key_warning(key)
+        return super().get(key, default)
+
+    def __init__(__self__, *,
+                 obs_url: _builtins.str,
+                 local_dir: Optional[_builtins.str] = None,
+                 name: Optional[_builtins.str] = None,
+                 resume: Optional[_builtins.bool] = None):
+        """
+        Where a job's runs keep their checkpoints: an OBS output channel, sent with predownload
+        (`prefetch_to_local`) when a new run resumes, so the job starts with the previous run's files in
+        `local_dir` (Huawei's "Resumable Training" guide). The script saves its checkpoints there and reloads
+        the latest one it finds.
+
+        :param _builtins.str obs_url: OBS directory of the checkpoints: obs://bucket/path/ or /bucket/path/.
+        :param _builtins.str local_dir: Path inside the container; ModelArts chooses one if unset.
+        :param _builtins.str name: Output channel name: the script gets the local path as the hyperparameter of this name (default checkpoint_url). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
+        :param _builtins.bool resume: Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+        """
+        pulumi.set(__self__, "obs_url", obs_url)
+        if local_dir is not None:
+            pulumi.set(__self__, "local_dir", local_dir)
+        if name is None:
+            name = 'checkpoint_url'
+        if name is not None:
+            pulumi.set(__self__, "name", name)
+        if resume is None:
+            resume = True
+        if resume is not None:
+            pulumi.set(__self__, "resume", resume)
+
+    @_builtins.property
+    @pulumi.getter(name="obsUrl")
+    def obs_url(self) -> _builtins.str:
+        """
+        OBS directory of the checkpoints: obs://bucket/path/ or /bucket/path/.
+        """
+        return pulumi.get(self, "obs_url")
+
+    @_builtins.property
+    @pulumi.getter(name="localDir")
+    def local_dir(self) -> Optional[_builtins.str]:
+        """
+        Path inside the container; ModelArts chooses one if unset.
+        """
+        return pulumi.get(self, "local_dir")
+
+    @_builtins.property
+    @pulumi.getter
+    def name(self) -> Optional[_builtins.str]:
+        """
+        Output channel name: the script gets the local path as the hyperparameter of this name (default checkpoint_url). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
+        """
+        return pulumi.get(self, "name")
+
+    @_builtins.property
+    @pulumi.getter
+    def resume(self) -> Optional[_builtins.bool]:
+        """
+        Whether a new run of this resource (a replacement_trigger, a change of inputs, a held failure run again) starts from the checkpoint (true, the default) or fresh (false). A first run always starts fresh. A change of it alone starts no run: it is recorded, and applies to the next one.
+        """
+        return pulumi.get(self, "resume")
 
 
 @pulumi.output_type

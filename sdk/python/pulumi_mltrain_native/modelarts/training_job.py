@@ -29,6 +29,7 @@ class TrainingJobArgs:
                  auto_stop_hours: pulumi.Input[Optional[_builtins.int]] = None,
                  base_asset_id: pulumi.Input[Optional[_builtins.str]] = None,
                  boot_file: pulumi.Input[Optional[_builtins.str]] = None,
+                 checkpoint: pulumi.Input[Optional['ObsCheckpointArgs']] = None,
                  code_dir: pulumi.Input[Optional[_builtins.str]] = None,
                  command: pulumi.Input[Optional[_builtins.str]] = None,
                  custom_metrics: pulumi.Input[Optional[Sequence[pulumi.Input['CustomMetricsArgs']]]] = None,
@@ -77,6 +78,7 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.int] auto_stop_hours: Stop the job after this many hours. Allowed: >= 1, <= 720.
         :param pulumi.Input[_builtins.str] base_asset_id: The model asset a fine-tune job starts from (spec.asset_id); with it, the job needs no algorithm or code of its own. Not returned by the job detail: the state keeps the value sent. Allowed: at least 1 character(s).
         :param pulumi.Input[_builtins.str] boot_file: Inline code: OBS path of the boot file, inside code_dir.
+        :param pulumi.Input['ObsCheckpointArgs'] checkpoint: Where the job's runs keep checkpoints: {obs_url, name?, local_dir?, resume?}, an OBS output channel (algorithm.outputs, default name checkpoint_url). A new run of the resource (a replacement_trigger, a change of inputs, a held failure run again) sends it with predownload (prefetch_to_local), so the job starts with the previous run's checkpoints in local_dir, unless resume is false; a first run starts fresh. A change of the channel replaces the job; a change of resume is recorded.
         :param pulumi.Input[_builtins.str] code_dir: Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
         :param pulumi.Input[_builtins.str] command: Inline code: start command (required with a custom image_url and no code_dir).
         :param pulumi.Input[Sequence[pulumi.Input['CustomMetricsArgs']]] custom_metrics: The job's own metric collection (2026), each [{exec: {command: [...]}} | {http_get: {path, port}}]: ModelArts runs the command, or reads the path and port, in the job's container and reports the metrics (Prometheus text format, e.g. loss) into AOM; success_criteria may then name them.
@@ -129,6 +131,8 @@ class TrainingJobArgs:
             pulumi.set(__self__, "base_asset_id", base_asset_id)
         if boot_file is not None:
             pulumi.set(__self__, "boot_file", boot_file)
+        if checkpoint is not None:
+            pulumi.set(__self__, "checkpoint", checkpoint)
         if code_dir is not None:
             pulumi.set(__self__, "code_dir", code_dir)
         if command is not None:
@@ -301,6 +305,18 @@ class TrainingJobArgs:
     @boot_file.setter
     def boot_file(self, value: pulumi.Input[Optional[_builtins.str]]):
         pulumi.set(self, "boot_file", value)
+
+    @_builtins.property
+    @pulumi.getter
+    def checkpoint(self) -> pulumi.Input[Optional['ObsCheckpointArgs']]:
+        """
+        Where the job's runs keep checkpoints: {obs_url, name?, local_dir?, resume?}, an OBS output channel (algorithm.outputs, default name checkpoint_url). A new run of the resource (a replacement_trigger, a change of inputs, a held failure run again) sends it with predownload (prefetch_to_local), so the job starts with the previous run's checkpoints in local_dir, unless resume is false; a first run starts fresh. A change of the channel replaces the job; a change of resume is recorded.
+        """
+        return pulumi.get(self, "checkpoint")
+
+    @checkpoint.setter
+    def checkpoint(self, value: pulumi.Input[Optional['ObsCheckpointArgs']]):
+        pulumi.set(self, "checkpoint", value)
 
     @_builtins.property
     @pulumi.getter(name="codeDir")
@@ -771,6 +787,7 @@ class TrainingJob(pulumi.CustomResource):
                  auto_stop_hours: pulumi.Input[Optional[_builtins.int]] = None,
                  base_asset_id: pulumi.Input[Optional[_builtins.str]] = None,
                  boot_file: pulumi.Input[Optional[_builtins.str]] = None,
+                 checkpoint: pulumi.Input[Optional[Union['ObsCheckpointArgs', 'ObsCheckpointArgsDict', 'outputs.ObsCheckpoint']]] = None,
                  code_dir: pulumi.Input[Optional[_builtins.str]] = None,
                  command: pulumi.Input[Optional[_builtins.str]] = None,
                  custom_metrics: pulumi.Input[Optional[Sequence[pulumi.Input[Union['CustomMetricsArgs', 'CustomMetricsArgsDict', 'outputs.CustomMetrics']]]]] = None,
@@ -822,6 +839,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] auto_stop_hours: Stop the job after this many hours. Allowed: >= 1, <= 720.
         :param pulumi.Input[_builtins.str] base_asset_id: The model asset a fine-tune job starts from (spec.asset_id); with it, the job needs no algorithm or code of its own. Not returned by the job detail: the state keeps the value sent. Allowed: at least 1 character(s).
         :param pulumi.Input[_builtins.str] boot_file: Inline code: OBS path of the boot file, inside code_dir.
+        :param pulumi.Input[Union['ObsCheckpointArgs', 'ObsCheckpointArgsDict', 'outputs.ObsCheckpoint']] checkpoint: Where the job's runs keep checkpoints: {obs_url, name?, local_dir?, resume?}, an OBS output channel (algorithm.outputs, default name checkpoint_url). A new run of the resource (a replacement_trigger, a change of inputs, a held failure run again) sends it with predownload (prefetch_to_local), so the job starts with the previous run's checkpoints in local_dir, unless resume is false; a first run starts fresh. A change of the channel replaces the job; a change of resume is recorded.
         :param pulumi.Input[_builtins.str] code_dir: Inline code: OBS directory of the code (obs://bucket/dir/ or /bucket/dir/).
         :param pulumi.Input[_builtins.str] command: Inline code: start command (required with a custom image_url and no code_dir).
         :param pulumi.Input[Sequence[pulumi.Input[Union['CustomMetricsArgs', 'CustomMetricsArgsDict', 'outputs.CustomMetrics']]]] custom_metrics: The job's own metric collection (2026), each [{exec: {command: [...]}} | {http_get: {path, port}}]: ModelArts runs the command, or reads the path and port, in the job's container and reports the metrics (Prometheus text format, e.g. loss) into AOM; success_criteria may then name them.
@@ -892,6 +910,7 @@ class TrainingJob(pulumi.CustomResource):
                  auto_stop_hours: pulumi.Input[Optional[_builtins.int]] = None,
                  base_asset_id: pulumi.Input[Optional[_builtins.str]] = None,
                  boot_file: pulumi.Input[Optional[_builtins.str]] = None,
+                 checkpoint: pulumi.Input[Optional[Union['ObsCheckpointArgs', 'ObsCheckpointArgsDict', 'outputs.ObsCheckpoint']]] = None,
                  code_dir: pulumi.Input[Optional[_builtins.str]] = None,
                  command: pulumi.Input[Optional[_builtins.str]] = None,
                  custom_metrics: pulumi.Input[Optional[Sequence[pulumi.Input[Union['CustomMetricsArgs', 'CustomMetricsArgsDict', 'outputs.CustomMetrics']]]]] = None,
@@ -946,6 +965,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["auto_stop_hours"] = auto_stop_hours
             __props__.__dict__["base_asset_id"] = base_asset_id
             __props__.__dict__["boot_file"] = boot_file
+            __props__.__dict__["checkpoint"] = checkpoint
             __props__.__dict__["code_dir"] = code_dir
             __props__.__dict__["command"] = command
             __props__.__dict__["custom_metrics"] = custom_metrics
@@ -1012,6 +1032,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["model_id"] = None
             __props__.__dict__["phase"] = None
             __props__.__dict__["reason"] = None
+            __props__.__dict__["resumed_from"] = None
             __props__.__dict__["run_reason"] = None
             __props__.__dict__["secondary_phase"] = None
             __props__.__dict__["start_time"] = None
@@ -1049,6 +1070,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["base_asset_id"] = None
         __props__.__dict__["billing_code"] = None
         __props__.__dict__["boot_file"] = None
+        __props__.__dict__["checkpoint"] = None
         __props__.__dict__["code_dir"] = None
         __props__.__dict__["command"] = None
         __props__.__dict__["create_time"] = None
@@ -1089,6 +1111,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["reason"] = None
         __props__.__dict__["replace_running"] = None
         __props__.__dict__["required_affinity"] = None
+        __props__.__dict__["resumed_from"] = None
         __props__.__dict__["retry_count"] = None
         __props__.__dict__["run_reason"] = None
         __props__.__dict__["secondary_phase"] = None
@@ -1169,6 +1192,14 @@ class TrainingJob(pulumi.CustomResource):
         Inline code: OBS path of the boot file, inside code_dir.
         """
         return pulumi.get(self, "boot_file")
+
+    @_builtins.property
+    @pulumi.getter
+    def checkpoint(self) -> pulumi.Output[Optional['outputs.ObsCheckpoint']]:
+        """
+        Where the job's runs keep checkpoints: {obs_url, name?, local_dir?, resume?}, an OBS output channel (algorithm.outputs, default name checkpoint_url). A new run of the resource (a replacement_trigger, a change of inputs, a held failure run again) sends it with predownload (prefetch_to_local), so the job starts with the previous run's checkpoints in local_dir, unless resume is false; a first run starts fresh. A change of the channel replaces the job; a change of resume is recorded.
+        """
+        return pulumi.get(self, "checkpoint")
 
     @_builtins.property
     @pulumi.getter(name="codeDir")
@@ -1489,6 +1520,14 @@ class TrainingJob(pulumi.CustomResource):
         Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
         """
         return pulumi.get(self, "required_affinity")
+
+    @_builtins.property
+    @pulumi.getter(name="resumedFrom")
+    def resumed_from(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        With a checkpoint: the ID of the run (the job this one replaced) whose checkpoint this run started with; unset for a first run or a run started fresh (checkpoint.resume false). Kept through refreshes: the lineage of the resource's runs.
+        """
+        return pulumi.get(self, "resumed_from")
 
     @_builtins.property
     @pulumi.getter(name="retryCount")

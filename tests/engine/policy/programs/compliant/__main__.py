@@ -1,5 +1,6 @@
 """Everything the policy pack asks for: bounded jobs from the allowed registry, read-only datasets,
-writable checkpoints only under /root/nas/checkpoints, credentials as secrets, retries, descriptions.
+writable checkpoints only under /root/nas/checkpoints, credentials as secrets, retries (with checkpoints),
+descriptions.
 
 Config: mltrain:alayaEndpoint, mltrain:alayaApiKey (secret), the mltrain:huawei*/modelartsEndpoint
 settings, hfToken (secret).
@@ -45,6 +46,7 @@ alaya.TrainingJob(
     start_command="python3 -m torch.distributed.run train.py",
     timeout_hours=24,
     max_retry_count=3,
+    checkpoint={"path": "/root/nas/checkpoints/llama3/sft"},  # a retried job keeps checkpoints
 )
 
 # Inline mounts are known during a preview: the provider checks the whole spec and fills defaults.
@@ -59,10 +61,17 @@ alaya.TrainingJob(
         "storage_type": "nas-capacity",
         "file_directory": "datasets",
         "mount_path": "/root/nas/datasets",
+    }, {
+        "storage_id": "5c0d3f7e-1b2a-4c8d-9e6f-a7b8c9d0e1f2",
+        "storage_type": "nas-performance",
+        "file_directory": "eval",
+        "mount_path": "/root/nas/checkpoints/eval",
+        "read_only": False,
     }],
     env={"EVAL_SUITE": "mmlu", "HF_TOKEN": config.require_secret("hfToken")},
     timeout_hours=4,
     max_retry_count=1,
+    checkpoint={"path": "/root/nas/checkpoints/eval"},
 )
 
 # ModelArts: a preset engine bounded by auto_stop_hours ...
