@@ -35,7 +35,7 @@ from . import spec as specs
 from .accounts import ACCOUNT_KEY, explicit_settings
 from .config import Settings
 from .errors import MltrainError, NotFound, for_resource
-from .lifecycle import in_place, removal
+from .lifecycle import in_place, removal, takeover
 from .lifecycle.create import create
 from .lifecycle.protocol import Runs
 from .lifecycle.record import Held, Recorder, RunSpec, Unfinished
@@ -46,6 +46,7 @@ from .ownership import (
     IMPORTED_KEY,
     INTERNAL_PREFIX,
     MARK_KEYS,
+    PARTIAL_KEY,
     REMOVED_KEY,
     STACK_KEY,
     UNFINISHED_KEY,
@@ -59,7 +60,7 @@ from .ownership import (
 )
 from .platform_calls import Context, OutT, PlatformCalls, Props, RemoteT, SpecT
 from .progress import Label
-from .runs import Replacement, Replacements, RunReason, refuse_stopped_run, replaced_by
+from .runs import RUN_STARTS, Replacement, Replacements, RunReason, refuse_stopped_run, replaced_by
 
 # The state of a run (held failure, unfinished wait, attempt), which a diff never compares as inputs.
 RUN_STATE_KEYS = (FAILED_KEY, UNFINISHED_KEY, ATTEMPT_KEY, REMOVED_KEY)
@@ -215,7 +216,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         if replaces and news.get("name") != declared.get("name") and not olds.get(IMPORTED_KEY):
             # A kept autoname (from the state) is not the replacement's: that is a new object, whose
             # create is checked without the state and named from the URN, so the preview shows that name.
-            # (An imported state keeps the platform's name: its diff is the plugin's, see IMPORTED_KEY.)
+            # (An imported state keeps the platform's name: see `takeover.imported_unchanged`.)
             news, name_pending = self._with_name({}, declared)
             spec, failures = specs.validate(self.spec_type, news)
             changed, replaces = specs.diff(self.spec_type, olds, spec.props()) if spec else ([], [])
@@ -311,7 +312,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         except MltrainError as err:
             raise for_resource(self.kind, self._label_of(news), err) from None
         keys = {k for k in (*olds, *news) if k.startswith(INTERNAL_PREFIX)
-                and k not in (STACK_KEY, URN_KEY, *RUN_STATE_KEYS)}
+                and k not in (STACK_KEY, URN_KEY, IMPORTED_KEY, *RUN_STATE_KEYS)}
         for key in sorted(keys):
             old, new = olds.get(key), news.get(key)
             if old is None or old == new:
@@ -326,6 +327,12 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             if again is not None:
                 changed.append(FAILED_KEY)
                 replaces.append(FAILED_KEY)
+        if olds.get(IMPORTED_KEY):
+            # The imported inputs are the platform's complete copy: what the declaration leaves to the
+            # platform (and the platform's spelling of declared values) is no change.
+            same = takeover.imported_unchanged(self.spec_type, olds, news, changed)
+            changed = [k for k in changed if k not in same]
+            replaces = [k for k in replaces if k not in same]
         # Always delete first, also when the engine forces a replace that this diff did not ask for
         # (`replacement_trigger`, `pulumi up --replace`): a new object of the same name created first
         # would find the old one by its owner mark and take it over, and the delete would then remove it.
@@ -353,13 +360,26 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
     def create(self, props: Props, *, timeout: float | None = None) -> Created:
         """Create (or take over by `adopt_id`) the object of the checked inputs `props`, waited for.
         `timeout` is the engine's create timeout in seconds, used when the inputs set none."""
-        return self._create_op(props, timeout)
+        return self._present_created(self._create_op(props, timeout))
 
     def resume(self, object_id: str, props: Props, *, timeout: float | None = None, attempt: int = 1) -> Created:
         """Finish the create of this resource's own `object_id` (an unfinished create, the plugin's
         partially created resource): taken over, waited for and judged like a fresh create. `attempt`: the
         attempt its state records."""
-        return self._create_op(props, timeout, resume=object_id, attempt=attempt)
+        return self._present_created(self._create_op(props, timeout, resume=object_id, attempt=attempt))
+
+    def partial(self, props: Props, timeout: float | None) -> Props:
+        """The state of a create that failed (see `survivor`) or was cancelled after its object came to
+        exist, where the engine records it as partially created (the plugin): the next update finishes the
+        create. The engine's create `timeout` is kept, since that update is given only the update timeout."""
+        return {**props, PARTIAL_KEY: timeout or True}
+
+    def preview_create(self) -> Props:
+        """What the preview of a create adds to its checked inputs: a training job's create starts a run (its
+        first, or a replacement), marked for the policy new-run-budget, which is given no step (RUN_STARTS).
+        The plugin's preview calls it; the dynamic form's preview calls no create, and its check marks the
+        step instead (`RunReason.at_check`)."""
+        return {RUN_STARTS: True} if self.runs is not None else {}
 
     def _create_op(self, props: Props, timeout: float | None, resume: str | None = None,
                    attempt: int | None = None) -> Created:
@@ -488,6 +508,10 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
     def read(self, object_id: str, props: Props) -> Read | None:
         """The object as the platform holds it now (refresh), or None once it is gone (a listing agrees).
         A held failure whose job was deleted (`on_failure="delete"`) is its state: nothing to read."""
+        found = self._refresh(object_id, props)
+        return None if found is None else Read(found.id, self._present(found.outputs), found.inputs)
+
+    def _refresh(self, object_id: str, props: Props) -> Read | None:
         spec = self._parse(props, strict=False)
         kept = self._run_recorded(props)
         run = _run_state(props, unfinished=True)
@@ -579,11 +603,22 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
     def update(self, object_id: str, olds: Props, news: Props, *,
                timeout: float | None = None) -> Updated:
         """Change the object in place from the stored state `olds` to the checked inputs `news`, or go on
-        with a create the engine cancelled (`olds` unfinished). `timeout` is the engine's update timeout,
+        with a create the engine cancelled (`olds` unfinished) or left partially created (`partial`), as a
+        create of this resource's own object (waited for, and rolled back when it failed meanwhile); a failed
+        update keeps the partial state. `timeout` is the engine's update timeout,
         used when the inputs set none. A held failure stays held (its outputs say so)."""
-        if olds.get(UNFINISHED_KEY):
-            attempt = _whole(olds.get(ATTEMPT_KEY), 1)
-            return Updated(self.resume(object_id, news, timeout=timeout, attempt=attempt).outputs)
+        return Updated(self._present(self._update(object_id, olds, news, timeout).outputs))
+
+    def _update(self, object_id: str, olds: Props, news: Props, timeout: float | None) -> Updated:
+        partial = olds.get(PARTIAL_KEY)
+        if partial or olds.get(UNFINISHED_KEY):
+            # A partial create is finished within the create timeout its state kept, else the update's.
+            kept = _whole(partial, 0)
+            resumed = self.resume(object_id, news, timeout=float(kept) if kept > 0 else timeout,
+                                  attempt=_whole(olds.get(ATTEMPT_KEY), 1))
+            # Cancelled again: the next update goes on, still within the create's timeout.
+            return Updated({**resumed.outputs, PARTIAL_KEY: partial} if partial and resumed.unfinished
+                           else resumed.outputs)
         old, new = self._parse(olds, strict=False), self._parse(news)
         changed, _ = specs.diff(self.spec_type, olds, news)
         budget = self._deadline(new, "update", timeout, f"updating {self.kind} '{self._label(new)}'")
@@ -655,6 +690,16 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         urn = props.get(URN_KEY)
         shown = name or (resource_of(urn) if isinstance(urn, str) and urn else "")
         return f"{self.kind} '{shown}'" if shown else self.kind
+
+    def _present(self, outs: Props) -> Props:
+        """Outputs as a state keeps them: without the absent values (None) of output-only fields and of
+        `adopt_id`. Every SDK reads a property missing from the outputs as it reads a null one (unknown in
+        a preview; in an update the value the program gave, None here), so a null costs state and says nothing."""
+        inputs = self.spec_type.model_fields
+        return {k: v for k, v in outs.items() if v is not None or (k in inputs and k != "adopt_id")}
+
+    def _present_created(self, created: Created) -> Created:
+        return Created(created.id, self._present(created.outputs))
 
     def _only_outputs(self, values: Props) -> Props:
         return {k: v for k, v in values.items() if k in self.output_type.model_fields}
