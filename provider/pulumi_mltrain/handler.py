@@ -18,6 +18,11 @@ It also holds the guarantees every resource shares in accounts that several stac
 - truth: "not found" drops a resource only after a second look (a listing) agrees, and refresh reads back
   every declared input through the spec's wire mapping, so drift on any field shows in the next preview.
 
+The rules of a state are its own too, so both adapters only translate: a state keeps no null output-only
+field (`_present`), an imported state's diff leaves out what the declaration leaves to the platform
+(`takeover.imported_unchanged`), a preview of a run's create marks the run's start (`preview_create`), and
+a create that the engine records as partially created is finished by the next update (`partial`).
+
 A handler holds no client, lock or secret of its own: clients are built lazily inside the provider
 process after `configure()` (`Context.client`), and shared by the handlers of a process.
 """

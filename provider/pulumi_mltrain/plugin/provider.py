@@ -161,7 +161,8 @@ class MltrainPlugin(p.Provider):
         inputs, in_secret = sdk.plain(request.inputs)
         props, inputs = names.fields(handler, props), names.fields(handler, inputs)
         if not props and not inputs:
-            # The imported state is marked as such (in its outputs and inputs): see `diff`.
+            # The imported state is marked as such (in its outputs and inputs): its diff is the
+            # handler's rule for an import (`takeover.imported_unchanged`).
             owner = {**self._owner_inputs(request.type, request.urn), IMPORTED_KEY: True}
             imported = await sdk.run_sync(handler.import_object, request.resource_id, owner)
             return p.ReadResponse(resource_id=request.resource_id,
