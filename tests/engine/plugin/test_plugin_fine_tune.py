@@ -27,7 +27,7 @@ KEPT = ("train_type", "ftjob_config", "base_asset_id", "output_model", "asset_mo
 
 def _artifacts(emulator: Any, job_id: str) -> dict[str, Any]:
     iam.forget_tokens()
-    [final] = ModelArtsClient(Settings.load({**inprocess.modelarts_config(emulator), **inprocess.BASE_CONFIG},
+    [final] = ModelArtsClient(Settings.load({**inprocess.config("modelarts", emulator), **inprocess.BASE_CONFIG},
                                             env={})).ft_artifacts(job_id)
     return final
 
