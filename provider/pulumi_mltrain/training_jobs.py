@@ -1,5 +1,6 @@
 """What the training jobs of every platform do alike, written once: each platform's `TrainingJobCalls`
-subclasses `JobCalls`, declares its node inputs and its states, and gives the primitives of its API.
+subclasses `JobCalls`, declares its node inputs and its states, names its jobs module and gives the
+primitives of its API that are its own.
 
 - a preview checks the inputs against the platform's catalogues when it has credentials (a refused key is
   a failure naming it, an unreadable catalogue a skipped check, said: `PlatformCalls.catalogues_ready`),
@@ -7,19 +8,40 @@ subclasses `JobCalls`, declares its node inputs and its states, and gives the pr
   unchanged inputs keeps from the state instead (`derived_kept`);
 - a stop applies in `live_states`, a replace would end a job in `occupied_states`, and a create's wait
   reaches its target in the states `reached` names for its `wait_for`, or never does from `never`; its
-  messages name the job and its ID (`what`).
+  messages name the job and its ID (`what`);
+- stop, delete, the look by name and the listing of marked runs are functions of the platform's client in
+  its jobs module (`JobAPI`: alaya/tasks.py, modelarts/jobs.py), which the class names (`api = tasks`)
+  and `JobCalls` hands to the lifecycles.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from .errors import MltrainError
+from .lifecycle.protocol import MarkedRun, Named, Stop
+from .ownership import Mark
 from .platform_calls import Failures, OutT, PlatformCalls, Props, RemoteT, SpecT
 
+ClientT = TypeVar("ClientT")
+ClientT_contra = TypeVar("ClientT_contra", contravariant=True)
 
-class JobCalls(PlatformCalls[SpecT, OutT, RemoteT]):
+
+class JobAPI(Protocol[ClientT_contra]):
+    """The primitives a platform's jobs module gives as functions of its client (`lifecycle.protocol`)."""
+
+    def stop(self, api: ClientT_contra, object_id: str, /) -> Stop: ...
+
+    def delete(self, api: ClientT_contra, object_id: str, /) -> None: ...
+
+    def named(self, api: ClientT_contra, name: str, /) -> list[Named]: ...
+
+    def marked(self, api: ClientT_contra, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float,
+               /) -> list[MarkedRun]: ...
+
+
+class JobCalls(PlatformCalls[SpecT, OutT, RemoteT], Generic[SpecT, OutT, RemoteT, ClientT]):
     """A training job on its platform: a run (`PlatformCalls.runs`) on nodes of a catalogue's type."""
 
     runs: ClassVar[bool] = True
@@ -31,6 +53,12 @@ class JobCalls(PlatformCalls[SpecT, OutT, RemoteT]):
     occupied_states: ClassVar[frozenset[str] | None] = None  # None: the live ones
     reached: ClassVar[Mapping[str, frozenset[str]]] = {}  # by `wait_for`; none: no wait
     never: ClassVar[frozenset[str]] = frozenset()
+    api: JobAPI[ClientT]  # the platform's jobs module
+
+    @property
+    def client(self) -> ClientT:
+        """The platform's client of this operation's account."""
+        raise NotImplementedError
 
     def node_types(self) -> list[dict[str, Any]]:
         """The rows of the platform's catalogue of node types (products, flavors), cached."""
@@ -55,6 +83,18 @@ class JobCalls(PlatformCalls[SpecT, OutT, RemoteT]):
         except MltrainError as err:
             self.context.say(f"GPU and cost outputs skipped: {err}")
             return {}
+
+    def stop(self, object_id: str) -> Stop:
+        return self.api.stop(self.client, object_id)
+
+    def delete(self, object_id: str) -> None:
+        self.api.delete(self.client, object_id)
+
+    def named(self, name: str) -> list[Named]:
+        return self.api.named(self.client, name)
+
+    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
+        return self.api.marked(self.client, recorded, keep, now)
 
     def live(self, state: str) -> bool:
         return state in self.live_states

@@ -11,11 +11,11 @@ checks and derived outputs of a preview, the states) is `training_jobs.py`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ..lifecycle import takeover
-from ..lifecycle.protocol import MarkedRun, Named, Outs, Sent, Stop
+from ..lifecycle.protocol import Outs, Sent
 from ..ownership import Mark
 from ..platform_calls import Failures, Props
 from ..training_jobs import JobCalls
@@ -30,7 +30,7 @@ __all__ = ["TrainingJobCalls", "TrainingJobOutputs", "TrainingJobSpec"]
 CREDENTIALS = ("mltrain:alayaApiKey",)
 
 
-class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task]):
+class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task, AlayaClient]):
     kind: ClassVar[str] = "TrainingJob"
     noun: ClassVar[str] = "task"
     described: ClassVar[str] = "training task"
@@ -44,6 +44,7 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task]):
     live_states: ClassVar[frozenset[str]] = contract.LIVE - {contract.PAUSED}
     occupied_states: ClassVar[frozenset[str] | None] = contract.LIVE  # a paused task too
     reached, never = contract.REACHED, contract.NEVER
+    api = tasks
 
     @property
     def client(self) -> AlayaClient:
@@ -67,20 +68,11 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task]):
     def state_of(self, remote: Task) -> str:
         return status(remote)
 
-    def stop(self, object_id: str) -> Stop:
-        return tasks.stop(self.client, object_id)
-
-    def delete(self, object_id: str) -> None:
-        tasks.delete(self.client, object_id)
-
     def settled(self, state: str) -> bool:
         return state in tasks.DELETABLE
 
     def listing(self, name: str) -> list[tuple[str, str]]:
         return [(str(row.get("id")), status(row)) for row in self.client.find_tasks(name)]
-
-    def named(self, name: str) -> list[Named]:
-        return tasks.named(self.client, name)
 
     def read(self, object_id: str, spec: TrainingJobSpec) -> tuple[Props, Props | None] | None:
         detail = self.client.task(object_id)
@@ -125,6 +117,3 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task]):
 
     def notes(self, spec: TrainingJobSpec, object_id: str) -> Callable[[Task], str | None]:
         return tasks.no_log_note()
-
-    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
-        return tasks.marked(self.client, recorded, keep, now)

@@ -19,11 +19,11 @@ deadline (`customTimeouts.create`, default 20 minutes). For long trainings keep 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ..errors import ApiError
-from ..lifecycle.protocol import MarkedRun, Named, Outs, Sent, Stop
+from ..lifecycle.protocol import Outs, Sent
 from ..ownership import Mark
 from ..platform_calls import Failures, Props
 from ..training_jobs import JobCalls
@@ -37,7 +37,7 @@ from .jobs import Job
 __all__ = ["TrainingJobCalls", "TrainingJobOutputs", "TrainingJobSpec"]
 
 
-class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
+class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job, ModelArtsClient]):
     kind: ClassVar[str] = "TrainingJob"
     noun: ClassVar[str] = "training job"
     platform: ClassVar[str] = tags.PLATFORM
@@ -52,6 +52,7 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
     pending_states: ClassVar[frozenset[str]] = contract.BEFORE_RUNNING
     live_states: ClassVar[frozenset[str]] = contract.TERMINABLE
     reached, never = contract.REACHED, contract.FAILURES
+    api = jobs
     configured = staticmethod(catalog.configured)
 
     @property
@@ -80,20 +81,11 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
     def state_of(self, remote: Job) -> str:
         return jobs.phase(remote)
 
-    def stop(self, object_id: str) -> Stop:
-        return jobs.stop(self.client, object_id)
-
-    def delete(self, object_id: str) -> None:
-        jobs.delete(self.client, object_id)
-
     def settled(self, state: str) -> bool:
         return state not in jobs.BUSY
 
     def listing(self, name: str) -> list[tuple[str, str]]:
         return [(str((job.get("metadata") or {}).get("id")), jobs.phase(job)) for job in self.client.find_jobs(name)]
-
-    def named(self, name: str) -> list[Named]:
-        return jobs.named(self.client, name)
 
     def read(self, object_id: str, spec: TrainingJobSpec) -> tuple[Props, Props | None] | None:
         job = self.client.job(object_id)
@@ -155,6 +147,3 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
 
     def notes(self, spec: TrainingJobSpec, object_id: str) -> Callable[[Job], str | None]:
         return jobs.notes(self.client, spec, object_id)
-
-    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
-        return jobs.marked(self.client, recorded, keep, now)
