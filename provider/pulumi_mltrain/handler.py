@@ -618,8 +618,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         partial = olds.get(PARTIAL_KEY)
         if partial or olds.get(UNFINISHED_KEY):
             # A partial create is finished within the create timeout its state kept, else the update's.
-            kept = _whole(partial, 0)
-            resumed = self.resume(object_id, news, timeout=float(kept) if kept > 0 else timeout,
+            kept = float(partial) if isinstance(partial, int | float) and not isinstance(partial, bool) else 0.0
+            resumed = self.resume(object_id, news, timeout=kept if kept > 0 else timeout,
                                   attempt=_whole(olds.get(ATTEMPT_KEY), 1))
             # Cancelled again: the next update goes on, still within the create's timeout.
             return Updated({**resumed.outputs, PARTIAL_KEY: partial} if partial and resumed.unfinished
