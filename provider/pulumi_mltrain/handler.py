@@ -18,6 +18,11 @@ It also holds the guarantees every resource shares in accounts that several stac
 - truth: "not found" drops a resource only after a second look (a listing) agrees, and refresh reads back
   every declared input through the spec's wire mapping, so drift on any field shows in the next preview.
 
+The rules of a state are its own too, so both adapters only translate: a state keeps no null output-only
+field (`_present`), an imported state's diff leaves out what the declaration leaves to the platform
+(`takeover.imported_unchanged`), a preview of a run's create marks the run's start (`preview_create`), and
+a create that the engine records as partially created is finished by the next update (`partial`).
+
 A handler holds no client, lock or secret of its own: clients are built lazily inside the provider
 process after `configure()` (`Context.client`), and shared by the handlers of a process.
 """
@@ -36,7 +41,7 @@ from .accounts import ACCOUNT_KEY, explicit_settings
 from .checkpoints import RESUMED_FROM, Lineage, Resume
 from .config import Settings
 from .errors import MltrainError, NotFound, for_resource
-from .lifecycle import in_place, removal
+from .lifecycle import in_place, removal, takeover
 from .lifecycle.create import create
 from .lifecycle.protocol import Runs
 from .lifecycle.record import Held, Recorder, RunSpec, Unfinished
@@ -47,6 +52,7 @@ from .ownership import (
     IMPORTED_KEY,
     INTERNAL_PREFIX,
     MARK_KEYS,
+    PARTIAL_KEY,
     REMOVED_KEY,
     STACK_KEY,
     UNFINISHED_KEY,
@@ -60,7 +66,7 @@ from .ownership import (
 )
 from .platform_calls import Context, OutT, PlatformCalls, Props, RemoteT, SpecT
 from .progress import Label
-from .runs import Replacement, Replacements, RunReason, refuse_stopped_run, replaced_by
+from .runs import RUN_STARTS, Replacement, Replacements, RunReason, refuse_stopped_run, replaced_by
 
 # The state of a run (held failure, unfinished wait, attempt), which a diff never compares as inputs.
 RUN_STATE_KEYS = (FAILED_KEY, UNFINISHED_KEY, ATTEMPT_KEY, REMOVED_KEY)
@@ -219,7 +225,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         if replaces and news.get("name") != declared.get("name") and not olds.get(IMPORTED_KEY):
             # A kept autoname (from the state) is not the replacement's: that is a new object, whose
             # create is checked without the state and named from the URN, so the preview shows that name.
-            # (An imported state keeps the platform's name: its diff is the plugin's, see IMPORTED_KEY.)
+            # (An imported state keeps the platform's name: see `takeover.imported_unchanged`.)
             news, name_pending = self._with_name({}, declared)
             spec, failures = specs.validate(self.spec_type, news)
             changed, replaces = specs.diff(self.spec_type, olds, spec.props()) if spec else ([], [])
@@ -315,7 +321,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         except MltrainError as err:
             raise for_resource(self.kind, self._label_of(news), err) from None
         keys = {k for k in (*olds, *news) if k.startswith(INTERNAL_PREFIX)
-                and k not in (STACK_KEY, URN_KEY, *RUN_STATE_KEYS)}
+                and k not in (STACK_KEY, URN_KEY, IMPORTED_KEY, *RUN_STATE_KEYS)}
         for key in sorted(keys):
             old, new = olds.get(key), news.get(key)
             if old is None or old == new:
@@ -330,6 +336,12 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             if again is not None:
                 changed.append(FAILED_KEY)
                 replaces.append(FAILED_KEY)
+        if olds.get(IMPORTED_KEY):
+            # The imported inputs are the platform's complete copy: what the declaration leaves to the
+            # platform (and the platform's spelling of declared values) is no change.
+            same = takeover.imported_unchanged(self.spec_type, olds, news, changed)
+            changed = [k for k in changed if k not in same]
+            replaces = [k for k in replaces if k not in same]
         if replaces and object_id and self.runs is not None:
             self.lineage.note(object_id, urn=news.get(URN_KEY))  # the run a new run of a checkpoint resumes
         # Always delete first, also when the engine forces a replace that this diff did not ask for
@@ -359,13 +371,26 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
     def create(self, props: Props, *, timeout: float | None = None) -> Created:
         """Create (or take over by `adopt_id`) the object of the checked inputs `props`, waited for.
         `timeout` is the engine's create timeout in seconds, used when the inputs set none."""
-        return self._create_op(props, timeout)
+        return self._present_created(self._create_op(props, timeout))
 
     def resume(self, object_id: str, props: Props, *, timeout: float | None = None, attempt: int = 1) -> Created:
         """Finish the create of this resource's own `object_id` (an unfinished create, the plugin's
         partially created resource): taken over, waited for and judged like a fresh create. `attempt`: the
         attempt its state records."""
-        return self._create_op(props, timeout, resume=object_id, attempt=attempt)
+        return self._present_created(self._create_op(props, timeout, resume=object_id, attempt=attempt))
+
+    def partial(self, props: Props, timeout: float | None) -> Props:
+        """The state of a create that failed (see `survivor`) or was cancelled after its object came to
+        exist, where the engine records it as partially created (the plugin): the next update finishes the
+        create. The engine's create `timeout` is kept, since that update is given only the update timeout."""
+        return {**props, PARTIAL_KEY: timeout or True}
+
+    def preview_create(self) -> Props:
+        """What the preview of a create adds to its checked inputs: a training job's create starts a run (its
+        first, or a replacement), marked for the policy new-run-budget, which is given no step (RUN_STARTS).
+        The plugin's preview calls it; the dynamic form's preview calls no create, and its check marks the
+        step instead (`RunReason.at_check`)."""
+        return {RUN_STARTS: True} if self.runs is not None else {}
 
     def _create_op(self, props: Props, timeout: float | None, resume: str | None = None,
                    attempt: int | None = None) -> Created:
@@ -515,6 +540,10 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
     def read(self, object_id: str, props: Props) -> Read | None:
         """The object as the platform holds it now (refresh), or None once it is gone (a listing agrees).
         A held failure whose job was deleted (`on_failure="delete"`) is its state: nothing to read."""
+        found = self._refresh(object_id, props)
+        return None if found is None else Read(found.id, self._present(found.outputs), found.inputs)
+
+    def _refresh(self, object_id: str, props: Props) -> Read | None:
         spec = self._parse(props, strict=False)
         kept = self._run_recorded(props)
         run = _run_state(props, unfinished=True)
@@ -607,12 +636,23 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
     def update(self, object_id: str, olds: Props, news: Props, *,
                timeout: float | None = None) -> Updated:
         """Change the object in place from the stored state `olds` to the checked inputs `news`, or go on
-        with a create the engine cancelled (`olds` unfinished). `timeout` is the engine's update timeout,
+        with a create the engine cancelled (`olds` unfinished) or left partially created (`partial`), as a
+        create of this resource's own object (waited for, and rolled back when it failed meanwhile); a failed
+        update keeps the partial state. `timeout` is the engine's update timeout,
         used when the inputs set none. A held failure stays held (its outputs say so)."""
-        if olds.get(UNFINISHED_KEY):
-            attempt = _whole(olds.get(ATTEMPT_KEY), 1)
+        return Updated(self._present(self._update(object_id, olds, news, timeout).outputs))
+
+    def _update(self, object_id: str, olds: Props, news: Props, timeout: float | None) -> Updated:
+        partial = olds.get(PARTIAL_KEY)
+        if partial or olds.get(UNFINISHED_KEY):
+            # A partial create is finished within the create timeout its state kept, else the update's.
+            kept = float(partial) if isinstance(partial, int | float) and not isinstance(partial, bool) else 0.0
+            resumed = self.resume(object_id, news, timeout=kept if kept > 0 else timeout,
+                                  attempt=_whole(olds.get(ATTEMPT_KEY), 1))
             lineage = {RESUMED_FROM: olds[RESUMED_FROM]} if olds.get(RESUMED_FROM) else {}
-            return Updated({**self.resume(object_id, news, timeout=timeout, attempt=attempt).outputs, **lineage})
+            # Cancelled again: the next update goes on, still within the create's timeout.
+            return Updated({**resumed.outputs, **lineage, PARTIAL_KEY: partial} if partial and resumed.unfinished
+                           else {**resumed.outputs, **lineage})
         old, new = self._parse(olds, strict=False), self._parse(news)
         changed, _ = specs.diff(self.spec_type, olds, news)
         budget = self._deadline(new, "update", timeout, f"updating {self.kind} '{self._label(new)}'")
@@ -686,6 +726,16 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         urn = props.get(URN_KEY)
         shown = name or (resource_of(urn) if isinstance(urn, str) and urn else "")
         return f"{self.kind} '{shown}'" if shown else self.kind
+
+    def _present(self, outs: Props) -> Props:
+        """Outputs as a state keeps them: without the absent values (None) of output-only fields and of
+        `adopt_id`. Every SDK reads a property missing from the outputs as it reads a null one (unknown in
+        a preview; in an update the value the program gave, None here), so a null costs state and says nothing."""
+        inputs = self.spec_type.model_fields
+        return {k: v for k, v in outs.items() if v is not None or (k in inputs and k != "adopt_id")}
+
+    def _present_created(self, created: Created) -> Created:
+        return Created(created.id, self._present(created.outputs))
 
     def _only_outputs(self, values: Props) -> Props:
         return {k: v for k, v in values.items() if k in self.output_type.model_fields}

@@ -47,9 +47,13 @@ EXISTS_KEY = "__mltrain_exists"
 # that check can mark the step that starts a run (runs.RUN_STARTS). Never in a state: the program of
 # `pulumi up`'s update does not set it, and a diff ignores a key the state lacks.
 PREVIEW_KEY = "__mltrain_preview"
-# Marks a state whose inputs were read back by `pulumi import` (the platform's complete copy); the
-# plugin's next diff leaves out what the declaration leaves to the platform.
+# Marks a state whose inputs were read back by `pulumi import` (the platform's complete copy); its next
+# diff leaves out what the declaration leaves to the platform (`takeover.imported_unchanged`).
 IMPORTED_KEY = "__mltrain_imported"
+# Marks the plugin's state of a create that failed or was cancelled after its object came to exist, which
+# the engine records as partially created: the next update finishes the create (`Handler.update`), within
+# the create's timeout, its value (True when the engine gave none; see `Handler.partial`).
+PARTIAL_KEY = f"{INTERNAL_PREFIX}partial"
 
 
 @dataclass(frozen=True)

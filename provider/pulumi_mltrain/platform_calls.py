@@ -139,6 +139,21 @@ class PlatformCalls(Generic[SpecT, OutT, RemoteT]):
             return None
         return next((f"{state} ({object_id})" for object_id, state in self.listing(name) if self.occupied(state)), None)
 
+    def catalogues_ready(self, read: Callable[[], object]) -> Failures | None:
+        """Whether a preview checks the inputs against the catalogues: None once `read` (a cached catalogue
+        read) succeeds; else the failures instead: none without credentials (nothing to check) or when the
+        catalogue cannot be read (the check is skipped, and said), one naming the keys the platform refuses."""
+        if not self.configured(self.settings):
+            return []
+        try:
+            read()
+        except MltrainError as err:
+            refused = self.refused_credentials(err)
+            if refused is None:
+                self.context.say(f"catalogue check skipped: {err}")
+            return refused or []
+        return None
+
     def refused_credentials(self, err: MltrainError) -> Failures | None:
         """A 401/403 while checking at preview is a failure naming the key to fix (not a skipped check)."""
         if isinstance(err, ApiError) and err.http_status in (401, 403) and not self.settings.skip_credential_check:

@@ -15,6 +15,7 @@ import pytest
 from pulumi_mltrain import registry
 from pulumi_mltrain.alaya import contract as alaya_contract
 from pulumi_mltrain.modelarts import contract as modelarts_contract
+from pulumi_mltrain.training_jobs import JobCalls
 
 # The states in which each platform's job still runs, as its contract names them.
 CONTRACT_LIVE = {registry.ALAYA_JOB: alaya_contract.LIVE, registry.MODELARTS_JOB: modelarts_contract.TERMINABLE}
@@ -37,6 +38,10 @@ def test_run_facts_name_the_platform_s_fields_outputs_and_states(entry: registry
     for field in (facts.timeout, facts.nodes, facts.node_type, facts.timeout_switch):
         assert field is None or field in inputs, field
     assert facts.price is None or facts.price in outputs
+    # The shared training-job calls (training_jobs.py) read the same node inputs and states.
+    assert issubclass(calls, JobCalls)
+    assert (calls.node_type, calls.nodes) == (facts.node_type, facts.nodes)
+    assert (calls.live_states if calls.occupied_states is None else calls.occupied_states) == facts.live
     # What mltrain-plan and the policies read of every job by the same name.
     assert {"gpus_per_node", "gpu_count", "run_reason"} <= set(outputs)
 

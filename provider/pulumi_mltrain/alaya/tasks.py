@@ -1,5 +1,6 @@
 """An Alaya NeW training task's wire shape: its outputs, status and owner mark, and the account's
-marked tasks (`marked`, for abandoned runs).
+marked tasks (`marked`, for abandoned runs); with `stop`, `delete` and `named`, the primitives that
+`training_jobs.JobCalls` gives the lifecycles (`training_job.py` names this module).
 
 Alaya NeW refuses a stop or a delete in a status it does not apply to with its own 409 (a gateway's
 409 is no refusal: `refused`). A stop refused that way means there is nothing to stop; a delete

@@ -5,19 +5,20 @@ task ID (`resolve`), and only then is the ID recorded; the create sequence itsel
 lifecycle/create.py's. Nothing changes in place (the API has no update call): a change of a field that
 shapes the training replaces the task (a new run), `description` is only recorded, and fields marked
 `local` change only the provider's behaviour. The declaration is `job_spec.py`; the task's wire shape
-(its outputs, status, owner mark) is `tasks.py`.
+(its outputs, status, owner mark) is `tasks.py`; what every training job does alike (the catalogue
+checks and derived outputs of a preview, the states) is `training_jobs.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ..errors import MltrainError
 from ..lifecycle import takeover
-from ..lifecycle.protocol import MarkedRun, Named, Outs, Sent, Stop
+from ..lifecycle.protocol import Outs, Sent
 from ..ownership import Mark
-from ..platform_calls import Failures, PlatformCalls, Props
+from ..platform_calls import Failures, Props
+from ..training_jobs import JobCalls
 from . import contract, subscription, tasks
 from .catalog import catalog_failures, job_costs, products
 from .client import AlayaClient
@@ -29,17 +30,21 @@ __all__ = ["TrainingJobCalls", "TrainingJobOutputs", "TrainingJobSpec"]
 CREDENTIALS = ("mltrain:alayaApiKey",)
 
 
-class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Task]):
+class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task, AlayaClient]):
     kind: ClassVar[str] = "TrainingJob"
     noun: ClassVar[str] = "task"
     described: ClassVar[str] = "training task"
     platform: ClassVar[str] = tasks.PLATFORM
-    runs: ClassVar[bool] = True
     derived_kept: ClassVar[tuple[str, ...]] = COST_OUTPUTS
     credential_keys: ClassVar[tuple[str, ...]] = CREDENTIALS
     spec_type = TrainingJobSpec
     output_type = TrainingJobOutputs
+    node_type, nodes, costs = "product_code", "worker_count", job_costs
     pending_states: ClassVar[frozenset[str]] = contract.BEFORE_RUNNING
+    live_states: ClassVar[frozenset[str]] = contract.LIVE - {contract.PAUSED}
+    occupied_states: ClassVar[frozenset[str] | None] = contract.LIVE  # a paused task too
+    reached, never = contract.REACHED, contract.NEVER
+    api = tasks
 
     @property
     def client(self) -> AlayaClient:
@@ -50,27 +55,11 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Task])
         return bool(settings.alaya_api_key)
 
     # ----- check time ----------------------------------------------------------------------------
-    def check_remote(self, spec: TrainingJobSpec) -> Failures:
-        if not self.settings.alaya_api_key:
-            return []
-        try:
-            products(self.client)  # cached; a refused key fails the preview here
-        except MltrainError as err:
-            refused = self.refused_credentials(err)
-            if refused is not None:
-                return refused
-        return catalog_failures(self.client, spec.product_code, spec.storage_mounts, say=self.context.say)
+    def node_types(self) -> list[dict[str, Any]]:
+        return products(self.client)
 
-    def derived(self, spec: TrainingJobSpec) -> Props:
-        """GPUs and cost from the (cached) product list, so previews and policies know them; nothing
-        without credentials or when the list cannot be read."""
-        if not self.settings.alaya_api_key or not spec.product_code:
-            return {}
-        try:
-            return job_costs(products(self.client), spec.product_code, int(spec.worker_count or 0))
-        except MltrainError as err:
-            self.context.say(f"GPU and cost outputs skipped: {err}")
-            return {}
+    def catalogue_failures(self, spec: TrainingJobSpec) -> Failures:
+        return catalog_failures(self.client, spec.product_code, spec.storage_mounts, say=self.context.say)
 
     # ----- the task ------------------------------------------------------------------------------
     def get(self, object_id: str) -> Task:
@@ -79,26 +68,11 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Task])
     def state_of(self, remote: Task) -> str:
         return status(remote)
 
-    def stop(self, object_id: str) -> Stop:
-        return tasks.stop(self.client, object_id)
-
-    def delete(self, object_id: str) -> None:
-        tasks.delete(self.client, object_id)
-
-    def live(self, state: str) -> bool:
-        return state in contract.LIVE - {contract.PAUSED}
-
-    def occupied(self, state: str) -> bool:
-        return state in contract.LIVE  # a paused task too
-
     def settled(self, state: str) -> bool:
         return state in tasks.DELETABLE
 
     def listing(self, name: str) -> list[tuple[str, str]]:
         return [(str(row.get("id")), status(row)) for row in self.client.find_tasks(name)]
-
-    def named(self, name: str) -> list[Named]:
-        return tasks.named(self.client, name)
 
     def read(self, object_id: str, spec: TrainingJobSpec) -> tuple[Props, Props | None] | None:
         detail = self.client.task(object_id)
@@ -124,10 +98,6 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Task])
         takeover.require_match(spec, self.noun, object_id, unmarked(self.client.task(object_id)))
 
     # ----- the run -------------------------------------------------------------------------------
-    def goal(self, spec: TrainingJobSpec) -> tuple[frozenset[str], frozenset[str]] | None:
-        target = contract.REACHED.get(spec.wait_for)
-        return None if target is None else (target, contract.NEVER)
-
     def recorded(self, spec: TrainingJobSpec, remote: Task) -> Outs:
         return outputs(remote)
 
@@ -150,6 +120,3 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Task])
 
     def notes(self, spec: TrainingJobSpec, object_id: str) -> Callable[[Task], str | None]:
         return tasks.no_log_note()
-
-    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
-        return tasks.marked(self.client, recorded, keep, now)

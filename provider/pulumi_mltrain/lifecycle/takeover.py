@@ -8,11 +8,15 @@ a plugin resource without deleteBeforeReplace), it would find that object by its
 delete that follows would remove what the state then records. So a create removes the objects its
 mark finds first (`clear_own`), as a delete-before-replace would have, and only then makes its own; the
 engine's delete of the old one then finds it gone.
+
+An imported state holds the platform's complete copy of the object as its inputs; the first diff
+against the program's declaration leaves out what the declaration leaves to the platform
+(`imported_unchanged`), so importing and then running the program that `pulumi import` wrote changes nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from .. import spec as specs
 from ..errors import MltrainError
@@ -45,3 +49,20 @@ def require_match(spec: specs.Spec, noun: str, object_id: str, remote: Mapping[s
     if diffs:
         raise MltrainError(f"cannot adopt {noun} {object_id}: it differs from the declared inputs: "
                            + "; ".join(diffs))
+
+
+def imported_unchanged(spec_type: type[specs.Spec], olds: Mapping[str, object], news: Mapping[str, object],
+                       changed: Collection[str]) -> set[str]:
+    """Of the `changed` keys of an imported state `olds`, the remote fields whose declared value (`news`) the
+    imported copy satisfies (`spec.differing`): what the declaration leaves to the platform, the platform's
+    spelling of a declared value, and what the platform never returns (which the import could not read)."""
+    declared, _ = specs.validate(spec_type, specs.user_props(news, spec_type))
+    held, _ = specs.validate(spec_type, specs.user_props(olds, spec_type))
+    if declared is None or held is None:
+        return set()
+    metas = dict(specs.field_metas(spec_type))
+    local = {name for name, meta in metas.items() if meta.on_change == "local"}
+    unread = {name for name, meta in metas.items() if not meta.returned and getattr(held, name) in (None, [], {})}
+    differ = specs.differing(declared, held)
+    return {k for k in changed
+            if k in spec_type.model_fields and k not in local and (k not in differ or k in unread)}

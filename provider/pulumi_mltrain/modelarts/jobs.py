@@ -1,5 +1,6 @@
 """A ModelArts training job's primitives as functions of the project's client (`training_job.py` gives
-them to the lifecycles): terminate, delete, the search by name, the marked jobs, its outputs, why a run
+them to the lifecycles, and `training_jobs.JobCalls` the four every platform's jobs module has: stop,
+delete, named, marked): terminate, delete, the search by name, the marked jobs, its outputs, why a run
 ended, its metric gate and the log lines of a wait.
 
 A job that has ended is not terminated (ModelArts.2796: not in Creating, Pending or Running); a

@@ -8,11 +8,10 @@ from typing import Any
 
 from ..accounts import SETTINGS_KEY
 from ..config import CONFIG_KEYS, MAX_TAGS, Settings
-from ..errors import MltrainError
 from ..ownership import Mark
 from ..platform_calls import Context, Failures, PlatformCalls, Props
 from . import contract
-from .catalog import configured, flavors
+from .catalog import flavors
 from .client import ModelArtsClient
 
 PLATFORM = "ModelArts"
@@ -27,18 +26,8 @@ def client(context: Context) -> ModelArtsClient:
 def catalogues(calls: PlatformCalls[Any, Any, Any]) -> tuple[ModelArtsClient | None, Failures]:
     """The client to check inputs against the catalogues with, or None and why not: no credentials
     (no check), refused ones (a failure naming the keys), or an unreadable catalogue (skipped)."""
-    if not configured(calls.settings):
-        return None, []
-    try:
-        api = client(calls.context)
-        flavors(api)  # cached; a refused IAM login or token fails the preview here
-    except MltrainError as err:
-        refused = calls.refused_credentials(err)
-        if refused is not None:
-            return None, refused
-        calls.context.say(f"catalogue check skipped: {err}")
-        return None, []
-    return api, []
+    failures = calls.catalogues_ready(lambda: flavors(client(calls.context)))  # a refused IAM login fails here
+    return (None, failures) if failures is not None else (client(calls.context), [])
 
 
 def with_default_tags(settings: Settings, news: Props) -> tuple[Props, Failures]:

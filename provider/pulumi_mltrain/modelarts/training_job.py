@@ -8,7 +8,9 @@ than duplicated (`duplicate`).
 
 Only `description` and `tags` change in place; every other remote field replaces the job (deleted
 first: the name stays the same, and ModelArts refuses two jobs of one name). The declaration is
-`job_spec.py`; the job's wire shape, run judgement and logs are `jobs.py`.
+`job_spec.py`; the job's wire shape, run judgement and logs are `jobs.py`, its tags `tags.py`; what every
+training job does alike (the catalogue checks and derived outputs of a preview, the states) is
+`training_jobs.py`.
 
 `wait_for="completed"` holds a provider thread for the whole training and is bounded by the create
 deadline (`customTimeouts.create`, default 20 minutes). For long trainings keep the default
@@ -17,28 +19,28 @@ deadline (`customTimeouts.create`, default 20 minutes). For long trainings keep 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ..errors import ApiError, MltrainError
-from ..lifecycle.protocol import MarkedRun, Named, Outs, Sent, Stop
+from ..errors import ApiError
+from ..lifecycle.protocol import Outs, Sent
 from ..ownership import Mark
-from ..platform_calls import Failures, PlatformCalls, Props
+from ..platform_calls import Failures, Props
+from ..training_jobs import JobCalls
 from ..waiter import Backoff
-from . import contract, jobs, tags
-from .catalog import catalog_failures, configured, flavors, job_costs
+from . import catalog, contract, jobs, tags
+from .catalog import catalog_failures, flavors, job_costs
 from .client import ModelArtsClient
 from .job_spec import COST_OUTPUTS, TrainingJobOutputs, TrainingJobSpec
-from .jobs import Job, phase
+from .jobs import Job
 
 __all__ = ["TrainingJobCalls", "TrainingJobOutputs", "TrainingJobSpec"]
 
 
-class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
+class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job, ModelArtsClient]):
     kind: ClassVar[str] = "TrainingJob"
     noun: ClassVar[str] = "training job"
     platform: ClassVar[str] = tags.PLATFORM
-    runs: ClassVar[bool] = True
     derived_kept: ClassVar[tuple[str, ...]] = COST_OUTPUTS
     credential_keys: ClassVar[tuple[str, ...]] = tags.CREDENTIALS
     spec_type = TrainingJobSpec
@@ -46,33 +48,25 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
     recorded_once: ClassVar[tuple[str, ...]] = ("final_metrics", "success_criteria_met", "model_id",
                                                  "model_asset_id")
     poll: ClassVar[Backoff] = Backoff(first=0.5, maximum=10.0)
+    node_type, nodes, costs = "flavor_id", "node_count", job_costs
     pending_states: ClassVar[frozenset[str]] = contract.BEFORE_RUNNING
+    live_states: ClassVar[frozenset[str]] = contract.TERMINABLE
+    reached, never = contract.REACHED, contract.FAILURES
+    api = jobs
+    configured = staticmethod(catalog.configured)
 
     @property
     def client(self) -> ModelArtsClient:
         return tags.client(self.context)
 
-    @classmethod
-    def configured(cls, settings: Any) -> bool:
-        return configured(settings)
-
     # ----- check time ----------------------------------------------------------------------------
-    def check_remote(self, spec: TrainingJobSpec) -> Failures:
-        api, failures = tags.catalogues(self)
-        return failures if api is None else catalog_failures(api, flavor_id=spec.flavor_id, node_count=spec.node_count,
+    def node_types(self) -> list[dict[str, Any]]:
+        return flavors(self.client)  # a refused IAM login or token fails the preview here
+
+    def catalogue_failures(self, spec: TrainingJobSpec) -> Failures:
+        return catalog_failures(self.client, flavor_id=spec.flavor_id, node_count=spec.node_count,
                                 engine=(spec.engine_id, spec.engine_name, spec.engine_version),
                                 algorithm_id=spec.algorithm_id, say=self.context.say)
-
-    def derived(self, spec: TrainingJobSpec) -> Props:
-        """GPUs and billing code from the (cached) flavor list, so previews and policies know them;
-        nothing without credentials or when the list cannot be read."""
-        if not configured(self.settings) or not spec.flavor_id:
-            return {}
-        try:
-            return job_costs(flavors(self.client), spec.flavor_id, int(spec.node_count or 1))
-        except MltrainError as err:
-            self.context.say(f"GPU outputs skipped: {err}")
-            return {}
 
     def with_defaults(self, news: Props) -> tuple[Props, Failures]:
         return tags.with_default_tags(self.settings, news)
@@ -85,30 +79,18 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
         return self.client.job(object_id)
 
     def state_of(self, remote: Job) -> str:
-        return phase(remote)
-
-    def stop(self, object_id: str) -> Stop:
-        return jobs.stop(self.client, object_id)
-
-    def delete(self, object_id: str) -> None:
-        jobs.delete(self.client, object_id)
-
-    def live(self, state: str) -> bool:
-        return state in contract.TERMINABLE
+        return jobs.phase(remote)
 
     def settled(self, state: str) -> bool:
         return state not in jobs.BUSY
 
     def listing(self, name: str) -> list[tuple[str, str]]:
-        return [(str((job.get("metadata") or {}).get("id")), phase(job)) for job in self.client.find_jobs(name)]
-
-    def named(self, name: str) -> list[Named]:
-        return jobs.named(self.client, name)
+        return [(str((job.get("metadata") or {}).get("id")), jobs.phase(job)) for job in self.client.find_jobs(name)]
 
     def read(self, object_id: str, spec: TrainingJobSpec) -> tuple[Props, Props | None] | None:
         job = self.client.job(object_id)
         remote = jobs.without_checkpoint({**job, "tags": self.client.job_tags(object_id)}, spec)
-        return jobs.outputs(self.client, job, fine_tune=bool(spec.train_type), say=self.context.say), remote
+        return self.recorded(spec, job, metrics=True), remote
 
     def update(self, object_id: str, old: TrainingJobSpec, new: TrainingJobSpec, changed: list[str],
                owner: Mark | None) -> Props:
@@ -120,8 +102,7 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
                 self.client.untag_job(object_id, gone)
             if new.tags:
                 self.client.tag_job(object_id, [{"key": k, "value": v} for k, v in new.tags.items()])
-        return jobs.outputs(self.client, self.client.job(object_id), fine_tune=bool(new.train_type),
-                            say=self.context.say)
+        return self.recorded(new, self.client.job(object_id), metrics=True)
 
     # ----- its create ----------------------------------------------------------------------------
     def submit(self, spec: TrainingJobSpec, owner: Mark | None) -> Sent:
@@ -143,16 +124,10 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
         jobs.accept(self.client, object_id, spec)
 
     # ----- the run -------------------------------------------------------------------------------
-    def goal(self, spec: TrainingJobSpec) -> tuple[frozenset[str], frozenset[str]] | None:
-        return contract.REACHED[spec.wait_for], contract.FAILURES
-
-    def what(self, spec: TrainingJobSpec, object_id: str) -> str:
-        return f"training job {spec.name!r} ({object_id})"
-
-    def recorded(self, spec: TrainingJobSpec, remote: Job) -> Outs:
-        # A job that has only just been accepted or started has no metrics yet (one sample a
-        # minute): the read costs a call per create and says nothing; refresh reads them.
-        return jobs.outputs(self.client, remote, metrics=spec.wait_for == "completed",
+    def recorded(self, spec: TrainingJobSpec, remote: Job, metrics: bool = False) -> Outs:
+        # A job that has only just been accepted or started has no metrics yet (one sample a minute): a
+        # create's read costs a call and says nothing unless it waited for the end; refresh reads them.
+        return jobs.outputs(self.client, remote, metrics=metrics or spec.wait_for == "completed",
                             fine_tune=bool(spec.train_type), say=self.context.say)
 
     def ended(self, spec: TrainingJobSpec, object_id: str, remote: Job) -> tuple[str, str]:
@@ -173,6 +148,3 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
 
     def notes(self, spec: TrainingJobSpec, object_id: str) -> Callable[[Job], str | None]:
         return jobs.notes(self.client, spec, object_id)
-
-    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
-        return jobs.marked(self.client, recorded, keep, now)

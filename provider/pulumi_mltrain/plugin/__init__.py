@@ -4,6 +4,7 @@ served to the engine as a resource provider (`pulumi-resource-mltrain`).
 - `sdk.py`: everything that works around the SDK's experimental provider package (values, errors,
   the server, its thread pool and its engine watch), in one place;
 - `provider.py`: one generic adapter from the engine's requests to the resources' `Handler`s;
+- `names.py`: schema.json's camelCase property names, and the move of states written before 0.2;
 - `owner.py`: the owner (stack identity) and account identity a plugin can know;
 - `invokes.py`: the program-time functions of schema.json as invokes.
 """

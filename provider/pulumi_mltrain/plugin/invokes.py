@@ -3,7 +3,7 @@
 The functions are the dynamic form's own (`alaya/functions.py`, `modelarts/functions.py`, the
 catalogues); they read the `mltrain:*` settings through `pulumi.Config`, which the plugin's
 plugin sets to its provider's settings for the call. Arguments are checked by the schema's own models;
-they arrive, and the results leave, in schema.json's camelCase names (`spec.to_field_names`).
+they arrive, and the results leave, in schema.json's camelCase names (`names.py`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from .. import registry
-from .. import spec as specs
 from ..errors import MltrainError
+from . import names
 
 
 def functions() -> dict[str, registry.Function]:
@@ -33,7 +33,7 @@ def invoke(token: str, args: dict[str, Any], settings: dict[str, str]) -> dict[s
     if fn is None:
         raise LookupError(f"unknown function {token}; this provider has {', '.join(sorted(functions()))}")
     try:
-        parsed = fn.inputs.model_validate(specs.to_field_names(args, fn.inputs))
+        parsed = fn.inputs.model_validate(names.arguments(args, fn.inputs))
     except ValidationError as err:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors())
         raise LookupError(f"{token}: invalid arguments: {problems}") from None
@@ -41,4 +41,4 @@ def invoke(token: str, args: dict[str, Any], settings: dict[str, str]) -> dict[s
         result = fn.func(**parsed.model_dump())
     except MltrainError as err:
         raise LookupError(f"{token}: {err}") from None
-    return specs.to_property_names({fn.items: result} if fn.items else dict(result), fn.outputs)
+    return names.results({fn.items: result} if fn.items else dict(result), fn.outputs)
