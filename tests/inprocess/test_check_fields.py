@@ -129,6 +129,15 @@ def python_path(path: str, names: dict[str, str]) -> str:
     return ".".join(parts)
 
 
+def keys_of(value: Any) -> set[str]:
+    """Every key of every object in `value`, nested ones too."""
+    if isinstance(value, dict):
+        return {str(k) for k in value} | {k for v in value.values() for k in keys_of(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in keys_of(v)}
+    return set()
+
+
 def plugin_check(kind: str, emulator: EmulatorHandle, loop: asyncio.AbstractEventLoop) -> Check:
     plugin = MltrainPlugin()
     variables = {key.replace("mltrain:", "mltrain:config:"): value for key, value in credentials(emulator).items()}
@@ -142,13 +151,15 @@ def plugin_check(kind: str, emulator: EmulatorHandle, loop: asyncio.AbstractEven
     def check(props: dict[str, Any]) -> list[tuple[str, str]]:
         """The props sent as every SDK of the plugin sends them (schema.json's camelCase names, nested
         too); the failures' property paths, which name the properties so, read back as Python names."""
-        request = p.CheckRequest(urn, {}, sdk.wrap(to_property_names(props, model)), b"")
+        wire = to_property_names(props, model)
+        request = p.CheckRequest(urn, {}, sdk.wrap(wire), b"")
         result = loop.run_until_complete(plugin.check(request))
         failures = [(f.property, f.reason) for f in result.failures or []]
         for prop, _ in failures:
-            # Field segments only: a map's keys (`environments.0_a`) are the user's own data.
+            # Field segments only: a map's keys (`environments.0_a`) and an unknown key are the user's
+            # own data, named as sent (an unknown `pool_id` inside `tags` is not the field `poolId`).
             segments = {part.partition("[")[0] for part in prop.split(".")}
-            assert not segments & snake, f"not a schema name: {prop}"
+            assert not segments & snake - keys_of(wire), f"not a schema name: {prop}"
         return [(python_path(prop, names), reason) for prop, reason in failures]
 
     return check
