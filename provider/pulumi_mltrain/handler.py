@@ -35,9 +35,9 @@ from . import spec as specs
 from .accounts import ACCOUNT_KEY, explicit_settings
 from .config import Settings
 from .errors import MltrainError, NotFound, for_resource
-from .lifecycle import in_place, removal
+from .lifecycle import in_place, records, removal
 from .lifecycle.create import create
-from .lifecycle.protocol import Runs
+from .lifecycle.protocol import Keeps, Runs
 from .lifecycle.record import Held, Recorder, RunSpec, Unfinished
 from .ownership import (
     ATTEMPT_KEY,
@@ -59,7 +59,7 @@ from .ownership import (
 )
 from .platform_calls import Context, OutT, PlatformCalls, Props, RemoteT, SpecT
 from .progress import Label
-from .runs import Replacement, Replacements, RunReason, refuse_stopped_run, replaced_by
+from .runs import RUN_REASON, Replacement, Replacements, RunReason, refuse_stopped_run, replaced_by
 
 # The state of a run (held failure, unfinished wait, attempt), which a diff never compares as inputs.
 RUN_STATE_KEYS = (FAILED_KEY, UNFINISHED_KEY, ATTEMPT_KEY, REMOVED_KEY)
@@ -184,9 +184,11 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         values = explicit_settings(dict(props))
         return Settings.load(values) if values is not None else self.settings
 
-    def platform(self, props: Mapping[str, object]) -> PlatformCalls[SpecT, OutT, RemoteT]:
-        """The platform calls of one operation on the resource whose inputs are `props`."""
-        return self.calls(Context(self.account(props), owner=Mark.from_props(props)))
+    def platform(self, props: Mapping[str, object],
+                 run_reason: str | None = None) -> PlatformCalls[SpecT, OutT, RemoteT]:
+        """The platform calls of one operation on the resource whose inputs are `props` (`run_reason`: a
+        create's, why its run starts)."""
+        return self.calls(Context(self.account(props), owner=Mark.from_props(props), run_reason=run_reason))
 
     # ----- operations ----------------------------------------------------------------------------
     def check(self, olds: Props, news: Props) -> Checked:
@@ -217,8 +219,13 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             # create is checked without the state and named from the URN, so the preview shows that name.
             # (An imported state keeps the platform's name: its diff is the plugin's, see IMPORTED_KEY.)
             news, name_pending = self._with_name({}, declared)
+            renamed = self._run_name(calls, olds, declared)
+            if renamed is not None:
+                news = {**news, "name": renamed}
             spec, failures = specs.validate(self.spec_type, news)
             changed, replaces = specs.diff(self.spec_type, olds, spec.props()) if spec else ([], [])
+            if renamed is not None:  # the new run's own name follows from the replace: no reason of it
+                replaces = [f for f in replaces if f != "name"]
         if spec is not None:
             # Catalogue checks only for new or changed inputs: a no-change preview makes no API call.
             unchanged = bool(olds) and not changed
@@ -235,6 +242,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             replacing = None if olds else self.replacements.take(urn, spec)
             if replacing is not None:
                 inputs[EXISTS_KEY] = True
+                if replacing.name is not None and declared.get("name") is None:
+                    inputs["name"] = replacing.name  # the new run's own name (a platform of unique names)
                 if self.runs is not None:
                     inputs[ATTEMPT_KEY] = replacing.attempt
             if not failures:  # outputs derived from inputs that fail a check would fail in turn
@@ -246,7 +255,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
                         inputs.update(self.runs.at_check(spec, olds, inputs, replacing, replaces, None))
                     if olds:  # what a replace would be, for its check or create (runs.Replacements)
                         reason = self.runs.if_replaced(spec, inputs, replaces, None) if self.runs is not None else None
-                        self.replacements.leave(urn, spec, Replacement(reason))
+                        renamed = self._run_name(calls, olds, declared)
+                        self.replacements.leave(urn, spec, Replacement(reason, name=renamed))
                 except ValidationError as err:
                     failures = specs.failures_of(self.spec_type, err)
         else:
@@ -277,6 +287,19 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         return [("replace_running", f"refuses to replace job {olds.get('name')!r}: it is {state}, and "
                  f"{replaced_by(replaces, 'it')} (delete, then create). Revert those fields, stop "
                  "the job first, or set replace_running=\"allow\""), *failures]
+
+    def _run_name(self, calls: PlatformCalls[SpecT, OutT, RemoteT], olds: Props, declared: Props) -> str | None:
+        """The name of a new run that replaces the run of `olds`, where it needs one of its own: a name the
+        provider chose (`declared` sets none), on a platform whose names are unique among all its jobs,
+        kept records too (`ownership.Mark.run_name`), while records are kept; None otherwise (the URN's
+        name, as before)."""
+        previous, owner = olds.get("name"), Mark.from_props(declared)
+        own = declared.get("keep_runs")
+        kept = _whole(own, 0) if own is not None else calls.settings.keep_runs
+        if not (calls.unique_names and calls.keeps_records and kept) or declared.get("name") is not None \
+                or owner is None:
+            return None  # keep_runs 0: the old run's job is deleted first, and its name is free again
+        return owner.run_name(previous) if isinstance(previous, str) and previous else None
 
     def _with_name(self, olds: Props, news: Props) -> tuple[Props, bool]:
         """Autonaming: a name the user did not set is chosen once and then kept (renames, aliases, refresh).
@@ -373,8 +396,9 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         if attempt is None:
             attempt = replacing.attempt if replacing is not None else _whole(props.get(ATTEMPT_KEY), 1)
         run: Props = {ATTEMPT_KEY: attempt} if self.runs is not None else {}
+        reason = self._run_recorded(props, replacing).get(RUN_REASON)
         try:
-            calls = self.platform(props)
+            calls = self.platform(props, reason if isinstance(reason, str) else None)
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
         try:
@@ -389,6 +413,9 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
                     object_id, outs = create(calls, spec, owner, name=self._label(spec),
                                              grace=calls.settings.ambiguity_grace,
                                              label=Label.of(self.kind, spec, owner), operation=budget)
+                    if new_run and calls.keeps_records:  # a replacement: note and prune the earlier runs' records
+                        records.after_run(cast("Keeps[RemoteT]", calls), object_id, owner, self._label(spec),
+                                          self._keep_runs(calls, spec))
                     if calls.runs:
                         outs = {**outs, **self._record(calls, spec, object_id, owner, ours=True)}
         except Held as err:
@@ -480,7 +507,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             if not calls.removes:
                 return None
             with deadline.scope(self._deadline(spec, "survivor", None, what)):
-                mine = [n.object_id for n in calls.named(name) if owns(owner, n.mark, name)]
+                mine = [n.object_id for n in calls.named(name) if not n.record and owns(owner, n.mark, name)]
                 return mine[0] if mine and calls.read(mine[0], spec) is not None else None
         except Exception:  # not found, not ours, unreachable: nothing to record
             return None
@@ -608,9 +635,15 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         budget = self._deadline(spec, "delete", timeout, f"deleting {self.kind} '{self._label(spec)}'")
         try:
             calls = self.platform(props)
+            kept = self._keep_runs(calls, spec)
             try:
                 with deadline.scope(budget):
                     label = Label.of(self.kind, spec, object_id=object_id)
+                    if kept:
+                        reason = props.get(RUN_REASON)
+                        records.keep(cast("Keeps[RemoteT]", calls), object_id, label, name=self._label(spec),
+                                     reason=reason if isinstance(reason, str) else None, keep_runs=kept)
+                        return
                     confirmed = removal.remove(calls, object_id, label) if calls.removes else True
             except NotFound as err:
                 self._confirm_gone(calls, object_id, spec, str(err))
@@ -621,6 +654,14 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             raise for_resource(self.kind, self._label(spec), err) from None
 
     # ----- helpers -------------------------------------------------------------------------------
+    def _keep_runs(self, calls: PlatformCalls[SpecT, OutT, RemoteT], spec: SpecT) -> int:
+        """How many ended runs of this resource stay as records (0: a delete deletes its job): the
+        resource's `keep_runs`, else the account's `mltrain:keepRuns`; 0 for kinds that keep none."""
+        if not calls.keeps_records:
+            return 0
+        own = getattr(spec, "keep_runs", None)
+        return _whole(own, 0) if own is not None else calls.settings.keep_runs
+
     def _parse(self, props: Props, strict: bool = True) -> SpecT:
         data = specs.user_props(props, self.spec_type)
         spec, failures = specs.validate(self.spec_type, data)

@@ -136,6 +136,8 @@ class TrainingJobSpec(RunControl):
                 out.append((f"env.{key}", "is not a valid environment variable name"))
             elif key == contract.OWNER_ENV:
                 out.append((f"env.{key}", "is reserved: the provider keeps the task's owner mark there"))
+            elif key == contract.RUN_REASON_ENV:
+                out.append((f"env.{key}", "is reserved: the provider keeps the run's run_reason there"))
         return out
 
 

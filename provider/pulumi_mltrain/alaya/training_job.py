@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from ..errors import MltrainError
 from ..lifecycle import takeover
-from ..lifecycle.protocol import MarkedRun, Named, Outs, Sent, Stop
+from ..lifecycle.protocol import Kept, MarkedRun, Named, Outs, Sent, Stop
 from ..ownership import Mark
 from ..platform_calls import Failures, PlatformCalls, Props
 from . import contract, subscription, tasks
@@ -40,6 +40,7 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Task])
     spec_type = TrainingJobSpec
     output_type = TrainingJobOutputs
     pending_states: ClassVar[frozenset[str]] = contract.BEFORE_RUNNING
+    keeps_records: ClassVar[bool] = True
 
     @property
     def client(self) -> AlayaClient:
@@ -111,6 +112,8 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Task])
         body: dict[str, Any] = spec.wire()
         if owner is not None:
             body["env"] = {**body.get("env", {}), contract.OWNER_ENV: owner.text()}
+            if self.context.run_reason:
+                body["env"][contract.RUN_REASON_ENV] = self.context.run_reason
         result_key = str(self.client.create_task(body))
         return Sent(pending=result_key, outputs={"result_key": result_key})
 
@@ -150,3 +153,10 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Task])
 
     def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
         return tasks.marked(self.client, recorded, keep, now)
+
+    # ----- kept run records (lifecycle/records.py): an ended task with the mark is the record ----------
+    def owner_of(self, object_id: str) -> Mark | None:
+        return tasks.mark(self.client.task(object_id))
+
+    def records(self, owner: Mark, name: str) -> list[Kept]:
+        return tasks.records(self.client, owner, name)

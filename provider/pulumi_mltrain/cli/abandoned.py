@@ -25,7 +25,8 @@ records is abandoned when either
    and its URN is what is left).
 
 Anything else is never listed: a job without a mark (made by hand, by another tool), a job any stack
-records, a job whose URN names a project this backend does not hold (another backend's), and one
+records, a kept run record (an ended run a replace or destroy kept: `mltrain-runs history` lists
+those), a job whose URN names a project this backend does not hold (another backend's), and one
 whose URN names a stack this backend holds under an identity that is not that stack's (a stack of
 the same project and name in another backend; or a stack removed and made again, whose old jobs
 are then left alone). Rule 2 cannot tell a removed stack from a stack of the same project under a
@@ -278,6 +279,8 @@ def platform_runs(family: str, runs: Marked, backend: Backend, now: float | None
 
     out: list[AbandonedRun] = []
     for run in runs.marked(recorded, keep, now):
+        if run.record:
+            continue  # a kept run record (lifecycle/records.py): `mltrain-runs history` lists it
         project, stack = project_and_stack(run.mark.urn)
         out.append(AbandonedRun(
             platform=family, job_id=run.object_id, name=run.name, stack=f"{project}/{stack}",

@@ -21,7 +21,7 @@ from collections.abc import Callable, Collection
 from typing import Any, ClassVar
 
 from ..errors import ApiError, MltrainError
-from ..lifecycle.protocol import MarkedRun, Named, Outs, Sent, Stop
+from ..lifecycle.protocol import Kept, MarkedRun, Named, Outs, Sent, Stop
 from ..ownership import Mark
 from ..platform_calls import Failures, PlatformCalls, Props
 from ..waiter import Backoff
@@ -47,6 +47,8 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
                                                  "model_asset_id")
     poll: ClassVar[Backoff] = Backoff(first=0.5, maximum=10.0)
     pending_states: ClassVar[frozenset[str]] = contract.BEFORE_RUNNING
+    unique_names: ClassVar[bool] = True  # ModelArts.2751 refuses a name any job holds, ended ones too
+    keeps_records: ClassVar[bool] = True
 
     @property
     def client(self) -> ModelArtsClient:
@@ -176,3 +178,17 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
 
     def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
         return jobs.marked(self.client, recorded, keep, now)
+
+    # ----- kept run records (lifecycle/records.py) ---------------------------------------------------
+    def owner_of(self, object_id: str) -> Mark | None:
+        return tags.mark_in(self.client.job_tags(object_id)) or tags.mark_in(
+            (self.client.job(object_id).get("metadata") or {}).get("annotations"))
+
+    def keep(self, object_id: str, owner: Mark, reason: str | None) -> None:
+        jobs.keep(self.client, object_id, reason)
+
+    def records(self, owner: Mark, name: str) -> list[Kept]:
+        return jobs.records(self.client, owner, name)
+
+    def replaced(self, object_id: str, by: str) -> None:
+        self.client.tag_job(object_id, [{"key": contract.RECORD_REPLACED_BY, "value": by}])
