@@ -410,9 +410,15 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
                 else:
                     if self.runs is not None:
                         refuse_stopped_run(self.noun, spec)
+                    label, kept = Label.of(self.kind, spec, owner), self._keep_runs(calls, spec)
+                    keeps = cast("Keeps[RemoteT]", calls)
+
+                    def keep(found: str) -> None:  # an unrecorded run of ours: kept as a record, not deleted
+                        records.keep(keeps, found, label, name=self._label(spec), reason=None, keep_runs=kept)
+
                     object_id, outs = create(calls, spec, owner, name=self._label(spec),
-                                             grace=calls.settings.ambiguity_grace,
-                                             label=Label.of(self.kind, spec, owner), operation=budget)
+                                             grace=calls.settings.ambiguity_grace, label=label, operation=budget,
+                                             keep=keep if kept else None)
                     if new_run and calls.keeps_records:  # a replacement: note and prune the earlier runs' records
                         records.after_run(cast("Keeps[RemoteT]", calls), object_id, owner, self._label(spec),
                                           self._keep_runs(calls, spec))

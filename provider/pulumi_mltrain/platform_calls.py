@@ -239,8 +239,10 @@ class PlatformCalls(Generic[SpecT, OutT, RemoteT]):
     def notes(self, spec: SpecT, object_id: str) -> Callable[[RemoteT], str | None] | None:
         return None
 
-    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
-        """The account's jobs of this kind that carry an owner mark (abandoned.py); none for others."""
+    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float, *,
+               full: bool = False) -> list[MarkedRun]:
+        """The account's jobs of this kind that carry an owner mark (abandoned.py, the run history); none
+        for others."""
         return []
 
     # ----- kept run records (lifecycle.protocol.Keeps): the kinds that keep records give these ---------

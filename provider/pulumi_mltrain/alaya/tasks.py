@@ -25,12 +25,15 @@ PLATFORM = "Alaya NeW"
 # Statuses a delete is accepted in (the emulator, like the adopted contract, refuses it while a task starts
 # or runs); a status this provider does not know (a platform's STOPPING) is waited out.
 DELETABLE = contract.TERMINAL | {contract.PAUSED, contract.DELETING}
+# Where a task's logs are: Alaya NeW documents no log API.
+NO_LOGS = "the Alaya NeW console (no log API)"
 
 
 def marked(api: AlayaClient, recorded: Collection[str], keep: Callable[[str, Mark], bool],
-           now: float) -> list[MarkedRun]:
+           now: float, *, full: bool = False) -> list[MarkedRun]:
     """The account's marked tasks that `keep` accepts, with their cost so far at the listed price
-    (the product list is read once, and only when a task is kept)."""
+    (the product list is read once, and only when a task is kept); `full`: what a run history shows too
+    (all of it from the detail this reads anyway)."""
     catalogue: list[dict[str, Any]] | None = None
     out: list[MarkedRun] = []
     for row in api.list_tasks():
@@ -47,16 +50,22 @@ def marked(api: AlayaClient, recorded: Collection[str], keep: Callable[[str, Mar
         resource = resource if isinstance(resource, dict) else {}
         product = detail.get("productCode") or resource.get("productCode")
         workers = detail.get("workerCount") or resource.get("workerCount")
-        cost = None
+        cost, gpus = None, None
         if product and isinstance(workers, int):
             if catalogue is None:
                 catalogue = products(api)
-            hourly = job_costs(catalogue, str(product), workers).get("cost_per_hour")
+            costs = job_costs(catalogue, str(product), workers)
+            hourly, counted = costs.get("cost_per_hour"), costs.get("gpu_count")
+            gpus = counted if isinstance(counted, int) else None
             if isinstance(hourly, int | float):
                 running = 0.0 if started is None else ((ended or now) - started) / 3600
                 cost = round(hourly * max(0.0, running), 4)
+        env = detail.get("env")
+        env = env if isinstance(env, dict) else {}
+        extra: dict[str, Any] = {"reason": env.get(contract.RUN_REASON_ENV) or None, "started": started,
+                                 "ended": ended, "gpus": gpus, "logs": NO_LOGS} if full else {}
         out.append(MarkedRun(task_id, detail.get("name"), owner, state, state in contract.LIVE,
-                             epoch(detail.get("createdTime")), cost, record=is_record(detail)))
+                             epoch(detail.get("createdTime")), cost, record=is_record(detail), **extra))
     return out
 
 

@@ -151,8 +151,9 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Task])
     def notes(self, spec: TrainingJobSpec, object_id: str) -> Callable[[Task], str | None]:
         return tasks.no_log_note()
 
-    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
-        return tasks.marked(self.client, recorded, keep, now)
+    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float, *,
+               full: bool = False) -> list[MarkedRun]:
+        return tasks.marked(self.client, recorded, keep, now, full=full)
 
     # ----- kept run records (lifecycle/records.py): an ended task with the mark is the record ----------
     def owner_of(self, object_id: str) -> Mark | None:

@@ -86,15 +86,26 @@ class HeldRun:
 
 
 @dataclass(frozen=True)
+class StateRun:
+    """The run a stack's state records for one training job: what the run history reads of it."""
+
+    job_id: str
+    urn: str
+    run_reason: str | None
+    keep_runs: int | None  # the resource's own keep_runs, if it sets one
+
+
+@dataclass(frozen=True)
 class StackRecord:
-    """What one stack of the backend says: its project and name, identities, the IDs it records, and the
-    held failed runs among them."""
+    """What one stack of the backend says: its project and name, identities, the IDs it records, the
+    held failed runs among them, and its training jobs' current runs."""
 
     project: str
     name: str
     identities: frozenset[str]
     recorded: frozenset[str]
     held: tuple[HeldRun, ...] = ()
+    runs: tuple[StateRun, ...] = ()
 
 
 @dataclass
@@ -157,7 +168,20 @@ def stack_record(project: str, name: str, exported: Mapping[str, Any]) -> StackR
         if res.get("id"):
             recorded.add(str(res["id"]))
     held = tuple(h for res in deployment.get("resources") or [] if (h := held_run(project, name, res)) is not None)
-    return StackRecord(project, name, frozenset(identities), frozenset(recorded), held)
+    runs = tuple(r for res in deployment.get("resources") or [] if (r := state_run(res)) is not None)
+    return StackRecord(project, name, frozenset(identities), frozenset(recorded), held, runs)
+
+
+def state_run(res: Mapping[str, Any]) -> StateRun | None:
+    """The current run a state's training job records (either form: the plugin's names are camelCase)."""
+    entry = registry.resource(str(res.get("type", "")))
+    outputs = res.get("outputs")
+    if entry is None or entry.run is None or not isinstance(outputs, Mapping) or not res.get("id"):
+        return None
+    reason = outputs.get("run_reason", outputs.get("runReason"))
+    keep = outputs.get("keep_runs", outputs.get("keepRuns"))
+    return StateRun(str(res["id"]), str(res.get("urn")), reason if isinstance(reason, str) else None,
+                    int(keep) if isinstance(keep, int | float) and not isinstance(keep, bool) else None)
 
 
 def held_run(project: str, name: str, res: Mapping[str, Any]) -> HeldRun | None:

@@ -18,6 +18,7 @@ Take-overs go by ID only (`take_over`, `adopt`): the resume of an unfinished cre
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
 from .. import cancel, deadline
@@ -34,11 +35,12 @@ S = TypeVar("S")
 
 
 def create(kind: Creates[S, R], spec: S, owner: Mark | None, *, name: str, grace: float, label: Label,
-           operation: deadline.Deadline) -> tuple[str, Outs]:
+           operation: deadline.Deadline, keep: Callable[[str], None] | None = None) -> tuple[str, Outs]:
     """Make the object of `spec` (named `name`): its ID, and the outputs the platform's answer gave.
     `grace`: how long an unanswered create is looked for (within `operation`, the create's deadline, which
-    also gives a roll-back its budget)."""
-    clear_own(kind, name, owner, label)
+    also gives a roll-back its budget); `keep`: how an unrecorded object of ours is kept as a run record
+    (records.py) instead of being deleted first."""
+    clear_own(kind, name, owner, label, keep)
     submitted = submit(lambda: kind.submit(spec, owner), lambda just_sent: made(kind, name, owner, just_sent),
                        noun=kind.noun, name=name, grace=grace, operation=operation, owner=owner,
                        duplicate=kind.duplicate)

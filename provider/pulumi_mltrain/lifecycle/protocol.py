@@ -230,13 +230,23 @@ class MarkedRun:
     created: float | None  # epoch seconds, if the platform says
     cost_so_far: float | None  # None: the platform gives no price for it
     record: bool = False  # a kept run record (lifecycle/records.py): never abandoned
+    # What `mltrain-runs history` shows (read only when `marked(..., full=True)` asks for it):
+    reason: str | None = None  # the run's run_reason, where the platform keeps it
+    replaced_by: str | None = None  # the run that replaced it, where the platform keeps it
+    started: float | None = None  # epoch seconds
+    ended: float | None = None
+    gpus: int | None = None  # the GPUs it holds, from the catalogue (None: unknown)
+    final_metrics: dict[str, float] | None = None
+    logs: str | None = None  # where its logs are
 
 
 class Marked(Protocol):
     """A platform's runs listed by owner mark, and stopped (`abandoned.py`, `mltrain-runs`)."""
 
-    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
-        """Every marked job whose ID is not in `recorded` and that `keep(id, mark)` accepts."""
+    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float, *,
+               full: bool = False) -> list[MarkedRun]:
+        """Every marked job whose ID is not in `recorded` and that `keep(id, mark)` accepts (`full`: with
+        what a history shows, which may cost a call or two per job)."""
         ...
 
     def stop(self, object_id: str) -> Stop: ...

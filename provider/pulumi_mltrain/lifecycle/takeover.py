@@ -12,7 +12,7 @@ engine's delete of the old one then finds it gone.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from .. import spec as specs
 from ..errors import MltrainError
@@ -22,12 +22,14 @@ from .protocol import Objects, R
 from .removal import remove
 
 
-def clear_own(objects: Objects[R], name: str, owner: Mark | None, label: Label) -> None:
+def clear_own(objects: Objects[R], name: str, owner: Mark | None, label: Label,
+              keep: Callable[[str], None] | None = None) -> None:
     """Before a create sends anything: an object named `name` that is not this resource's stops it
     (`ownership.claim`), and one that is (its owner mark) is removed first. A create never takes such an
     object over: it is the one a replacement replaces (created first: the engine gives a create no sign
     of that, nor of the state), or one whose create a killed `pulumi up` never recorded. A kept run record
-    (lifecycle/records.py) is left, unless the platform's names are unique (then it is deleted, said). A cancelled or
+    (lifecycle/records.py) is left, unless the platform's names are unique (then it is deleted, said); while
+    runs are kept as records (`keep`), an unrecorded one of ours is stopped and kept instead. A cancelled or
     timed-out wait records its object instead (lifecycle/record.py). Take-overs go by ID: `adopt_id`,
     `pulumi import`, and the resume of an unfinished create."""
     found = objects.named(name)
@@ -42,6 +44,12 @@ def clear_own(objects: Objects[R], name: str, owner: Mark | None, label: Label) 
                    "the new run can have it (leave `name` unset to keep every run: each run then gets a name of "
                    "its own)", owner)
             remove(objects, item.object_id, label.doing_now(item.object_id, "deleting a record that holds the name"))
+            continue
+        if keep is not None:  # runs are kept as records (lifecycle/records.py): stopped and kept, not deleted
+            notice(f"{objects.noun} {item.object_id} carries this resource's owner mark but is not recorded as it: "
+                   "it is the run a replacement created first replaces, or one a killed `pulumi up` never "
+                   "recorded; stopping it and keeping it as a record before the new one is made", owner)
+            keep(item.object_id)
             continue
         notice(f"{objects.noun} {item.object_id} carries this resource's owner mark but is not recorded as it: "
                "it is the one a replacement created first replaces, or one a killed `pulumi up` never recorded; "

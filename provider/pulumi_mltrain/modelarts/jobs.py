@@ -22,7 +22,7 @@ from ..lifecycle.protocol import Busy, Kept, MarkedRun, Named, Outs, Stop
 from ..ownership import Mark
 from ..waiter import look_for
 from . import contract
-from .catalog import metrics_summary
+from .catalog import flavors, job_costs, metrics_summary
 from .client import ModelArtsClient
 from .functions import failure_tail
 from .job_spec import TrainingJobSpec
@@ -98,8 +98,9 @@ def keep(api: ModelArtsClient, job_id: str, reason: str | None) -> None:
     api.tag_job(job_id, tags)
 
 def marked(api: ModelArtsClient, recorded: Collection[str], keep: Callable[[str, Mark], bool],
-           now: float) -> list[MarkedRun]:
-    """The project's marked jobs that `keep` accepts. ModelArts' answers carry no price: no cost."""
+           now: float, *, full: bool = False) -> list[MarkedRun]:
+    """The project's marked jobs that `keep` accepts. ModelArts' answers carry no price: no cost. `full`:
+    what a run history shows too (the job's detail and its first task's metrics: two calls a job)."""
     out: list[MarkedRun] = []
     for row in api.search_jobs():
         metadata = row.get("metadata") or {}
@@ -112,10 +113,41 @@ def marked(api: ModelArtsClient, recorded: Collection[str], keep: Callable[[str,
         if owner is None or not keep(job_id, owner):
             continue
         created = metadata.get("create_time")
+        values = as_map(tags)
         out.append(MarkedRun(job_id, metadata.get("name"), owner, phase(row), phase(row) in contract.TERMINABLE,
                              created / 1000 if isinstance(created, int | float) else None, None,
-                             record=contract.RECORD_KEPT in as_map(tags)))
+                             record=contract.RECORD_KEPT in values,
+                             **(history_facts(api, job_id, values) if full else {})))
     return out
+
+
+def history_facts(api: ModelArtsClient, job_id: str, tags: dict[str, str]) -> dict[str, Any]:
+    """What `mltrain-runs history` shows of a job besides its listing: its run_reason and successor (the
+    record tags), times, GPUs (the flavor list), final metrics (its first task's) and where its logs are."""
+    job = api.job(job_id)
+    status, spec = job.get("status") or {}, job.get("spec") or {}
+    start, duration = status.get("start_time"), status.get("duration")
+    started = start / 1000 if isinstance(start, int | float) and start > 0 else None
+    ended = started + duration / 1000 if started is not None and isinstance(duration, int | float) \
+        and phase(job) in contract.SETTLED else None
+    resource = spec.get("resource") or {}
+    gpus = None
+    if resource.get("flavor_id"):
+        try:
+            counted = job_costs(flavors(api), str(resource["flavor_id"]), int(resource.get("node_count") or 1))
+        except MltrainError:
+            counted = {}
+        gpus = counted.get("gpu_count") if isinstance(counted.get("gpu_count"), int) else None
+    tasks = tasks_of(job)
+    try:
+        final = metrics_summary(api.metrics(job_id, tasks[0])) or None if tasks else None
+    except MltrainError:
+        final = None
+    exported = spec.get("log_export_path") or {}
+    path = exported.get("obs_url") if isinstance(exported, dict) else None
+    logs = f"obs:/{path}" if path else f"ModelArts (modelarts.getTrainingJobLogs {job_id})"
+    return {"reason": tags.get(contract.RECORD_REASON) or None, "replaced_by": tags.get(contract.RECORD_REPLACED_BY)
+            or None, "started": started, "ended": ended, "gpus": gpus, "final_metrics": final, "logs": logs}
 
 
 def ended(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str, remote: Job) -> tuple[str, str]:

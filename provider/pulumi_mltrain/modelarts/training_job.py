@@ -176,8 +176,9 @@ class TrainingJobCalls(PlatformCalls[TrainingJobSpec, TrainingJobOutputs, Job]):
     def notes(self, spec: TrainingJobSpec, object_id: str) -> Callable[[Job], str | None]:
         return jobs.notes(self.client, spec, object_id)
 
-    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
-        return jobs.marked(self.client, recorded, keep, now)
+    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float, *,
+               full: bool = False) -> list[MarkedRun]:
+        return jobs.marked(self.client, recorded, keep, now, full=full)
 
     # ----- kept run records (lifecycle/records.py) ---------------------------------------------------
     def owner_of(self, object_id: str) -> Mark | None:
