@@ -16,8 +16,10 @@ import pytest
 
 from mltrain_emulator import EmulatorHandle
 from pulumi_mltrain import settings
+from pulumi_mltrain.cli.abandoned import Backend, stack_record
+from pulumi_mltrain.cli.history import prune, run_history
 from pulumi_mltrain.modelarts import contract as mc
-from pulumi_mltrain.ownership import Mark
+from pulumi_mltrain.ownership import Mark, project_and_stack
 from support import inprocess
 from support.platforms import PLATFORMS
 
@@ -146,3 +148,27 @@ def test_a_record_is_never_taken_for_the_live_run(emulator: EmulatorHandle) -> N
     held = stored(emulator, "alaya")
     assert sorted(held) == sorted([ids[0], again.id]), "the record stays beside the new run"
     assert state_of("alaya", held[again.id]) == "RUNNING"
+
+
+@pytest.mark.parametrize("platform", ["alaya", "modelarts"])
+def test_history_lists_the_runs_and_prune_keeps_the_newest(platform: str, emulator: EmulatorHandle) -> None:
+    """`mltrain-runs history` and `prune` against a backend whose one stack records the current run (read
+    from its export, as the command reads it; no CLI here)."""
+    fast(emulator)
+    job, ids = sweep(emulator, platform, 3)
+    project, stack = project_and_stack(MARK.urn)
+    exported = {"deployment": {"resources": [{"urn": MARK.urn, "type": PLATFORMS[platform].training_job.token,
+                                              "id": job.id, "inputs": job.inputs, "outputs": job.state}]}}
+    backend = Backend([stack_record(project, stack, exported)])
+    settings = inprocess.settings(platform, emulator)
+    runs = run_history(settings, backend=backend, platforms=[platform])
+    assert [r.job_id for r in runs] == ids
+    assert [r.record for r in runs] == [True, True, False], "the current run is the state's"
+    assert [r.replaced_by for r in runs] == [ids[1], ids[2], None]
+    assert runs[2].run_reason == job.state["run_reason"] and runs[0].run_reason.startswith("first run")
+    assert all(r.start and r.logs for r in runs) and runs[0].end
+    assert run_history(settings, backend=backend, platforms=[platform], resource="other") == []
+
+    gone = prune(settings, runs, backend, keep=1)
+    assert [r.job_id for r in gone] == [ids[0]], "the oldest record beyond keep 1"
+    assert sorted(stored(emulator, platform)) == sorted(ids[1:])
