@@ -176,9 +176,9 @@ class Kept:
     def line(self) -> str:
         job = f" {self.job_id}" if self.job_id else ""
         if self.keep_runs:
-            return (f"{self.kind} '{self.name}'{job} is {self.how}: its job is kept as a record (keep_runs="
-                    f"{self.keep_runs}; older records beyond it are deleted)")
-        return f"{self.kind} '{self.name}'{job} is {self.how}: its job is deleted (keep_runs=0)"
+            return (f"kept as a record: {self.kind} '{self.name}'{job} ({self.how}; keep_runs={self.keep_runs}, "
+                    "older records beyond it are deleted)")
+        return f"deleted: {self.kind} '{self.name}'{job} ({self.how}; keep_runs=0)"
 
 
 @dataclass(frozen=True)
