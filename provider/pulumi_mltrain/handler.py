@@ -419,9 +419,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
                     object_id, outs = create(calls, spec, owner, name=self._label(spec),
                                              grace=calls.settings.ambiguity_grace, label=label, operation=budget,
                                              keep=keep if kept else None)
-                    if new_run and calls.keeps_records:  # a replacement: note and prune the earlier runs' records
-                        records.after_run(cast("Keeps[RemoteT]", calls), object_id, owner, self._label(spec),
-                                          self._keep_runs(calls, spec))
+                    if new_run and kept:  # a replacement: note and prune the earlier runs' records
+                        records.after_run(keeps, object_id, owner, self._label(spec), kept)
                     if calls.runs:
                         outs = {**outs, **self._record(calls, spec, object_id, owner, ours=True)}
         except Held as err:
