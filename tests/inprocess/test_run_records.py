@@ -172,3 +172,35 @@ def test_history_lists_the_runs_and_prune_keeps_the_newest(platform: str, emulat
     gone = prune(settings, runs, backend, keep=1)
     assert [r.job_id for r in gone] == [ids[0]], "the oldest record beyond keep 1"
     assert sorted(stored(emulator, platform)) == sorted(ids[1:])
+
+
+def test_a_replacement_created_first_keeps_the_run_it_replaces(emulator: EmulatorHandle) -> None:
+    """The plugin's replace without deleteBeforeReplace: the new run's create finds the old run's live task
+    under its name with its mark, stops it and keeps it as a record instead of deleting it; the engine's
+    delete of the old run then finds it kept."""
+    fast(emulator)
+    job, [old] = sweep(emulator, "alaya", 1)
+    value = "python3 first-created.py"
+    news = inprocess.checked(job.handler, {**job.declared, REPLACES["alaya"]: value}, olds=job.inputs)
+    created = job.handler.create(news)  # before the engine deletes the old run
+    held = stored(emulator, "alaya")
+    assert sorted(held) == sorted([old, created.id])
+    assert state_of("alaya", held[old]) == "STOPPED" and state_of("alaya", held[created.id]) == "RUNNING"
+    job.handler.delete(old, job.state)
+    assert sorted(stored(emulator, "alaya")) == sorted([old, created.id]), "the old run stays as a record"
+
+
+def test_a_state_of_0_2_keeps_its_name_until_its_next_new_run(emulator: EmulatorHandle) -> None:
+    """A ModelArts state written before keep_runs existed: no change while its run is kept, and the name
+    it was created with, which its next new run (a replace) leaves to a record."""
+    fast(emulator)
+    job, [first] = sweep(emulator, "modelarts", 1)
+    job.inputs = {k: v for k, v in job.inputs.items() if k != "keep_runs"}
+    job.state = {k: v for k, v in job.state.items() if k != "keep_runs"}
+    news, diff = job.preview()
+    assert not diff.changes and news["name"] == MARK.default_name() == job.state["name"]
+    job.declared = {**job.declared, REPLACES["modelarts"]: "obs://b/code/next.py"}
+    assert job.up().replaces
+    held = stored(emulator, "modelarts")
+    assert held[first]["metadata"]["name"] == MARK.default_name()
+    assert MARK.is_run_name(held[job.id]["metadata"]["name"])
