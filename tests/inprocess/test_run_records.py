@@ -19,7 +19,7 @@ from pulumi_mltrain import settings
 from pulumi_mltrain.cli.abandoned import Backend, stack_record
 from pulumi_mltrain.cli.history import prune, run_history
 from pulumi_mltrain.modelarts import contract as mc
-from pulumi_mltrain.ownership import Mark, project_and_stack
+from pulumi_mltrain.ownership import FAILED_KEY, Mark, project_and_stack
 from support import inprocess
 from support.platforms import PLATFORMS
 
@@ -168,6 +168,11 @@ def test_history_lists_the_runs_and_prune_keeps_the_newest(platform: str, emulat
     assert runs[2].run_reason == job.state["run_reason"] and runs[0].run_reason.startswith("first run")
     assert all(r.start and r.logs for r in runs) and runs[0].end
     assert run_history(settings, backend=backend, platforms=[platform], resource="other") == []
+    assert not any(r.held for r in runs)
+    failed = {**exported["deployment"]["resources"][0], "outputs": {**job.state, FAILED_KEY: "held"}}
+    held = Backend([stack_record(project, stack, {"deployment": {"resources": [failed]}})])
+    assert [r.held for r in run_history(settings, backend=held, platforms=[platform])] == [False, False, True], \
+        "a held failed run shows as held"
 
     gone = prune(settings, runs, backend, keep=1)
     assert [r.job_id for r in gone] == [ids[0]], "the oldest record beyond keep 1"
