@@ -28,15 +28,16 @@ def clear_own(objects: Objects[R], name: str, owner: Mark | None, label: Label,
     (`ownership.claim`), and one that is (its owner mark) is removed first. A create never takes such an
     object over: it is the one a replacement replaces (created first: the engine gives a create no sign
     of that, nor of the state), or one whose create a killed `pulumi up` never recorded. A kept run record
-    (lifecycle/records.py) is left, unless the platform's names are unique (then it is deleted, said); while
-    runs are kept as records (`keep`), an unrecorded one of ours is stopped and kept instead. A cancelled or
+    (lifecycle/records.py) is left while runs are kept as records (`keep`), unless the platform's names are
+    unique (then it is deleted, said), and an unrecorded live one of ours is stopped and kept instead;
+    with keep_runs 0 (no `keep`) every one of ours is deleted, as before records existed. A cancelled or
     timed-out wait records its object instead (lifecycle/record.py). Take-overs go by ID: `adopt_id`,
     `pulumi import`, and the resume of an unfinished create."""
     found = objects.named(name)
     for item in found:
         claim(objects.noun, item.object_id, name, item.mark, owner)
     for item in found:
-        if item.record:
+        if item.record and keep is not None:  # records are kept (keep_runs above 0)
             if not objects.unique_names:
                 continue  # a kept run record (lifecycle/records.py): never taken over, and it holds no name
             notice(f"{objects.noun} {item.object_id}, a kept record of an earlier run of this resource, holds the "
