@@ -123,8 +123,14 @@ def marked(api: ModelArtsClient, recorded: Collection[str], keep: Callable[[str,
 
 def history_facts(api: ModelArtsClient, job_id: str, tags: dict[str, str]) -> dict[str, Any]:
     """What `mltrain-runs history` shows of a job besides its listing: its run_reason and successor (the
-    record tags), times, GPUs (the flavor list), final metrics (its first task's) and where its logs are."""
-    job = api.job(job_id)
+    record tags), times, GPUs (the flavor list), final metrics (its first task's) and where its logs are;
+    only the tags' part for a job that cannot be read (gone meanwhile)."""
+    said = {"reason": tags.get(contract.RECORD_REASON) or None,
+            "replaced_by": tags.get(contract.RECORD_REPLACED_BY) or None}
+    try:
+        job = api.job(job_id)
+    except MltrainError:
+        return said
     status, spec = job.get("status") or {}, job.get("spec") or {}
     start, duration = status.get("start_time"), status.get("duration")
     started = start / 1000 if isinstance(start, int | float) and start > 0 else None
@@ -146,8 +152,7 @@ def history_facts(api: ModelArtsClient, job_id: str, tags: dict[str, str]) -> di
     exported = spec.get("log_export_path") or {}
     path = exported.get("obs_url") if isinstance(exported, dict) else None
     logs = f"obs:/{path}" if path else f"ModelArts (modelarts.getTrainingJobLogs {job_id})"
-    return {"reason": tags.get(contract.RECORD_REASON) or None, "replaced_by": tags.get(contract.RECORD_REPLACED_BY)
-            or None, "started": started, "ended": ended, "gpus": gpus, "final_metrics": final, "logs": logs}
+    return {**said, "started": started, "ended": ended, "gpus": gpus, "final_metrics": final, "logs": logs}
 
 
 def ended(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str, remote: Job) -> tuple[str, str]:
