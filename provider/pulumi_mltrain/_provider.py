@@ -47,6 +47,7 @@ class Provider(pulumi.ProviderResource):
         replace_running: pulumi.Input[str] | None = None,
         default_tags: pulumi.Input[Mapping[str, pulumi.Input[str]]] | None = None,
         rerun_failed: pulumi.Input[str] | None = None,
+        keep_runs: pulumi.Input[int] | None = None,
     ) -> None:
         """Declare the settings of one account.
 
@@ -102,6 +103,10 @@ class Provider(pulumi.ProviderResource):
                 up` replaces each training job whose held failure is one of them with a new run, once (the
                 new run has another ID). Works from every language and from CI without changing the program.
                 (`mltrain:rerunFailed`, MLTRAIN_RERUN_FAILED)
+            keep_runs: How many ended runs of each training job stay on the platform as records after a
+                replace or `pulumi destroy` (stopped first, never deleted until pruned); the oldest records
+                beyond it are deleted. 0 deletes a replaced or destroyed run's job, as 0.2 did. A job's own
+                `keep_runs` wins. (`mltrain:keepRuns`, MLTRAIN_KEEP_RUNS, default 5)
         """
         # Deliberately no super().__init__(): nothing is registered (there is no `mltrain` plugin for
         # the engine to load); this object only carries settings to the resources that name it.

@@ -117,6 +117,8 @@ class Settings(BaseModel):
     default_tags: dict[str, str] | None = None
     # IDs of held failed runs that the next `pulumi up` runs again (`rerun_runs`), as the setting gives them.
     rerun_failed: str | None = None
+    # How many ended runs of a training job stay on the platform as records (a job's `keep_runs` wins).
+    keep_runs: int = Field(table.DEFAULTS["keep_runs"], ge=0, le=100)
 
     @property
     def rerun_runs(self) -> frozenset[str]:
@@ -153,7 +155,7 @@ class Settings(BaseModel):
             raise ValueError("; ".join(problems))
         return out
 
-    @field_validator("max_retries", mode="before")
+    @field_validator("max_retries", "keep_runs", mode="before")
     @classmethod
     def _whole_number(cls, value: Any) -> Any:
         if isinstance(value, str) and value.strip().isdigit():
@@ -161,7 +163,7 @@ class Settings(BaseModel):
         if isinstance(value, float) and value.is_integer():
             return int(value)  # numbers cross the engine's RPC as floats (explicit provider settings)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"must be a whole number from 0 to 20, got {value!r}")
+            raise ValueError(f"must be a whole number, got {value!r}")
         return value
 
     @model_validator(mode="before")

@@ -41,9 +41,9 @@ from .accounts import ACCOUNT_KEY, explicit_settings
 from .checkpoints import RESUMED_FROM, Lineage, Resume
 from .config import Settings
 from .errors import MltrainError, NotFound, for_resource
-from .lifecycle import in_place, removal, takeover
+from .lifecycle import in_place, records, removal, takeover
 from .lifecycle.create import create
-from .lifecycle.protocol import Runs
+from .lifecycle.protocol import Keeps, Runs
 from .lifecycle.record import Held, Recorder, RunSpec, Unfinished
 from .ownership import (
     ATTEMPT_KEY,
@@ -66,7 +66,7 @@ from .ownership import (
 )
 from .platform_calls import Context, OutT, PlatformCalls, Props, RemoteT, SpecT
 from .progress import Label
-from .runs import RUN_STARTS, Replacement, Replacements, RunReason, refuse_stopped_run, replaced_by
+from .runs import RUN_REASON, RUN_STARTS, Replacement, Replacements, RunReason, refuse_stopped_run, replaced_by
 
 # The state of a run (held failure, unfinished wait, attempt), which a diff never compares as inputs.
 RUN_STATE_KEYS = (FAILED_KEY, UNFINISHED_KEY, ATTEMPT_KEY, REMOVED_KEY)
@@ -193,10 +193,11 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         return Settings.load(values) if values is not None else self.settings
 
     def platform(self, props: Mapping[str, object],
-                 resume: Resume | None = None) -> PlatformCalls[SpecT, OutT, RemoteT]:
-        """The platform calls of one operation on the resource whose inputs are `props` (`resume`: how the
-        run a create starts begins)."""
-        return self.calls(Context(self.account(props), owner=Mark.from_props(props), resume=resume or Resume()))
+                 resume: Resume | None = None, run_reason: str | None = None) -> PlatformCalls[SpecT, OutT, RemoteT]:
+        """The platform calls of one operation on the resource whose inputs are `props`; a create's: how its
+        run begins (`resume`) and why it starts (`run_reason`)."""
+        return self.calls(Context(self.account(props), owner=Mark.from_props(props), resume=resume or Resume(),
+                                  run_reason=run_reason))
 
     # ----- operations ----------------------------------------------------------------------------
     def check(self, olds: Props, news: Props) -> Checked:
@@ -227,8 +228,13 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             # create is checked without the state and named from the URN, so the preview shows that name.
             # (An imported state keeps the platform's name: see `takeover.imported_unchanged`.)
             news, name_pending = self._with_name({}, declared)
+            renamed = self._run_name(calls, olds, declared)
+            if renamed is not None:
+                news = {**news, "name": renamed}
             spec, failures = specs.validate(self.spec_type, news)
             changed, replaces = specs.diff(self.spec_type, olds, spec.props()) if spec else ([], [])
+            if renamed is not None:  # the new run's own name follows from the replace: no reason of it
+                replaces = [f for f in replaces if f != "name"]
         if spec is not None:
             # Catalogue checks only for new or changed inputs: a no-change preview makes no API call.
             unchanged = bool(olds) and not changed
@@ -245,6 +251,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             replacing = None if olds else self.replacements.take(urn, spec)
             if replacing is not None:
                 inputs[EXISTS_KEY] = True
+                if replacing.name is not None and declared.get("name") is None:
+                    inputs["name"] = replacing.name  # the new run's own name (a platform of unique names)
                 if self.runs is not None:
                     inputs[ATTEMPT_KEY] = replacing.attempt
             if not failures:  # outputs derived from inputs that fail a check would fail in turn
@@ -256,7 +264,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
                         inputs.update(self.runs.at_check(spec, olds, inputs, replacing, replaces, None))
                     if olds:  # what a replace would be, for its check or create (runs.Replacements)
                         reason = self.runs.if_replaced(spec, inputs, replaces, None) if self.runs is not None else None
-                        self.replacements.leave(urn, spec, Replacement(reason))
+                        renamed = self._run_name(calls, olds, declared)
+                        self.replacements.leave(urn, spec, Replacement(reason, name=renamed))
                 except ValidationError as err:
                     failures = specs.failures_of(self.spec_type, err)
         else:
@@ -287,6 +296,19 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         return [("replace_running", f"refuses to replace job {olds.get('name')!r}: it is {state}, and "
                  f"{replaced_by(replaces, 'it')} (delete, then create). Revert those fields, stop "
                  "the job first, or set replace_running=\"allow\""), *failures]
+
+    def _run_name(self, calls: PlatformCalls[SpecT, OutT, RemoteT], olds: Props, declared: Props) -> str | None:
+        """The name of a new run that replaces the run of `olds`, where it needs one of its own: a name the
+        provider chose (`declared` sets none), on a platform whose names are unique among all its jobs,
+        kept records too (`ownership.Mark.run_name`), while records are kept; None otherwise (the URN's
+        name, as before)."""
+        previous, owner = olds.get("name"), Mark.from_props(declared)
+        own = declared.get("keep_runs")
+        kept = _whole(own, 0) if own is not None else calls.settings.keep_runs
+        if not (calls.unique_names and calls.keeps_records and kept) or declared.get("name") is not None \
+                or owner is None:
+            return None  # keep_runs 0: the old run's job is deleted first, and its name is free again
+        return owner.run_name(previous) if isinstance(previous, str) and previous else None
 
     def _with_name(self, olds: Props, news: Props) -> tuple[Props, bool]:
         """Autonaming: a name the user did not set is chosen once and then kept (renames, aliases, refresh).
@@ -404,15 +426,17 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         if attempt is None:
             attempt = replacing.attempt if replacing is not None else _whole(props.get(ATTEMPT_KEY), 1)
         run: Props = {ATTEMPT_KEY: attempt} if self.runs is not None else {}
+        reason = self._run_recorded(props, replacing).get(RUN_REASON)
         try:
-            calls = self.platform(props)
+            why = reason if isinstance(reason, str) else None
+            calls = self.platform(props, run_reason=why)
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
         try:
             with deadline.scope(budget):
                 if self.runs is not None and not resume and not spec.adopt_id:
                     starts = self._resume(calls, spec, props, owner, new_run)
-                    calls = self.platform(props, starts)
+                    calls = self.platform(props, resume=starts, run_reason=why)
                     run.update(starts.outputs())
                 if resume and resume != spec.adopt_id:
                     object_id, outs = resume, self._resumed(calls, resume, spec, owner)
@@ -421,9 +445,17 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
                 else:
                     if self.runs is not None:
                         refuse_stopped_run(self.noun, spec)
+                    label, kept = Label.of(self.kind, spec, owner), self._keep_runs(calls, spec)
+                    keeps = cast("Keeps[RemoteT]", calls)
+
+                    def keep(found: str) -> None:  # an unrecorded run of ours: kept as a record, not deleted
+                        records.keep(keeps, found, label, name=self._label(spec), reason=None, keep_runs=kept)
+
                     object_id, outs = create(calls, spec, owner, name=self._label(spec),
-                                             grace=calls.settings.ambiguity_grace,
-                                             label=Label.of(self.kind, spec, owner), operation=budget)
+                                             grace=calls.settings.ambiguity_grace, label=label, operation=budget,
+                                             keep=keep if kept else None)
+                    if new_run and kept:  # a replacement: note and prune the earlier runs' records
+                        records.after_run(keeps, object_id, owner, self._label(spec), kept)
                     if calls.runs:
                         outs = {**outs, **self._record(calls, spec, object_id, owner, ours=True)}
         except Held as err:
@@ -532,7 +564,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             if not calls.removes:
                 return None
             with deadline.scope(self._deadline(spec, "survivor", None, what)):
-                mine = [n.object_id for n in calls.named(name) if owns(owner, n.mark, name)]
+                mine = [n.object_id for n in calls.named(name) if not n.record and owns(owner, n.mark, name)]
                 return mine[0] if mine and calls.read(mine[0], spec) is not None else None
         except Exception:  # not found, not ours, unreachable: nothing to record
             return None
@@ -679,9 +711,15 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         budget = self._deadline(spec, "delete", timeout, f"deleting {self.kind} '{self._label(spec)}'")
         try:
             calls = self.platform(props)
+            kept = self._keep_runs(calls, spec)
             try:
                 with deadline.scope(budget):
                     label = Label.of(self.kind, spec, object_id=object_id)
+                    if kept:
+                        reason = props.get(RUN_REASON)
+                        records.keep(cast("Keeps[RemoteT]", calls), object_id, label, name=self._label(spec),
+                                     reason=reason if isinstance(reason, str) else None, keep_runs=kept)
+                        return
                     confirmed = removal.remove(calls, object_id, label) if calls.removes else True
             except NotFound as err:
                 self._confirm_gone(calls, object_id, spec, str(err))
@@ -692,6 +730,14 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             raise for_resource(self.kind, self._label(spec), err) from None
 
     # ----- helpers -------------------------------------------------------------------------------
+    def _keep_runs(self, calls: PlatformCalls[SpecT, OutT, RemoteT], spec: SpecT) -> int:
+        """How many ended runs of this resource stay as records (0: a delete deletes its job): the
+        resource's `keep_runs`, else the account's `mltrain:keepRuns`; 0 for kinds that keep none."""
+        if not calls.keeps_records:
+            return 0
+        own = getattr(spec, "keep_runs", None)
+        return _whole(own, 0) if own is not None else calls.settings.keep_runs
+
     def _parse(self, props: Props, strict: bool = True) -> SpecT:
         data = specs.user_props(props, self.spec_type)
         spec, failures = specs.validate(self.spec_type, data)

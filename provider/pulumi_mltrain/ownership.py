@@ -56,6 +56,10 @@ IMPORTED_KEY = "__mltrain_imported"
 PARTIAL_KEY = f"{INTERNAL_PREFIX}partial"
 
 
+# The length of the token of a run name (`Mark.run_name`).
+RUN_TOKEN = 6
+
+
 @dataclass(frozen=True)
 class Mark:
     stack: str
@@ -86,6 +90,32 @@ class Mark:
         """The physical name this resource gets when the user sets none (see `physical_name`)."""
         return physical_name(resource_of(self.urn), f"{self.stack}/{self.urn}")
 
+    def run_name(self, previous: str) -> str:
+        """The name of a run that replaces the run named `previous`, on a platform whose names are unique
+        among all its jobs, kept records too (ModelArts): this resource's stem and a token of the previous
+        name. Chosen once per run (a preview and the update choose the same), kept in the state."""
+        token = hashlib.sha256(f"{self.stack}/{self.urn}/{previous}".encode()).hexdigest()[:RUN_TOKEN]
+        return f"{self.run_stem()}-{token}"
+
+    def run_stem(self) -> str:
+        """`default_name` shortened to leave room for a run token."""
+        return physical_name(resource_of(self.urn), f"{self.stack}/{self.urn}", 64 - RUN_TOKEN - 1)
+
+    def is_run_name(self, name: str) -> bool:
+        """Whether `name` is one `run_name` gives this resource (its stem and a token)."""
+        stem = self.run_stem()
+        token = name[len(stem) + 1:]
+        return name.startswith(f"{stem}-") and len(token) == RUN_TOKEN and all(c in "0123456789abcdef" for c in token)
+
+    def name_stem(self, name: str) -> str:
+        """What the names of every run of this resource start with, when `name` is one the provider chose
+        (`default_name` or a `run_name`); else `name` itself (a name the user chose is every run's)."""
+        if name == self.default_name() or self.is_run_name(name):
+            default, stem = self.default_name(), self.run_stem()
+            return next((default[:i] for i in range(min(len(default), len(stem))) if default[i] != stem[i]),
+                        default[:len(stem)])
+        return name
+
 
 def physical_name(resource_name: str, seed: str, max_len: int = 64) -> str:
     """The resource name and a suffix that is unique to this stack (identity) and resource (URN)."""
@@ -98,14 +128,14 @@ def owns(ours: Mark | None, found: Mark | None, name: str) -> bool:
     """Whether an object named `name` that carries `found` (None: no mark can be read) is this resource's.
 
     Its mark decides. An object without a readable mark is ours only under the name this resource
-    alone would give it (`Mark.default_name`: a hash of the stack's random identity and the URN): the
-    mark of a create interrupted between its POST and its mark (ModelArts marks a job by a call of its
+    alone would give it (`Mark.default_name` or a `Mark.run_name`: a hash of the stack's random identity and
+    the URN): the mark of a create interrupted between its POST and its mark (ModelArts marks a job by a call of its
     own), or a platform that does not return the mark in its answers. A name the user chose proves
     nothing, and is never enough.
     """
     if ours is None:
         return False
-    return found == ours or (found is None and name == ours.default_name())
+    return found == ours or (found is None and (name == ours.default_name() or ours.is_run_name(name)))
 
 
 def internal(props: Mapping[str, Any]) -> dict[str, Any]:

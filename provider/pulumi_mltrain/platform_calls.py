@@ -23,7 +23,7 @@ from . import spec as specs
 from .checkpoints import Resume
 from .config import CONFIG_KEYS, Settings
 from .errors import ApiError, MltrainError
-from .lifecycle.protocol import MarkedRun, Named, Outs, Sent, Stop
+from .lifecycle.protocol import Kept, MarkedRun, Named, Outs, Sent, Stop
 from .ownership import Mark
 from .progress import notice
 from .spec import ManagedSpec
@@ -46,6 +46,7 @@ class Context:
     settings: Settings  # the account: the resource's explicit provider, else the configured one
     owner: Mark | None = None  # the resource's owner mark: what it says is said under its URN
     resume: Resume = field(default_factory=Resume)  # a create: does its run resume, and from which run
+    run_reason: str | None = None  # a create's: why its run starts (runs.py), for a platform that keeps it
 
     def say(self, text: str) -> None:
         """A line for the user about this resource, shown by both forms (`progress.notice`)."""
@@ -90,6 +91,11 @@ class PlatformCalls(Generic[SpecT, OutT, RemoteT]):
     derived_kept: ClassVar[tuple[str, ...]] = ()
     poll: ClassVar[Backoff] = Backoff()
     pending_states: ClassVar[frozenset[str]] = frozenset()
+    # Whether the platform refuses a name any of its objects holds (a kept record's too): a new run of
+    # a name the provider chose then gets a name of its own (`ownership.Mark.run_name`).
+    unique_names: ClassVar[bool] = False
+    # Whether a delete of a run keeps its job as the run's record (lifecycle/records.py, `keep_runs`).
+    keeps_records: ClassVar[bool] = False
 
     def __init__(self, context: Context) -> None:
         self.context = context
@@ -250,6 +256,21 @@ class PlatformCalls(Generic[SpecT, OutT, RemoteT]):
     def notes(self, spec: SpecT, object_id: str) -> Callable[[RemoteT], str | None] | None:
         return None
 
-    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
-        """The account's jobs of this kind that carry an owner mark (abandoned.py); none for others."""
+    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float, *,
+               full: bool = False) -> list[MarkedRun]:
+        """The account's jobs of this kind that carry an owner mark (abandoned.py, the run history); none
+        for others."""
         return []
+
+    # ----- kept run records (lifecycle.protocol.Keeps): the kinds that keep records give these ---------
+    def owner_of(self, object_id: str) -> Mark | None:
+        return None
+
+    def keep(self, object_id: str, owner: Mark, reason: str | None) -> None:
+        return None
+
+    def records(self, owner: Mark, name: str) -> list[Kept]:
+        return []
+
+    def replaced(self, object_id: str, by: str) -> None:
+        return None

@@ -4,7 +4,8 @@ A training job is a run: these say what a preview may replace (`replace_running`
 stopped in place (`stopped`), what becomes of a run that fails during the create's wait (`on_failure`:
 its job is kept as the run's record, or deleted; either way the failure is held, see
 lifecycle/record.py and handler.py), and how many runs of one declaration `pulumi up` may start on its
-own (`max_attempts`). Each platform's job spec subclasses `RunControl` and adds its own `wait_for`
+own (`max_attempts`), and how many ended runs stay on the platform as records (`keep_runs`, see
+lifecycle/records.py). Each platform's job spec subclasses `RunControl` and adds its own `wait_for`
 (the targets differ) and `max_pending_minutes` (its words for pending).
 """
 
@@ -18,6 +19,8 @@ from .spec import ManagedSpec
 OnFailure = Literal["delete", "keep"]
 # A run of unchanged inputs is started again by `pulumi up` at most this many times in all.
 MAX_ATTEMPTS = 10
+# The most records of one training job `keep_runs` may keep.
+MAX_KEPT = 100
 
 
 class RunControl(ManagedSpec):
@@ -46,3 +49,10 @@ class RunControl(ManagedSpec):
         "new run. 1 (the default) never starts a failed run again unasked. A change of inputs or "
         "replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as "
         "Alaya NeW's max_retry_count, happen inside one run.)", on_change="local", ge=1, le=MAX_ATTEMPTS)
+    keep_runs: int | None = specs.spec_field(
+        None, description="How many ended runs of this job stay on the platform as records: a replace or "
+        "`pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, "
+        "resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the "
+        "oldest records beyond this number are deleted at the job's next create or delete (and by "
+        "`mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the "
+        "provider's `mltrain:keepRuns` (default 5).", on_change="local", ge=0, le=MAX_KEPT)

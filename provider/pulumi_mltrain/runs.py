@@ -18,7 +18,7 @@ How `check` knows: the engine checks a resource against its stored inputs, asks 
 replaces the resource it checks the inputs once more without the stored ones (for their defaults),
 and creates with what that second check returns. The first check, in the same provider process,
 leaves what a replace would be (`Replacement`: its reason, and the attempt it would be) with its
-handler, keyed by the URN and the checked inputs; the second one takes it, and so does the create of
+handler, keyed by the URN and the checked inputs (but the name); the second one takes it, and so does the create of
 a targeted replace (`pulumi up --replace`), which skips the second check.
 
 It is no input: a diff never compares it (no false change, no drift), and a change that keeps the run
@@ -65,6 +65,7 @@ class Replacement:
 
     reason: str | None
     attempt: int = 1
+    name: str | None = None  # the new run's own name, where the platform needs one (handler._run_name)
 
 
 class Replacements:
@@ -92,10 +93,12 @@ class Replacements:
 
 
 def _key(urn: Any, spec: Any) -> tuple[str, str] | None:
-    """The resource and its checked inputs (the second check chooses the same name from the URN)."""
+    """The resource and its checked inputs but the name (the second check chooses the name from the URN,
+    and a new run may get a name of its own: `Replacement.name`)."""
     if not isinstance(urn, str) or not urn:
         return None
-    return urn, json.dumps(spec.props(), sort_keys=True, default=str)
+    props = {k: v for k, v in spec.props().items() if k != "name"}
+    return urn, json.dumps(props, sort_keys=True, default=str)
 
 
 def starts_run(reason: Any) -> bool:

@@ -110,6 +110,11 @@ SETTINGS: tuple[Setting, ...] = (
             "IDs of held failed runs to run again (comma- or space-separated): the next `pulumi up` replaces each "
             "training job whose held failure is one of them with a new run, once (the new run has another ID). "
             "Works from every language and from CI without changing the program.", see="runs.md#held-failures"),
+    Setting("keep_runs", "keepRuns", "MLTRAIN_KEEP_RUNS", "integer",
+            "How many ended runs of each training job stay on the platform as records after a replace or "
+            "`pulumi destroy` (stopped first, never deleted until pruned); the oldest records beyond it are "
+            "deleted. 0 deletes a replaced or destroyed run's job, as 0.2 did. A job's own `keep_runs` wins.",
+            default=5, see="runs.md#run-history"),
     Setting("stack_identity", "stackIdentity", "", "string",
             "Native plugin only: the stack identity in owner marks and default names (default: the URN's "
             "project/stack). Set it when stacks of the same project and stack name in different backends "

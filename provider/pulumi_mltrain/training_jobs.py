@@ -38,7 +38,7 @@ class JobAPI(Protocol[ClientT_contra]):
     def named(self, api: ClientT_contra, name: str, /) -> list[Named]: ...
 
     def marked(self, api: ClientT_contra, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float,
-               /) -> list[MarkedRun]: ...
+               /, *, full: bool = False) -> list[MarkedRun]: ...
 
 
 class JobCalls(PlatformCalls[SpecT, OutT, RemoteT], Generic[SpecT, OutT, RemoteT, ClientT]):
@@ -93,8 +93,9 @@ class JobCalls(PlatformCalls[SpecT, OutT, RemoteT], Generic[SpecT, OutT, RemoteT
     def named(self, name: str) -> list[Named]:
         return self.api.named(self.client, name)
 
-    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
-        return self.api.marked(self.client, recorded, keep, now)
+    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float, *,
+               full: bool = False) -> list[MarkedRun]:
+        return self.api.marked(self.client, recorded, keep, now, full=full)
 
     def live(self, state: str) -> bool:
         return state in self.live_states

@@ -114,6 +114,7 @@ export class Provider extends pulumi.ProviderResource {
             resourceInputs["huaweiSecurityToken"] = args?.huaweiSecurityToken ? pulumi.secret(args.huaweiSecurityToken) : undefined;
             resourceInputs["huaweiUser"] = args?.huaweiUser;
             resourceInputs["insecureSkipTlsVerify"] = pulumi.output(args?.insecureSkipTlsVerify).apply(JSON.stringify);
+            resourceInputs["keepRuns"] = pulumi.output(args?.keepRuns).apply(JSON.stringify);
             resourceInputs["maxRetries"] = pulumi.output(args?.maxRetries).apply(JSON.stringify);
             resourceInputs["modelartsEndpoint"] = args?.modelartsEndpoint;
             resourceInputs["replaceRunning"] = args?.replaceRunning;
@@ -197,6 +198,10 @@ export interface ProviderArgs {
      * Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
      */
     insecureSkipTlsVerify?: pulumi.Input<boolean | undefined>;
+    /**
+     * How many ended runs of each training job stay on the platform as records after a replace or `pulumi destroy` (stopped first, never deleted until pruned); the oldest records beyond it are deleted. 0 deletes a replaced or destroyed run's job, as 0.2 did. A job's own `keep_runs` wins. Environment fallback: MLTRAIN_KEEP_RUNS.
+     */
+    keepRuns?: pulumi.Input<number | undefined>;
     /**
      * Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
      */

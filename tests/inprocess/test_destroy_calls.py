@@ -10,7 +10,8 @@ accepted is still checked against a listing.
 Which calls a delete makes is the provider's own logic: the cases run in-process (the handler of a
 fresh provider process, as the engine starts one for a destroy, calls `delete` against the emulator
 over loopback HTTP; a delete that raises keeps the resource in the state). One case runs through
-`pulumi destroy` and counts the same calls the in-process case counts.
+`pulumi destroy` and counts the same calls the in-process case counts. Every case sets `keepRuns` 0: a
+run kept as a record instead is tests/inprocess/test_run_records.py's.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ ALAYA_DETAIL, ALAYA_LIST = "GET /v1/training/instance/*/detail", "GET /v1/traini
 REFUSED = {"status": 409, "message": "stop the task before deleting it", "data": {}}
 GATEWAY_404 = {"error_code": "APIG.0101", "error_msg": "The API does not exist or has not been published in the "
                "environment", "request_id": "2f6d3c1e"}
+# These cases are about the delete itself: no run is kept as a record (test_run_records.py keeps them).
+DELETES = {"mltrain:keepRuns": "0"}
 ALGORITHM = {"code_dir": "obs://b/code/", "boot_file": "obs://b/code/train.py",
              "engine_name": d.ENGINE_PYTORCH[0], "engine_version": d.ENGINE_PYTORCH[1]}
 
@@ -48,13 +51,13 @@ class Created:
 
     def __init__(self, emulator: EmulatorHandle, **job: Any) -> None:
         self.emulator = emulator
-        jobs = inprocess.handler("alaya:TrainingJob", emulator)
+        jobs = inprocess.handler("alaya:TrainingJob", emulator, **DELETES)
         inputs = inprocess.checked(jobs, {**inprocess.OWNER, "name": "job", **alaya_job_args(**job)})
         result = jobs.create(inputs)
         self.id, self.state = result.id, {**inputs, **result.outputs}
 
     def delete(self) -> None:
-        inprocess.handler("alaya:TrainingJob", self.emulator).delete(self.id, self.state)
+        inprocess.handler("alaya:TrainingJob", self.emulator, **DELETES).delete(self.id, self.state)
 
 
 def stop_out_of_band(emulator: EmulatorHandle, task_id: str) -> None:
@@ -118,7 +121,7 @@ def test_modelarts_delete_calls(ended: bool, emulator: EmulatorHandle) -> None:
     algorithms = inprocess.handler("modelarts:Algorithm", emulator)
     algorithm_inputs = inprocess.checked(algorithms, {**inprocess.OWNER, "name": "algo", **ALGORITHM})
     algorithm = algorithms.create(algorithm_inputs)
-    jobs = inprocess.handler("modelarts:TrainingJob", emulator)
+    jobs = inprocess.handler("modelarts:TrainingJob", emulator, **DELETES)
     job_inputs = inprocess.checked(jobs, {**inprocess.OWNER, "name": "job", "flavor_id": d.FLAVOR_CPU_8U,
                                           "wait_for": "running", "algorithm_id": algorithm.id})
     job = jobs.create(job_inputs)
@@ -127,7 +130,7 @@ def test_modelarts_delete_calls(ended: bool, emulator: EmulatorHandle) -> None:
         emulator.admin.advance(1)
 
     def destroy() -> None:  # a fresh process, the job before the algorithm it depends on
-        inprocess.handler("modelarts:TrainingJob", emulator).delete(job.id, {**job_inputs, **job.outputs})
+        inprocess.handler("modelarts:TrainingJob", emulator, **DELETES).delete(job.id, {**job_inputs, **job.outputs})
         inprocess.handler("modelarts:Algorithm", emulator).delete(
             algorithm.id, {**algorithm_inputs, **algorithm.outputs})
 

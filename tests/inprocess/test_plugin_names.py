@@ -44,7 +44,8 @@ def camel_args() -> dict[str, Any]:
 def plugin_for(emulator: Any) -> MltrainPlugin:
     plugin = MltrainPlugin()
     run(plugin.configure(p.ConfigureRequest(
-        variables={"mltrain:config:alayaEndpoint": emulator.url, "mltrain:config:alayaApiKey": emulator.alaya_api_key},
+        variables={"mltrain:config:alayaEndpoint": emulator.url, "mltrain:config:alayaApiKey": emulator.alaya_api_key,
+                   "mltrain:config:keepRuns": "0"},  # its destroy is about the delete: no run kept
         args={}, accept_secrets=True, accept_resources=False)))
     return plugin
 

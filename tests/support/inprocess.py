@@ -21,8 +21,11 @@ from .platforms import PLATFORMS, job_ids
 # A handler of any resource type: what the tests hold.
 AnyHandler = Handler[Any, Any, Any]
 
-# The settings every stack of tests/support/stacks.py sets.
-BASE_CONFIG = {"mltrain:requestTimeout": "5", "mltrain:maxRetries": "3", "mltrain:ambiguityGrace": "5"}
+# The settings every stack of tests/support/stacks.py sets. `keepRuns` 0: the suite's guarantees of deletes
+# and of nothing left behind are about deleting; the tests of run records set it themselves
+# (tests/inprocess/test_run_records.py, tests/engine/test_run_history.py).
+BASE_CONFIG = {"mltrain:requestTimeout": "5", "mltrain:maxRetries": "3", "mltrain:ambiguityGrace": "5",
+               "mltrain:keepRuns": "0"}
 # The owner marks the program side adds to every resource's inputs.
 OWNER = {"__mltrain_stack": "st-inprocess", "__mltrain_urn": "urn:pulumi:test::inprocess::TrainingJob::job"}
 

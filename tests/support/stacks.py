@@ -13,7 +13,9 @@ from .pulumi_cli import ROOT, Stack
 
 PROGRAMS = ROOT / "tests" / "engine" / "programs"
 # The settings every test stack sets besides its platforms' (short request timeouts, few retries).
-TEST_SETTINGS = {"mltrain:requestTimeout": "5", "mltrain:maxRetries": "3", "mltrain:ambiguityGrace": "5"}
+# `keepRuns` 0: see support/inprocess.py's BASE_CONFIG (the run-record tests set it themselves).
+TEST_SETTINGS = {"mltrain:requestTimeout": "5", "mltrain:maxRetries": "3", "mltrain:ambiguityGrace": "5",
+                 "mltrain:keepRuns": "0"}
 
 
 def _text(value: Any) -> str:

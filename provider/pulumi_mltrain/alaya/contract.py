@@ -69,6 +69,11 @@ TIMEOUT_HOURS = (1, 24 * 90)
 # The provider adds the variable to every create, hides it from diffs, and refuses it as a
 # user-declared variable. Adopted tasks (adopt_id) cannot be marked afterwards; the state records them.
 OWNER_ENV = "MLTRAIN_OWNER"
+# The run's run_reason, sent beside the mark at the create: a task cannot be changed afterwards, so this is
+# what a kept run record (pulumi_mltrain/lifecycle/records.py) says of why its run was started. Hidden
+# from diffs like the mark.
+RUN_REASON_ENV = "MLTRAIN_RUN_REASON"
+PROVIDER_ENV = (OWNER_ENV, RUN_REASON_ENV)
 
 # Fields of a task detail that carry secrets and must never reach outputs or logs.
 SECRET_DETAIL_KEYS = ("imagePullSecret", "password", "token", "secret")

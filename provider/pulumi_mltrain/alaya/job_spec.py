@@ -154,6 +154,8 @@ class TrainingJobSpec(RunControl):
             elif self.checkpoint is not None and key in CHECKPOINT_ENV:
                 out.append((f"env.{key}", "is reserved with a checkpoint: the provider tells the script the "
                                           "checkpoint's path and whether it resumes there"))
+            elif key == contract.RUN_REASON_ENV:
+                out.append((f"env.{key}", "is reserved: the provider keeps the run's run_reason there"))
         return out
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..answers import from_beijing
 from ..errors import ApiError
-from ..lifecycle.protocol import Busy, MarkedRun, Named, Outs, Stop
+from ..lifecycle.protocol import Busy, Kept, MarkedRun, Named, Outs, Stop
 from ..ownership import Mark
 from . import contract
 from .catalog import job_costs, products
@@ -26,12 +26,15 @@ PLATFORM = "Alaya NeW"
 # Statuses a delete is accepted in (the emulator, like the adopted contract, refuses it while a task starts
 # or runs); a status this provider does not know (a platform's STOPPING) is waited out.
 DELETABLE = contract.TERMINAL | {contract.PAUSED, contract.DELETING}
+# Where a task's logs are: Alaya NeW documents no log API.
+NO_LOGS = "the Alaya NeW console (no log API)"
 
 
 def marked(api: AlayaClient, recorded: Collection[str], keep: Callable[[str, Mark], bool],
-           now: float) -> list[MarkedRun]:
+           now: float, *, full: bool = False) -> list[MarkedRun]:
     """The account's marked tasks that `keep` accepts, with their cost so far at the listed price
-    (the product list is read once, and only when a task is kept)."""
+    (the product list is read once, and only when a task is kept); `full`: what a run history shows too
+    (all of it from the detail this reads anyway)."""
     catalogue: list[dict[str, Any]] | None = None
     out: list[MarkedRun] = []
     for row in api.list_tasks():
@@ -48,16 +51,22 @@ def marked(api: AlayaClient, recorded: Collection[str], keep: Callable[[str, Mar
         resource = resource if isinstance(resource, dict) else {}
         product = detail.get("productCode") or resource.get("productCode")
         workers = detail.get("workerCount") or resource.get("workerCount")
-        cost = None
+        cost, gpus = None, None
         if product and isinstance(workers, int):
             if catalogue is None:
                 catalogue = products(api)
-            hourly = job_costs(catalogue, str(product), workers).get("cost_per_hour")
+            costs = job_costs(catalogue, str(product), workers)
+            hourly, counted = costs.get("cost_per_hour"), costs.get("gpu_count")
+            gpus = counted if isinstance(counted, int) else None
             if isinstance(hourly, int | float):
                 running = 0.0 if started is None else ((ended or now) - started) / 3600
                 cost = round(hourly * max(0.0, running), 4)
+        env = detail.get("env")
+        env = env if isinstance(env, dict) else {}
+        extra: dict[str, Any] = {"reason": env.get(contract.RUN_REASON_ENV) or None, "started": started,
+                                 "ended": ended, "gpus": gpus, "logs": NO_LOGS} if full else {}
         out.append(MarkedRun(task_id, detail.get("name"), owner, state, state in contract.LIVE,
-                             epoch(detail.get("createdTime")), cost))
+                             epoch(detail.get("createdTime")), cost, record=is_record(detail), **extra))
     return out
 
 
@@ -87,9 +96,9 @@ def mark(detail: Task) -> Mark | None:
 def unmarked(detail: Task) -> Task:
     """The task as its declaration would read it: the owner mark is the provider's, not the user's."""
     env = detail.get("env")
-    if not isinstance(env, dict) or contract.OWNER_ENV not in env:
+    if not isinstance(env, dict) or not any(k in env for k in contract.PROVIDER_ENV):
         return detail
-    return {**detail, "env": {k: v for k, v in env.items() if k != contract.OWNER_ENV}}
+    return {**detail, "env": {k: v for k, v in env.items() if k not in contract.PROVIDER_ENV}}
 
 
 def _duration_ms(start: Any, end: Any) -> int | None:
@@ -150,4 +159,24 @@ def delete(api: AlayaClient, task_id: str) -> None:
 def named(api: AlayaClient, name: str) -> list[Named]:
     """Tasks of the name, read in detail (the listing carries no `env`, where the mark lives)."""
     details = [api.task(str(row.get("id"))) for row in api.find_tasks(name)]
-    return [Named(str(d.get("id")), mark(d)) for d in details if status(d) != contract.DELETING]
+    return [Named(str(d.get("id")), mark(d), record=is_record(d)) for d in details if status(d) != contract.DELETING]
+
+
+def is_record(detail: Task) -> bool:
+    """Whether the task is a kept run record: ended and marked. Alaya NeW has no call that changes a task
+    after its create, so a record carries no mark of its own (lifecycle/records.py); an ended task is no
+    live run of anyone's, and a create never takes one over."""
+    return status(detail) in contract.TERMINAL and mark(detail) is not None
+
+
+def records(api: AlayaClient, owner: Mark, name: str) -> list[Kept]:
+    """The kept records of `owner` among the tasks of `name` (every run of a task has its name)."""
+    out: list[Kept] = []
+    for row in api.find_tasks(name):
+        detail = api.task(str(row.get("id")))
+        if mark(detail) == owner and is_record(detail):
+            env = detail.get("env")
+            reason = env.get(contract.RUN_REASON_ENV) if isinstance(env, dict) else None
+            out.append(Kept(str(detail.get("id")), str(detail.get("name") or ""), status(detail),
+                            epoch(detail.get("createdTime")), str(reason) if reason else None))
+    return out

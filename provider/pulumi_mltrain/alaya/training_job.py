@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ..lifecycle import takeover
-from ..lifecycle.protocol import Outs, Sent
+from ..lifecycle.protocol import Kept, Outs, Sent
 from ..ownership import Mark
 from ..platform_calls import Failures, Props
 from ..training_jobs import JobCalls
@@ -45,6 +45,7 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task, Alaya
     occupied_states: ClassVar[frozenset[str] | None] = contract.LIVE  # a paused task too
     reached, never = contract.REACHED, contract.NEVER
     api = tasks
+    keeps_records: ClassVar[bool] = True
 
     @property
     def client(self) -> AlayaClient:
@@ -88,6 +89,8 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task, Alaya
             body["env"] = {**body.get("env", {}), **spec.checkpoint.env(self.context.resume)}
         if owner is not None:
             body["env"] = {**body.get("env", {}), contract.OWNER_ENV: owner.text()}
+            if self.context.run_reason:
+                body["env"][contract.RUN_REASON_ENV] = self.context.run_reason
         result_key = str(self.client.create_task(body))
         return Sent(pending=result_key, outputs={"result_key": result_key})
 
@@ -120,3 +123,10 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task, Alaya
 
     def notes(self, spec: TrainingJobSpec, object_id: str) -> Callable[[Task], str | None]:
         return tasks.no_log_note()
+
+    # ----- kept run records (lifecycle/records.py): an ended task with the mark is the record ----------
+    def owner_of(self, object_id: str) -> Mark | None:
+        return tasks.mark(self.client.task(object_id))
+
+    def records(self, owner: Mark, name: str) -> list[Kept]:
+        return tasks.records(self.client, owner, name)

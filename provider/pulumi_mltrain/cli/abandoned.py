@@ -25,7 +25,8 @@ records is abandoned when either
    and its URN is what is left).
 
 Anything else is never listed: a job without a mark (made by hand, by another tool), a job any stack
-records, a job whose URN names a project this backend does not hold (another backend's), and one
+records, a kept run record (an ended run a replace or destroy kept: `mltrain-runs history` lists
+those), a job whose URN names a project this backend does not hold (another backend's), and one
 whose URN names a stack this backend holds under an identity that is not that stack's (a stack of
 the same project and name in another backend; or a stack removed and made again, whose old jobs
 are then left alone). Rule 2 cannot tell a removed stack from a stack of the same project under a
@@ -85,15 +86,26 @@ class HeldRun:
 
 
 @dataclass(frozen=True)
+class StateRun:
+    """The run a stack's state records for one training job: what the run history reads of it."""
+
+    job_id: str
+    urn: str
+    run_reason: str | None
+    keep_runs: int | None  # the resource's own keep_runs, if it sets one
+
+
+@dataclass(frozen=True)
 class StackRecord:
-    """What one stack of the backend says: its project and name, identities, the IDs it records, and the
-    held failed runs among them."""
+    """What one stack of the backend says: its project and name, identities, the IDs it records, the
+    held failed runs among them, and its training jobs' current runs."""
 
     project: str
     name: str
     identities: frozenset[str]
     recorded: frozenset[str]
     held: tuple[HeldRun, ...] = ()
+    runs: tuple[StateRun, ...] = ()
 
 
 @dataclass
@@ -156,7 +168,20 @@ def stack_record(project: str, name: str, exported: Mapping[str, Any]) -> StackR
         if res.get("id"):
             recorded.add(str(res["id"]))
     held = tuple(h for res in deployment.get("resources") or [] if (h := held_run(project, name, res)) is not None)
-    return StackRecord(project, name, frozenset(identities), frozenset(recorded), held)
+    runs = tuple(r for res in deployment.get("resources") or [] if (r := state_run(res)) is not None)
+    return StackRecord(project, name, frozenset(identities), frozenset(recorded), held, runs)
+
+
+def state_run(res: Mapping[str, Any]) -> StateRun | None:
+    """The current run a state's training job records (either form: the plugin's names are camelCase)."""
+    entry = registry.resource(str(res.get("type", "")))
+    outputs = res.get("outputs")
+    if entry is None or entry.run is None or not isinstance(outputs, Mapping) or not res.get("id"):
+        return None
+    reason = outputs.get("run_reason", outputs.get("runReason"))
+    keep = outputs.get("keep_runs", outputs.get("keepRuns"))
+    return StateRun(str(res["id"]), str(res.get("urn")), reason if isinstance(reason, str) else None,
+                    int(keep) if isinstance(keep, int | float) and not isinstance(keep, bool) else None)
 
 
 def held_run(project: str, name: str, res: Mapping[str, Any]) -> HeldRun | None:
@@ -278,6 +303,8 @@ def platform_runs(family: str, runs: Marked, backend: Backend, now: float | None
 
     out: list[AbandonedRun] = []
     for run in runs.marked(recorded, keep, now):
+        if run.record:
+            continue  # a kept run record (lifecycle/records.py): `mltrain-runs history` lists it
         project, stack = project_and_stack(run.mark.urn)
         out.append(AbandonedRun(
             platform=family, job_id=run.object_id, name=run.name, stack=f"{project}/{stack}",

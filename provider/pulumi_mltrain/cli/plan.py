@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
 from .. import ownership, registry, runs
+from .. import settings as settings_table
 from ..spec import property_name
 
 # Step operations of `pulumi preview --json`.
@@ -40,6 +42,8 @@ STARTING_OPS = ("create", "replace", "create-replacement")
 STOPPING_OPS = ("replace", "delete-replaced", "delete")
 # How the CLI writes a value unknown during a preview.
 UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9"
+# The provider's default `mltrain:keepRuns` (a preview does not show the stack's setting).
+DEFAULT_KEEP: int = settings_table.DEFAULTS["keep_runs"]
 
 
 starts_run = runs.starts_run
@@ -165,6 +169,24 @@ class Stop:
 
 
 @dataclass(frozen=True)
+class Kept:
+    """A job the update replaces or deletes, and whether its run stays as a record (docs/runs.md#run-history)."""
+
+    name: str
+    kind: str
+    how: str  # "replaced" or "deleted"
+    keep_runs: int  # the job's own keep_runs, else the one given (mltrain:keepRuns); 0 deletes it
+    job_id: str | None = None
+
+    def line(self) -> str:
+        job = f" {self.job_id}" if self.job_id else ""
+        if self.keep_runs:
+            return (f"kept as a record: {self.kind} '{self.name}'{job} ({self.how}; keep_runs={self.keep_runs}, "
+                    "older records beyond it are deleted)")
+        return f"deleted: {self.kind} '{self.name}'{job} ({self.how}; keep_runs=0)"
+
+
+@dataclass(frozen=True)
 class Caps:
     """The limits of one update: None for no limit."""
 
@@ -181,6 +203,7 @@ class Impact:
     runs: list[Run] = field(default_factory=list)
     stops: list[Stop] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)  # jobs whose run the preview cannot describe
+    kept: list[Kept] = field(default_factory=list)  # the jobs replaced or deleted: kept as records or deleted
 
     @property
     def unbounded(self) -> list[Run]:
@@ -259,6 +282,9 @@ class Impact:
             lines += [f"  {s.line()}" for s in self.stops]
         else:
             lines.append("stops running jobs: none")
+        if self.kept:
+            lines.append("records:")
+            lines += [f"  {k.line()}" for k in self.kept]
         if self.unknown:
             lines.append("not counted (unknown at preview): " + "; ".join(self.unknown))
         return lines
@@ -319,8 +345,17 @@ def _props(state: Any) -> dict[str, Any]:
     return {**(state.get("outputs") or {}), **(state.get("inputs") or {})}
 
 
-def impacts(previews: Iterable[Mapping[str, Any]]) -> list[Impact]:
-    """The impact of each stack the previews cover, in the order they name them."""
+def kept_of(kind: str, name: str, outputs: Mapping[str, Any], how: str, keep_runs: int) -> Kept:
+    """What becomes of the job a replace or delete ends: its own `keep_runs` (either spelling), else
+    `keep_runs` (the provider's setting, which a preview does not show)."""
+    own = number(value(outputs, "keep_runs"))
+    job_id = value(outputs, facts(kind).job_id)
+    return Kept(name, kind, how, int(own) if own is not None else keep_runs, str(job_id) if job_id else None)
+
+
+def impacts(previews: Iterable[Mapping[str, Any]], keep_runs: int = DEFAULT_KEEP) -> list[Impact]:
+    """The impact of each stack the previews cover, in the order they name them (`keep_runs`: the
+    provider's `mltrain:keepRuns`, for jobs that set none)."""
     found: dict[str, Impact] = {}
     for preview in previews:
         seen_runs: set[str] = set()
@@ -348,9 +383,12 @@ def impacts(previews: Iterable[Mapping[str, Any]]) -> list[Impact]:
                                           "run_reason)")
             if op in STOPPING_OPS and urn not in seen_stops:
                 seen_stops.add(urn)
-                stop = stop_of(kind, name, old.get("outputs") or {}, "deleted" if op == "delete" else "replaced")
+                how = "deleted" if op == "delete" else "replaced"
+                stop = stop_of(kind, name, old.get("outputs") or {}, how)
                 if stop is not None:
                     impact.stops.append(stop)
+                if old.get("id") or old.get("outputs"):
+                    impact.kept.append(kept_of(kind, name, old.get("outputs") or {}, how, keep_runs))
     return list(found.values())
 
 
@@ -399,6 +437,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="exit 1 when the new runs with a known price can cost more than X (or are unbounded)")
     parser.add_argument("--no-stop-running", action="store_true",
                         help="exit 1 when the update replaces or deletes a job whose recorded status is live")
+    parser.add_argument("--keep-runs", type=int, metavar="N", default=None,
+                        help="the stack's mltrain:keepRuns, for jobs that set no keep_runs (default: "
+                             f"MLTRAIN_KEEP_RUNS, else {DEFAULT_KEEP}); says which replaced or deleted jobs stay as "
+                             "records")
     return parser.parse_args(argv)
 
 
@@ -418,7 +460,11 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
     except (OSError, ValueError) as err:
         print(f"mltrain-plan: {err}", file=sys.stderr)
         return 2
-    found = impacts(previews)
+    keep = args.keep_runs
+    if keep is None:
+        from_env = os.environ.get(settings_table.BY_NAME["keep_runs"].env, "").strip()
+        keep = int(from_env) if from_env.isdigit() else DEFAULT_KEEP
+    found = impacts(previews, keep)
     if not found:
         print("no training jobs in the preview: no new runs, no running job stopped", file=out)
     over = False

@@ -2,6 +2,8 @@
 
     mltrain-runs abandoned [--config-stack NAME] [--platform alaya|modelarts] [--json] [--stop [--yes]]
     mltrain-runs held [--json]
+    mltrain-runs history [--stack S] [--resource R] [--config-stack NAME] [--json]
+    mltrain-runs prune [--stack S] [--resource R] [--keep N] [--config-stack NAME] [--yes]
 
 Run it where `pulumi` runs for the project (its folder, the same login and environment): the
 backend's stacks are read with the `pulumi` CLI (`MLTRAIN_PULUMI` names another binary), and the
@@ -18,7 +20,8 @@ from collections.abc import Sequence
 
 from ..errors import MltrainError
 from ..registry import FAMILIES
-from .abandoned import AbandonedRun, HeldRun, abandoned_runs, held_runs, stack_settings, stop
+from .abandoned import AbandonedRun, HeldRun, abandoned_runs, held_runs, read_backend, stack_settings, stop
+from .history import HistoryRun, prune, run_history
 
 
 def _table(runs: Sequence[AbandonedRun]) -> str:
@@ -56,6 +59,53 @@ def _held(args: argparse.Namespace) -> int:
     return 0
 
 
+def _history_table(runs: Sequence[HistoryRun]) -> str:
+    head = ("STACK", "RESOURCE", "JOB ID", "STATUS", "KIND", "RUN REASON", "START", "END", "GPU-H", "FINAL METRICS",
+            "REPLACED BY", "LOGS")
+    rows = [head] + [(r.stack, r.resource, r.job_id, r.status,
+                      "held" if r.held else "record" if r.record else "current", (r.run_reason or "-")[:60],
+                      r.start or "-", r.end or "-",
+                      "?" if r.gpu_hours is None else f"{r.gpu_hours:g}",
+                      ", ".join(f"{k}={v:g}" for k, v in (r.final_metrics or {}).items()) or "-",
+                      r.replaced_by or "-", r.logs or "-") for r in runs]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows)
+
+
+def _history(args: argparse.Namespace) -> int:
+    """The runs of the backend's stacks (current, kept records, held), or `prune` of the records."""
+    try:
+        settings = stack_settings(args.config_stack)
+        backend = read_backend()
+        runs = run_history(settings, stack=args.stack, resource=args.resource, backend=backend)
+        if args.command == "prune":
+            keep = args.keep
+            doomed = len([r for r in runs if r.record])
+            if not args.yes and doomed and not sys.stdin.isatty():
+                print("mltrain-runs: prune deletes records; pass --yes to prune without a confirmation",
+                      file=sys.stderr)
+                return 2
+            if not args.yes and doomed and input("Delete the records beyond keep_runs? [y/N] ").strip().lower() \
+                    not in ("y", "yes"):
+                print("nothing deleted", file=sys.stderr)
+                return 1
+            gone = prune(settings, runs, backend, keep)
+            for record in gone:
+                print(f"deleted record {record.job_id} ({record.stack} {record.resource})", file=sys.stderr)
+            print(f"{len(gone)} record(s) deleted")
+            return 0
+    except MltrainError as err:
+        print(f"mltrain-runs: {err}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps([r.as_dict() for r in runs], indent=2))
+    elif runs:
+        print(_history_table(runs))
+    else:
+        print("no runs")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="mltrain-runs", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -71,9 +121,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     ab.add_argument("--yes", action="store_true", help="with --stop: no confirmation (CI)")
     held = sub.add_parser("held", help="failed runs the backend's stacks hold (docs/runs.md#held-failures)")
     held.add_argument("--json", action="store_true", help="print the runs as JSON")
+    for command, text in (("history", "every run of the backend's training jobs: current, kept records, held "
+                                       "(docs/runs.md#run-history)"),
+                          ("prune", "delete the kept records beyond keep_runs")):
+        one = sub.add_parser(command, help=text)
+        one.add_argument("--stack", help="only this stack (PROJECT/STACK or STACK)")
+        one.add_argument("--resource", help="only this resource (its name in the program)")
+        one.add_argument("--config-stack",
+                         help="the stack whose config holds the credentials (default: the selected one)")
+        if command == "history":
+            one.add_argument("--json", action="store_true", help="print the runs as JSON")
+        else:
+            one.add_argument("--keep", type=int, help="records to keep per resource (default: its keep_runs, else "
+                             "mltrain:keepRuns)")
+            one.add_argument("--yes", action="store_true", help="no confirmation (CI)")
     args = parser.parse_args(argv)
     if args.command == "held":
         return _held(args)
+    if args.command in ("history", "prune"):
+        return _history(args)
     try:
         settings = stack_settings(args.config_stack)
         runs = abandoned_runs(settings, platforms=args.platform, removed_stacks=args.include_removed_stacks)

@@ -2,7 +2,8 @@
 
 1. Find own (`takeover.clear_own`): an object of the name that is not this resource's stops the create;
    one that carries its mark but that no state can be shown to record is deleted first (the object a
-   replacement created first replaces, or one a killed run left).
+   replacement created first replaces, or one a killed run left); a kept run record is left alone
+   (`records.py`), unless the platform's names are unique and it holds the name.
 2. Submit with resend (`resend.submit`): an answer that is lost is looked for by name (`made`) before
    the create is ever sent again; a refusal because the name is taken looks too.
 3. Resolve: a platform that answers with a token (Alaya NeW's resultKey) gives the ID later; a resolve
@@ -17,6 +18,7 @@ Take-overs go by ID only (`take_over`, `adopt`): the resume of an unfinished cre
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TypeVar
 
 from .. import cancel, deadline
@@ -33,11 +35,12 @@ S = TypeVar("S")
 
 
 def create(kind: Creates[S, R], spec: S, owner: Mark | None, *, name: str, grace: float, label: Label,
-           operation: deadline.Deadline) -> tuple[str, Outs]:
+           operation: deadline.Deadline, keep: Callable[[str], None] | None = None) -> tuple[str, Outs]:
     """Make the object of `spec` (named `name`): its ID, and the outputs the platform's answer gave.
     `grace`: how long an unanswered create is looked for (within `operation`, the create's deadline, which
-    also gives a roll-back its budget)."""
-    clear_own(kind, name, owner, label)
+    also gives a roll-back its budget); `keep`: how an unrecorded object of ours is kept as a run record
+    (records.py) instead of being deleted first."""
+    clear_own(kind, name, owner, label, keep)
     submitted = submit(lambda: kind.submit(spec, owner), lambda just_sent: made(kind, name, owner, just_sent),
                        noun=kind.noun, name=name, grace=grace, operation=operation, owner=owner,
                        duplicate=kind.duplicate)
@@ -68,6 +71,8 @@ def made(kind: Creates[S, R], name: str, owner: Mark | None, just_sent: bool) ->
     request of this create may have made it, so a missing mark is no refusal; else its mark decides
     (`ownership.claim`: one that is not ours stops the create)."""
     for item in kind.named(name):
+        if item.record:
+            continue  # an earlier run's kept record (lifecycle/records.py): never this create's
         if not (just_sent and item.mark is None):
             claim(kind.noun, item.object_id, name, item.mark, owner)
         return item.object_id
@@ -76,7 +81,7 @@ def made(kind: Creates[S, R], name: str, owner: Mark | None, just_sent: bool) ->
 
 def owned(kind: Listing, name: str, owner: Mark | None) -> list[str]:
     """The IDs of the objects of `name` that are this resource's (`ownership.owns`; never anyone else's)."""
-    return [item.object_id for item in kind.named(name) if owns(owner, item.mark, name)]
+    return [item.object_id for item in kind.named(name) if not item.record and owns(owner, item.mark, name)]
 
 
 def resolved(kind: Creates[S, R], spec: S, owner: Mark | None, name: str, pending: str,

@@ -37,10 +37,24 @@ class Stop(Enum):
 @dataclass(frozen=True)
 class Named:
     """An object of a given name as a create's first look finds it: its ID and owner mark (None when it
-    has none, or none the platform returns)."""
+    has none, or none the platform returns), and whether it is a kept run record (`lifecycle/records.py`),
+    which no create ever takes over."""
 
     object_id: str
     mark: Mark | None
+    record: bool = False
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A kept run record of one resource, as its platform lists it (`Keeps.records`)."""
+
+    object_id: str
+    name: str
+    state: str
+    created: float | None  # epoch seconds, when the platform says
+    reason: str | None = None  # the run's run_reason, where the platform keeps it
+    replaced_by: str | None = None  # the run that replaced it, where the platform keeps it
 
 
 @dataclass(frozen=True)
@@ -86,6 +100,11 @@ class Objects(Listing, Protocol[R]):
     @property
     def poll(self) -> Backoff:
         """How waits on this kind poll."""
+        ...
+
+    @property
+    def unique_names(self) -> bool:
+        """Whether the platform refuses a name that any of its objects holds, a kept record's too."""
         ...
 
     def get(self, object_id: str) -> R:
@@ -179,6 +198,26 @@ class Runs(Objects[R], Protocol[S_contra, R]):
         ...
 
 
+class Keeps(Objects[R], Protocol):
+    """A run kind whose ended runs stay on the platform as records (`lifecycle/records.py`)."""
+
+    def owner_of(self, object_id: str) -> Mark | None:
+        """The owner mark the object carries (None: it has none, or none the platform returns)."""
+        ...
+
+    def keep(self, object_id: str, owner: Mark, reason: str | None) -> None:
+        """Mark the ended object as a kept record (where the platform can mark it after its create)."""
+        ...
+
+    def records(self, owner: Mark, name: str) -> list[Kept]:
+        """The kept records carrying `owner`, among the objects of the names `name`'s runs have."""
+        ...
+
+    def replaced(self, object_id: str, by: str) -> None:
+        """Note on the record `object_id` that the run `by` replaced it (where the platform can)."""
+        ...
+
+
 @dataclass(frozen=True)
 class MarkedRun:
     """A job of the platform that carries an owner mark, as `abandoned.py` lists it."""
@@ -190,13 +229,24 @@ class MarkedRun:
     live: bool  # running or waiting to: what a stop applies to
     created: float | None  # epoch seconds, if the platform says
     cost_so_far: float | None  # None: the platform gives no price for it
+    record: bool = False  # a kept run record (lifecycle/records.py): never abandoned
+    # What `mltrain-runs history` shows (read only when `marked(..., full=True)` asks for it):
+    reason: str | None = None  # the run's run_reason, where the platform keeps it
+    replaced_by: str | None = None  # the run that replaced it, where the platform keeps it
+    started: float | None = None  # epoch seconds
+    ended: float | None = None
+    gpus: int | None = None  # the GPUs it holds, from the catalogue (None: unknown)
+    final_metrics: dict[str, float] | None = None
+    logs: str | None = None  # where its logs are
 
 
 class Marked(Protocol):
     """A platform's runs listed by owner mark, and stopped (`abandoned.py`, `mltrain-runs`)."""
 
-    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float) -> list[MarkedRun]:
-        """Every marked job whose ID is not in `recorded` and that `keep(id, mark)` accepts."""
+    def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float, *,
+               full: bool = False) -> list[MarkedRun]:
+        """Every marked job whose ID is not in `recorded` and that `keep(id, mark)` accepts (`full`: with
+        what a history shows, which may cost a call or two per job)."""
         ...
 
     def stop(self, object_id: str) -> Stop: ...

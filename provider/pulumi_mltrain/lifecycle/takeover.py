@@ -16,7 +16,7 @@ against the program's declaration leaves out what the declaration leaves to the 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 
 from .. import spec as specs
 from ..errors import MltrainError
@@ -26,17 +26,36 @@ from .protocol import Objects, R
 from .removal import remove
 
 
-def clear_own(objects: Objects[R], name: str, owner: Mark | None, label: Label) -> None:
+def clear_own(objects: Objects[R], name: str, owner: Mark | None, label: Label,
+              keep: Callable[[str], None] | None = None) -> None:
     """Before a create sends anything: an object named `name` that is not this resource's stops it
     (`ownership.claim`), and one that is (its owner mark) is removed first. A create never takes such an
     object over: it is the one a replacement replaces (created first: the engine gives a create no sign
-    of that, nor of the state), or one whose create a killed `pulumi up` never recorded; a cancelled or
+    of that, nor of the state), or one whose create a killed `pulumi up` never recorded. A kept run record
+    (lifecycle/records.py) is left while runs are kept as records (`keep`), unless the platform's names are
+    unique (then it is deleted, said), and an unrecorded live one of ours is stopped and kept instead;
+    with keep_runs 0 (no `keep`) every one of ours is deleted, as before records existed. A cancelled or
     timed-out wait records its object instead (lifecycle/record.py). Take-overs go by ID: `adopt_id`,
     `pulumi import`, and the resume of an unfinished create."""
     found = objects.named(name)
     for item in found:
         claim(objects.noun, item.object_id, name, item.mark, owner)
     for item in found:
+        if item.record and keep is not None:  # records are kept (keep_runs above 0)
+            if not objects.unique_names:
+                continue  # a kept run record (lifecycle/records.py): never taken over, and it holds no name
+            notice(f"{objects.noun} {item.object_id}, a kept record of an earlier run of this resource, holds the "
+                   f"name {name!r}, which {objects.platform} allows one job at a time: deleting the record so that "
+                   "the new run can have it (leave `name` unset to keep every run: each run then gets a name of "
+                   "its own)", owner)
+            remove(objects, item.object_id, label.doing_now(item.object_id, "deleting a record that holds the name"))
+            continue
+        if keep is not None:  # runs are kept as records (lifecycle/records.py): stopped and kept, not deleted
+            notice(f"{objects.noun} {item.object_id} carries this resource's owner mark but is not recorded as it: "
+                   "it is the run a replacement created first replaces, or one a killed `pulumi up` never "
+                   "recorded; stopping it and keeping it as a record before the new one is made", owner)
+            keep(item.object_id)
+            continue
         notice(f"{objects.noun} {item.object_id} carries this resource's owner mark but is not recorded as it: "
                "it is the one a replacement created first replaces, or one a killed `pulumi up` never recorded; "
                "deleting it before the new one is made", owner)

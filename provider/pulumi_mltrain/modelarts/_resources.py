@@ -623,6 +623,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         "stopped",
         "on_failure",
         "max_attempts",
+        "keep_runs",
         "name",
         "description",
         "workspace_id",
@@ -706,6 +707,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         stopped: pulumi.Output[bool]
         on_failure: pulumi.Output[Literal["delete", "keep"]]
         max_attempts: pulumi.Output[int]
+        keep_runs: pulumi.Output[int | None]
         name: pulumi.Output[str]
         description: pulumi.Output[str | None]
         workspace_id: pulumi.Output[str | None]
@@ -777,6 +779,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
         stopped: pulumi.Input[bool] | None = None,
         on_failure: pulumi.Input[Literal["delete", "keep"]] | None = None,
         max_attempts: pulumi.Input[int] | None = None,
+        keep_runs: pulumi.Input[int] | None = None,
         name: pulumi.Input[str] | None = None,
         description: pulumi.Input[str] | None = None,
         workspace_id: pulumi.Input[str] | None = None,
@@ -852,6 +855,13 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
                 inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own
                 retries, such as Alaya NeW's max_retry_count, happen inside one run.) Default: 1. Local:
                 changing it only changes the provider's behaviour, nothing remote.
+            keep_runs: How many ended runs of this job stay on the platform as records: a replace or `pulumi
+                destroy` stops the run's job if it is still running and keeps it, marked with its stack,
+                resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting
+                it; the oldest records beyond this number are deleted at the job's next create or delete (and
+                by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the
+                provider's `mltrain:keepRuns` (default 5). Local: changing it only changes the provider's
+                behaviour, nothing remote.
             name: Job name (unique in the project); when unset, the resource name plus a suffix unique to
                 this stack and resource, chosen at the first create and kept through renames (aliases).
                 Optional: the provider chooses it when unset. Changing it replaces the resource.
@@ -985,6 +995,7 @@ class TrainingJob(MltrainResource, module="modelarts", name="TrainingJob"):
             "stopped": stopped,
             "on_failure": on_failure,
             "max_attempts": max_attempts,
+            "keep_runs": keep_runs,
             "name": name,
             "description": description,
             "workspace_id": workspace_id,

@@ -95,6 +95,13 @@ MAX_ENVIRONMENTS = 100
 # metadata.tags, which the full-body PUT rewrites: updates keep the tags, and adoption adds them.
 OWNER_STACK = "mltrain-owner-stack"
 OWNER_URN = "mltrain-owner-urn"
+# A kept run record (pulumi_mltrain/lifecycle/records.py) carries the owner mark and these tags: when it
+# was kept (epoch seconds), its run_reason (in the characters tag values allow), the run that replaced it.
+RECORD_KEPT = "mltrain-record-kept"
+RECORD_REASON = "mltrain-run-reason"
+RECORD_REPLACED_BY = "mltrain-replaced-by"
+# Huawei's tag values: at most 255 characters of letters, digits, spaces and _.:/=+-@ (TMS).
+TAG_VALUE_MAX = 255
 
 # --- error codes (api.md B.4) ------------------------------------------------------------------------
 JOB_NOT_FOUND = "ModelArts.2775"

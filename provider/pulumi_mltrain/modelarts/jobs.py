@@ -19,16 +19,16 @@ from .. import deadline
 from .. import spec as specs
 from ..answers import from_epoch_ms
 from ..errors import ApiError, MltrainError
-from ..lifecycle.protocol import Busy, MarkedRun, Named, Outs, Stop
+from ..lifecycle.protocol import Busy, Kept, MarkedRun, Named, Outs, Stop
 from ..ownership import Mark
 from ..waiter import look_for
 from . import contract
-from .catalog import metrics_summary
+from .catalog import flavors, job_costs, metrics_summary
 from .client import ModelArtsClient
 from .functions import failure_tail
 from .job_spec import TrainingJobSpec
 from .models import SuccessCriterion
-from .tags import mark_in
+from .tags import as_map, mark_in, tag_value
 
 Job = dict[str, Any]
 # Log lines in the progress of a wait: at most LOG_LINES new lines (each cut to LOG_WIDTH characters)
@@ -66,15 +66,42 @@ def named(api: ModelArtsClient, name: str) -> list[Named]:
     out = []
     for row in api.find_jobs(name):
         job_id = str((row.get("metadata") or {}).get("id"))
-        found = mark_in(api.job_tags(job_id))
+        tags = api.job_tags(job_id)
+        found = mark_in(tags)
         if found is None:
             found = mark_in((api.job(job_id).get("metadata") or {}).get("annotations"))
-        out.append(Named(job_id, found))
+        out.append(Named(job_id, found, record=contract.RECORD_KEPT in as_map(tags)))
     return out
 
+
+def records(api: ModelArtsClient, owner: Mark, name: str) -> list[Kept]:
+    """The kept records of `owner` among the jobs whose names the runs of `name` have (`Mark.name_stem`)."""
+    out: list[Kept] = []
+    for row in api.search_jobs(owner.name_stem(name)):
+        metadata = row.get("metadata") or {}
+        job_id = str(metadata.get("id"))
+        tags = api.job_tags(job_id)
+        values = as_map(tags)
+        if mark_in(tags) != owner or contract.RECORD_KEPT not in values:
+            continue
+        created = metadata.get("create_time")
+        out.append(Kept(job_id, str(metadata.get("name") or ""), phase(row),
+                        created / 1000 if isinstance(created, int | float) else None,
+                        values.get(contract.RECORD_REASON) or None, values.get(contract.RECORD_REPLACED_BY) or None))
+    return out
+
+
+def keep(api: ModelArtsClient, job_id: str, reason: str | None) -> None:
+    """Mark an ended job as a kept record: when, and its run_reason (the owner mark stays)."""
+    tags = [{"key": contract.RECORD_KEPT, "value": str(int(time.time()))}]
+    if reason:
+        tags.append({"key": contract.RECORD_REASON, "value": tag_value(reason)})
+    api.tag_job(job_id, tags)
+
 def marked(api: ModelArtsClient, recorded: Collection[str], keep: Callable[[str, Mark], bool],
-           now: float) -> list[MarkedRun]:
-    """The project's marked jobs that `keep` accepts. ModelArts' answers carry no price: no cost."""
+           now: float, *, full: bool = False) -> list[MarkedRun]:
+    """The project's marked jobs that `keep` accepts. ModelArts' answers carry no price: no cost. `full`:
+    what a run history shows too (the job's detail and its first task's metrics: two calls a job)."""
     out: list[MarkedRun] = []
     for row in api.search_jobs():
         metadata = row.get("metadata") or {}
@@ -82,13 +109,51 @@ def marked(api: ModelArtsClient, recorded: Collection[str], keep: Callable[[str,
         if job_id in recorded:
             continue
         # Tags since 0.2; 0.1.x kept the mark in the annotations.
-        owner = mark_in(api.job_tags(job_id)) or mark_in(metadata.get("annotations"))
+        tags = api.job_tags(job_id)
+        owner = mark_in(tags) or mark_in(metadata.get("annotations"))
         if owner is None or not keep(job_id, owner):
             continue
         created = metadata.get("create_time")
+        values = as_map(tags)
         out.append(MarkedRun(job_id, metadata.get("name"), owner, phase(row), phase(row) in contract.TERMINABLE,
-                             created / 1000 if isinstance(created, int | float) else None, None))
+                             created / 1000 if isinstance(created, int | float) else None, None,
+                             record=contract.RECORD_KEPT in values,
+                             **(history_facts(api, job_id, values) if full else {})))
     return out
+
+
+def history_facts(api: ModelArtsClient, job_id: str, tags: dict[str, str]) -> dict[str, Any]:
+    """What `mltrain-runs history` shows of a job besides its listing: its run_reason and successor (the
+    record tags), times, GPUs (the flavor list), final metrics (its first task's) and where its logs are;
+    only the tags' part for a job that cannot be read (gone meanwhile)."""
+    said = {"reason": tags.get(contract.RECORD_REASON) or None,
+            "replaced_by": tags.get(contract.RECORD_REPLACED_BY) or None}
+    try:
+        job = api.job(job_id)
+    except MltrainError:
+        return said
+    status, spec = job.get("status") or {}, job.get("spec") or {}
+    start, duration = status.get("start_time"), status.get("duration")
+    started = start / 1000 if isinstance(start, int | float) and start > 0 else None
+    ended = started + duration / 1000 if started is not None and isinstance(duration, int | float) \
+        and phase(job) in contract.SETTLED else None
+    resource = spec.get("resource") or {}
+    gpus = None
+    if resource.get("flavor_id"):
+        try:
+            counted = job_costs(flavors(api), str(resource["flavor_id"]), int(resource.get("node_count") or 1))
+        except MltrainError:
+            counted = {}
+        gpus = counted.get("gpu_count") if isinstance(counted.get("gpu_count"), int) else None
+    tasks = tasks_of(job)
+    try:
+        final = metrics_summary(api.metrics(job_id, tasks[0])) or None if tasks else None
+    except MltrainError:
+        final = None
+    exported = spec.get("log_export_path") or {}
+    path = exported.get("obs_url") if isinstance(exported, dict) else None
+    logs = f"obs:/{path}" if path else f"ModelArts (modelarts.getTrainingJobLogs {job_id})"
+    return {**said, "started": started, "ended": ended, "gpus": gpus, "final_metrics": final, "logs": logs}
 
 
 def ended(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str, remote: Job) -> tuple[str, str]:

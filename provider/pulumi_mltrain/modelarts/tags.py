@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -81,3 +82,16 @@ def mark_in(values: Any) -> Mark | None:
         return None
     stack, urn = values.get(contract.OWNER_STACK), values.get(contract.OWNER_URN)
     return Mark(stack, urn) if isinstance(stack, str) and isinstance(urn, str) and stack and urn else None
+
+
+def tag_value(text: str) -> str:
+    """`text` in the characters a tag value allows (others become spaces), at most TAG_VALUE_MAX long."""
+    allowed = re.sub(r"[^\w .:/=+\-@]+", " ", text)
+    return " ".join(allowed.split())[: contract.TAG_VALUE_MAX]
+
+
+def as_map(values: Any) -> dict[str, str]:
+    """Tags [{key, value}] as a map."""
+    if not isinstance(values, list):
+        return {}
+    return {str(t.get("key")): str(t.get("value") or "") for t in values if isinstance(t, dict)}

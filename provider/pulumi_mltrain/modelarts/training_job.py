@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ..errors import ApiError
-from ..lifecycle.protocol import Outs, Sent
+from ..lifecycle.protocol import Kept, Outs, Sent
 from ..ownership import Mark
 from ..platform_calls import Failures, Props
 from ..training_jobs import JobCalls
@@ -54,6 +54,8 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job, ModelA
     reached, never = contract.REACHED, contract.FAILURES
     api = jobs
     configured = staticmethod(catalog.configured)
+    unique_names: ClassVar[bool] = True  # ModelArts.2751 refuses a name any job holds, ended ones too
+    keeps_records: ClassVar[bool] = True
 
     @property
     def client(self) -> ModelArtsClient:
@@ -148,3 +150,17 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job, ModelA
 
     def notes(self, spec: TrainingJobSpec, object_id: str) -> Callable[[Job], str | None]:
         return jobs.notes(self.client, spec, object_id)
+
+    # ----- kept run records (lifecycle/records.py) ---------------------------------------------------
+    def owner_of(self, object_id: str) -> Mark | None:
+        return tags.mark_in(self.client.job_tags(object_id)) or tags.mark_in(
+            (self.client.job(object_id).get("metadata") or {}).get("annotations"))
+
+    def keep(self, object_id: str, owner: Mark, reason: str | None) -> None:
+        jobs.keep(self.client, object_id, reason)
+
+    def records(self, owner: Mark, name: str) -> list[Kept]:
+        return jobs.records(self.client, owner, name)
+
+    def replaced(self, object_id: str, by: str) -> None:
+        self.client.tag_job(object_id, [{"key": contract.RECORD_REPLACED_BY, "value": by}])

@@ -108,6 +108,10 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly imageType: pulumi.Output<enums.alaya.TrainingJobImageType | undefined>;
     /**
+     * How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+     */
+    declare public readonly keepRuns: pulumi.Output<number | undefined>;
+    /**
      * How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
      */
     declare public readonly maxAttempts: pulumi.Output<number | undefined>;
@@ -233,6 +237,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["env"] = args?.env;
             resourceInputs["image"] = args?.image;
             resourceInputs["imageType"] = args?.imageType;
+            resourceInputs["keepRuns"] = args?.keepRuns;
             resourceInputs["maxAttempts"] = (args?.maxAttempts) ?? 1;
             resourceInputs["maxPendingMinutes"] = args?.maxPendingMinutes;
             resourceInputs["maxRetryCount"] = args?.maxRetryCount;
@@ -279,6 +284,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["gpusPerNode"] = undefined /*out*/;
             resourceInputs["image"] = undefined /*out*/;
             resourceInputs["imageType"] = undefined /*out*/;
+            resourceInputs["keepRuns"] = undefined /*out*/;
             resourceInputs["maxAttempts"] = undefined /*out*/;
             resourceInputs["maxPendingMinutes"] = undefined /*out*/;
             resourceInputs["maxRetryCount"] = undefined /*out*/;
@@ -349,6 +355,10 @@ export interface TrainingJobArgs {
      * general, application or private; must match the image.
      */
     imageType?: pulumi.Input<enums.alaya.TrainingJobImageType | undefined>;
+    /**
+     * How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+     */
+    keepRuns?: pulumi.Input<number | undefined>;
     /**
      * How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
      */

@@ -184,6 +184,17 @@ Object.defineProperty(exports, "insecureSkipTlsVerify", {
 });
 
 /**
+ * How many ended runs of each training job stay on the platform as records after a replace or `pulumi destroy` (stopped first, never deleted until pruned); the oldest records beyond it are deleted. 0 deletes a replaced or destroyed run's job, as 0.2 did. A job's own `keep_runs` wins. Environment fallback: MLTRAIN_KEEP_RUNS.
+ */
+export declare const keepRuns: number | undefined;
+Object.defineProperty(exports, "keepRuns", {
+    get() {
+        return __config.getObject<number>("keepRuns");
+    },
+    enumerable: true,
+});
+
+/**
  * Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
  */
 export declare const maxRetries: number | undefined;

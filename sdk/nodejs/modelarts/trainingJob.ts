@@ -160,6 +160,10 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly jobId: pulumi.Output<string>;
     /**
+     * How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+     */
+    declare public readonly keepRuns: pulumi.Output<number | undefined>;
+    /**
      * OBS directory the job's logs are exported to.
      */
     declare public readonly logExportPath: pulumi.Output<string | undefined>;
@@ -346,6 +350,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["hangRetry"] = args?.hangRetry;
             resourceInputs["imageUrl"] = args?.imageUrl;
             resourceInputs["inputs"] = args?.inputs;
+            resourceInputs["keepRuns"] = args?.keepRuns;
             resourceInputs["logExportPath"] = args?.logExportPath;
             resourceInputs["maxAttempts"] = (args?.maxAttempts) ?? 1;
             resourceInputs["maxPendingMinutes"] = args?.maxPendingMinutes;
@@ -421,6 +426,7 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["imageUrl"] = undefined /*out*/;
             resourceInputs["inputs"] = undefined /*out*/;
             resourceInputs["jobId"] = undefined /*out*/;
+            resourceInputs["keepRuns"] = undefined /*out*/;
             resourceInputs["logExportPath"] = undefined /*out*/;
             resourceInputs["maxAttempts"] = undefined /*out*/;
             resourceInputs["maxPendingMinutes"] = undefined /*out*/;
@@ -551,6 +557,10 @@ export interface TrainingJobArgs {
      * Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
      */
     inputs?: pulumi.Input<pulumi.Input<inputs.modelarts.DataInputArgs>[] | undefined>;
+    /**
+     * How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+     */
+    keepRuns?: pulumi.Input<number | undefined>;
     /**
      * OBS directory the job's logs are exported to.
      */

@@ -35,6 +35,7 @@ class ProviderArgs:
                  huawei_security_token: pulumi.Input[Optional[_builtins.str]] = None,
                  huawei_user: pulumi.Input[Optional[_builtins.str]] = None,
                  insecure_skip_tls_verify: pulumi.Input[Optional[_builtins.bool]] = None,
+                 keep_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
                  modelarts_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  replace_running: pulumi.Input[Optional[_builtins.str]] = None,
@@ -61,6 +62,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] huawei_security_token: The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
         :param pulumi.Input[_builtins.str] huawei_user: The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
         :param pulumi.Input[_builtins.bool] insecure_skip_tls_verify: Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
+        :param pulumi.Input[_builtins.int] keep_runs: How many ended runs of each training job stay on the platform as records after a replace or `pulumi destroy` (stopped first, never deleted until pruned); the oldest records beyond it are deleted. 0 deletes a replaced or destroyed run's job, as 0.2 did. A job's own `keep_runs` wins. Environment fallback: MLTRAIN_KEEP_RUNS.
         :param pulumi.Input[_builtins.int] max_retries: Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
         :param pulumi.Input[_builtins.str] modelarts_endpoint: The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
         :param pulumi.Input[_builtins.str] replace_running: `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
@@ -101,6 +103,8 @@ class ProviderArgs:
             pulumi.set(__self__, "huawei_user", huawei_user)
         if insecure_skip_tls_verify is not None:
             pulumi.set(__self__, "insecure_skip_tls_verify", insecure_skip_tls_verify)
+        if keep_runs is not None:
+            pulumi.set(__self__, "keep_runs", keep_runs)
         if max_retries is not None:
             pulumi.set(__self__, "max_retries", max_retries)
         if modelarts_endpoint is not None:
@@ -309,6 +313,18 @@ class ProviderArgs:
         pulumi.set(self, "insecure_skip_tls_verify", value)
 
     @_builtins.property
+    @pulumi.getter(name="keepRuns")
+    def keep_runs(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How many ended runs of each training job stay on the platform as records after a replace or `pulumi destroy` (stopped first, never deleted until pruned); the oldest records beyond it are deleted. 0 deletes a replaced or destroyed run's job, as 0.2 did. A job's own `keep_runs` wins. Environment fallback: MLTRAIN_KEEP_RUNS.
+        """
+        return pulumi.get(self, "keep_runs")
+
+    @keep_runs.setter
+    def keep_runs(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "keep_runs", value)
+
+    @_builtins.property
     @pulumi.getter(name="maxRetries")
     def max_retries(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
@@ -415,6 +431,7 @@ class Provider(pulumi.ProviderResource):
                  huawei_security_token: pulumi.Input[Optional[_builtins.str]] = None,
                  huawei_user: pulumi.Input[Optional[_builtins.str]] = None,
                  insecure_skip_tls_verify: pulumi.Input[Optional[_builtins.bool]] = None,
+                 keep_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
                  modelarts_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  replace_running: pulumi.Input[Optional[_builtins.str]] = None,
@@ -444,6 +461,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] huawei_security_token: The security token of a temporary AK/SK. Environment fallback: MLTRAIN_HUAWEI_SECURITY_TOKEN, HUAWEICLOUD_SDK_SECURITY_TOKEN, HW_SECURITY_TOKEN.
         :param pulumi.Input[_builtins.str] huawei_user: The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
         :param pulumi.Input[_builtins.bool] insecure_skip_tls_verify: Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
+        :param pulumi.Input[_builtins.int] keep_runs: How many ended runs of each training job stay on the platform as records after a replace or `pulumi destroy` (stopped first, never deleted until pruned); the oldest records beyond it are deleted. 0 deletes a replaced or destroyed run's job, as 0.2 did. A job's own `keep_runs` wins. Environment fallback: MLTRAIN_KEEP_RUNS.
         :param pulumi.Input[_builtins.int] max_retries: Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
         :param pulumi.Input[_builtins.str] modelarts_endpoint: The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
         :param pulumi.Input[_builtins.str] replace_running: `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
@@ -492,6 +510,7 @@ class Provider(pulumi.ProviderResource):
                  huawei_security_token: pulumi.Input[Optional[_builtins.str]] = None,
                  huawei_user: pulumi.Input[Optional[_builtins.str]] = None,
                  insecure_skip_tls_verify: pulumi.Input[Optional[_builtins.bool]] = None,
+                 keep_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  max_retries: pulumi.Input[Optional[_builtins.int]] = None,
                  modelarts_endpoint: pulumi.Input[Optional[_builtins.str]] = None,
                  replace_running: pulumi.Input[Optional[_builtins.str]] = None,
@@ -524,6 +543,7 @@ class Provider(pulumi.ProviderResource):
             __props__.__dict__["huawei_security_token"] = None if huawei_security_token is None else pulumi.Output.secret(huawei_security_token)
             __props__.__dict__["huawei_user"] = huawei_user
             __props__.__dict__["insecure_skip_tls_verify"] = pulumi.Output.from_input(insecure_skip_tls_verify).apply(pulumi.runtime.to_json) if insecure_skip_tls_verify is not None else None
+            __props__.__dict__["keep_runs"] = pulumi.Output.from_input(keep_runs).apply(pulumi.runtime.to_json) if keep_runs is not None else None
             __props__.__dict__["max_retries"] = pulumi.Output.from_input(max_retries).apply(pulumi.runtime.to_json) if max_retries is not None else None
             __props__.__dict__["modelarts_endpoint"] = modelarts_endpoint
             __props__.__dict__["replace_running"] = replace_running

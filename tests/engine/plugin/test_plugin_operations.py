@@ -88,7 +88,9 @@ def test_two_explicit_providers_a_move_and_twenty_waiting_creates(emulator: Any,
     emulator.admin.set_settings(task_state_delay=8, subscription_delay=0.2)
     with EmulatorAdmin(second_account.url) as admin:
         admin.set_settings(task_state_delay=0.2, subscription_delay=0.2)
-    settings = {"alayaApiKey": d.DEFAULT_ALAYA_API_KEY, "requestTimeout": 5, "maxRetries": 3, "ambiguityGrace": 5}
+    # keepRuns 0: the move is about what each account keeps of the jobs (no run records, as the suite's stacks).
+    settings = {"alayaApiKey": d.DEFAULT_ALAYA_API_KEY, "requestTimeout": 5, "maxRetries": 3, "ambiguityGrace": 5,
+                "keepRuns": 0}
     providers = {"one": {"alayaEndpoint": emulator.url, **settings},
                  "two": {"alayaEndpoint": second_account.url, **settings}}
     jobs = {"a": "one", "b": "two"}

@@ -54,13 +54,16 @@ def test_yaml_program_up_preview_and_replace(emulator: Any, tmp_path: Path) -> N
 
     assert set(change_counts(stack.preview_json())) == {"same"}
 
-    # The image forces a replace, as in every other language: one task remains, with a new ID.
+    # The image forces a replace, as in every other language: a task with a new ID runs, and the replaced
+    # run's task stays, stopped, as its record (the explicit provider keeps the default keepRuns, 5).
     stack.set_config("image", "harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu")
     result = stack.up()
     assert summary(result).get("replaced") == 1, output_of(result)[-3000:]
     new_id = stack.outputs()["training_task_id"]
     assert new_id != outputs["training_task_id"]
-    assert [t["id"] for t in live_tasks(emulator)] == [new_id]
+    states = {t["id"]: t["status"] for t in live_tasks(emulator)}
+    assert states == {outputs["training_task_id"]: "STOPPED", new_id: states[new_id]}, states
+    assert states[new_id] != "STOPPED"
 
 
 def test_yaml_program_is_typed_by_the_plugin_schema(emulator: Any, tmp_path: Path) -> None:
@@ -100,5 +103,7 @@ def test_a_held_failure_runs_again_when_ci_names_it(emulator: Any, tmp_path: Pat
     stack.up()
     assert stack.outputs()["status"] == "SUCCEEDED"
     rerun = stack.outputs()["training_task_id"]
-    assert rerun != failed["id"] and [t["id"] for t in live_tasks(emulator)] == [rerun]
+    # The failed run's task stays as its record (the default keepRuns), ended as it failed.
+    assert rerun != failed["id"]
+    assert {t["id"]: t["status"] for t in live_tasks(emulator)} == {failed["id"]: "FAILED", rerun: "SUCCEEDED"}
     assert set(change_counts(stack.preview_json())) == {"same"}, "the setting named the failed run only"

@@ -95,6 +95,22 @@ def test_a_deleted_running_job_is_a_stop_not_a_run() -> None:
     assert {(s.name, s.how) for s in found.stops} == {("dyn-t3", "deleted"), ("plug-t3", "deleted")}
 
 
+def test_replaced_and_deleted_jobs_are_kept_as_records_unless_keep_runs_is_0() -> None:
+    """The recorded previews' jobs set no keep_runs: the provider's setting decides (default 5)."""
+    found = impact("sweep")
+    kept = {k.name: k for k in found.kept}
+    assert set(kept) == both("t2", "m1") and all(k.how == "replaced" and k.keep_runs == 5 for k in kept.values())
+    assert kept["dyn-t2"].line().startswith("kept as a record: alaya:TrainingJob 'dyn-t2' tt-")
+    assert kept["dyn-t2"].line().endswith("(replaced; keep_runs=5, older records beyond it are deleted)")
+    [none] = plan.impacts([preview("delete")], keep_runs=0)
+    assert {(k.name, k.how, k.keep_runs) for k in none.kept} == {("dyn-t3", "deleted", 0), ("plug-t3", "deleted", 0)}
+    code, out = command("--keep-runs", "0", stdin=(PREVIEWS / "delete.json").read_text())
+    assert code == 0 and "records:" in out and "    deleted: alaya:TrainingJob 'dyn-t3'" in out, out
+    assert "(deleted; keep_runs=0)" in out, out
+    own = plan.kept_of("alaya:TrainingJob", "x", {"keep_runs": 2.0, "training_task_id": "tt-1"}, "replaced", 0)
+    assert (own.keep_runs, own.job_id) == (2, "tt-1"), "a job's own keep_runs wins"
+
+
 def test_caps_decide_the_exit_status() -> None:
     text = (PREVIEWS / "sweep.json").read_text()
     code, out = command("--max-new-gpu-hours", "215", stdin=text)

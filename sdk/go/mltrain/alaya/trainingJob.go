@@ -46,6 +46,8 @@ type TrainingJob struct {
 	Image pulumi.StringOutput `pulumi:"image"`
 	// general, application or private; must match the image.
 	ImageType TrainingJobImageTypePtrOutput `pulumi:"imageType"`
+	// How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+	KeepRuns pulumi.IntPtrOutput `pulumi:"keepRuns"`
 	// How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
 	MaxAttempts pulumi.IntPtrOutput `pulumi:"maxAttempts"`
 	// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them its run fails and is held as a failed run's is: the job is stopped and kept as the record (on_failure keep, the default) or deleted (delete), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
@@ -193,6 +195,8 @@ type trainingJobArgs struct {
 	Image string `pulumi:"image"`
 	// general, application or private; must match the image.
 	ImageType *TrainingJobImageType `pulumi:"imageType"`
+	// How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+	KeepRuns *int `pulumi:"keepRuns"`
 	// How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
 	MaxAttempts *int `pulumi:"maxAttempts"`
 	// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them its run fails and is held as a failed run's is: the job is stopped and kept as the record (on_failure keep, the default) or deleted (delete), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
@@ -249,6 +253,8 @@ type TrainingJobArgs struct {
 	Image pulumi.StringInput
 	// general, application or private; must match the image.
 	ImageType TrainingJobImageTypePtrInput
+	// How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+	KeepRuns pulumi.IntPtrInput
 	// How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
 	MaxAttempts pulumi.IntPtrInput
 	// Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them its run fails and is held as a failed run's is: the job is stopped and kept as the record (on_failure keep, the default) or deleted (delete), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
@@ -445,6 +451,11 @@ func (o TrainingJobOutput) Image() pulumi.StringOutput {
 // general, application or private; must match the image.
 func (o TrainingJobOutput) ImageType() TrainingJobImageTypePtrOutput {
 	return o.ApplyT(func(v *TrainingJob) TrainingJobImageTypePtrOutput { return v.ImageType }).(TrainingJobImageTypePtrOutput)
+}
+
+// How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+func (o TrainingJobOutput) KeepRuns() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.IntPtrOutput { return v.KeepRuns }).(pulumi.IntPtrOutput)
 }
 
 // How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.

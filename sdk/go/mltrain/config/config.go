@@ -91,6 +91,11 @@ func GetInsecureSkipTlsVerify(ctx *pulumi.Context) bool {
 	return config.GetBool(ctx, "mltrain:insecureSkipTlsVerify")
 }
 
+// How many ended runs of each training job stay on the platform as records after a replace or `pulumi destroy` (stopped first, never deleted until pruned); the oldest records beyond it are deleted. 0 deletes a replaced or destroyed run's job, as 0.2 did. A job's own `keep_runs` wins. Environment fallback: MLTRAIN_KEEP_RUNS.
+func GetKeepRuns(ctx *pulumi.Context) int {
+	return config.GetInt(ctx, "mltrain:keepRuns")
+}
+
 // Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
 func GetMaxRetries(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "mltrain:maxRetries")

@@ -72,6 +72,8 @@ type TrainingJob struct {
 	Inputs DataInputArrayOutput `pulumi:"inputs"`
 	// The training job ID ModelArts assigned (the resource ID).
 	JobId pulumi.StringOutput `pulumi:"jobId"`
+	// How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+	KeepRuns pulumi.IntPtrOutput `pulumi:"keepRuns"`
 	// OBS directory the job's logs are exported to.
 	LogExportPath pulumi.StringPtrOutput `pulumi:"logExportPath"`
 	// How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
@@ -267,6 +269,8 @@ type trainingJobArgs struct {
 	ImageUrl *string `pulumi:"imageUrl"`
 	// Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
 	Inputs []DataInput `pulumi:"inputs"`
+	// How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+	KeepRuns *int `pulumi:"keepRuns"`
 	// OBS directory the job's logs are exported to.
 	LogExportPath *string `pulumi:"logExportPath"`
 	// How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
@@ -363,6 +367,8 @@ type TrainingJobArgs struct {
 	ImageUrl pulumi.StringPtrInput
 	// Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
 	Inputs DataInputArrayInput
+	// How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+	KeepRuns pulumi.IntPtrInput
 	// OBS directory the job's logs are exported to.
 	LogExportPath pulumi.StringPtrInput
 	// How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
@@ -642,6 +648,11 @@ func (o TrainingJobOutput) Inputs() DataInputArrayOutput {
 // The training job ID ModelArts assigned (the resource ID).
 func (o TrainingJobOutput) JobId() pulumi.StringOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringOutput { return v.JobId }).(pulumi.StringOutput)
+}
+
+// How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+func (o TrainingJobOutput) KeepRuns() pulumi.IntPtrOutput {
+	return o.ApplyT(func(v *TrainingJob) pulumi.IntPtrOutput { return v.KeepRuns }).(pulumi.IntPtrOutput)
 }
 
 // OBS directory the job's logs are exported to.

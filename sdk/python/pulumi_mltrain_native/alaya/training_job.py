@@ -33,6 +33,7 @@ class TrainingJobArgs:
                  enable_timeout_cancel: pulumi.Input[Optional[_builtins.bool]] = None,
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  image_type: pulumi.Input[Optional['TrainingJobImageType']] = None,
+                 keep_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retry_count: pulumi.Input[Optional[_builtins.int]] = None,
@@ -62,6 +63,7 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.bool] enable_timeout_cancel: Cancel the task after timeout_hours; implied by timeout_hours.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables; wrap values in pulumi.Output.secret() to keep them encrypted in the state.
         :param pulumi.Input['TrainingJobImageType'] image_type: general, application or private; must match the image.
+        :param pulumi.Input[_builtins.int] keep_runs: How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
         :param pulumi.Input[_builtins.int] max_attempts: How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
         :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them its run fails and is held as a failed run's is: the job is stopped and kept as the record (on_failure keep, the default) or deleted (delete), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         :param pulumi.Input[_builtins.int] max_retry_count: Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
@@ -99,6 +101,8 @@ class TrainingJobArgs:
             pulumi.set(__self__, "env", env)
         if image_type is not None:
             pulumi.set(__self__, "image_type", image_type)
+        if keep_runs is not None:
+            pulumi.set(__self__, "keep_runs", keep_runs)
         if max_attempts is None:
             max_attempts = 1
         if max_attempts is not None:
@@ -273,6 +277,18 @@ class TrainingJobArgs:
     @image_type.setter
     def image_type(self, value: pulumi.Input[Optional['TrainingJobImageType']]):
         pulumi.set(self, "image_type", value)
+
+    @_builtins.property
+    @pulumi.getter(name="keepRuns")
+    def keep_runs(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+        """
+        return pulumi.get(self, "keep_runs")
+
+    @keep_runs.setter
+    def keep_runs(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "keep_runs", value)
 
     @_builtins.property
     @pulumi.getter(name="maxAttempts")
@@ -470,6 +486,7 @@ class TrainingJob(pulumi.CustomResource):
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  image_type: pulumi.Input[Optional['TrainingJobImageType']] = None,
+                 keep_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retry_count: pulumi.Input[Optional[_builtins.int]] = None,
@@ -502,6 +519,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] env: Environment variables; wrap values in pulumi.Output.secret() to keep them encrypted in the state.
         :param pulumi.Input[_builtins.str] image: Container image, e.g. harbor.zetyun.cn/anc-public/general/pytorch:2.3.1-gpu. Allowed: at least 1 character(s).
         :param pulumi.Input['TrainingJobImageType'] image_type: general, application or private; must match the image.
+        :param pulumi.Input[_builtins.int] keep_runs: How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
         :param pulumi.Input[_builtins.int] max_attempts: How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
         :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (QUEUED or STARTING) while create waits for running or completed; past them its run fails and is held as a failed run's is: the job is stopped and kept as the record (on_failure keep, the default) or deleted (delete), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         :param pulumi.Input[_builtins.int] max_retry_count: Retries when enable_auto_retry is on. Allowed: >= 0, <= 10.
@@ -553,6 +571,7 @@ class TrainingJob(pulumi.CustomResource):
                  env: pulumi.Input[Optional[Mapping[str, pulumi.Input[_builtins.str]]]] = None,
                  image: pulumi.Input[Optional[_builtins.str]] = None,
                  image_type: pulumi.Input[Optional['TrainingJobImageType']] = None,
+                 keep_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
                  max_retry_count: pulumi.Input[Optional[_builtins.int]] = None,
@@ -592,6 +611,7 @@ class TrainingJob(pulumi.CustomResource):
                 raise TypeError("Missing required property 'image'")
             __props__.__dict__["image"] = image
             __props__.__dict__["image_type"] = image_type
+            __props__.__dict__["keep_runs"] = keep_runs
             if max_attempts is None:
                 max_attempts = 1
             __props__.__dict__["max_attempts"] = max_attempts
@@ -675,6 +695,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["gpus_per_node"] = None
         __props__.__dict__["image"] = None
         __props__.__dict__["image_type"] = None
+        __props__.__dict__["keep_runs"] = None
         __props__.__dict__["max_attempts"] = None
         __props__.__dict__["max_pending_minutes"] = None
         __props__.__dict__["max_retry_count"] = None
@@ -826,6 +847,14 @@ class TrainingJob(pulumi.CustomResource):
         general, application or private; must match the image.
         """
         return pulumi.get(self, "image_type")
+
+    @_builtins.property
+    @pulumi.getter(name="keepRuns")
+    def keep_runs(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+        """
+        return pulumi.get(self, "keep_runs")
 
     @_builtins.property
     @pulumi.getter(name="maxAttempts")

@@ -94,6 +94,11 @@ insecureSkipTlsVerify: Optional[bool]
 Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
 """
 
+keepRuns: Optional[int]
+"""
+How many ended runs of each training job stay on the platform as records after a replace or `pulumi destroy` (stopped first, never deleted until pruned); the oldest records beyond it are deleted. 0 deletes a replaced or destroyed run's job, as 0.2 did. A job's own `keep_runs` wins. Environment fallback: MLTRAIN_KEEP_RUNS.
+"""
+
 maxRetries: Optional[int]
 """
 Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.

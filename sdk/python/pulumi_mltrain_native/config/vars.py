@@ -133,6 +133,13 @@ class _ExportableConfig(types.ModuleType):
         return __config__.get_bool('insecureSkipTlsVerify')
 
     @_builtins.property
+    def keep_runs(self) -> Optional[int]:
+        """
+        How many ended runs of each training job stay on the platform as records after a replace or `pulumi destroy` (stopped first, never deleted until pruned); the oldest records beyond it are deleted. 0 deletes a replaced or destroyed run's job, as 0.2 did. A job's own `keep_runs` wins. Environment fallback: MLTRAIN_KEEP_RUNS.
+        """
+        return __config__.get_int('keepRuns')
+
+    @_builtins.property
     def max_retries(self) -> Optional[int]:
         """
         Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.

@@ -42,6 +42,7 @@ class TrainingJobArgs:
                  hang_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input['DataInputArgs']]]] = None,
+                 keep_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
@@ -91,6 +92,7 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.bool] hang_retry: Restart the job when ModelArts finds it hanging (no progress). Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         :param pulumi.Input[_builtins.str] image_url: Inline code: custom image (SWR path) instead of a preset engine.
         :param pulumi.Input[Sequence[pulumi.Input['DataInputArgs']]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
+        :param pulumi.Input[_builtins.int] keep_runs: How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
         :param pulumi.Input[_builtins.str] log_export_path: OBS directory the job's logs are exported to.
         :param pulumi.Input[_builtins.int] max_attempts: How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
         :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them its run fails and is held as a failed run's is: the job is stopped and kept as the record (on_failure keep, the default) or deleted (delete), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
@@ -157,6 +159,8 @@ class TrainingJobArgs:
             pulumi.set(__self__, "image_url", image_url)
         if inputs is not None:
             pulumi.set(__self__, "inputs", inputs)
+        if keep_runs is not None:
+            pulumi.set(__self__, "keep_runs", keep_runs)
         if log_export_path is not None:
             pulumi.set(__self__, "log_export_path", log_export_path)
         if max_attempts is None:
@@ -461,6 +465,18 @@ class TrainingJobArgs:
     @inputs.setter
     def inputs(self, value: pulumi.Input[Optional[Sequence[pulumi.Input['DataInputArgs']]]]):
         pulumi.set(self, "inputs", value)
+
+    @_builtins.property
+    @pulumi.getter(name="keepRuns")
+    def keep_runs(self) -> pulumi.Input[Optional[_builtins.int]]:
+        """
+        How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+        """
+        return pulumi.get(self, "keep_runs")
+
+    @keep_runs.setter
+    def keep_runs(self, value: pulumi.Input[Optional[_builtins.int]]):
+        pulumi.set(self, "keep_runs", value)
 
     @_builtins.property
     @pulumi.getter(name="logExportPath")
@@ -801,6 +817,7 @@ class TrainingJob(pulumi.CustomResource):
                  hang_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]]] = None,
+                 keep_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
@@ -853,6 +870,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.bool] hang_retry: Restart the job when ModelArts finds it hanging (no progress). Sent as a job annotation, which the job detail does not return: the state keeps the value sent, and no drift is read for it.
         :param pulumi.Input[_builtins.str] image_url: Inline code: custom image (SWR path) instead of a preset engine.
         :param pulumi.Input[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]] inputs: Input data channels [{name, obs_url | dataset {id, version_id}, local_dir?}]. ModelArts' job detail does not return them (Huawei's Terraform provider documents this): drift is read only from an answer that carries them; otherwise the state keeps what was sent.
+        :param pulumi.Input[_builtins.int] keep_runs: How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
         :param pulumi.Input[_builtins.str] log_export_path: OBS directory the job's logs are exported to.
         :param pulumi.Input[_builtins.int] max_attempts: How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
         :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them its run fails and is held as a failed run's is: the job is stopped and kept as the record (on_failure keep, the default) or deleted (delete), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
@@ -924,6 +942,7 @@ class TrainingJob(pulumi.CustomResource):
                  hang_retry: pulumi.Input[Optional[_builtins.bool]] = None,
                  image_url: pulumi.Input[Optional[_builtins.str]] = None,
                  inputs: pulumi.Input[Optional[Sequence[pulumi.Input[Union['DataInputArgs', 'DataInputArgsDict', 'outputs.DataInput']]]]] = None,
+                 keep_runs: pulumi.Input[Optional[_builtins.int]] = None,
                  log_export_path: pulumi.Input[Optional[_builtins.str]] = None,
                  max_attempts: pulumi.Input[Optional[_builtins.int]] = None,
                  max_pending_minutes: pulumi.Input[Optional[_builtins.float]] = None,
@@ -981,6 +1000,7 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["hang_retry"] = hang_retry
             __props__.__dict__["image_url"] = image_url
             __props__.__dict__["inputs"] = inputs
+            __props__.__dict__["keep_runs"] = keep_runs
             __props__.__dict__["log_export_path"] = log_export_path
             if max_attempts is None:
                 max_attempts = 1
@@ -1091,6 +1111,7 @@ class TrainingJob(pulumi.CustomResource):
         __props__.__dict__["image_url"] = None
         __props__.__dict__["inputs"] = None
         __props__.__dict__["job_id"] = None
+        __props__.__dict__["keep_runs"] = None
         __props__.__dict__["log_export_path"] = None
         __props__.__dict__["max_attempts"] = None
         __props__.__dict__["max_pending_minutes"] = None
@@ -1360,6 +1381,14 @@ class TrainingJob(pulumi.CustomResource):
         The training job ID ModelArts assigned (the resource ID).
         """
         return pulumi.get(self, "job_id")
+
+    @_builtins.property
+    @pulumi.getter(name="keepRuns")
+    def keep_runs(self) -> pulumi.Output[Optional[_builtins.int]]:
+        """
+        How many ended runs of this job stay on the platform as records: a replace or `pulumi destroy` stops the run's job if it is still running and keeps it, marked with its stack, resource and run reason (and, on ModelArts, the run that replaced it), instead of deleting it; the oldest records beyond this number are deleted at the job's next create or delete (and by `mltrain-runs prune`). 0 deletes a replaced or destroyed run's job, as 0.2 did. Unset: the provider's `mltrain:keepRuns` (default 5). Allowed: >= 0, <= 100.
+        """
+        return pulumi.get(self, "keep_runs")
 
     @_builtins.property
     @pulumi.getter(name="logExportPath")
