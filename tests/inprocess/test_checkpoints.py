@@ -34,7 +34,8 @@ def submitted(emulator: EmulatorHandle, platform: str, object_id: str) -> dict[s
     if platform == "modelarts":
         channel = next(o for o in job["algorithm"]["outputs"] if o["name"] == "checkpoint_url")
         return {"obs_url": channel["remote"]["obs"]["obs_url"], "prefetch": channel["prefetch_to_local"]}
-    return {k: v for k, v in job["env"].items() if k.startswith("MLTRAIN_") and k != "MLTRAIN_OWNER"}
+    return {k: v for k, v in job["env"].items() if k in (checkpoints.ENV_DIR, checkpoints.ENV_RESUME,
+                                                          checkpoints.ENV_RESUMED_FROM)}
 
 
 def replaced_by_trigger(job: inprocess.Created) -> None:
