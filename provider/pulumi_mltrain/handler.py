@@ -507,7 +507,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
                     f"MLTRAIN_RERUN_FAILED={err.object_id}, or an explicit provider's rerunFailed) then `pulumi up`"
                     f"{replace}")
         text = (f"{err.failure}. Run {err.object_id} (attempt {attempt} of {budget}) is held: {job}; {then}; "
-                f"`pulumi destroy` removes it{err.details}")
+                f"`pulumi destroy` removes it from the stack and keeps its job as a record (keep_runs){err.details}")
         return {FAILED_KEY: str(for_resource(self.kind, self._label(spec), MltrainError(text))),
                 REMOVED_KEY: True if err.removed else None}
 

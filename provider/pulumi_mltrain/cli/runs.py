@@ -53,7 +53,8 @@ def _held(args: argparse.Namespace) -> int:
     elif runs:
         print(_held_table(runs))
         print("\nEach one fails `pulumi up` until it runs again: `pulumi config set mltrain:rerunFailed <JOB ID>` (or "
-              "MLTRAIN_RERUN_FAILED) then `pulumi up`, or `pulumi up --replace <urn>`; `pulumi destroy` removes it.")
+              "MLTRAIN_RERUN_FAILED) then `pulumi up`, or `pulumi up --replace <urn>`; "
+              "`pulumi destroy` removes it from the stack and keeps its job as a record (keep_runs).")
     else:
         print("no held runs")
     return 0

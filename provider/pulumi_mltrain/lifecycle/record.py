@@ -184,7 +184,7 @@ class Recorder:
         return Unfinished(
             f"{err}. {runs.what(spec, object_id).capitalize()} was left {state} and is recorded as unfinished: "
             f"the next `pulumi up` goes on waiting for it to be {spec.wait_for} (no second create), and "
-            "`pulumi destroy` removes it", object_id, outs)
+            "`pulumi destroy` removes it from the stack and keeps its job as a record (keep_runs)", object_id, outs)
 
     def roll_back(self, runs: Runs[S, R], object_id: str) -> RolledBack:
         return roll_back(runs, object_id, deadline.operation())

@@ -32,7 +32,8 @@ def test_a_cancel_ends_the_wait_at_once_and_records_the_job_unfinished(cloud: Cl
     assert created.unfinished == (
         f"TrainingJob 'train': the update was cancelled while waiting for job 'train' ({created.id}) (still QUEUED "
         f"after 0s). Job 'train' ({created.id}) was left QUEUED and is recorded as unfinished: the next `pulumi up` "
-        "goes on waiting for it to be running (no second create), and `pulumi destroy` removes it"), created.outputs
+        "goes on waiting for it to be running (no second create), and "
+        "`pulumi destroy` removes it from the stack and keeps its job as a record (keep_runs)"), created.outputs
     assert created.outputs["status"] == QUEUED and cloud.made("get") == [created.id], "no poll after the cancel"
 
     cancel.reset()  # the next `pulumi up`: a new provider process

@@ -26,7 +26,8 @@ from pulumi_mltrain.ownership import ATTEMPT_KEY, FAILED_KEY, REMOVED_KEY
 
 RERUN = ("no `pulumi up` starts it again while its inputs and replacement_trigger stay as they are: to run it again, "
          "`pulumi config set mltrain:rerunFailed {id}` (or MLTRAIN_RERUN_FAILED={id}, or an explicit provider's "
-         f"rerunFailed) then `pulumi up`, or `pulumi up --replace '{URN}'`; `pulumi destroy` removes it")
+         f"rerunFailed) then `pulumi up`, or `pulumi up --replace '{URN}'`; "
+          "`pulumi destroy` removes it from the stack and keeps its job as a record (keep_runs)")
 
 
 @pytest.fixture
@@ -82,7 +83,8 @@ def test_a_held_failure_whose_job_cannot_be_deleted_keeps_it_in_the_state(failin
     created = jobs.create(props)
     assert created.failed is not None and "Deleting its job failed (" in created.failed, created.failed
     assert "its job stays on the platform, ended, until its delete succeeds" in created.failed, created.failed
-    assert "on_failure=\"keep\"" not in created.failed and "`pulumi destroy` removes it" in created.failed
+    assert "on_failure=\"keep\"" not in created.failed
+    assert "`pulumi destroy` removes it from the stack and keeps its job as a record (keep_runs)" in created.failed
     assert not created.outputs.get(REMOVED_KEY) and failing.ids() == [created.id], "recorded: destroy deletes it"
     failing.delete_fails = False
     jobs.delete(created.id, stored(props, created.outputs))

@@ -44,7 +44,8 @@ def test_a_wait_out_of_time_is_recorded_unfinished_and_the_next_up_waits_on(clou
     assert text is not None and created.failed is None, created.outputs
     assert text.startswith(f"TrainingJob 'train': job 'train' ({created.id}) was still QUEUED after 0s"), text
     assert (f"Job 'train' ({created.id}) was left QUEUED and is recorded as unfinished: the next `pulumi up` "
-            "goes on waiting for it to be running (no second create), and `pulumi destroy` removes it") in text
+            "goes on waiting for it to be running (no second create), and "
+            "`pulumi destroy` removes it from the stack and keeps its job as a record (keep_runs)") in text
     assert created.outputs["status"] == QUEUED, "as the wait last saw it"
 
     state = stored(props, created.outputs)
