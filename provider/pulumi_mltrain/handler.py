@@ -480,7 +480,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         in this process (a replace's diff, the old job's delete) says it too, and a replacement created
         first finds that run as its own job of the name, which its create removes before it submits."""
         name = getattr(spec, "name", None)
-        replaced, removed = self.lineage.take(urn=props.get(URN_KEY)), self.lineage.take(name=name)
+        replaced = self.lineage.take(urn=props.get(URN_KEY))
+        removed = self.lineage.take(name=_run_line(name, owner))
         previous = replaced or removed
         if not checkpoints.resuming(spec, True):
             return Resume()
@@ -705,7 +706,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         """Remove the object (and wait until it is gone). `timeout` is the engine's delete timeout."""
         spec = self._parse(props, strict=False)
         if self.runs is not None:  # the run a replace's new run resumes from (its checkpoint outlives its job)
-            self.lineage.note(object_id, name=props.get("name"))
+            self.lineage.note(object_id, name=_run_line(props.get("name"), Mark.from_props(props)))
         if props.get(FAILED_KEY) and props.get(REMOVED_KEY):
             return  # a held failure whose job was deleted when it failed (on_failure="delete")
         budget = self._deadline(spec, "delete", timeout, f"deleting {self.kind} '{self._label(spec)}'")
@@ -806,3 +807,9 @@ def _run_state(props: Props, *, unfinished: bool = False) -> Props:
 
 def _without_run_state(props: Props) -> Props:
     return {k: v for k, v in props.items() if k not in RUN_STATE_KEYS}
+
+
+def _run_line(name: object, owner: Mark | None) -> object:
+    """What every run of a resource shares in its name: a provider-chosen name's stem (each ModelArts run
+    kept as a record gets a name of its own, `Mark.run_name`), else the name itself."""
+    return owner.name_stem(name) if owner is not None and isinstance(name, str) and name else name

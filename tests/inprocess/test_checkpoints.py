@@ -16,6 +16,9 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain import checkpoints
+from pulumi_mltrain.cli.abandoned import Backend, stack_record
+from pulumi_mltrain.cli.history import run_history
+from pulumi_mltrain.ownership import project_and_stack
 from support import inprocess
 from support.platforms import PLATFORMS
 
@@ -153,3 +156,24 @@ def test_a_held_failure_run_again_resumes_from_the_failed_run(emulator: Emulator
     assert second.problem is None and second.outputs[checkpoints.RESUMED_FROM] == first.id, second.outputs
     assert submitted(emulator, "alaya", second.id) == {
         "MLTRAIN_CHECKPOINT_DIR": "/root/nas/ckpt/sft", "MLTRAIN_RESUME": "true", "MLTRAIN_RESUMED_FROM": first.id}
+
+
+@pytest.mark.parametrize("platform", ["modelarts", "alaya"])
+def test_the_run_history_names_the_run_each_one_resumed_from(emulator: EmulatorHandle, platform: str) -> None:
+    """`mltrain-runs history` shows the lineage: each kept record and the current run name the run whose
+    checkpoint they started with, as the platform keeps it (a ModelArts job tag, an Alaya NeW task's env)."""
+    emulator.admin.set_settings(task_state_delay=0.0, modelarts_phase_delay=0.0, modelarts_run_seconds=3600,
+                                delete_delay=0.0)
+    handler = inprocess.handler(f"{platform}:TrainingJob", emulator, **{"mltrain:keepRuns": "5"})
+    job = inprocess.Created(handler, ARGS[platform], name=None)  # a provider-chosen name: records are kept
+    ids = [job.id]
+    for _ in range(2):
+        replaced_by_trigger(job)
+        ids.append(job.id)
+    urn = inprocess.OWNER["__mltrain_urn"]
+    exported = {"deployment": {"resources": [{"urn": urn, "type": PLATFORMS[platform].training_job.token,
+                                              "id": job.id, "inputs": job.inputs, "outputs": job.state}]}}
+    backend = Backend([stack_record(*project_and_stack(urn), exported)])
+    runs = run_history(inprocess.settings(platform, emulator), backend=backend, platforms=[platform])
+    assert {r.job_id: r.resumed_from for r in runs} == {ids[0]: None, ids[1]: ids[0], ids[2]: ids[1]}
+    assert [r.record for r in runs if r.job_id != job.id] == [True, True], "the earlier runs are records"

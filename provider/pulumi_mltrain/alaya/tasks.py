@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from ..answers import from_beijing
+from ..checkpoints import ENV_RESUMED_FROM
 from ..errors import ApiError
 from ..lifecycle.protocol import Busy, Kept, MarkedRun, Named, Outs, Stop
 from ..ownership import Mark
@@ -64,7 +65,8 @@ def marked(api: AlayaClient, recorded: Collection[str], keep: Callable[[str, Mar
         env = detail.get("env")
         env = env if isinstance(env, dict) else {}
         extra: dict[str, Any] = {"reason": env.get(contract.RUN_REASON_ENV) or None, "started": started,
-                                 "ended": ended, "gpus": gpus, "logs": NO_LOGS} if full else {}
+                                 "ended": ended, "gpus": gpus, "logs": NO_LOGS,
+                                 "resumed_from": env.get(ENV_RESUMED_FROM) or None} if full else {}
         out.append(MarkedRun(task_id, detail.get("name"), owner, state, state in contract.LIVE,
                              epoch(detail.get("createdTime")), cost, record=is_record(detail), **extra))
     return out

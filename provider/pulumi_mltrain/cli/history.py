@@ -52,7 +52,7 @@ class HistoryRun:
     final_metrics: dict[str, float] | None
     logs: str | None
     created: float | None
-    resumed_from: str | None = None  # the checkpoint a run resumed from, when the platform says
+    resumed_from: str | None = None  # the run whose checkpoint it started with (checkpoints.py)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -114,7 +114,7 @@ def _row(family: str, stack: str, run: MarkedRun, state: Any, held: bool, now: f
     reason = state.run_reason if state is not None and state.run_reason else run.reason
     return HistoryRun(family, stack, resource_of(run.mark.urn), run.mark.urn, run.object_id, run.name, run.state,
                       reason, run.record and state is None, held, run.replaced_by, _iso(run.started),
-                      _iso(run.ended), hours, run.final_metrics, run.logs, run.created)
+                      _iso(run.ended), hours, run.final_metrics, run.logs, run.created, run.resumed_from)
 
 
 def _successors(runs: list[HistoryRun]) -> list[HistoryRun]:

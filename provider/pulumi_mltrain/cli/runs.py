@@ -62,13 +62,13 @@ def _held(args: argparse.Namespace) -> int:
 
 def _history_table(runs: Sequence[HistoryRun]) -> str:
     head = ("STACK", "RESOURCE", "JOB ID", "STATUS", "KIND", "RUN REASON", "START", "END", "GPU-H", "FINAL METRICS",
-            "REPLACED BY", "LOGS")
+            "REPLACED BY", "RESUMED FROM", "LOGS")
     rows = [head] + [(r.stack, r.resource, r.job_id, r.status,
                       "held" if r.held else "record" if r.record else "current", (r.run_reason or "-")[:60],
                       r.start or "-", r.end or "-",
                       "?" if r.gpu_hours is None else f"{r.gpu_hours:g}",
                       ", ".join(f"{k}={v:g}" for k, v in (r.final_metrics or {}).items()) or "-",
-                      r.replaced_by or "-", r.logs or "-") for r in runs]
+                      r.replaced_by or "-", r.resumed_from or "-", r.logs or "-") for r in runs]
     widths = [max(len(row[i]) for row in rows) for i in range(len(head))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows)
 

@@ -238,6 +238,7 @@ class MarkedRun:
     gpus: int | None = None  # the GPUs it holds, from the catalogue (None: unknown)
     final_metrics: dict[str, float] | None = None
     logs: str | None = None  # where its logs are
+    resumed_from: str | None = None  # the run whose checkpoint it started with (checkpoints.py)
 
 
 class Marked(Protocol):

@@ -100,6 +100,7 @@ OWNER_URN = "mltrain-owner-urn"
 RECORD_KEPT = "mltrain-record-kept"
 RECORD_REASON = "mltrain-run-reason"
 RECORD_REPLACED_BY = "mltrain-replaced-by"
+RESUMED_FROM_TAG = "mltrain-resumed-from"  # a run that started from another's checkpoint: that run's ID
 # Huawei's tag values: at most 255 characters of letters, digits, spaces and _.:/=+-@ (TMS).
 TAG_VALUE_MAX = 255
 

@@ -127,7 +127,8 @@ def history_facts(api: ModelArtsClient, job_id: str, tags: dict[str, str]) -> di
     record tags), times, GPUs (the flavor list), final metrics (its first task's) and where its logs are;
     only the tags' part for a job that cannot be read (gone meanwhile)."""
     said = {"reason": tags.get(contract.RECORD_REASON) or None,
-            "replaced_by": tags.get(contract.RECORD_REPLACED_BY) or None}
+            "replaced_by": tags.get(contract.RECORD_REPLACED_BY) or None,
+            "resumed_from": tags.get(contract.RESUMED_FROM_TAG) or None}
     try:
         job = api.job(job_id)
     except MltrainError:

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from ..checkpoints import RESUMED_FROM
 from ..errors import ApiError
 from ..lifecycle.protocol import Kept, Outs, Sent
 from ..ownership import Mark
@@ -116,9 +117,12 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job, ModelA
         return err.code == contract.DUPLICATE_JOB_NAME
 
     def mark(self, object_id: str, spec: TrainingJobSpec, owner: Mark | None) -> None:
-        """The owner mark and the user's tags: one job tags call."""
-        written = (tags.owner_tags(owner) if owner is not None else []) + [
-            {"key": k, "value": v} for k, v in (spec.tags or {}).items()]
+        """The owner mark, the run it resumes from (for the run history) and the user's tags: one call."""
+        written = tags.owner_tags(owner) if owner is not None else []
+        previous = self.context.resume.outputs().get(RESUMED_FROM)
+        if owner is not None and previous:
+            written.append({"key": contract.RESUMED_FROM_TAG, "value": previous})
+        written += [{"key": k, "value": v} for k, v in (spec.tags or {}).items()]
         if written:
             self.client.tag_job(object_id, written)
 
