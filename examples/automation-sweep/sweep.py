@@ -8,7 +8,7 @@ needed: the Automation API serves the program itself and starts the CLI with `--
     python sweep.py run        # up (waits until every trial is RUNNING), print outputs, destroy
     python sweep.py up         # up and print outputs; leave the sweep running
     python sweep.py outputs    # print the outputs of the last up
-    python sweep.py destroy    # delete every trial (run/destroy --remove-stack: and the stack)
+    python sweep.py destroy    # stop every trial, kept as records (run/destroy --remove-stack: and the stack)
 
 Settings (environment): MLTRAIN_ALAYA_ENDPOINT, MLTRAIN_ALAYA_API_KEY (set on the stack's config,
 the key as a secret, at every run: an inline program's workspace is a temporary folder, removed when

@@ -81,7 +81,7 @@ MODELARTS_SAME_NAME = [
     "HANG_RETRY_ANNOTATION", "JOB_NOT_FOUND", "ALGORITHM_NOT_FOUND", "DUPLICATE_JOB_NAME",
     "DUPLICATE_ALGORITHM_NAME", "CANNOT_TERMINATE", "STATUS_CHANGED", "TOO_MANY_REQUESTS", "GATEWAY_THROTTLED",
     "METRIC_NO_DATA", "METRICS", "FINAL_ARTIFACT", "TRAIN_TYPES", "AOM_QUERY_RANGE", "AOM_JOB_LABEL",
-    "CUSTOM_METRIC_NAME",
+    "CUSTOM_METRIC_NAME", "TAG_VALUE_MAX",
 ]
 
 CASES: list[Case] = [
@@ -134,6 +134,8 @@ PROVIDER_ONLY = {
         "NEVER": "what a wait_for target never becomes: the provider's semantics",
         "BEFORE_RUNNING": "what max_pending_minutes bounds: the provider's semantics",
         "OWNER_ENV": "the provider's owner mark", "SECRET_DETAIL_KEYS": "what the provider redacts",
+        "RUN_REASON_ENV": "where the provider keeps a run's reason",
+        "PROVIDER_ENV": "the provider's own variables (owner mark, run reason)",
     },
     pm: {
         "PLATFORM": "a label in errors", "IAM_PLATFORM": "a label in errors",
@@ -145,6 +147,8 @@ PROVIDER_ONLY = {
         "OWNER_STACK": "the provider's owner mark", "OWNER_URN": "the provider's owner mark",
         "AOM_STEP": "the resolution the provider asks AOM for",
         "AOM_MAX_POINTS": "how many points the provider asks AOM for",
+        "RECORD_KEPT": "the provider's tag of a kept run record", "RECORD_REASON": "the provider's record tag",
+        "RECORD_REPLACED_BY": "the provider's record tag", "RESUMED_FROM_TAG": "the provider's lineage tag",
     },
 }
 

@@ -177,3 +177,13 @@ def test_custom_metric_settings_are_checked(emulator: EmulatorHandle) -> None:
     with pytest.raises(httpx.HTTPStatusError):
         emulator.admin.set_settings(modelarts_custom_metrics={"(": {"loss": 1.0}})
     assert emulator.admin.settings()["modelarts_custom_metrics"] == {}
+
+
+def test_a_tag_value_longer_than_the_tag_service_allows_is_refused(emulator: EmulatorHandle,
+                                                                  modelarts: httpx.Client) -> None:
+    job_id = modelarts.post("/training-jobs", json=_fine_tune()).json()["metadata"]["id"]
+    tags = f"/modelarts-training-job/{job_id}/tags"
+    too_long = modelarts.post(f"{tags}/create", json={"tags": [{"key": "k", "value": "v" * 256}]})
+    assert too_long.status_code == 400, too_long.text
+    assert modelarts.post(f"{tags}/create", json={"tags": [{"key": "k", "value": "v" * 255}]}).status_code == 204
+    assert modelarts.get(tags).json()["tags"] == [{"key": "k", "value": "v" * 255}]

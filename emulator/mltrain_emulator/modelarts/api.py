@@ -221,6 +221,8 @@ async def tag_job(request: Request, training_job_id: str) -> Response:
     if not isinstance(tags, list) or not all(isinstance(t, dict) and isinstance(t.get("key"), str)
                                              and isinstance(t.get("value"), str) for t in tags):
         raise ModelArtsError(400, mc.INVALID_FIELD, "tags must be a list of {key, value} strings.")
+    if any(len(t["value"]) > mc.TAG_VALUE_MAX for t in tags):
+        raise ModelArtsError(400, mc.INVALID_FIELD, f"a tag value holds at most {mc.TAG_VALUE_MAX} characters.")
     merged = {t["key"]: t["value"] for t in job.tags}
     merged.update({t["key"]: t["value"] for t in tags})
     job.tags = [{"key": k, "value": v} for k, v in merged.items()]

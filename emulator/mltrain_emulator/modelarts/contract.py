@@ -118,3 +118,5 @@ METRIC_NO_DATA: Final = -1  # B.2 (seed 002's example): a metrics sample without
 # B.2 (seed 002's example answers all six, in this order): the metrics of GET .../metrics/{task_id}.
 MetricName = Literal["cpuUsage", "memUsage", "npuUtil", "npuMemUsage", "gpuUtil", "gpuMemUsage"]
 METRICS: Final = get_args(MetricName)
+# Huawei's tag service (TMS): a tag value holds at most 255 characters.
+TAG_VALUE_MAX: Final = 255

@@ -39,7 +39,8 @@ def submitted(emulator: Any) -> dict[str, dict[str, Any]]:
         found[job["metadata"]["id"]] = {"obs_url": channel["remote"]["obs"]["obs_url"],
                                         "prefetch": channel["prefetch_to_local"]}
     for task in state["alaya"]["tasks"]:
-        found[task["id"]] = {k: v for k, v in task["env"].items() if k.startswith("MLTRAIN_") and k != "MLTRAIN_OWNER"}
+        found[task["id"]] = {k: v for k, v in task["env"].items() if k in (checkpoints.ENV_DIR, checkpoints.ENV_RESUME,
+                                                                    checkpoints.ENV_RESUMED_FROM)}
     return found
 
 

@@ -50,7 +50,8 @@ def live_tasks(emulator: Any) -> dict[str, dict[str, Any]]:
 
 def test_sweep_up_outputs_then_run_with_one_more_trial(emulator: Any, tmp_path: Path) -> None:
     """`up` and `outputs`, then `run --remove-stack` (one process: up, outputs, destroy) with one more
-    learning rate: its up creates only that trial, its destroy deletes the trials another process made."""
+    learning rate: its up creates only that trial, its destroy stops the trials (another process made three)
+    and keeps them on the platform as the sweep's records (keep_runs, docs/runs.md#run-history)."""
     emulator.admin.set_settings(subscription_delay=0.3, task_state_delay=0.3, delete_delay=0.2)
     rates = {"trial-0": 1e-4, "trial-1": 3e-4, "trial-2": 1e-3}
     stack = {"SWEEP_STACK": "nightly"}  # not the default stack name: each run selects the one named
@@ -79,5 +80,7 @@ def test_sweep_up_outputs_then_run_with_one_more_trial(emulator: Any, tmp_path: 
     assert len({t["task_id"] for t in ran.values()}) == 4
     assert emulator.admin.requests()["endpoints"][CREATE] == 4, "only the new trial was created"
     assert "up: succeeded" in result.stdout and "destroy: succeeded" in result.stdout
-    assert emulator.admin.state()["alaya"]["tasks"] == []
+    kept = emulator.admin.state()["alaya"]["tasks"]
+    assert sorted(t["id"] for t in kept) == sorted(t["task_id"] for t in ran.values()), "every trial is a record"
+    assert {t["status"] for t in kept} == {"STOPPED"}, "stopped first: a record holds no GPU"
     assert not checkpoint.exists(), "--remove-stack removed the stack"
