@@ -11,6 +11,15 @@ from .. import checkpoints
 from . import contract
 
 
+def absolute_path(value: str) -> str:
+    """A path inside the container: absolute, and never climbing out of where it points (`..`)."""
+    if not value.startswith("/"):
+        raise ValueError("must be an absolute path (start with /)")
+    if ".." in value.split("/"):
+        raise ValueError("must not contain '..'")
+    return value
+
+
 class NasMount(BaseModel):
     """A NAS directory mounted into every node of a training task (an item of storageConfigs)."""
 
@@ -24,14 +33,7 @@ class NasMount(BaseModel):
     mount_path: str = Field(alias="mountPath", description="Absolute path inside the container, e.g. /root/nas/.")
     read_only: bool = Field(True, alias="onlyRead", description="Mount read-only (the API's default).")
 
-    @field_validator("mount_path")
-    @classmethod
-    def _absolute(cls, value: str) -> str:
-        if not value.startswith("/"):
-            raise ValueError("must be an absolute path (start with /)")
-        if ".." in value.split("/"):
-            raise ValueError("must not contain '..'")
-        return value
+    _absolute = field_validator("mount_path")(absolute_path)
 
     @field_validator("file_directory")
     @classmethod
@@ -59,14 +61,7 @@ class NasCheckpoint(BaseModel):
                       "storage_mounts entry with read_only false, e.g. /root/nas/ckpt/llama3-sft.")
     resume: bool = Field(True, description=checkpoints.RESUME_DESCRIPTION)
 
-    @field_validator("path")
-    @classmethod
-    def _absolute(cls, value: str) -> str:
-        if not value.startswith("/"):
-            raise ValueError("must be an absolute path (start with /)")
-        if ".." in value.split("/"):
-            raise ValueError("must not contain '..'")
-        return value
+    _absolute = field_validator("path")(absolute_path)
 
     def on(self, mounts: list[NasMount]) -> NasMount | None:
         """The mount that holds the checkpoint directory (the deepest one), if any."""

@@ -16,7 +16,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..errors import MltrainError
 from ..registry import FAMILIES
@@ -41,6 +42,15 @@ def _held_table(runs: Sequence[HeldRun]) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in rows)
 
 
+def _shown(args: argparse.Namespace, runs: Sequence[Any], table: Callable[[Sequence[Any]], str], none: str) -> bool:
+    """Print `runs` as JSON (`--json`) or as a table (`none` when there are none); whether a table was shown."""
+    if args.json:
+        print(json.dumps([r.as_dict() for r in runs], indent=2))
+        return False
+    print(table(runs) if runs else none)
+    return bool(runs)
+
+
 def _held(args: argparse.Namespace) -> int:
     """The held failed runs the backend's stacks record; how to run one again is in its failure."""
     try:
@@ -48,15 +58,10 @@ def _held(args: argparse.Namespace) -> int:
     except MltrainError as err:
         print(f"mltrain-runs: {err}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps([r.as_dict() for r in runs], indent=2))
-    elif runs:
-        print(_held_table(runs))
+    if _shown(args, runs, _held_table, "no held runs"):
         print("\nEach one fails `pulumi up` until it runs again: `pulumi config set mltrain:rerunFailed <JOB ID>` (or "
               "MLTRAIN_RERUN_FAILED) then `pulumi up`, or `pulumi up --replace <urn>`; "
               "`pulumi destroy` removes it from the stack and keeps its job as a record (keep_runs).")
-    else:
-        print("no held runs")
     return 0
 
 
@@ -98,12 +103,7 @@ def _history(args: argparse.Namespace) -> int:
     except MltrainError as err:
         print(f"mltrain-runs: {err}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps([r.as_dict() for r in runs], indent=2))
-    elif runs:
-        print(_history_table(runs))
-    else:
-        print("no runs")
+    _shown(args, runs, _history_table, "no runs")
     return 0
 
 
@@ -147,15 +147,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MltrainError as err:
         print(f"mltrain-runs: {err}", file=sys.stderr)
         return 2
-    if args.json:
-        print(json.dumps([r.as_dict() for r in runs], indent=2))
-    elif runs:
-        print(_table(runs))
-        if any(r.cost_so_far is None for r in runs):
-            print("\nModelArts gives no prices, and Alaya NeW none for a product it does not list: those costs "
-                  "are unknown here.")
-    else:
-        print("no abandoned runs")
+    if _shown(args, runs, _table, "no abandoned runs") and any(r.cost_so_far is None for r in runs):
+        print("\nModelArts gives no prices, and Alaya NeW none for a product it does not list: those costs "
+              "are unknown here.")
     if not args.stop:
         return 0
     live = [r for r in runs if r.live]
