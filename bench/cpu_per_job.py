@@ -59,7 +59,8 @@ def emulator() -> Iterator[str]:
 
 def provider(url: str, key: str) -> TrainingJobProvider:
     jobs = TrainingJobProvider()
-    jobs.handler.configure(Settings.load({"mltrain:alayaEndpoint": url, "mltrain:alayaApiKey": key}, env={}))
+    jobs.handler.configure(Settings.load({"mltrain:alayaEndpoint": url, "mltrain:alayaApiKey": key,
+                                             "mltrain:keepRuns": "0"}, env={}))
     return jobs
 
 

@@ -48,7 +48,8 @@ def schedule(delay: float, backoff: Backoff) -> tuple[int, float]:
     def sleep(seconds: float) -> None:
         now[0] += seconds
 
-    waited = wait_for(lambda: now[0] >= delay, bool, timeout=delay + 3600, what="bench wait", backoff=backoff,
+    until = Deadline.after(delay + 3600, "bench wait", start=now[0])  # on the fake clock
+    waited = wait_for(lambda: now[0] >= delay, bool, until=until, what="bench wait", backoff=backoff,
                       clock=lambda: now[0], sleep=sleep, sink=lambda *_: None)
     return waited.polls, waited.seconds - delay
 
