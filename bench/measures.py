@@ -21,6 +21,7 @@ from report import NOT_MEASURED, Row, secs, verdict
 from mltrain_emulator import defaults
 from pulumi_mltrain.alaya import subscription
 from pulumi_mltrain.alaya._resources import _TrainingJobProvider as TrainingJobProvider
+from pulumi_mltrain.deadline import Deadline
 from pulumi_mltrain.waiter import Backoff, wait_for
 
 BENCH = Path(__file__).resolve().parent
