@@ -25,6 +25,15 @@ from .. import checkpoints, config
 from . import contract
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def _absolute(value: str | None) -> str | None:
+    if value is not None and not value.startswith("/"):
+        raise ValueError("must be an absolute path (start with /)")
+    return value
+
+
+AbsolutePath = Annotated[str, AfterValidator(_absolute)]  # a path inside the container
 _OBS_SCHEME = "obs://"
 
 
@@ -87,14 +96,8 @@ class ObsChannel(_Nested):
                       pattern=NAME_RE.pattern)
     obs_url: ObsPath = Field(alias="remote.obs.obs_url",
                              description="OBS location: obs://bucket/path/ or /bucket/path/.")
-    local_dir: str | None = Field(None, description="Path inside the container; ModelArts chooses one if unset.")
-
-    @field_validator("local_dir")
-    @classmethod
-    def _absolute(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith("/"):
-            raise ValueError("must be an absolute path (start with /)")
-        return value
+    local_dir: AbsolutePath | None = Field(None, description="Path inside the container; ModelArts chooses one "
+                                           "if unset.")
 
 
 class ObsCheckpoint(_Nested):
@@ -106,15 +109,9 @@ class ObsCheckpoint(_Nested):
     name: str = Field("checkpoint_url", description="Output channel name: the script gets the local path as "
                       "the hyperparameter of this name (default checkpoint_url).", pattern=NAME_RE.pattern)
     obs_url: ObsPath = Field(description="OBS directory of the checkpoints: obs://bucket/path/ or /bucket/path/.")
-    local_dir: str | None = Field(None, description="Path inside the container; ModelArts chooses one if unset.")
+    local_dir: AbsolutePath | None = Field(None, description="Path inside the container; ModelArts chooses one "
+                                           "if unset.")
     resume: bool = Field(True, description=checkpoints.RESUME_DESCRIPTION)
-
-    @field_validator("local_dir")
-    @classmethod
-    def _absolute(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith("/"):
-            raise ValueError("must be an absolute path (start with /)")
-        return value
 
     def channel(self, prefetch: bool) -> dict[str, Any]:
         """The output channel of the create body (algorithm.outputs[])."""
@@ -218,15 +215,6 @@ def obs_uri(value: Any) -> Any:
 
 
 ObsUri = Annotated[str, BeforeValidator(obs_uri)]
-
-
-def _absolute(value: str | None) -> str | None:
-    if value is not None and not value.startswith("/"):
-        raise ValueError("must be an absolute path (start with /)")
-    return value
-
-
-AbsolutePath = Annotated[str, AfterValidator(_absolute)]
 
 
 class MetricsExec(_Nested):
@@ -487,14 +475,8 @@ class DataInput(_Nested):
                                     description="OBS location: obs://bucket/path/ or /bucket/path/.")
     dataset: DatasetRef | None = Field(None, alias="remote.dataset",
                                        description="A dataset version {id, version_id} instead of OBS.")
-    local_dir: str | None = Field(None, description="Path inside the container; ModelArts chooses one if unset.")
-
-    @field_validator("local_dir")
-    @classmethod
-    def _absolute(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith("/"):
-            raise ValueError("must be an absolute path (start with /)")
-        return value
+    local_dir: AbsolutePath | None = Field(None, description="Path inside the container; ModelArts chooses one "
+                                           "if unset.")
 
     @model_validator(mode="after")
     def _one_source(self) -> DataInput:
