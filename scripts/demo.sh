@@ -51,4 +51,4 @@ fi
 echo "== pulumi destroy"
 pulumi destroy --yes --non-interactive
 pulumi stack rm demo --yes --non-interactive >/dev/null
-echo "== done: the task was created, recorded and previewed with no changes; destroy removed it from the stack and kept it on the platform, stopped, as the run's record"
+echo "== done: the task was created, recorded and previewed with no changes; destroy removed it from the stack and kept its task on the platform as the run's record"
