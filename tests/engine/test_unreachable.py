@@ -6,6 +6,9 @@ and no more."""
 
 from __future__ import annotations
 
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,22 @@ TASK = "dynamic/alaya:TrainingJob"
 ALAYA_STOP, ALAYA_DELETE = "POST /v1/training/instance/*/stop", "DELETE /v1/training/instance/*/delete"
 ALAYA_DETAIL = "GET /v1/training/instance/*/detail"
 QUICK = {"task_state_delay": 0.0, "delete_delay": 0.0}
+
+
+@contextmanager
+def refusing(port: int) -> Iterator[None]:
+    """Keeps the stopped emulator's port bound and never listening, so connections to it are refused and no
+    other process (a client's ephemeral port, another test's server) answers on it meanwhile."""
+    holder = socket.socket()
+    try:
+        holder.bind(("127.0.0.1", port))
+    except OSError:  # the closed server's connections still in TIME_WAIT
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        holder.bind(("127.0.0.1", port))
+    try:
+        yield
+    finally:
+        holder.close()
 
 
 def test_an_unreachable_platform_keeps_the_job_and_destroy_takes_the_short_path(
@@ -46,14 +65,15 @@ def test_an_unreachable_platform_keeps_the_job_and_destroy_takes_the_short_path(
     finally:
         first.stop()
 
-    for command in ("refresh", "destroy"):
-        result = getattr(stack, command)(check=False)
-        output = result.stdout + result.stderr
-        assert result.returncode != 0, output[-3000:]
-        # The provider's message alone (no traceback) names the job, call and endpoint.
-        assert f": could not connect to http://127.0.0.1:{port} (ConnectError" in output, output[-3000:]
-        assert "error: TrainingJob 'job-" in output and "Traceback" not in output, output[-3000:]
-        assert [str(r["id"]) for r in stack.resources(TASK)] == [task_id], f"{command} kept the job"
+    with refusing(port):
+        for command in ("refresh", "destroy"):
+            result = getattr(stack, command)(check=False)
+            output = result.stdout + result.stderr
+            assert result.returncode != 0, output[-3000:]
+            # The provider's message alone (no traceback) names the job, call and endpoint.
+            assert f": could not connect to http://127.0.0.1:{port} (ConnectError" in output, output[-3000:]
+            assert "error: TrainingJob 'job-" in output and "Traceback" not in output, output[-3000:]
+            assert [str(r["id"]) for r in stack.resources(TASK)] == [task_id], f"{command} kept the job"
 
     with EmulatorServer(port=port, state_file=saved) as second, EmulatorAdmin(second.url) as admin:
         assert stacks.alaya_task_ids(second.url) == [task_id], "the job was there all along"
