@@ -87,8 +87,9 @@ class Provider(pulumi.ProviderResource):
                 unencrypted). (`mltrain:allowInsecureHttp`, MLTRAIN_ALLOW_INSECURE_HTTP, default false)
             request_timeout: The total time of one request in seconds: connect and the whole answer.
                 (`mltrain:requestTimeout`, MLTRAIN_REQUEST_TIMEOUT, default 30)
-            max_retries: Retries of one request, 0 to 20. (`mltrain:maxRetries`, MLTRAIN_MAX_RETRIES, default
-                5)
+            max_retries: Retries of one request after an error, 0 to 20. A throttled request (429) is sent
+                again, after the platform's Retry-After, until the operation's deadline.
+                (`mltrain:maxRetries`, MLTRAIN_MAX_RETRIES, default 5)
             ambiguity_grace: Seconds to look for an object whose create went unanswered before sending the
                 create again. (`mltrain:ambiguityGrace`, MLTRAIN_AMBIGUITY_GRACE, default 30)
             skip_credential_check: Previews without working credentials: do not fail on a refused key.

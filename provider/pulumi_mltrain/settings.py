@@ -94,7 +94,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("request_timeout", "requestTimeout", "MLTRAIN_REQUEST_TIMEOUT", "number",
             "The total time of one request in seconds: connect and the whole answer.", default=30.0),
     Setting("max_retries", "maxRetries", "MLTRAIN_MAX_RETRIES", "integer",
-            "Retries of one request, 0 to 20.", default=5),
+            "Retries of one request after an error, 0 to 20. A throttled request (429) is sent again, "
+            "after the platform's Retry-After, until the operation's deadline.", default=5),
     Setting("ambiguity_grace", "ambiguityGrace", "MLTRAIN_AMBIGUITY_GRACE", "number",
             "Seconds to look for an object whose create went unanswered before sending the create again.",
             default=30.0, see="reliability.md"),

@@ -43,6 +43,7 @@ from .errors import AmbiguousOutcome, ConfigError, Retryable, WaitTimeout
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 USER_AGENT = f"pulumi-mltrain/{__version__}"
 RETRY_AFTER_CAP = 60.0  # the longest a Retry-After hint may make us wait, whatever it says
+THROTTLED_ATTEMPTS = 50  # a throttled request outside any operation's deadline gives up after this many
 MAX_CONNECTIONS = 16  # requests in flight per client; more wait for a free connection (pool timeout)
 
 
@@ -169,8 +170,11 @@ def retrying(policy: Policy) -> Retrying:
     longer only adds to a throttled `pulumi up`), else exponential backoff with jitter (``backoff_initial``
     doubling, plus up to 1 s, at most ``backoff_max``), as the waiter paces polls. Stop: after ``max_retries``
     retries, when the next pause would end past the operation deadline, or once the engine has cancelled
-    (`cancel.py`; the pause sleeps on that too): the last error is raised. Only Retryable errors are
-    retried. tenacity keeps each call's state per thread, so one object serves every thread of the provider.
+    (`cancel.py`; the pause sleeps on that too): the last error is raised. A 429 goes on past
+    ``max_retries``: the platform turned the request away and said when to come back, so it is sent again
+    until the operation's deadline (or ``THROTTLED_ATTEMPTS``); an account that several stacks share makes `up` slower,
+    never failed. Only Retryable errors are retried. tenacity keeps each call's state per thread, so one
+    object serves every thread of the provider.
     """
 
     def wait(state: RetryCallState) -> float:
@@ -185,9 +189,12 @@ def retrying(policy: Policy) -> Retrying:
     attempts = stop_after_attempt(policy.max_retries + 1)
 
     def stop(state: RetryCallState) -> bool:
+        err = state.outcome.exception() if state.outcome is not None else None
+        throttled = isinstance(err, Retryable) and err.http_status == 429
+        spent = state.attempt_number >= THROTTLED_ATTEMPTS if throttled else attempts(state)
         found = deadline.current()
         late = found is not None and state.upcoming_sleep >= found.left()
-        return attempts(state) or late or cancel.requested()
+        return spent or late or cancel.requested()
 
     return Retrying(stop=stop, wait=wait, retry=retry_if_exception_type(Retryable), reraise=True,
                     sleep=cancel.pause)

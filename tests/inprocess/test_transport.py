@@ -86,6 +86,43 @@ def test_a_persistent_503_is_sent_once_plus_max_retries(retries: int) -> None:
     assert len(seen) == 1 + retries
 
 
+def test_a_throttled_request_does_not_spend_the_retries() -> None:
+    """Six 429s, then the answer: a shared account's throttling makes the call slower, never failed,
+    although the policy allows 3 retries of errors (30 % 429s failed one `up` of 50 jobs in five)."""
+    throttled = httpx.Response(429, headers={"Retry-After": "0"}, json={"status": 429, "message": "slow"})
+    result, calls = call([throttled] * 6 + [ok("done")])
+    assert (result, calls) == ("done", 7)
+
+
+def test_an_error_past_the_retries_ends_a_throttled_call() -> None:
+    busy = httpx.Response(503, json={"status": 503, "message": "busy"})
+    throttled = httpx.Response(429, headers={"Retry-After": "0"}, json={"status": 429, "message": "slow"})
+    http, seen = client([busy, throttled, busy, throttled, busy, busy, ok("late")])
+    with pytest.raises(Retryable, match="503"):
+        transport.call(http, "GET", "/v1/x", alaya_decode, FAST)
+    assert len(seen) == 5  # the first error past 1 + max_retries (3) attempts ends it
+
+
+def test_endless_429s_outside_a_deadline_give_up() -> None:
+    throttled = httpx.Response(429, headers={"Retry-After": "0"}, json={"status": 429, "message": "slow"})
+    http, seen = client([throttled])
+    with pytest.raises(Retryable, match="429"):
+        transport.call(http, "GET", "/v1/x", alaya_decode, FAST)
+    assert len(seen) == transport.THROTTLED_ATTEMPTS
+
+
+def test_the_operation_deadline_caps_429s(emulator: EmulatorHandle) -> None:
+    emulator.admin.set_faults([{"path": f"/v1{ENABLED}", "kind": "status", "status": 429, "retry_after": 1}])
+    policy = transport.Policy(timeout=10, max_retries=0, backoff_initial=0.3, backoff_max=0.6)
+    with emulated(emulator, policy) as http:
+        started = time.monotonic()
+        with deadline.scope(Deadline(started + 2.5, "the operation", 2.5)), pytest.raises(Retryable, match="429"):
+            transport.call(http, "GET", ENABLED, alaya_decode, policy)
+        elapsed = time.monotonic() - started
+    assert elapsed < 2.5 + 0.5  # no pause that would end past the deadline
+    assert calls_to(emulator, f"GET /v1{ENABLED}") == 3  # at 0, 1 and 2 s, though max_retries is 0
+
+
 def test_403_is_not_retried_and_reads_well() -> None:
     http, seen = client([httpx.Response(200, json={"status": 403, "message": "Forbidden", "data": {}})])
     with pytest.raises(ApiError) as err:
