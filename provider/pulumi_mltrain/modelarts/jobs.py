@@ -330,8 +330,9 @@ def has_started(job: Job) -> bool:
 
 def created_at(job: Job) -> float | None:
     created = (job.get("metadata") or {}).get("create_time")
-    ok = isinstance(created, int | float) and not isinstance(created, bool) and created > 0
-    return created / 1000 if ok else None
+    if not isinstance(created, int | float) or isinstance(created, bool) or created <= 0:
+        return None
+    return created / 1000
 
 
 def tasks_of(job: Job) -> list[str]:
