@@ -33,7 +33,6 @@ from .models import (
     Volume,
     code_problems,
     duplicate_names,
-    engine_problems,
     fine_tune_problems,
     key_pair_problems,
     tag_problems,
@@ -240,12 +239,7 @@ class TrainingJobSpec(RunControl):
             out.append(("algorithm_id", "is required, or inline code: code_dir + boot_file with an engine, "
                                         "or image_url with a command"))
         else:
-            out += engine_problems(self.engine_id, self.engine_name, self.engine_version, self.image_url)
-            out += code_problems(self.code_dir, self.boot_file)
-            if self.image_url and not self.code_dir and not self.command:
-                out.append(("command", "is required with a custom image_url when there is no code_dir"))
-            if (self.engine_id or self.engine_name) and not self.code_dir:
-                out.append(("code_dir", "is required with a preset engine (with boot_file)"))
+            out += code_problems(self)
         out += duplicate_names({"inputs": self.inputs, "outputs": self.outputs})
         if self.checkpoint is not None:
             taken = [*(f"inputs[{i}]" for i, x in enumerate(self.inputs) if x.name == self.checkpoint.name),
