@@ -98,6 +98,16 @@ def output_field(default: Any = None, *, description: str, secret: bool = False,
     return Field(default, description=description, json_schema_extra={_META: data})
 
 
+def function_arg(description: str, default: Any = None) -> Any:
+    """An argument of a program-time function (schema.json's inputs of a function; nothing to diff)."""
+    return spec_field(default, description=description, on_change="local")
+
+
+def function_out(description: str) -> Any:
+    """A field of a program-time function's result."""
+    return output_field(description=description)
+
+
 @dataclass(frozen=True)
 class Meta:
     on_change: str
