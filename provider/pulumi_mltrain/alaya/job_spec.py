@@ -179,11 +179,11 @@ class TrainingJobOutputs(specs.Output):
         description="Running time in milliseconds: derived as end_time - start_time once both are known (Alaya "
         "NeW reports no duration).")
     reason: str | None = specs.output_field(description="The platform's reason for the status, if any.")
-    gpus_per_node: int | None = specs.output_field(
+    gpus_per_node: int | None = specs.output_field(kept="derived",
         description="GPUs per node, from the product list's gpuCount; known at preview (unset without credentials).")
-    gpu_count: int | None = specs.output_field(
+    gpu_count: int | None = specs.output_field(kept="derived",
         description="GPUs of the whole task (gpus_per_node x worker_count); known at preview.")
-    cost_per_hour: float | None = specs.output_field(
+    cost_per_hour: float | None = specs.output_field(kept="derived",
         description="Estimated cost per hour: the product's price x worker_count, in the platform's currency "
         "(unset when the product's priceUnit is not per hour); known at preview.")
     run_reason: str | None = specs.output_field(description=runs.DESCRIPTION)
@@ -191,4 +191,3 @@ class TrainingJobOutputs(specs.Output):
 
 
 CHECKPOINT_ENV = (checkpoints.ENV_DIR, checkpoints.ENV_RESUME, checkpoints.ENV_RESUMED_FROM)
-COST_OUTPUTS = ("gpus_per_node", "gpu_count", "cost_per_hour")

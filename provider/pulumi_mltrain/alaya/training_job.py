@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from ..config import Settings
 from ..lifecycle.protocol import Outs, Sent
 from ..ownership import Mark
 from ..platform_calls import Failures, Props
@@ -21,7 +22,7 @@ from ..training_jobs import JobCalls
 from . import contract, subscription, tasks
 from .catalog import catalog_failures, job_costs, products
 from .client import AlayaClient
-from .job_spec import COST_OUTPUTS, TrainingJobOutputs, TrainingJobSpec
+from .job_spec import TrainingJobOutputs, TrainingJobSpec
 from .tasks import Task, outputs, status, unmarked
 
 __all__ = ["TrainingJobCalls", "TrainingJobOutputs", "TrainingJobSpec"]
@@ -34,7 +35,6 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task, Alaya
     noun: ClassVar[str] = "task"
     described: ClassVar[str] = "training task"
     platform: ClassVar[str] = tasks.PLATFORM
-    derived_kept: ClassVar[tuple[str, ...]] = COST_OUTPUTS
     credential_keys: ClassVar[tuple[str, ...]] = CREDENTIALS
     spec_type = TrainingJobSpec
     output_type = TrainingJobOutputs
@@ -51,7 +51,7 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task, Alaya
         return self.context.client("alaya", AlayaClient)
 
     @classmethod
-    def configured(cls, settings: Any) -> bool:
+    def configured(cls, settings: Settings) -> bool:
         return bool(settings.alaya_api_key)
 
     # ----- check time ----------------------------------------------------------------------------

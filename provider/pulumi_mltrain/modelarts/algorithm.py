@@ -18,9 +18,9 @@ from ..ownership import Mark
 from ..platform_calls import Failures, PlatformCalls, Props
 from ..spec import ManagedSpec
 from ..waiter import Backoff
-from . import contract
+from . import catalog, contract
 from . import tags as shared
-from .catalog import catalog_failures, configured, flavors
+from .catalog import catalog_failures, flavors
 from .client import ModelArtsClient
 from .models import (
     NAME_RE,
@@ -159,14 +159,11 @@ class AlgorithmCalls(PlatformCalls[AlgorithmSpec, AlgorithmOutputs, dict[str, An
     output_type = AlgorithmOutputs
     default_timeouts: ClassVar[dict[str, float]] = {"create": 300.0, "update": 300.0, "delete": 300.0}
     poll: ClassVar[Backoff] = Backoff(first=0.5, maximum=5.0)
+    configured = staticmethod(catalog.configured)
 
     @property
     def client(self) -> ModelArtsClient:
         return shared.client(self.context)
-
-    @classmethod
-    def configured(cls, settings: Any) -> bool:
-        return configured(settings)
 
     def check_remote(self, spec: AlgorithmSpec) -> Failures:
         ready = self.catalogues_ready(lambda: flavors(self.client))  # a refused IAM login fails here

@@ -279,31 +279,28 @@ class TrainingJobOutputs(specs.Output):
     tasks: list[str] | None = specs.output_field(description="Task names, e.g. [worker-0].")
     metrics_summary: dict[str, float] | None = specs.output_field(
         description="Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.")
-    final_metrics: dict[str, float] | None = specs.output_field(
+    final_metrics: dict[str, float] | None = specs.output_field(kept="once",
         description="With success_criteria: the final values the gate read once the job Completed (the last "
         "sample with data of each metric of the first task), e.g. {gpuUtil: 87.5}; kept through refreshes.")
-    success_criteria_met: bool | None = specs.output_field(
+    success_criteria_met: bool | None = specs.output_field(kept="once",
         description="With success_criteria: whether every criterion held when the job Completed (false on a "
         "job kept by on_failure=\"keep\"); unset without success_criteria.")
-    model_id: str | None = specs.output_field(
+    model_id: str | None = specs.output_field(kept="once",
         description="With train_type: the ID of the model the job trained (its final artifact, read from the job's "
         "fine-tune artifacts once it has Completed); kept through refreshes.")
-    model_asset_id: str | None = specs.output_field(
+    model_asset_id: str | None = specs.output_field(kept="once",
         description="With asset_model: the ID of the model asset the trained model was published as, once ModelArts "
         "reports it (the job's fine-tune artifacts); kept through refreshes.")
     create_time: int | None = specs.output_field(description="Creation time, epoch milliseconds.")
     reason: str | None = specs.output_field(description="Why the job failed or stopped, when it did.")
-    gpus_per_node: int | None = specs.output_field(
+    gpus_per_node: int | None = specs.output_field(kept="derived",
         description="GPUs per node, from the flavor's flavor_info.gpu (0 for CPU flavors); known at preview "
         "(unset without credentials).")
-    gpu_count: int | None = specs.output_field(
+    gpu_count: int | None = specs.output_field(kept="derived",
         description="GPUs of the whole job (gpus_per_node x node_count); known at preview.")
-    billing_code: str | None = specs.output_field(
+    billing_code: str | None = specs.output_field(kept="derived",
         description="The flavor's billing code; known at preview. ModelArts gives no prices (the flavor list has "
         "none), so a ModelArts job has no cost_per_hour: mltrain-plan and the policy new-run-budget count its "
         "GPU-hours and say its price is unknown.")
     run_reason: str | None = specs.output_field(description=runs.DESCRIPTION)
     resumed_from: str | None = specs.output_field(description=checkpoints.RESUMED_FROM_DESCRIPTION)
-
-
-COST_OUTPUTS = ("gpus_per_node", "gpu_count", "billing_code")

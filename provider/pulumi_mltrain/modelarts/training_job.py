@@ -24,7 +24,7 @@ from ..waiter import Backoff
 from . import catalog, contract, jobs, tags
 from .catalog import catalog_failures, flavors, job_costs
 from .client import ModelArtsClient
-from .job_spec import COST_OUTPUTS, TrainingJobOutputs, TrainingJobSpec
+from .job_spec import TrainingJobOutputs, TrainingJobSpec
 from .jobs import Job
 
 __all__ = ["TrainingJobCalls", "TrainingJobOutputs", "TrainingJobSpec"]
@@ -34,12 +34,9 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job, ModelA
     kind: ClassVar[str] = "TrainingJob"
     noun: ClassVar[str] = "training job"
     platform: ClassVar[str] = tags.PLATFORM
-    derived_kept: ClassVar[tuple[str, ...]] = COST_OUTPUTS
     credential_keys: ClassVar[tuple[str, ...]] = tags.CREDENTIALS
     spec_type = TrainingJobSpec
     output_type = TrainingJobOutputs
-    recorded_once: ClassVar[tuple[str, ...]] = ("final_metrics", "success_criteria_met", "model_id",
-                                                 "model_asset_id")
     poll: ClassVar[Backoff] = Backoff(first=0.5, maximum=10.0)
     node_type, nodes, costs = "flavor_id", "node_count", job_costs
     pending_states: ClassVar[frozenset[str]] = contract.BEFORE_RUNNING
