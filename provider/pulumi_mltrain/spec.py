@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from pydantic.fields import FieldInfo
 
 OnChange = Literal["replace", "update", "local", "record"]
 _META = "x-mltrain"
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")  # an environment variable's name, on every platform
 
 
 def spec_field(

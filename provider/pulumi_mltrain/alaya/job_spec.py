@@ -3,7 +3,6 @@ checks) and its outputs. One declaration per field drives validation, diff, sche
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, SerializationInfo, field_serializer, model_validator
@@ -14,7 +13,6 @@ from ..run_control import RunControl
 from . import contract
 from .models import NasCheckpoint, NasMount
 
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 def _upper(value: Any) -> Any:
     return value.upper() if isinstance(value, str) else value
@@ -147,7 +145,7 @@ class TrainingJobSpec(RunControl):
                 out.append(("checkpoint.path", f"{self.checkpoint.path} is on the read-only mount "
                                                f"{holder.mount_path}: set read_only false on it, or use another"))
         for key in self.env:
-            if not _ENV_NAME.match(key):
+            if not specs.ENV_NAME.match(key):
                 out.append((f"env.{key}", "is not a valid environment variable name"))
             elif key == contract.OWNER_ENV:
                 out.append((f"env.{key}", "is reserved: the provider keeps the task's owner mark there"))

@@ -4,7 +4,6 @@ validation, diff, schema.json and docs."""
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar, Literal
 
 from .. import checkpoints, pending, runs
@@ -40,8 +39,6 @@ from .models import (
 )
 
 WaitFor = Literal["accepted", "running", "completed"]
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-MAX_ENVIRONMENTS = contract.MAX_ENVIRONMENTS
 INLINE = ("code_dir", "boot_file", "command", "engine_id", "engine_name", "engine_version", "image_url")
 
 
@@ -254,10 +251,11 @@ class TrainingJobSpec(RunControl):
             out += [(f, "needs a dedicated pool: set pool_id") for f in ("preemptible", "required_affinity")
                     if getattr(self, f)]
         envs = self.environments or {}
-        if len(envs) > MAX_ENVIRONMENTS:
-            out.append(("environments", f"has {len(envs)} variables; ModelArts allows at most {MAX_ENVIRONMENTS}"))
+        if len(envs) > contract.MAX_ENVIRONMENTS:
+            out.append(("environments", f"has {len(envs)} variables; ModelArts allows at most "
+                                        f"{contract.MAX_ENVIRONMENTS}"))
         out += [(f"environments.{k}", "is not a valid environment variable name") for k in envs
-                if not _ENV_NAME.match(k)]
+                if not specs.ENV_NAME.match(k)]
         return out
 
 

@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from .. import checkpoints, config
+from ..spec import ENV_NAME
 from . import contract
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -266,13 +267,10 @@ class AssetModel(_Nested):
     series: str | None = Field(None, description="Model series (brand).")
 
 
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
 class FtEnv(_Nested):
     """An environment variable of a fine-tune job (`ftjob_config.task_env.envs[]`)."""
 
-    env_name: str = Field(description="Variable name.", pattern=_ENV_NAME.pattern)
+    env_name: str = Field(description="Variable name.", pattern=ENV_NAME.pattern)
     value: str | None = Field(None, description="Value.")
     env_type: str | None = Field(None, description="Value type, as ModelArts names it.")
     label: str | None = Field(None, description="Label shown in the console.")
