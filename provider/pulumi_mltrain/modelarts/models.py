@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -25,6 +25,10 @@ from pydantic import (
 from .. import checkpoints, config
 from ..spec import ENV_NAME
 from . import contract
+
+if TYPE_CHECKING:
+    from .algorithm import AlgorithmSpec
+    from .job_spec import TrainingJobSpec
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -331,7 +335,7 @@ def fine_tune_problems(train_type: str | None, ftjob_config: FtJobConfig | None,
 
 
 # ----- rules shared by Algorithm and TrainingJob ----------------------------------------------------
-def code_problems(spec: Any) -> list[tuple[str, str]]:
+def code_problems(spec: AlgorithmSpec | TrainingJobSpec) -> list[tuple[str, str]]:
     """The inline code of an algorithm or a job: exactly one engine form (engine_id, engine_name +
     engine_version, or a custom image_url); code_dir and boot_file together, the boot file inside the
     code directory; a command for a custom image without code_dir, and code_dir for a preset engine."""

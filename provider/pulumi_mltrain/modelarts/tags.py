@@ -11,6 +11,7 @@ from ..accounts import SETTINGS_KEY
 from ..config import CONFIG_KEYS, MAX_TAGS, Settings
 from ..ownership import Mark
 from ..platform_calls import Context, Failures, Props
+from ..spec import ManagedSpec
 from . import contract
 from .client import ModelArtsClient
 
@@ -50,7 +51,7 @@ def with_default_tags(settings: Settings, news: Props) -> tuple[Props, Failures]
     return {**news, "tags": merged}, []
 
 
-def own_tags_drift(spec: Any, values: Props) -> Props:
+def own_tags_drift(spec: ManagedSpec, values: Props) -> Props:
     """Tags drift only on the keys this resource sets: a tag added on the platform under another
     key is someone else's, and is neither reported nor recorded (so no update removes it)."""
     out = dict(values)
