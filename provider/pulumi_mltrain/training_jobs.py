@@ -5,7 +5,7 @@ primitives of its API that are its own.
 - a preview checks the inputs against the platform's catalogues when it has credentials (a refused key is
   a failure naming it, an unreadable catalogue a skipped check, said: `PlatformCalls.catalogues_ready`),
   and derives the GPU and cost outputs from the node types' catalogue (`derived`), which a check of
-  unchanged inputs keeps from the state instead (`derived_kept`);
+  unchanged inputs keeps from the state instead (the outputs declared `kept="derived"`);
 - a stop applies in `live_states`, a replace would end a job in `occupied_states`, and a create's wait
   reaches its target in the states `reached` names for its `wait_for`, or never does from `never`; its
   messages name the job and its ID (`what`);
@@ -57,7 +57,7 @@ class JobAPI(Protocol[ClientT_contra, SpecT_contra, RemoteT]):
 
     def has_started(self, remote: RemoteT, /) -> bool: ...
 
-    def reason(self, remote: RemoteT, /) -> str: ...
+    def reason(self, remote: RemoteT, /) -> str: ...  # the platform's words for why it pends or ended
 
     def notes(self, api: ClientT_contra, spec: SpecT_contra, object_id: str, /) -> Callable[[RemoteT], str | None]:
         ...
