@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..cache import cached
+from .. import cache
 from ..errors import MltrainError
 from . import contract
 from .models import NasMount
@@ -19,13 +19,11 @@ if TYPE_CHECKING:
 
 
 def products(api: AlayaClient) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = cached(api, "products")  # the client checked its rows
-    return rows
+    return cache.rows(api, "products")
 
 
 def storages(api: AlayaClient) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = cached(api, "storages")
-    return rows
+    return cache.rows(api, "storages")
 
 
 def storage_problem(rows: Sequence[dict[str, Any]], storage_id: str, storage_type: str | None = None) -> str | None:

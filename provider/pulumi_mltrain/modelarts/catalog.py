@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from .. import cache
 from .. import spec as specs
-from ..cache import cached
 from ..config import Settings
 from ..errors import MltrainError, NotFound
 from ..program_calls import program_call
@@ -25,13 +25,11 @@ if TYPE_CHECKING:
 
 
 def flavors(api: ModelArtsClient) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = cached(api, "flavors")  # the client checked its rows
-    return rows
+    return cache.rows(api, "flavors")
 
 
 def engines(api: ModelArtsClient) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = cached(api, "engines")
-    return rows
+    return cache.rows(api, "engines")
 
 
 def max_nodes(flavor: dict[str, Any]) -> int | None:
