@@ -42,6 +42,12 @@ def cached(api: Any, what: str, *args: Any, ttl: float = TTL) -> Any:
     return value
 
 
+def rows(api: object, what: str) -> list[dict[str, Any]]:
+    """A catalogue's rows, `cached`: its client checked them (one object per row)."""
+    found: list[dict[str, Any]] = cached(api, what)
+    return found
+
+
 def forget() -> None:
     """Drop every catalogue answer (a new process's view); clients stay, they hold no answers."""
     with _lock:

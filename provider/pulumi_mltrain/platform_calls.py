@@ -79,7 +79,8 @@ class PlatformCalls(Generic[SpecT, OutT, RemoteT]):
     credential_keys: ClassVar[tuple[str, ...]] = ()
     # Types whose ID is made of inputs (no remote object of its own): the fields, in the ID's order.
     import_id_fields: ClassVar[tuple[str, ...]] = ()
-    # Outputs a create records once (e.g. what a gate read) that a refresh keeps as they are.
+    # Outputs a create records once (e.g. what a gate read) that a refresh keeps as they are: those the
+    # output model declares `kept="once"` (`spec.output_field`).
     recorded_once: ClassVar[tuple[str, ...]] = ()
     # Whether the resource is a run (a training job): the create waits for it and the handler keeps its
     # `run_reason` (runs.py).
@@ -87,7 +88,7 @@ class PlatformCalls(Generic[SpecT, OutT, RemoteT]):
     # Whether the resource has an object of its own on the platform (a delete removes it).
     removes: ClassVar[bool] = True
     # Derived outputs read from a catalogue, which a check of unchanged inputs takes from the stored
-    # state instead: a no-change preview makes no API call.
+    # state instead (a no-change preview makes no API call): those declared `kept="derived"`.
     derived_kept: ClassVar[tuple[str, ...]] = ()
     poll: ClassVar[Backoff] = Backoff()
     pending_states: ClassVar[frozenset[str]] = frozenset()
@@ -96,6 +97,13 @@ class PlatformCalls(Generic[SpecT, OutT, RemoteT]):
     unique_names: ClassVar[bool] = False
     # Whether a delete of a run keeps its job as the run's record (lifecycle/records.py, `keep_runs`).
     keeps_records: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        declared: type[specs.Output] | None = cls.__dict__.get("output_type")
+        if declared is not None:
+            cls.recorded_once = cls.__dict__.get("recorded_once", tuple(declared.flagged("once")))
+            cls.derived_kept = cls.__dict__.get("derived_kept", tuple(declared.flagged("derived")))
 
     def __init__(self, context: Context) -> None:
         self.context = context

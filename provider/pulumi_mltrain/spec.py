@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import typing
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from pydantic.fields import FieldInfo
 
 OnChange = Literal["replace", "update", "local", "record"]
 _META = "x-mltrain"
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")  # an environment variable's name, on every platform
 
 
 def spec_field(
@@ -82,20 +84,35 @@ def spec_field(
 
 
 def output_field(default: Any = None, *, description: str, secret: bool = False, is_id: bool = False,
-                 always: bool = False) -> Any:
+                 always: bool = False, kept: Literal["derived", "once"] | None = None) -> Any:
     """Declare an output-only field (set by the platform, never by the user).
 
     `is_id`: the value is the resource's ID, which an in-place update never changes; the program side
     reads it from the ID, which previews know (other outputs of an updated resource are unknown there).
     `always`: every created object has a value (e.g. its status), so the typed face and the schema
     declare it present rather than optional.
+    `kept`: "derived" from a catalogue, which a check of unchanged inputs takes from the stored state
+    instead (a no-change preview makes no API call); "once": recorded by a create (e.g. what a gate
+    read), which a refresh keeps as it is.
     """
     data: dict[str, Any] = {"onChange": "output", "secret": secret}
     if is_id:
         data["isId"] = True
     if always or is_id:
         data["always"] = True
+    if kept:
+        data[kept] = True
     return Field(default, description=description, json_schema_extra={_META: data})
+
+
+def function_arg(description: str, default: Any = None) -> Any:
+    """An argument of a program-time function (schema.json's inputs of a function; nothing to diff)."""
+    return spec_field(default, description=description, on_change="local")
+
+
+def function_out(description: str) -> Any:
+    """A field of a program-time function's result."""
+    return output_field(description=description)
 
 
 @dataclass(frozen=True)
@@ -350,7 +367,8 @@ class Output(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     @classmethod
-    def _flagged(cls, flag: str) -> list[str]:
+    def flagged(cls, flag: str) -> list[str]:
+        """The fields whose declaration sets `flag` (`output_field`)."""
         out = []
         for name, info in cls.model_fields.items():
             extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
@@ -361,12 +379,12 @@ class Output(BaseModel):
 
     @classmethod
     def id_fields(cls) -> list[str]:
-        return cls._flagged("isId")
+        return cls.flagged("isId")
 
     @classmethod
     def present_fields(cls) -> list[str]:
         """Outputs every created object has (the ID and those declared `always`)."""
-        return cls._flagged("always")
+        return cls.flagged("always")
 
 
 @functools.cache

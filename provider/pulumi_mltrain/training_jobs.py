@@ -5,13 +5,14 @@ primitives of its API that are its own.
 - a preview checks the inputs against the platform's catalogues when it has credentials (a refused key is
   a failure naming it, an unreadable catalogue a skipped check, said: `PlatformCalls.catalogues_ready`),
   and derives the GPU and cost outputs from the node types' catalogue (`derived`), which a check of
-  unchanged inputs keeps from the state instead (`derived_kept`);
+  unchanged inputs keeps from the state instead (the outputs declared `kept="derived"`);
 - a stop applies in `live_states`, a replace would end a job in `occupied_states`, and a create's wait
   reaches its target in the states `reached` names for its `wait_for`, or never does from `never`; its
   messages name the job and its ID (`what`);
-- stop, delete, the look by name and the listing of marked runs are functions of the platform's client in
-  its jobs module (`JobAPI`: alaya/tasks.py, modelarts/jobs.py), which the class names (`api = tasks`)
-  and `JobCalls` hands to the lifecycles.
+- the primitives of the lifecycles that only read or call the platform (get, state, stop, delete, the
+  look by name, take-over, why a run ended, its notes, records and marked runs) are functions of the
+  platform's client and answers in its jobs module (`JobAPI`: alaya/tasks.py, modelarts/jobs.py), which
+  the class names (`api = tasks`) and `JobCalls` forwards to the lifecycles.
 """
 
 from __future__ import annotations
@@ -20,22 +21,50 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from .errors import MltrainError
-from .lifecycle.protocol import MarkedRun, Named, Stop
+from .lifecycle.protocol import Kept, MarkedRun, Named, Stop
 from .ownership import Mark
 from .platform_calls import Failures, OutT, PlatformCalls, Props, RemoteT, SpecT
 
 ClientT = TypeVar("ClientT")
 ClientT_contra = TypeVar("ClientT_contra", contravariant=True)
+SpecT_contra = TypeVar("SpecT_contra", contravariant=True)
 
 
-class JobAPI(Protocol[ClientT_contra]):
-    """The primitives a platform's jobs module gives as functions of its client (`lifecycle.protocol`)."""
+class JobAPI(Protocol[ClientT_contra, SpecT_contra, RemoteT]):
+    """The primitives a platform's jobs module gives as functions of its client and its answers
+    (`lifecycle.protocol`), which `JobCalls` forwards once for every platform."""
+
+    def get(self, api: ClientT_contra, object_id: str, /) -> RemoteT: ...
+
+    def state_of(self, remote: RemoteT, /) -> str: ...
+
+    def settled(self, state: str, /) -> bool: ...
+
+    def listing(self, api: ClientT_contra, name: str, /) -> list[tuple[str, str]]: ...
 
     def stop(self, api: ClientT_contra, object_id: str, /) -> Stop: ...
 
     def delete(self, api: ClientT_contra, object_id: str, /) -> None: ...
 
     def named(self, api: ClientT_contra, name: str, /) -> list[Named]: ...
+
+    def accept(self, api: ClientT_contra, object_id: str, spec: SpecT_contra, /) -> None: ...
+
+    def ended(self, api: ClientT_contra, spec: SpecT_contra, object_id: str, remote: RemoteT, /) -> tuple[str, str]:
+        ...
+
+    def created_at(self, remote: RemoteT, /) -> float | None: ...
+
+    def has_started(self, remote: RemoteT, /) -> bool: ...
+
+    def reason(self, remote: RemoteT, /) -> str: ...  # the platform's words for why it pends or ended
+
+    def notes(self, api: ClientT_contra, spec: SpecT_contra, object_id: str, /) -> Callable[[RemoteT], str | None]:
+        ...
+
+    def owner_of(self, api: ClientT_contra, object_id: str, /) -> Mark | None: ...
+
+    def records(self, api: ClientT_contra, owner: Mark, name: str, /) -> list[Kept]: ...
 
     def marked(self, api: ClientT_contra, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float,
                /, *, full: bool = False) -> list[MarkedRun]: ...
@@ -53,7 +82,7 @@ class JobCalls(PlatformCalls[SpecT, OutT, RemoteT], Generic[SpecT, OutT, RemoteT
     occupied_states: ClassVar[frozenset[str] | None] = None  # None: the live ones
     reached: ClassVar[Mapping[str, frozenset[str]]] = {}  # by `wait_for`; none: no wait
     never: ClassVar[frozenset[str]] = frozenset()
-    api: JobAPI[ClientT]  # the platform's jobs module
+    api: JobAPI[ClientT, SpecT, RemoteT]  # the platform's jobs module
 
     @property
     def client(self) -> ClientT:
@@ -84,6 +113,19 @@ class JobCalls(PlatformCalls[SpecT, OutT, RemoteT], Generic[SpecT, OutT, RemoteT
             self.context.say(f"GPU and cost outputs skipped: {err}")
             return {}
 
+    # ----- the primitives of the platform's jobs module (`api`), given the client --------------------
+    def get(self, object_id: str) -> RemoteT:
+        return self.api.get(self.client, object_id)
+
+    def state_of(self, remote: RemoteT) -> str:
+        return self.api.state_of(remote)
+
+    def settled(self, state: str) -> bool:
+        return self.api.settled(state)
+
+    def listing(self, name: str) -> list[tuple[str, str]]:
+        return self.api.listing(self.client, name)
+
     def stop(self, object_id: str) -> Stop:
         return self.api.stop(self.client, object_id)
 
@@ -92,6 +134,30 @@ class JobCalls(PlatformCalls[SpecT, OutT, RemoteT], Generic[SpecT, OutT, RemoteT
 
     def named(self, name: str) -> list[Named]:
         return self.api.named(self.client, name)
+
+    def accept(self, object_id: str, spec: SpecT) -> None:
+        self.api.accept(self.client, object_id, spec)
+
+    def ended(self, spec: SpecT, object_id: str, remote: RemoteT) -> tuple[str, str]:
+        return self.api.ended(self.client, spec, object_id, remote)
+
+    def created_at(self, remote: RemoteT) -> float | None:
+        return self.api.created_at(remote)
+
+    def has_started(self, remote: RemoteT) -> bool:
+        return self.api.has_started(remote)
+
+    def pending_reason(self, remote: RemoteT) -> str:
+        return self.api.reason(remote)
+
+    def notes(self, spec: SpecT, object_id: str) -> Callable[[RemoteT], str | None]:
+        return self.api.notes(self.client, spec, object_id)
+
+    def owner_of(self, object_id: str) -> Mark | None:
+        return self.api.owner_of(self.client, object_id)
+
+    def records(self, owner: Mark, name: str) -> list[Kept]:
+        return self.api.records(self.client, owner, name)
 
     def marked(self, recorded: Collection[str], keep: Callable[[str, Mark], bool], now: float, *,
                full: bool = False) -> list[MarkedRun]:

@@ -37,7 +37,7 @@ import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
 
 from . import __version__, cancel, deadline
-from .config import endpoint_problem
+from .config import Settings, endpoint_problem
 from .errors import AmbiguousOutcome, ConfigError, Retryable, WaitTimeout
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -56,6 +56,12 @@ class Policy:
     backoff_initial: float = 0.5
     backoff_max: float = 20.0
     verify_tls: bool = True
+
+    @classmethod
+    def of(cls, settings: Settings) -> Policy:
+        """The policy an account's settings ask for (request timeout, retries, TLS verification)."""
+        return cls(timeout=settings.request_timeout, max_retries=settings.max_retries,
+                   verify_tls=not settings.insecure_skip_tls_verify)
 
 
 # A platform-specific reader: (response, method, path) -> parsed data, or raises ApiError.

@@ -28,15 +28,6 @@ NumberText = Annotated[StrictStr | None, BeforeValidator(_number_as_text)]
 FOREIGN_KEYS = frozenset({"error", "error_code", "error_msg", "detail", "path", "timestamp"})
 
 
-class Envelope(Answer):
-    """`{status, message, data}`: `status` is the business code (200 = success), which may differ
-    from the HTTP status."""
-
-    status: StrictInt
-    message: StrictStr | None = None
-    data: Any = None
-
-
 class SubscriptionResult(Answer):
     """GET result?resultKey=K: PROCESSING, then SUCCESS with the task ID, or FAILED with a message."""
 

@@ -7,31 +7,23 @@ the field, instead of a FAILED subscription minutes later.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..answers import json_type
-from ..cache import cached
-from ..errors import MltrainError, UnexpectedAnswer
+from .. import cache
+from ..errors import MltrainError
 from . import contract
 from .models import NasMount
 
-
-def table(value: Any, call: str) -> list[dict[str, Any]]:
-    """A catalogue as a list of rows (objects), or UnexpectedAnswer naming the first bad row."""
-    if not isinstance(value, list):
-        raise UnexpectedAnswer("Alaya NeW", call, f"data should be an array, not {json_type(value)}")
-    for i, row in enumerate(value):
-        if not isinstance(row, dict):
-            raise UnexpectedAnswer("Alaya NeW", call, f"data[{i}] should be an object, not {json_type(row)}")
-    return list(value)
+if TYPE_CHECKING:
+    from .client import AlayaClient
 
 
-def products(api: Any) -> list[dict[str, Any]]:
-    return table(cached(api, "products"), f"GET {contract.PRODUCTS}")
+def products(api: AlayaClient) -> list[dict[str, Any]]:
+    return cache.rows(api, "products")
 
 
-def storages(api: Any) -> list[dict[str, Any]]:
-    return table(cached(api, "storages"), f"GET {contract.STORAGES}")
+def storages(api: AlayaClient) -> list[dict[str, Any]]:
+    return cache.rows(api, "storages")
 
 
 def storage_problem(rows: Sequence[dict[str, Any]], storage_id: str, storage_type: str | None = None) -> str | None:
@@ -46,7 +38,7 @@ def storage_problem(rows: Sequence[dict[str, Any]], storage_id: str, storage_typ
     return None
 
 
-def catalog_failures(api: Any, product_code: str, mounts: Sequence[NasMount], *,
+def catalog_failures(api: AlayaClient, product_code: str, mounts: Sequence[NasMount], *,
                      say: Callable[[str], None]) -> list[tuple[str, str]]:
     """Field-named failures from the catalogues; a catalogue that cannot be read is skipped, which `say`
     (the resource's `Context.say`) tells the user."""

@@ -99,11 +99,7 @@ class AlayaClient:
     """Methods return plain dicts and lists, checked against `answers` and with strings bounded."""
 
     def __init__(self, settings: Settings, http: httpx.Client | None = None) -> None:
-        self.policy = transport.Policy(
-            timeout=settings.request_timeout,
-            max_retries=settings.max_retries,
-            verify_tls=not settings.insecure_skip_tls_verify,
-        )
+        self.policy = transport.Policy.of(settings)
         key = settings.require("alaya_api_key", "Alaya NeW")
         self.http = http or transport.new_client(settings.alaya_endpoint, self.policy, BearerAuth(key))
 
@@ -122,10 +118,8 @@ class AlayaClient:
             if not isinstance(data, str) or not data.strip() or len(data) > MAX_KEY:
                 what = json_type(data) if not isinstance(data, str) else f"a string of {len(data)} characters"
                 raise UnexpectedAnswer(PLATFORM, call, f"data should be the resultKey string, not {what}")
-        except UnexpectedAnswer as err:
-            raise AmbiguousOutcome(f"{err}; the task may or may not have been created") from None
-        except EndpointError as err:
-            if not 200 <= err.http_status < 300:
+        except (UnexpectedAnswer, EndpointError) as err:
+            if isinstance(err, EndpointError) and not 200 <= err.http_status < 300:
                 raise
             raise AmbiguousOutcome(f"{err}; the task may or may not have been created") from None
         return data

@@ -6,21 +6,12 @@ TypedDicts of the same shape.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel, ConfigDict
 
 from .. import registry
-from .. import spec as specs
+from ..spec import function_arg as _in
+from ..spec import function_out as _out
 from . import functions
-
-
-def _in(description: str, default: Any = None) -> Any:
-    return specs.spec_field(default, description=description, on_change="local")
-
-
-def _out(description: str) -> Any:
-    return specs.output_field(description=description)
 
 
 class NoArgs(BaseModel):

@@ -3,7 +3,6 @@ checks) and its outputs. One declaration per field drives validation, diff, sche
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BeforeValidator, SerializationInfo, field_serializer, model_validator
@@ -14,7 +13,6 @@ from ..run_control import RunControl
 from . import contract
 from .models import NasCheckpoint, NasMount
 
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 def _upper(value: Any) -> Any:
     return value.upper() if isinstance(value, str) else value
@@ -147,7 +145,7 @@ class TrainingJobSpec(RunControl):
                 out.append(("checkpoint.path", f"{self.checkpoint.path} is on the read-only mount "
                                                f"{holder.mount_path}: set read_only false on it, or use another"))
         for key in self.env:
-            if not _ENV_NAME.match(key):
+            if not specs.ENV_NAME.match(key):
                 out.append((f"env.{key}", "is not a valid environment variable name"))
             elif key == contract.OWNER_ENV:
                 out.append((f"env.{key}", "is reserved: the provider keeps the task's owner mark there"))
@@ -179,11 +177,11 @@ class TrainingJobOutputs(specs.Output):
         description="Running time in milliseconds: derived as end_time - start_time once both are known (Alaya "
         "NeW reports no duration).")
     reason: str | None = specs.output_field(description="The platform's reason for the status, if any.")
-    gpus_per_node: int | None = specs.output_field(
+    gpus_per_node: int | None = specs.output_field(kept="derived",
         description="GPUs per node, from the product list's gpuCount; known at preview (unset without credentials).")
-    gpu_count: int | None = specs.output_field(
+    gpu_count: int | None = specs.output_field(kept="derived",
         description="GPUs of the whole task (gpus_per_node x worker_count); known at preview.")
-    cost_per_hour: float | None = specs.output_field(
+    cost_per_hour: float | None = specs.output_field(kept="derived",
         description="Estimated cost per hour: the product's price x worker_count, in the platform's currency "
         "(unset when the product's priceUnit is not per hour); known at preview.")
     run_reason: str | None = specs.output_field(description=runs.DESCRIPTION)
@@ -191,4 +189,3 @@ class TrainingJobOutputs(specs.Output):
 
 
 CHECKPOINT_ENV = (checkpoints.ENV_DIR, checkpoints.ENV_RESUME, checkpoints.ENV_RESUMED_FROM)
-COST_OUTPUTS = ("gpus_per_node", "gpu_count", "cost_per_hour")

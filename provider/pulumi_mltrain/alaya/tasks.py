@@ -1,6 +1,6 @@
-"""An Alaya NeW training task's wire shape: its outputs, status and owner mark, and the account's
-marked tasks (`marked`, for abandoned runs); with `stop`, `delete` and `named`, the primitives that
-`training_jobs.JobCalls` gives the lifecycles (`training_job.py` names this module).
+"""An Alaya NeW training task's wire shape (its outputs, status and owner mark) and the primitives of
+`training_jobs.JobAPI` as functions of the client, which `JobCalls` gives the lifecycles
+(`training_job.py` names this module).
 
 Alaya NeW refuses a stop or a delete in a status it does not apply to with its own 409 (a gateway's
 409 is no refusal: `refused`). A stop refused that way means there is nothing to stop; a delete
@@ -16,11 +16,13 @@ from typing import Any
 from ..answers import from_beijing
 from ..checkpoints import ENV_RESUMED_FROM
 from ..errors import ApiError
+from ..lifecycle import takeover
 from ..lifecycle.protocol import Busy, Kept, MarkedRun, Named, Outs, Stop
 from ..ownership import Mark
 from . import contract
 from .catalog import job_costs, products
 from .client import AlayaClient, scrub
+from .job_spec import TrainingJobSpec
 
 Task = dict[str, Any]
 PLATFORM = "Alaya NeW"
@@ -90,9 +92,50 @@ def status(detail: Task) -> str:
     return str(detail.get("status") or "UNKNOWN").upper()
 
 
+state_of = status
+
+
+def settled(state: str) -> bool:
+    return state in DELETABLE
+
+
+def get(api: AlayaClient, task_id: str) -> Task:
+    return api.task(task_id)
+
+
+def listing(api: AlayaClient, name: str) -> list[tuple[str, str]]:
+    return [(str(row.get("id")), status(row)) for row in api.find_tasks(name)]
+
+
+def accept(api: AlayaClient, task_id: str, spec: TrainingJobSpec) -> None:
+    takeover.require_match(spec, "task", task_id, unmarked(api.task(task_id)))
+
+
+def reason(task: Task) -> str:
+    return str(task.get("reason") or "")
+
+
+def ended(api: AlayaClient, spec: TrainingJobSpec, task_id: str, task: Task) -> tuple[str, str]:
+    return reason(task) or "no reason", ""
+
+
+def created_at(task: Task) -> float | None:
+    """The end of the second `createdTime` names (it has whole seconds): never cuts the limit short."""
+    created = epoch(task.get("createdTime"))
+    return None if created is None else created + 1.0
+
+
+def has_started(task: Task) -> bool:
+    return bool(task.get("startTime"))
+
+
 def mark(detail: Task) -> Mark | None:
     env = detail.get("env")
     return Mark.parse(env.get(contract.OWNER_ENV)) if isinstance(env, dict) else None
+
+
+def owner_of(api: AlayaClient, task_id: str) -> Mark | None:
+    return mark(api.task(task_id))
 
 
 def unmarked(detail: Task) -> Task:
@@ -126,7 +169,7 @@ def refused(err: ApiError) -> bool:
     return type(err) is ApiError and err.http_status == contract.CONFLICT
 
 
-def no_log_note() -> Callable[[Task], str | None]:
+def notes(api: AlayaClient, spec: TrainingJobSpec, task_id: str) -> Callable[[Task], str | None]:
     """What a wait says once, while the task is live: Alaya NeW documents no log API."""
     said: list[bool] = []
 

@@ -5,24 +5,24 @@ task ID (`resolve`), and only then is the ID recorded; the create sequence itsel
 lifecycle/create.py's. Nothing changes in place (the API has no update call): a change of a field that
 shapes the training replaces the task (a new run), `description` is only recorded, and fields marked
 `local` change only the provider's behaviour. The declaration is `job_spec.py`; the task's wire shape
-(its outputs, status, owner mark) is `tasks.py`; what every training job does alike (the catalogue
-checks and derived outputs of a preview, the states) is `training_jobs.py`.
+and the primitives that only read or call the platform are `tasks.py`; what every training job does
+alike (the catalogue checks and derived outputs of a preview, the states, the forwards to `tasks.py`)
+is `training_jobs.py`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ..lifecycle import takeover
-from ..lifecycle.protocol import Kept, Outs, Sent
+from ..config import Settings
+from ..lifecycle.protocol import Outs, Sent
 from ..ownership import Mark
 from ..platform_calls import Failures, Props
 from ..training_jobs import JobCalls
 from . import contract, subscription, tasks
 from .catalog import catalog_failures, job_costs, products
 from .client import AlayaClient
-from .job_spec import COST_OUTPUTS, TrainingJobOutputs, TrainingJobSpec
+from .job_spec import TrainingJobOutputs, TrainingJobSpec
 from .tasks import Task, outputs, status, unmarked
 
 __all__ = ["TrainingJobCalls", "TrainingJobOutputs", "TrainingJobSpec"]
@@ -35,7 +35,6 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task, Alaya
     noun: ClassVar[str] = "task"
     described: ClassVar[str] = "training task"
     platform: ClassVar[str] = tasks.PLATFORM
-    derived_kept: ClassVar[tuple[str, ...]] = COST_OUTPUTS
     credential_keys: ClassVar[tuple[str, ...]] = CREDENTIALS
     spec_type = TrainingJobSpec
     output_type = TrainingJobOutputs
@@ -52,7 +51,7 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task, Alaya
         return self.context.client("alaya", AlayaClient)
 
     @classmethod
-    def configured(cls, settings: Any) -> bool:
+    def configured(cls, settings: Settings) -> bool:
         return bool(settings.alaya_api_key)
 
     # ----- check time ----------------------------------------------------------------------------
@@ -63,18 +62,6 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task, Alaya
         return catalog_failures(self.client, spec.product_code, spec.storage_mounts, say=self.context.say)
 
     # ----- the task ------------------------------------------------------------------------------
-    def get(self, object_id: str) -> Task:
-        return self.client.task(object_id)
-
-    def state_of(self, remote: Task) -> str:
-        return status(remote)
-
-    def settled(self, state: str) -> bool:
-        return state in tasks.DELETABLE
-
-    def listing(self, name: str) -> list[tuple[str, str]]:
-        return [(str(row.get("id")), status(row)) for row in self.client.find_tasks(name)]
-
     def read(self, object_id: str, spec: TrainingJobSpec) -> tuple[Props, Props | None] | None:
         detail = self.client.task(object_id)
         if status(detail) == contract.DELETING:
@@ -97,9 +84,6 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task, Alaya
     def resolve(self, spec: TrainingJobSpec, owner: Mark | None, pending: str) -> str:
         return subscription.resolve(self.client, self, self.kind, spec, owner, pending)
 
-    def accept(self, object_id: str, spec: TrainingJobSpec) -> None:
-        takeover.require_match(spec, self.noun, object_id, unmarked(self.client.task(object_id)))
-
     # ----- the run -------------------------------------------------------------------------------
     def recorded(self, spec: TrainingJobSpec, remote: Task) -> Outs:
         return outputs(remote)
@@ -107,26 +91,3 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Task, Alaya
     def unread(self, object_id: str) -> Outs:
         return {"training_task_id": object_id, "status": "UNKNOWN"}
 
-    def ended(self, spec: TrainingJobSpec, object_id: str, remote: Task) -> tuple[str, str]:
-        return str(remote.get("reason") or "no reason"), ""
-
-    def created_at(self, remote: Task) -> float | None:
-        """The end of the second `createdTime` names (it has whole seconds): never cuts the limit short."""
-        created = tasks.epoch(remote.get("createdTime"))
-        return None if created is None else created + 1.0
-
-    def has_started(self, remote: Task) -> bool:
-        return bool(remote.get("startTime"))
-
-    def pending_reason(self, remote: Task) -> str:
-        return str(remote.get("reason") or "")
-
-    def notes(self, spec: TrainingJobSpec, object_id: str) -> Callable[[Task], str | None]:
-        return tasks.no_log_note()
-
-    # ----- kept run records (lifecycle/records.py): an ended task with the mark is the record ----------
-    def owner_of(self, object_id: str) -> Mark | None:
-        return tasks.mark(self.client.task(object_id))
-
-    def records(self, owner: Mark, name: str) -> list[Kept]:
-        return tasks.records(self.client, owner, name)

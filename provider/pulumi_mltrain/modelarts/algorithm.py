@@ -18,9 +18,9 @@ from ..ownership import Mark
 from ..platform_calls import Failures, PlatformCalls, Props
 from ..spec import ManagedSpec
 from ..waiter import Backoff
-from . import contract
+from . import catalog, contract
 from . import tags as shared
-from .catalog import catalog_failures, configured
+from .catalog import catalog_failures, flavors
 from .client import ModelArtsClient
 from .models import (
     NAME_RE,
@@ -31,7 +31,6 @@ from .models import (
     UserTags,
     code_problems,
     duplicate_names,
-    engine_problems,
     tag_problems,
 )
 from .tags import owner_tags
@@ -105,21 +104,10 @@ class AlgorithmSpec(ManagedSpec):
         return self
 
     def cross_check(self) -> list[tuple[str, str]]:
-        out = engine_problems(self.engine_id, self.engine_name, self.engine_version, self.image_url)
-        out += code_problems(self.code_dir, self.boot_file)
-        if self.image_url and not self.code_dir and not self.command:
-            out.append(("command", "is required with a custom image_url when there is no code_dir"))
-        if (self.engine_id or self.engine_name) and not self.code_dir:
-            out.append(("code_dir", "is required with a preset engine (with boot_file)"))
-        out += duplicate_names({"parameters": self.parameters})
-        out += duplicate_names({"inputs": self.inputs})
-        out += duplicate_names({"outputs": self.outputs})
-        keys: dict[str, int] = {}
-        for i, req in enumerate(self.resource_requirements):
-            if req.key in keys:
-                out.append((f"resource_requirements[{i}].key",
-                            f"{req.key} is already used by resource_requirements[{keys[req.key]}]"))
-            keys.setdefault(req.key, i)
+        out = code_problems(self)
+        for field in ("parameters", "inputs", "outputs"):
+            out += duplicate_names({field: getattr(self, field)})
+        out += duplicate_names({"resource_requirements": self.resource_requirements}, key="key")
         out += tag_problems(self.tags)
         extra = sorted(set(self.advanced_config or {}) - {"auto_search"})
         if extra:
@@ -171,19 +159,16 @@ class AlgorithmCalls(PlatformCalls[AlgorithmSpec, AlgorithmOutputs, dict[str, An
     output_type = AlgorithmOutputs
     default_timeouts: ClassVar[dict[str, float]] = {"create": 300.0, "update": 300.0, "delete": 300.0}
     poll: ClassVar[Backoff] = Backoff(first=0.5, maximum=5.0)
+    configured = staticmethod(catalog.configured)
 
     @property
     def client(self) -> ModelArtsClient:
         return shared.client(self.context)
 
-    @classmethod
-    def configured(cls, settings: Any) -> bool:
-        return configured(settings)
-
     def check_remote(self, spec: AlgorithmSpec) -> Failures:
-        api, failures = shared.catalogues(self)
+        ready = self.catalogues_ready(lambda: flavors(self.client))  # a refused IAM login fails here
         engine = (spec.engine_id, spec.engine_name, spec.engine_version)
-        return failures if api is None else catalog_failures(api, engine=engine, say=self.context.say)
+        return catalog_failures(self.client, engine=engine, say=self.context.say) if ready is None else ready
 
     def with_defaults(self, news: Props) -> tuple[Props, Failures]:
         return shared.with_default_tags(self.settings, news)

@@ -10,35 +10,26 @@ MLTRAIN_* environment) as the provider, share its catalogue cache (`cache.py`) a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from .. import cache
 from .. import spec as specs
-from ..answers import json_type
-from ..cache import cached
 from ..config import Settings
-from ..errors import MltrainError, NotFound, UnexpectedAnswer
+from ..errors import MltrainError, NotFound
 from ..program_calls import program_call
-from . import contract
+
+if TYPE_CHECKING:
+    from .client import ModelArtsClient
 
 
-def table(value: Any, call: str, field: str) -> list[dict[str, Any]]:
-    """A catalogue as a list of rows (objects), or UnexpectedAnswer naming the first bad row."""
-    if not isinstance(value, list):
-        raise UnexpectedAnswer(contract.PLATFORM, call, f"{field} should be an array, not {json_type(value)}")
-    for i, row in enumerate(value):
-        if not isinstance(row, dict):
-            raise UnexpectedAnswer(contract.PLATFORM, call, f"{field}[{i}] should be an object, not {json_type(row)}")
-    return list(value)
+def flavors(api: ModelArtsClient) -> list[dict[str, Any]]:
+    return cache.rows(api, "flavors")
 
 
-def flavors(api: Any) -> list[dict[str, Any]]:
-    return table(cached(api, "flavors"), f"GET {contract.FLAVORS}", "flavors")
-
-
-def engines(api: Any) -> list[dict[str, Any]]:
-    return table(cached(api, "engines"), f"GET {contract.ENGINES}", "items")
+def engines(api: ModelArtsClient) -> list[dict[str, Any]]:
+    return cache.rows(api, "engines")
 
 
 def max_nodes(flavor: dict[str, Any]) -> int | None:
@@ -123,7 +114,7 @@ def configured(settings: Settings) -> bool:
                 and settings.user and settings.domain and project)
 
 
-def catalog_failures(api: Any, *, flavor_id: str | None = None, node_count: int = 1,
+def catalog_failures(api: ModelArtsClient, *, flavor_id: str | None = None, node_count: int = 1,
                      engine: tuple[str | None, str | None, str | None] = (None, None, None),
                      algorithm_id: str | None = None, say: Callable[[str], None]) -> list[tuple[str, str]]:
     """Field-named failures from the catalogues; a catalogue that cannot be read is skipped, which `say`

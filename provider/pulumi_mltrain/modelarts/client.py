@@ -21,6 +21,7 @@ from ..answers import (
     MAX_TEXT,
     NOT_JSON,
     Answer,
+    M,
     body_summary,
     bound,
     cut,
@@ -117,11 +118,7 @@ class ModelArtsClient:
     """Thread-safe: one per settings in a provider process, shared by its threads."""
 
     def __init__(self, settings: Settings, http: httpx.Client | None = None) -> None:
-        self.policy = transport.Policy(
-            timeout=settings.request_timeout,
-            max_retries=settings.max_retries,
-            verify_tls=not settings.insecure_skip_tls_verify,
-        )
+        self.policy = transport.Policy.of(settings)
         endpoint = settings.require("modelarts_endpoint", "Huawei ModelArts")
         # AK/SK when set (signed calls, no token fetched); otherwise IAM password tokens.
         self.auth: AkSkAuth | IamTokenAuth
@@ -162,10 +159,8 @@ class ModelArtsClient:
         so the caller looks the object up by name before sending it again."""
         try:
             return self._read(model, "POST", path, json=body, idempotent=False)
-        except UnexpectedAnswer as err:
-            raise AmbiguousOutcome(f"{err}; the {noun} may or may not have been created") from None
-        except EndpointError as err:
-            if not 200 <= err.http_status < 300:
+        except (UnexpectedAnswer, EndpointError) as err:
+            if isinstance(err, EndpointError) and not 200 <= err.http_status < 300:
                 raise
             raise AmbiguousOutcome(f"{err}; the {noun} may or may not have been created") from None
 
@@ -244,24 +239,14 @@ class ModelArtsClient:
         self._call("DELETE", self._path(contract.JOB_TAGS_DELETE, id=job_id), json={"tags": tags})
 
     def find_jobs(self, name: str) -> list[dict[str, Any]]:
-        """Jobs named exactly `name`, newest first (`offset` is a page index here). Raises on any
-        answer that is not a search page: an empty list means "none", never "could not tell"."""
-        found: list[dict[str, Any]] = []
-        page_no = 0
-        path = self._path(contract.JOB_SEARCHES)
-        while True:
-            body = {"offset": page_no, "limit": contract.PAGE_LIMIT, "sort_by": "create_time", "order": "desc",
-                    "filters": [{"key": "name", "operator": "like", "value": [name]}]}
-            page = parse(answers.JobPage, self._call("POST", path, json=body),
-                         platform=contract.PLATFORM, call=f"POST {path}")
-            found += [plain(j) for j in page.items if j.metadata.name == name]
-            page_no += 1
-            if len(page.items) < contract.PAGE_LIMIT or page_no * contract.PAGE_LIMIT >= (page.total or 0):
-                return found
+        """Jobs named exactly `name`, newest first. Raises on any answer that is not a search page: an
+        empty list means "none", never "could not tell"."""
+        return [job for job in self.search_jobs(name) if job["metadata"].get("name") == name]
 
     def search_jobs(self, name_prefix: str = "", phase: str | None = None) -> list[dict[str, Any]]:
-        """Jobs whose name starts with `name_prefix` (and in `phase`), newest first, as search rows.
-        The search's `like` filter matches anywhere in the name: the prefix is checked here too."""
+        """Jobs whose name starts with `name_prefix` (and in `phase`), newest first, as search rows
+        (`offset` is a page index here). The search's `like` filter matches anywhere in the name: the
+        prefix is checked here too."""
         found: list[dict[str, Any]] = []
         page_no = 0
         path = self._path(contract.JOB_SEARCHES)
@@ -276,25 +261,27 @@ class ModelArtsClient:
             for row in map(plain, page.items):
                 status = row.get("status")
                 job_phase = status.get("phase") if isinstance(status, dict) else None
-                if row["metadata"].get("name", "").startswith(name_prefix) and (not phase or job_phase == phase):
+                if str(row["metadata"].get("name") or "").startswith(name_prefix) and (not phase or job_phase == phase):
                     found.append(row)
             page_no += 1
             if len(page.items) < contract.PAGE_LIMIT or page_no * contract.PAGE_LIMIT >= (page.total or 0):
                 return found
 
-    def log_preview(self, job_id: str, task: str) -> str | None:
-        """The latest part of a task's log (the platform caps it); None while the logs are not ready."""
-        path = self._path(contract.JOB_LOG_PREVIEW, id=job_id, task=task)
+    def _when_ready(self, model: type[M], path: str, **kwargs: Any) -> M | None:
+        """GET a task's logs or metrics, checked against `model`; None while they are not ready (ModelArts'
+        2776/2777, or no body)."""
         try:
-            data = self._call("GET", path)
+            data = self._call("GET", path, **kwargs)
         except ApiError as err:
             if err.code in contract.NOT_READY_CODES:
                 return None
             raise
-        if data is None:
-            return None
-        page = parse(answers.LogPreview, data, platform=contract.PLATFORM, call=f"GET {path}")
-        return page.content or ""
+        return None if data is None else parse(model, data, platform=contract.PLATFORM, call=f"GET {path}")
+
+    def log_preview(self, job_id: str, task: str) -> str | None:
+        """The latest part of a task's log (the platform caps it); None while the logs are not ready."""
+        page = self._when_ready(answers.LogPreview, self._path(contract.JOB_LOG_PREVIEW, id=job_id, task=task))
+        return None if page is None else page.content or ""
 
     def events(self, job_id: str, limit: int = contract.EVENTS_LIMIT) -> list[dict[str, Any]]:
         """The job's latest `limit` events, oldest first."""
@@ -307,29 +294,14 @@ class ModelArtsClient:
     def log_url(self, job_id: str, task: str) -> str | None:
         """A temporary preview link to a task's log; None while the logs are not ready."""
         path = self._path(contract.JOB_LOG_URL, id=job_id, task=task)
-        try:
-            data = self._call("GET", path, headers={"Content-Type": "text/plain"})
-        except ApiError as err:
-            if err.code in contract.NOT_READY_CODES:
-                return None
-            raise
-        if data is None:  # 204: not ready yet
-            return None
-        url = read(answers.LogUrl, data, platform=contract.PLATFORM, call=f"GET {path}").get("obs_url")
+        page = self._when_ready(answers.LogUrl, path, headers={"Content-Type": "text/plain"})
+        url = plain(page).get("obs_url") if page is not None else None  # 204: not ready yet
         return str(url) if url else None
 
     def metrics(self, job_id: str, task: str) -> list[dict[str, Any]] | None:
         """Per-minute samples per metric ({metric, value[]}); None while not ready."""
-        path = self._path(contract.JOB_METRICS, id=job_id, task=task)
-        try:
-            data = self._call("GET", path)
-        except ApiError as err:
-            if err.code in contract.NOT_READY_CODES:
-                return None
-            raise
-        if data is None:
-            return None
-        return list(read(answers.Metrics, data, platform=contract.PLATFORM, call=f"GET {path}")["metrics"])
+        page = self._when_ready(answers.Metrics, self._path(contract.JOB_METRICS, id=job_id, task=task))
+        return None if page is None else [plain(m) for m in page.metrics]
 
     def ft_artifacts(self, job_id: str) -> list[dict[str, Any]]:
         """A fine-tune job's artifacts (ListFtArtifacts): its final artifact names the trained model."""

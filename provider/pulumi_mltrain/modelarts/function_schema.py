@@ -10,7 +10,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from .. import registry
-from .. import spec as specs
+from ..spec import function_arg as _in
+from ..spec import function_out as _out
 from . import functions
 from .catalog import GetEnginesArgs, GetEnginesResult, GetFlavorsArgs, GetFlavorsResult, get_engines, get_flavors
 
@@ -19,14 +20,6 @@ registry.function("mltrain:modelarts:getEngines", GetEnginesArgs, GetEnginesResu
 
 
 # ----- look-ups, logs and events (functions.py returns TypedDicts of these shapes) -------------------
-def _in(description: str, default: Any = None) -> Any:
-    return specs.spec_field(default, description=description, on_change="local")
-
-
-def _out(description: str) -> Any:
-    return specs.output_field(description=description)
-
-
 class GetTrainingJobArgs(BaseModel):
     job_id: str = _in("The training job's ID (a TrainingJob's job_id).", ...)
 

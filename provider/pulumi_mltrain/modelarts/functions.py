@@ -8,6 +8,7 @@ presigned log link never reach the state unless the program exports them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pulumi
@@ -88,12 +89,12 @@ def list_training_jobs_output(name_prefix: pulumi.Input[str] = "",
     return result
 
 
-def job_logs(api: Any, job_id: str, tasks: list[str], lines: int, max_bytes: int,
-             events: int) -> tuple[list[TaskLog], list[JobEvent]]:
-    """The last `lines` lines (at most `max_bytes`) of every task, and the last `events` events."""
-    logs = [TaskLog(task=t, lines=tail((api.log_preview(job_id, t) or "").splitlines(), lines, max_bytes))
-            for t in tasks]
-    rows = api.events(job_id, events) if events > 0 else []
+def job_logs(read_log: Callable[[str], str | None], read_events: Callable[[int], list[dict[str, Any]]],
+             tasks: list[str], lines: int, max_bytes: int, events: int) -> tuple[list[TaskLog], list[JobEvent]]:
+    """The last `lines` lines (at most `max_bytes`) of every task (`read_log(task)`), and the last `events`
+    events (`read_events(limit)`): for a program, and for the error of a failed create."""
+    logs = [TaskLog(task=t, lines=tail((read_log(t) or "").splitlines(), lines, max_bytes)) for t in tasks]
+    rows = read_events(events) if events > 0 else []
     return logs, [JobEvent(time=e.get("time"), level=e.get("level"), source=e.get("source"),
                            message=e.get("message")) for e in rows[-events:]]
 
@@ -106,13 +107,10 @@ def get_training_job_logs(job_id: str, lines: int = 100) -> TrainingJobLogs:
     lines. Nothing here is kept in the state unless the program exports it.
     """
     job = job_info(program_call("modelarts", "job", job_id))
-    logs = [TaskLog(task=t, lines=tail((program_call("modelarts", "log_preview", job_id, t)
-                                        or "").splitlines(), lines, 1 << 20))
-            for t in job["tasks"]]
-    rows = program_call("modelarts", "events", job_id, contract.EVENTS_LIMIT)
-    return TrainingJobLogs(job_id=job_id, phase=job["phase"], tasks=logs, events=[
-        JobEvent(time=e.get("time"), level=e.get("level"), source=e.get("source"), message=e.get("message"))
-        for e in rows])
+    logs, events = job_logs(lambda task: program_call("modelarts", "log_preview", job_id, task),
+                            lambda limit: program_call("modelarts", "events", job_id, limit),
+                            job["tasks"], lines, 1 << 20, contract.EVENTS_LIMIT)
+    return TrainingJobLogs(job_id=job_id, phase=job["phase"], tasks=logs, events=events)
 
 
 def get_training_job_logs_output(job_id: pulumi.Input[str],
@@ -126,8 +124,9 @@ def failure_tail(api: Any, job_id: str, tasks: list[str]) -> str:
     """What a create error appends for a failed job: the last log lines of each task and the last
     events, bounded (contract.ERROR_*); empty when they cannot be read (the error stays as it was)."""
     try:
-        logs, events = job_logs(api, job_id, tasks, contract.ERROR_LOG_LINES,
-                                contract.ERROR_LOG_BYTES // max(1, len(tasks)), contract.ERROR_EVENTS)
+        logs, events = job_logs(lambda task: api.log_preview(job_id, task), lambda limit: api.events(job_id, limit),
+                                tasks, contract.ERROR_LOG_LINES, contract.ERROR_LOG_BYTES // max(1, len(tasks)),
+                                contract.ERROR_EVENTS)
     except MltrainError:  # logs are extra detail; the failure itself is already known
         return ""
     parts = [f"\nLast log lines of {log['task']}:\n" + "\n".join(f"  {line}" for line in log["lines"])

@@ -50,7 +50,6 @@ class _Entry:
     value: str | None = field(default=None, repr=False)
     refresh_at: float = 0.0
     project_id: str | None = None
-    fetches: int = 0
 
 
 _CACHE: dict[tuple[str, ...], _Entry] = {}
@@ -197,7 +196,6 @@ class IamTokenAuth(httpx.Auth):
             entry.value = str(got["token"])
             entry.refresh_at = time.monotonic() + refresh_after(float(got["lifetime"]))
             entry.project_id = got.get("project_id") or entry.project_id
-            entry.fetches += 1
             return entry.value
 
     def invalidate(self, used: str) -> None:

@@ -4,7 +4,6 @@ validation, diff, schema.json and docs."""
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar, Literal
 
 from .. import checkpoints, pending, runs
@@ -33,7 +32,6 @@ from .models import (
     Volume,
     code_problems,
     duplicate_names,
-    engine_problems,
     fine_tune_problems,
     key_pair_problems,
     tag_problems,
@@ -41,8 +39,6 @@ from .models import (
 )
 
 WaitFor = Literal["accepted", "running", "completed"]
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-MAX_ENVIRONMENTS = contract.MAX_ENVIRONMENTS
 INLINE = ("code_dir", "boot_file", "command", "engine_id", "engine_name", "engine_version", "image_url")
 
 
@@ -240,12 +236,7 @@ class TrainingJobSpec(RunControl):
             out.append(("algorithm_id", "is required, or inline code: code_dir + boot_file with an engine, "
                                         "or image_url with a command"))
         else:
-            out += engine_problems(self.engine_id, self.engine_name, self.engine_version, self.image_url)
-            out += code_problems(self.code_dir, self.boot_file)
-            if self.image_url and not self.code_dir and not self.command:
-                out.append(("command", "is required with a custom image_url when there is no code_dir"))
-            if (self.engine_id or self.engine_name) and not self.code_dir:
-                out.append(("code_dir", "is required with a preset engine (with boot_file)"))
+            out += code_problems(self)
         out += duplicate_names({"inputs": self.inputs, "outputs": self.outputs})
         if self.checkpoint is not None:
             taken = [*(f"inputs[{i}]" for i, x in enumerate(self.inputs) if x.name == self.checkpoint.name),
@@ -260,10 +251,11 @@ class TrainingJobSpec(RunControl):
             out += [(f, "needs a dedicated pool: set pool_id") for f in ("preemptible", "required_affinity")
                     if getattr(self, f)]
         envs = self.environments or {}
-        if len(envs) > MAX_ENVIRONMENTS:
-            out.append(("environments", f"has {len(envs)} variables; ModelArts allows at most {MAX_ENVIRONMENTS}"))
+        if len(envs) > contract.MAX_ENVIRONMENTS:
+            out.append(("environments", f"has {len(envs)} variables; ModelArts allows at most "
+                                        f"{contract.MAX_ENVIRONMENTS}"))
         out += [(f"environments.{k}", "is not a valid environment variable name") for k in envs
-                if not _ENV_NAME.match(k)]
+                if not specs.ENV_NAME.match(k)]
         return out
 
 
@@ -285,31 +277,28 @@ class TrainingJobOutputs(specs.Output):
     tasks: list[str] | None = specs.output_field(description="Task names, e.g. [worker-0].")
     metrics_summary: dict[str, float] | None = specs.output_field(
         description="Latest sample with data of each metric of the first task, e.g. {cpuUsage: 35.1}.")
-    final_metrics: dict[str, float] | None = specs.output_field(
+    final_metrics: dict[str, float] | None = specs.output_field(kept="once",
         description="With success_criteria: the final values the gate read once the job Completed (the last "
         "sample with data of each metric of the first task), e.g. {gpuUtil: 87.5}; kept through refreshes.")
-    success_criteria_met: bool | None = specs.output_field(
+    success_criteria_met: bool | None = specs.output_field(kept="once",
         description="With success_criteria: whether every criterion held when the job Completed (false on a "
         "job kept by on_failure=\"keep\"); unset without success_criteria.")
-    model_id: str | None = specs.output_field(
+    model_id: str | None = specs.output_field(kept="once",
         description="With train_type: the ID of the model the job trained (its final artifact, read from the job's "
         "fine-tune artifacts once it has Completed); kept through refreshes.")
-    model_asset_id: str | None = specs.output_field(
+    model_asset_id: str | None = specs.output_field(kept="once",
         description="With asset_model: the ID of the model asset the trained model was published as, once ModelArts "
         "reports it (the job's fine-tune artifacts); kept through refreshes.")
     create_time: int | None = specs.output_field(description="Creation time, epoch milliseconds.")
     reason: str | None = specs.output_field(description="Why the job failed or stopped, when it did.")
-    gpus_per_node: int | None = specs.output_field(
+    gpus_per_node: int | None = specs.output_field(kept="derived",
         description="GPUs per node, from the flavor's flavor_info.gpu (0 for CPU flavors); known at preview "
         "(unset without credentials).")
-    gpu_count: int | None = specs.output_field(
+    gpu_count: int | None = specs.output_field(kept="derived",
         description="GPUs of the whole job (gpus_per_node x node_count); known at preview.")
-    billing_code: str | None = specs.output_field(
+    billing_code: str | None = specs.output_field(kept="derived",
         description="The flavor's billing code; known at preview. ModelArts gives no prices (the flavor list has "
         "none), so a ModelArts job has no cost_per_hour: mltrain-plan and the policy new-run-budget count its "
         "GPU-hours and say its price is unknown.")
     run_reason: str | None = specs.output_field(description=runs.DESCRIPTION)
     resumed_from: str | None = specs.output_field(description=checkpoints.RESUMED_FROM_DESCRIPTION)
-
-
-COST_OUTPUTS = ("gpus_per_node", "gpu_count", "billing_code")

@@ -1,7 +1,6 @@
-"""A ModelArts training job's primitives as functions of the project's client (`training_job.py` gives
-them to the lifecycles, and `training_jobs.JobCalls` the four every platform's jobs module has: stop,
-delete, named, marked): terminate, delete, the search by name, the marked jobs, its outputs, why a run
-ended, its metric gate and the log lines of a wait.
+"""A ModelArts training job's primitives as functions of the project's client and its answers: those of
+`training_jobs.JobAPI`, which `JobCalls` gives the lifecycles (`training_job.py` names this module), and
+its outputs, its metric gate and its kept record's tags.
 
 A job that has ended is not terminated (ModelArts.2796: not in Creating, Pending or Running); a
 terminate refused because the status changed meanwhile (2878), and a DELETE refused in the job's
@@ -61,17 +60,32 @@ def delete(api: ModelArtsClient, object_id: str) -> None:
 
 
 def named(api: ModelArtsClient, name: str) -> list[Named]:
-    """Jobs of the name (one at most: ModelArts names are unique), with the mark of their tags (since
-    0.2), else of their annotations (0.1; only a detail that returns them shows it)."""
+    """Jobs of the name (one at most: ModelArts names are unique), with their marks (`owner_of`)."""
     out = []
     for row in api.find_jobs(name):
         job_id = str((row.get("metadata") or {}).get("id"))
         tags = api.job_tags(job_id)
-        found = mark_in(tags)
-        if found is None:
-            found = mark_in((api.job(job_id).get("metadata") or {}).get("annotations"))
-        out.append(Named(job_id, found, record=contract.RECORD_KEPT in as_map(tags)))
+        out.append(Named(job_id, owner_of(api, job_id, tags), record=contract.RECORD_KEPT in as_map(tags)))
     return out
+
+
+def owner_of(api: ModelArtsClient, job_id: str, tags: list[dict[str, Any]] | None = None) -> Mark | None:
+    """The mark of the job's tags (since 0.2), else of its annotations (0.1; only a detail that returns
+    them shows it); `tags`: the job's, when already read."""
+    return mark_in(api.job_tags(job_id) if tags is None else tags) or mark_in(
+        (api.job(job_id).get("metadata") or {}).get("annotations"))
+
+
+def get(api: ModelArtsClient, job_id: str) -> Job:
+    return api.job(job_id)
+
+
+def listing(api: ModelArtsClient, name: str) -> list[tuple[str, str]]:
+    return [(str((job.get("metadata") or {}).get("id")), phase(job)) for job in api.find_jobs(name)]
+
+
+def settled(state: str) -> bool:
+    return state not in BUSY
 
 
 def records(api: ModelArtsClient, owner: Mark, name: str) -> list[Kept]:
@@ -84,9 +98,7 @@ def records(api: ModelArtsClient, owner: Mark, name: str) -> list[Kept]:
         values = as_map(tags)
         if mark_in(tags) != owner or contract.RECORD_KEPT not in values:
             continue
-        created = metadata.get("create_time")
-        out.append(Kept(job_id, str(metadata.get("name") or ""), phase(row),
-                        created / 1000 if isinstance(created, int | float) else None,
+        out.append(Kept(job_id, str(metadata.get("name") or ""), phase(row), created_at(row),
                         values.get(contract.RECORD_REASON) or None, values.get(contract.RECORD_REPLACED_BY) or None))
     return out
 
@@ -113,11 +125,9 @@ def marked(api: ModelArtsClient, recorded: Collection[str], keep: Callable[[str,
         owner = mark_in(tags) or mark_in(metadata.get("annotations"))
         if owner is None or not keep(job_id, owner):
             continue
-        created = metadata.get("create_time")
         values = as_map(tags)
         out.append(MarkedRun(job_id, metadata.get("name"), owner, phase(row), phase(row) in contract.TERMINABLE,
-                             created / 1000 if isinstance(created, int | float) else None, None,
-                             record=contract.RECORD_KEPT in values,
+                             created_at(row), None, record=contract.RECORD_KEPT in values,
                              **(history_facts(api, job_id, values) if full else {})))
     return out
 
@@ -318,12 +328,22 @@ def has_started(job: Job) -> bool:
     return bool(from_epoch_ms((job.get("status") or {}).get("start_time")))
 
 
+def created_at(job: Job) -> float | None:
+    created = (job.get("metadata") or {}).get("create_time")
+    if not isinstance(created, int | float) or isinstance(created, bool) or created <= 0:
+        return None
+    return created / 1000
+
+
 def tasks_of(job: Job) -> list[str]:
     return [str(t) for t in (job.get("status") or {}).get("tasks") or []]
 
 
 def phase(job: Job) -> str:
     return str((job.get("status") or {}).get("phase") or "Unknown")
+
+
+state_of = phase
 
 
 def name_of(job: Job) -> str:

@@ -7,7 +7,8 @@ Aliases are the wire names; dotted ones (`remote.obs.obs_url`) are nested on the
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, ClassVar, Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -22,7 +23,12 @@ from pydantic import (
 )
 
 from .. import checkpoints, config
+from ..spec import ENV_NAME
 from . import contract
+
+if TYPE_CHECKING:
+    from .algorithm import AlgorithmSpec
+    from .job_spec import TrainingJobSpec
 
 NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -265,13 +271,10 @@ class AssetModel(_Nested):
     series: str | None = Field(None, description="Model series (brand).")
 
 
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
 class FtEnv(_Nested):
     """An environment variable of a fine-tune job (`ftjob_config.task_env.envs[]`)."""
 
-    env_name: str = Field(description="Variable name.", pattern=_ENV_NAME.pattern)
+    env_name: str = Field(description="Variable name.", pattern=ENV_NAME.pattern)
     value: str | None = Field(None, description="Value.")
     env_type: str | None = Field(None, description="Value type, as ModelArts names it.")
     label: str | None = Field(None, description="Label shown in the console.")
@@ -332,11 +335,14 @@ def fine_tune_problems(train_type: str | None, ftjob_config: FtJobConfig | None,
 
 
 # ----- rules shared by Algorithm and TrainingJob ----------------------------------------------------
-def engine_problems(engine_id: str | None, engine_name: str | None, engine_version: str | None,
-                    image_url: str | None) -> list[tuple[str, str]]:
-    """Exactly one engine form: engine_id, engine_name + engine_version, or a custom image_url."""
+def code_problems(spec: AlgorithmSpec | TrainingJobSpec) -> list[tuple[str, str]]:
+    """The inline code of an algorithm or a job: exactly one engine form (engine_id, engine_name +
+    engine_version, or a custom image_url); code_dir and boot_file together, the boot file inside the
+    code directory; a command for a custom image without code_dir, and code_dir for a preset engine."""
+    engine_id, engine_name, engine_version = spec.engine_id, spec.engine_name, spec.engine_version
+    code_dir, boot_file = spec.code_dir, spec.boot_file
     forms = [n for n, v in (("engine_id", engine_id), ("engine_name", engine_name or engine_version),
-                            ("image_url", image_url)) if v]
+                            ("image_url", spec.image_url)) if v]
     out: list[tuple[str, str]] = []
     if not forms:
         out.append(("engine_id", "an engine is required: engine_id, engine_name + engine_version, or image_url"))
@@ -347,30 +353,29 @@ def engine_problems(engine_id: str | None, engine_name: str | None, engine_versi
         out.append(("engine_version", "is required with engine_name (see modelarts.get_engines())"))
     if engine_version and not engine_name:
         out.append(("engine_name", "is required with engine_version"))
+    if code_dir and not boot_file:
+        out.append(("boot_file", "is required with code_dir"))
+    elif boot_file and not code_dir:
+        out.append(("code_dir", "is required with boot_file"))
+    elif code_dir and boot_file and not boot_file.startswith(code_dir.rstrip("/") + "/"):
+        out.append(("boot_file", f"must be inside code_dir {code_dir}"))
+    if spec.image_url and not code_dir and not spec.command:
+        out.append(("command", "is required with a custom image_url when there is no code_dir"))
+    if (engine_id or engine_name) and not code_dir:
+        out.append(("code_dir", "is required with a preset engine (with boot_file)"))
     return out
 
 
-def code_problems(code_dir: str | None, boot_file: str | None) -> list[tuple[str, str]]:
-    """code_dir and boot_file come together, and the boot file lies inside the code directory."""
-    if code_dir and not boot_file:
-        return [("boot_file", "is required with code_dir")]
-    if boot_file and not code_dir:
-        return [("code_dir", "is required with boot_file")]
-    if code_dir and boot_file and not boot_file.startswith(code_dir.rstrip("/") + "/"):
-        return [("boot_file", f"must be inside code_dir {code_dir}")]
-    return []
-
-
-def duplicate_names(groups: dict[str, list[Any]]) -> list[tuple[str, str]]:
-    """Items whose `name` repeats one seen before, across all the given lists."""
+def duplicate_names(groups: dict[str, list[Any]], key: str = "name") -> list[tuple[str, str]]:
+    """Items whose `key` (their name) repeats one seen before, across all the given lists."""
     seen: dict[str, str] = {}
     out: list[tuple[str, str]] = []
     for field, items in groups.items():
         for i, item in enumerate(items):
-            where = f"{field}[{i}]"
-            if item.name in seen:
-                out.append((f"{where}.name", f"{item.name} is already used by {seen[item.name]}"))
-            seen.setdefault(item.name, where)
+            where, value = f"{field}[{i}]", getattr(item, key)
+            if value in seen:
+                out.append((f"{where}.{key}", f"{value} is already used by {seen[value]}"))
+            seen.setdefault(value, where)
     return out
 
 
@@ -387,20 +392,21 @@ def _tags_in(value: Any) -> Any:
     return value
 
 
-def _tags_out(value: dict[str, str], info: SerializationInfo) -> Any:
-    """On the wire (by alias) tags are [{key, value}]; in the state they stay a map."""
-    if info.by_alias:
-        return [{"key": k, "value": v} for k, v in value.items()]
-    return value
+def _on_wire(convert: Callable[[Any], Any]) -> PlainSerializer:
+    """A value the wire (serialized by alias) spells otherwise, `convert`ed there; the state keeps it as it is."""
+
+    def serialize(value: Any, info: SerializationInfo) -> Any:
+        return convert(value) if info.by_alias else value
+
+    return PlainSerializer(serialize)
 
 
-def _count_out(value: int, info: SerializationInfo) -> Any:
-    """Annotation values are strings on the wire ("fault-tolerance/job-retry-num": "3")."""
-    return str(value) if info.by_alias else value
-
-
-UserTags = Annotated[dict[str, str], BeforeValidator(_tags_in), PlainSerializer(_tags_out)]
-RetryCount = Annotated[int, PlainSerializer(_count_out)]
+# Tags are [{key, value}] on the wire and a map in the state; annotation values are strings on the wire
+# ("fault-tolerance/job-retry-num": "3"), switches among them "true" or "false".
+UserTags = Annotated[dict[str, str], BeforeValidator(_tags_in),
+                     _on_wire(lambda tags: [{"key": k, "value": v} for k, v in tags.items()])]
+RetryCount = Annotated[int, _on_wire(str)]
+AnnotationFlag = Annotated[bool, _on_wire(lambda on: "true" if on else "false")]
 
 
 def tag_problems(tags: dict[str, str] | None) -> list[tuple[str, str]]:
@@ -492,14 +498,6 @@ NOTIFICATION_EVENTS = ("JobStarted", "JobCompleted", "JobFailed", "JobTerminated
 # urn:smn:<region>:<project_id>:<topic name>, as SMN gives a topic's URN.
 TOPIC_URN_RE = re.compile(r"^urn:smn:[a-z0-9-]+:[A-Za-z0-9]+:[A-Za-z0-9][A-Za-z0-9_-]{0,255}$")
 KEY_PAIR_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-
-def _flag_out(value: bool, info: SerializationInfo) -> Any:
-    """Annotation switches are the strings "true"/"false" on the wire."""
-    return ("true" if value else "false") if info.by_alias else value
-
-
-AnnotationFlag = Annotated[bool, PlainSerializer(_flag_out)]
 
 
 class Notification(_Nested):

@@ -1,5 +1,5 @@
-"""What the ModelArts resources share, as plain functions: the owner mark in tags, the default tags
-(mltrain:defaultTags) and their drift, and the client checked for the catalogues at preview."""
+"""What the ModelArts resources share, as plain functions: their client, the owner mark in tags, and the
+default tags (mltrain:defaultTags) and their drift."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 from ..accounts import SETTINGS_KEY
 from ..config import CONFIG_KEYS, MAX_TAGS, Settings
 from ..ownership import Mark
-from ..platform_calls import Context, Failures, PlatformCalls, Props
+from ..platform_calls import Context, Failures, Props
+from ..spec import ManagedSpec
 from . import contract
-from .catalog import flavors
 from .client import ModelArtsClient
 
 PLATFORM = "ModelArts"
@@ -22,13 +22,6 @@ CREDENTIALS = ("mltrain:huaweiAccessKey", "mltrain:huaweiSecretKey", "mltrain:hu
 
 def client(context: Context) -> ModelArtsClient:
     return context.client("modelarts", ModelArtsClient)
-
-
-def catalogues(calls: PlatformCalls[Any, Any, Any]) -> tuple[ModelArtsClient | None, Failures]:
-    """The client to check inputs against the catalogues with, or None and why not: no credentials
-    (no check), refused ones (a failure naming the keys), or an unreadable catalogue (skipped)."""
-    failures = calls.catalogues_ready(lambda: flavors(client(calls.context)))  # a refused IAM login fails here
-    return (None, failures) if failures is not None else (client(calls.context), [])
 
 
 def with_default_tags(settings: Settings, news: Props) -> tuple[Props, Failures]:
@@ -58,7 +51,7 @@ def with_default_tags(settings: Settings, news: Props) -> tuple[Props, Failures]
     return {**news, "tags": merged}, []
 
 
-def own_tags_drift(spec: Any, values: Props) -> Props:
+def own_tags_drift(spec: ManagedSpec, values: Props) -> Props:
     """Tags drift only on the keys this resource sets: a tag added on the platform under another
     key is someone else's, and is neither reported nor recorded (so no update removes it)."""
     out = dict(values)

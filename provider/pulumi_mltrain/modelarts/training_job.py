@@ -1,30 +1,22 @@
 """`modelarts.TrainingJob`: a Huawei Cloud ModelArts v2 training job, as the lifecycles run it.
 
-Its name is deterministic (project/stack/resource) and unique in the project; the create sequence is
-lifecycle/create.py's. The POST answers with the job; the owner mark goes to the job's tags right after
-(`mark`), because Huawei documents fixed annotation keys only and the job detail returns no annotations.
-Names are unique, so a repeated POST of a job that did get created is refused (ModelArts.2751) rather
-than duplicated (`duplicate`).
-
+The POST answers with the job; the owner mark goes to the job's tags right after (`mark`), because
+Huawei documents fixed annotation keys only and the job detail returns no annotations. Names are unique,
+so a repeated POST of a job that did get created is refused (ModelArts.2751) rather than duplicated.
 Only `description` and `tags` change in place; every other remote field replaces the job (deleted
-first: the name stays the same, and ModelArts refuses two jobs of one name). The declaration is
-`job_spec.py`; the job's wire shape, run judgement and logs are `jobs.py`, its tags `tags.py`; what every
-training job does alike (the catalogue checks and derived outputs of a preview, the states) is
-`training_jobs.py`.
-
-`wait_for="completed"` holds a provider thread for the whole training and is bounded by the create
-deadline (`customTimeouts.create`, default 20 minutes). For long trainings keep the default
-("accepted") and watch `phase` with `pulumi refresh`.
+first: ModelArts refuses two jobs of one name). The declaration is `job_spec.py`; the primitives that
+only read or call the platform are `jobs.py`, its tags `tags.py`; what every training job does alike is
+`training_jobs.py`. `wait_for="completed"` holds a provider thread for the whole training, bounded by
+the create deadline (`customTimeouts.create`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 from ..checkpoints import RESUMED_FROM
 from ..errors import ApiError
-from ..lifecycle.protocol import Kept, Outs, Sent
+from ..lifecycle.protocol import Outs, Sent
 from ..ownership import Mark
 from ..platform_calls import Failures, Props
 from ..training_jobs import JobCalls
@@ -32,7 +24,7 @@ from ..waiter import Backoff
 from . import catalog, contract, jobs, tags
 from .catalog import catalog_failures, flavors, job_costs
 from .client import ModelArtsClient
-from .job_spec import COST_OUTPUTS, TrainingJobOutputs, TrainingJobSpec
+from .job_spec import TrainingJobOutputs, TrainingJobSpec
 from .jobs import Job
 
 __all__ = ["TrainingJobCalls", "TrainingJobOutputs", "TrainingJobSpec"]
@@ -42,12 +34,9 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job, ModelA
     kind: ClassVar[str] = "TrainingJob"
     noun: ClassVar[str] = "training job"
     platform: ClassVar[str] = tags.PLATFORM
-    derived_kept: ClassVar[tuple[str, ...]] = COST_OUTPUTS
     credential_keys: ClassVar[tuple[str, ...]] = tags.CREDENTIALS
     spec_type = TrainingJobSpec
     output_type = TrainingJobOutputs
-    recorded_once: ClassVar[tuple[str, ...]] = ("final_metrics", "success_criteria_met", "model_id",
-                                                 "model_asset_id")
     poll: ClassVar[Backoff] = Backoff(first=0.5, maximum=10.0)
     node_type, nodes, costs = "flavor_id", "node_count", job_costs
     pending_states: ClassVar[frozenset[str]] = contract.BEFORE_RUNNING
@@ -78,18 +67,6 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job, ModelA
         return tags.own_tags_drift(spec, values)
 
     # ----- the job -------------------------------------------------------------------------------
-    def get(self, object_id: str) -> Job:
-        return self.client.job(object_id)
-
-    def state_of(self, remote: Job) -> str:
-        return jobs.phase(remote)
-
-    def settled(self, state: str) -> bool:
-        return state not in jobs.BUSY
-
-    def listing(self, name: str) -> list[tuple[str, str]]:
-        return [(str((job.get("metadata") or {}).get("id")), jobs.phase(job)) for job in self.client.find_jobs(name)]
-
     def read(self, object_id: str, spec: TrainingJobSpec) -> tuple[Props, Props | None] | None:
         job = self.client.job(object_id)
         remote = jobs.without_checkpoint({**job, "tags": self.client.job_tags(object_id)}, spec)
@@ -126,9 +103,6 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job, ModelA
         if written:
             self.client.tag_job(object_id, written)
 
-    def accept(self, object_id: str, spec: TrainingJobSpec) -> None:
-        jobs.accept(self.client, object_id, spec)
-
     # ----- the run -------------------------------------------------------------------------------
     def recorded(self, spec: TrainingJobSpec, remote: Job, metrics: bool = False) -> Outs:
         # A job that has only just been accepted or started has no metrics yet (one sample a minute): a
@@ -136,35 +110,12 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job, ModelA
         return jobs.outputs(self.client, remote, metrics=metrics or spec.wait_for == "completed",
                             fine_tune=bool(spec.train_type), say=self.context.say)
 
-    def ended(self, spec: TrainingJobSpec, object_id: str, remote: Job) -> tuple[str, str]:
-        return jobs.ended(self.client, spec, object_id, remote)
-
     def gate(self, spec: TrainingJobSpec, object_id: str, remote: Job, recorded: Outs) -> tuple[Outs, str | None]:
         return jobs.gate(self.client, spec, object_id, remote, recorded)
 
-    def created_at(self, remote: Job) -> float | None:
-        created = (remote.get("metadata") or {}).get("create_time")
-        return created / 1000 if isinstance(created, int) and not isinstance(created, bool) and created > 0 else None
-
-    def has_started(self, remote: Job) -> bool:
-        return jobs.has_started(remote)
-
-    def pending_reason(self, remote: Job) -> str:
-        return jobs.reason(remote)
-
-    def notes(self, spec: TrainingJobSpec, object_id: str) -> Callable[[Job], str | None]:
-        return jobs.notes(self.client, spec, object_id)
-
     # ----- kept run records (lifecycle/records.py) ---------------------------------------------------
-    def owner_of(self, object_id: str) -> Mark | None:
-        return tags.mark_in(self.client.job_tags(object_id)) or tags.mark_in(
-            (self.client.job(object_id).get("metadata") or {}).get("annotations"))
-
     def keep(self, object_id: str, owner: Mark, reason: str | None) -> None:
         jobs.keep(self.client, object_id, reason)
-
-    def records(self, owner: Mark, name: str) -> list[Kept]:
-        return jobs.records(self.client, owner, name)
 
     def replaced(self, object_id: str, by: str) -> None:
         self.client.tag_job(object_id, [{"key": contract.RECORD_REPLACED_BY, "value": by}])
