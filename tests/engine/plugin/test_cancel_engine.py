@@ -32,6 +32,20 @@ def running(emulator: Any) -> int:
             + sum(j["status"]["phase"] == "Running" for j in state["modelarts"]["jobs"]))
 
 
+def probe_every_job(emulator: Any) -> None:
+    """A rule per job that counts the reads of it (`seen`) and lets every one through (`after` beyond
+    any count): set once the jobs run, a read it counts is a wait that has polled its job running."""
+    state = emulator.admin.state()
+    paths = ([f"/v1/training/instance/{t['id']}/detail" for t in state["alaya"]["tasks"]]
+             + [f"/v2/*/training-jobs/{j['metadata']['id']}" for j in state["modelarts"]["jobs"]])
+    emulator.admin.set_faults([{"method": "GET", "path": path, "kind": "latency", "after": 10**9}
+                               for path in paths])
+
+
+def unpolled(emulator: Any) -> list[str]:
+    return [rule["path"] for rule in emulator.admin.faults() if rule["seen"] == 0]
+
+
 def test_sigint_records_the_waiting_jobs_and_the_next_up_waits_on(emulator: Any, tmp_path: Path) -> None:
     emulator.admin.set_settings(task_state_delay=0.2, subscription_delay=0.2, modelarts_phase_delay=0.2,
                                 modelarts_run_seconds=3600, delete_delay=0.2)
@@ -43,7 +57,11 @@ def test_sigint_records_the_waiting_jobs_and_the_next_up_waits_on(emulator: Any,
     while running(emulator) < len(JOBS) and up.process.poll() is None:
         assert time.monotonic() < end, f"the jobs never ran:\n{up.output()[-3000:]}"
         time.sleep(0.2)
-    time.sleep(2)  # every wait has polled its job running at least once
+    probe_every_job(emulator)
+    while unpolled(emulator) and up.process.poll() is None:  # every wait has polled its job running once
+        assert time.monotonic() < end, f"not polled: {unpolled(emulator)}\n{up.output()[-3000:]}"
+        time.sleep(0.1)
+    emulator.admin.clear_faults()
     up.interrupt()  # the runner's SIGINT; it would send SIGTERM 7.5 s later and SIGKILL at 10 s
     code = up.wait(60)  # a wait that went on would hold the CLI for its 20-minute deadline
     output = up.output()
