@@ -17,7 +17,8 @@ from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.ownership import UNFINISHED_KEY
 from pulumi_mltrain.waiter import Backoff
 
-# Polls five seconds apart: a wait that ended within a second did not sleep through its pause.
+# Polls five seconds apart: a wait that ended within four did not sleep through its pause (the second
+# left is a loaded machine's, not the cancel's).
 SLOW = Backoff(first=5.0, maximum=5.0)
 
 
@@ -28,7 +29,7 @@ def test_a_cancel_ends_the_wait_at_once_and_records_the_job_unfinished(cloud: Cl
     props = checked(jobs, declared(timeouts={"create": 5}))
     began = time.monotonic()
     created = jobs.create(props)
-    assert time.monotonic() - began < 1.0, "the pause of five seconds ended with the cancel"
+    assert time.monotonic() - began < 4.0, "the pause of five seconds ended with the cancel"
     assert created.unfinished == (
         f"TrainingJob 'train': the update was cancelled while waiting for job 'train' ({created.id}) (still QUEUED "
         f"after 0s). Job 'train' ({created.id}) was left QUEUED and is recorded as unfinished: the next `pulumi up` "
