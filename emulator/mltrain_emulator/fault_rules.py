@@ -10,7 +10,8 @@ import json
 import math
 import random
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
@@ -66,7 +67,7 @@ class FaultRule(BaseModel):
     text: str | None = None  # kind "respond": raw text, sent with ``content_type``
     content_type: str = "text/html"
     commit: bool = False  # kind "respond": run the handler first (the write happens), then replace its answer
-    for_seconds: float | None = Field(default=None, gt=0)  # match only this long (wall clock) after being set
+    for_seconds: float | None = Field(default=None, gt=0)  # match only this long (emulator clock) after being set
 
     @model_validator(mode="after")
     def _check(self) -> FaultRule:
@@ -129,24 +130,28 @@ def _json_or_text(value: str) -> Any:
 @dataclass
 class _Armed:
     rule: FaultRule
+    armed_at: float
     seen: int = 0
     applied: int = 0
-    armed_at: float = field(default_factory=time.monotonic)
 
-    def in_window(self) -> bool:
+    def in_window(self, now: float) -> bool:
         window = self.rule.for_seconds
-        return window is None or time.monotonic() - self.armed_at <= window
+        return window is None or now - self.armed_at <= window
 
 
 class FaultBook:
-    """The active rules with their counters. The first rule that fires wins."""
+    """The active rules with their counters. The first rule that fires wins. ``now``: the emulator's
+    clock, on which a ``for_seconds`` window runs, as the objects' states do: an outage ends when the
+    clock a test advances passes it, as a task runs."""
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, now: Callable[[], float] = time.time) -> None:
         self._rng = random.Random(seed)
+        self._now = now
         self._armed: list[_Armed] = []
 
     def replace(self, rules: list[FaultRule]) -> None:
-        self._armed = [_Armed(rule) for rule in rules]
+        now = self._now()
+        self._armed = [_Armed(rule, now) for rule in rules]
 
     def reseed(self, seed: int) -> None:
         self._rng = random.Random(seed)
@@ -154,7 +159,7 @@ class FaultBook:
     def select(self, method: str, path: str, platform: Platform) -> FaultRule | None:
         for armed in self._armed:
             rule = armed.rule
-            if not rule.matches(method, path, platform) or not armed.in_window():
+            if not rule.matches(method, path, platform) or not armed.in_window(self._now()):
                 continue
             armed.seen += 1
             if armed.seen <= rule.after:
@@ -177,7 +182,8 @@ class FaultBook:
         return self._rng.randint(low, max(low, math.floor(rule.retry_after_max)))
 
     def describe(self) -> list[dict[str, Any]]:
+        now = self._now()
         return [
             {**armed.rule.model_dump(), "seen": armed.seen, "applied": armed.applied,
-             "active": armed.in_window()} for armed in self._armed
+             "active": armed.in_window(now)} for armed in self._armed
         ]

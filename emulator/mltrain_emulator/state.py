@@ -80,7 +80,7 @@ class World:
         self.initial_settings = settings or EmulatorSettings()
         self.settings = self.initial_settings.model_copy(deep=True)
         self.clock = clock or Clock()
-        self.faults = FaultBook(self.settings.seed)
+        self.faults = FaultBook(self.settings.seed, self.clock.now)
         self.faults.replace(list(faults or []))
         self.requests = RequestLog()
         self.routes = RouteTable([])  # filled in by create_app once the routers exist
@@ -277,7 +277,7 @@ class World:
         self.storage_patches = {}
         self.clock.reset()
         self.settings = self.initial_settings.model_copy(deep=True)
-        self.faults = FaultBook(self.settings.seed)
+        self.faults = FaultBook(self.settings.seed, self.clock.now)
         self.requests = RequestLog()
         self.commit()
 

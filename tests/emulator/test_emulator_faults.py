@@ -260,10 +260,11 @@ def test_respond_defaults_to_200_and_takes_any_content_type(emulator: EmulatorHa
 
 
 def test_for_seconds_limits_a_rule_to_a_window(emulator: EmulatorHandle, alaya: httpx.Client) -> None:
-    emulator.admin.set_faults(["GET /v1/training/instance/checkIsEnabled:status=503:for_seconds=0.5"])
+    """The window runs on the emulator's clock (as the objects' states do): advancing it ends the outage."""
+    emulator.admin.set_faults(["GET /v1/training/instance/checkIsEnabled:status=503:for_seconds=30"])
     assert alaya.get("/training/instance/checkIsEnabled").status_code == 503
     assert emulator.admin.faults()[0]["active"] is True
-    time.sleep(0.7)
+    emulator.admin.advance(31)
     assert alaya.get("/training/instance/checkIsEnabled").status_code == 200
     described = emulator.admin.faults()[0]
     assert (described["active"], described["seen"], described["applied"]) == (False, 1, 1)

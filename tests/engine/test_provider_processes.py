@@ -31,8 +31,10 @@ def test_creates_wait_side_by_side_in_one_process(
     """20 creates whose subscriptions each take 3 s, with --parallel 20 and default settings: one provider
     process, and far more than the SDK host's 4 threads wait at once. Observed at the emulator: the
     subscriptions still PROCESSING at one moment. With the pool's bound kept at the SDK's 4
-    (MLTRAIN_PROVIDER_THREADS=4), at most 4 wait: the widened pool is what makes the difference."""
-    emulator.admin.set_settings(subscription_delay=3.0, task_state_delay=0.1, delete_delay=0.1)
+    (MLTRAIN_PROVIDER_THREADS=4), at most 4 wait: the widened pool is what makes the difference. There
+    the subscriptions take 1 s (five rounds of four), since no count must build up."""
+    delay = 3.0 if threads is None else 1.0
+    emulator.admin.set_settings(subscription_delay=delay, task_state_delay=0.1, delete_delay=0.1)
     stack = alaya_stack(project=PROGRAM, names=json.dumps([f"wait-{i:02d}" for i in range(20)]))
     if threads is not None:
         stack.env_extra["MLTRAIN_PROVIDER_THREADS"] = threads

@@ -29,6 +29,9 @@ SILENT = {"kind": "latency", "seconds": 30}
 # The budget the tests give an untimed operation, well below the request timeout (`slow`): the deadline,
 # not the request timeout nor the retries, ends the operation.
 BUDGET = 1.5
+# What a loaded machine may add to the budget: still far below the 20 s request timeout and the 30 s
+# silence that would end the operation if the deadline did not.
+SLACK = 8.0
 
 
 @pytest.fixture
@@ -80,7 +83,7 @@ def test_a_refresh_of_a_silent_platform_ends_at_its_deadline_naming_the_resource
     assert text.startswith("TrainingJob 'job': "), text
     assert f"no answer within the {BUDGET:g}s deadline of refreshing TrainingJob 'job' ({job.id})" in text, text
     assert "customTimeouts do not cover a refresh" in text, "the advice is true of a refresh"
-    assert BUDGET - 0.1 <= seconds < BUDGET + 1.5, f"{seconds:.1f}s: the deadline, not the 20 s request timeout"
+    assert BUDGET - 0.1 <= seconds < BUDGET + SLACK, f"{seconds:.1f}s: the deadline, not the 20 s request timeout"
     assert job.id in inprocess.platform_ids(emulator, "alaya"), "nothing is dropped or deleted"
 
 
@@ -95,7 +98,7 @@ def test_a_refresh_whose_listing_is_silent_keeps_the_resource_at_its_deadline(
     emulator.admin.set_faults([{"method": "GET", "path": LIST, **SILENT}])
     err, seconds, _ = timed(lambda: jobs.read(job.id, job.state))
     assert err is not None and "refreshing TrainingJob 'job'" in str(err), err
-    assert seconds < BUDGET + 1.5, f"{seconds:.1f}s"
+    assert seconds < BUDGET + SLACK, f"{seconds:.1f}s"
 
 
 def test_a_check_with_silent_catalogues_ends_at_its_deadline_and_says_why_it_skipped_them(
@@ -106,7 +109,7 @@ def test_a_check_with_silent_catalogues_ends_at_its_deadline_and_says_why_it_ski
     emulator.admin.set_faults([{"method": "GET", "path": PRODUCTS, **SILENT}])
     err, seconds, checked = timed(lambda: jobs.check({}, {**OWNER, **alaya_job_args(name="job")}))
     assert err is None and checked.failures == (), "an unreadable catalogue is skipped, not a failure"
-    assert BUDGET - 0.1 <= seconds < BUDGET + 1.5, f"{seconds:.1f}s: the deadline, not the 20 s request timeout"
+    assert BUDGET - 0.1 <= seconds < BUDGET + SLACK, f"{seconds:.1f}s: the deadline, not the 20 s request timeout"
     skipped = [(line, urn) for line, urn in said if "catalogue check skipped" in line]
     assert len(skipped) == 1, said
     line, urn = skipped[0]
@@ -123,7 +126,7 @@ def test_an_import_of_a_silent_platform_ends_within_a_refreshs_budget(
     err, seconds, _ = timed(lambda: jobs.import_object(job.id, OWNER))
     assert err is not None and f"reading TrainingJob {job.id} to import it" in str(err), err
     assert "customTimeouts do not cover an import" in str(err), err
-    assert seconds < BUDGET + 1.5, f"{seconds:.1f}s: the first read's budget, not the create's 20 minutes"
+    assert seconds < BUDGET + SLACK, f"{seconds:.1f}s: the first read's budget, not the create's 20 minutes"
 
 
 def test_the_look_for_a_failed_creates_object_ends_at_its_budget(
@@ -134,7 +137,7 @@ def test_the_look_for_a_failed_creates_object_ends_at_its_budget(
     emulator.admin.set_faults([{"method": "GET", "path": LIST, **SILENT}])
     _, seconds, found = timed(lambda: jobs.survivor(job.inputs))
     assert found is None, "not found within its budget: nothing to record"
-    assert seconds < BUDGET + 1.5, f"{seconds:.1f}s"
+    assert seconds < BUDGET + SLACK, f"{seconds:.1f}s"
 
 
 def test_diff_and_check_run_under_a_deadline_of_their_own(emulator: EmulatorHandle) -> None:

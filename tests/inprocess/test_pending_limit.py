@@ -103,23 +103,23 @@ def test_a_job_pending_past_the_limit_is_stopped_and_kept_as_the_record(emulator
 def test_a_resumed_wait_counts_from_the_jobs_create_time(emulator: EmulatorHandle, platform: str) -> None:
     """A cancelled run recorded the job unfinished, queued: the next `up` goes on waiting for it (the
     update resumes the create) and fails it at its first look, the limit having passed since the job
-    was created, not since this wait began."""
+    was created, not since this wait began: the error counts at least 2 s pending against a 1.2 s limit
+    (2.8 s have passed since the create, at least 1.8 s of them seen through Alaya NeW's whole-second
+    create time), where a wait that counted from its own start would fail at its first look past 1.2 s
+    and say 1 s. The period is this machine's clock against the platform's create time, so it passes
+    here, not on the emulator's clock."""
     _, state, reason, quick_wait = PLATFORMS[platform]
-    limit = 0.05  # 3 s
     _keep_queued(emulator)
     jobs = _jobs(emulator, platform)
     first = jobs.create(inprocess.checked(jobs, _job(platform, wait_for=quick_wait)))
-    time.sleep(limit * 60 + 0.3)
-    props = inprocess.checked(jobs, _job(platform, wait_for="running", max_pending_minutes=limit,
+    time.sleep(LIMIT * 60 + 1.6)
+    props = inprocess.checked(jobs, _job(platform, wait_for="running", max_pending_minutes=LIMIT,
                                          on_failure="delete"))
-    began = time.monotonic()
     unfinished = {**props, **dict(first.outputs), UNFINISHED_KEY: "cancelled while it waited"}
-    resumed = jobs.update(first.id, unfinished, props)
-    text = str(resumed.outputs[FAILED_KEY])
-    took = time.monotonic() - began
+    text = str(jobs.update(first.id, unfinished, props).outputs[FAILED_KEY])
     pending = re.search(rf"was still {state} after (\d+)s pending", text)
-    assert first.id in text and pending and int(pending[1]) >= 3 and reason in text, text
-    assert took < limit * 60, f"counted from the wait ({took:.1f}s), not from the create"
+    assert first.id in text and pending and reason in text, text
+    assert int(pending[1]) >= 2, f"counted from the wait, not from the create: {text}"
     assert inprocess.platform_ids(emulator, platform) == []
 
 

@@ -295,7 +295,7 @@ def test_a_dripping_answer_fails_at_the_total_deadline(emulator: EmulatorHandle)
             transport.call(http, "GET", ENABLED, alaya_decode, policy)
         elapsed = time.monotonic() - started
     print(f"drip: failed after {elapsed:.2f}s with a 2 s timeout")
-    assert elapsed < policy.timeout + 2
+    assert elapsed < policy.timeout + 8  # the drip alone would take 25 s; 8 s: a loaded machine's slack
     assert "ReadTimeout" in str(err.value) and "no complete answer within 2.0s" in str(err.value)
 
 
@@ -309,7 +309,7 @@ def test_a_dripping_create_answer_is_ambiguous_not_repeated(emulator: EmulatorHa
         started = time.monotonic()
         with pytest.raises(AmbiguousOutcome):
             transport.call(http, "POST", CREATE, alaya_decode, policy, idempotent=False, json=body)
-        assert time.monotonic() - started < policy.timeout + 2
+        assert time.monotonic() - started < policy.timeout + 8  # the drip alone: 25 s
     assert calls_to(emulator, f"POST /v1{CREATE}") == 1
     assert len(emulator.admin.state()["alaya"]["subscriptions"]) == 1  # committed: the caller must look it up
 

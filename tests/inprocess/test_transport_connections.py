@@ -4,6 +4,7 @@ short, a full pool, and that an endpoint behind an environment proxy goes throug
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import socket
@@ -53,6 +54,7 @@ class Server:
     close_after_answer: bool = False
 
     def __post_init__(self) -> None:
+        self.closed = threading.Semaphore(0)  # released once per connection this side has closed
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.listener.settimeout(0.2)
         self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
@@ -73,27 +75,35 @@ class Server:
 
     def talk(self, conn: socket.socket) -> None:
         conn.settimeout(5)
-        with conn:
-            for index in range(50):  # bounded: no test sends more on one connection
-                data = b""
-                try:
-                    while b"\r\n\r\n" not in data or len(data) < _expected(data):
-                        chunk = conn.recv(65536)
-                        if not chunk:
-                            return
-                        data += chunk
-                except OSError:
-                    return
-                self.requests.append(data)
-                reply = self.script(data, index)
-                if reply is None:
-                    return
-                conn.sendall(reply)
-                if self.close_after_answer:
-                    return
+        try:
+            with conn:
+                self.exchange(conn)
+        finally:
+            self.closed.release()
+
+    def exchange(self, conn: socket.socket) -> None:
+        for index in range(50):  # bounded: no test sends more on one connection
+            data = b""
+            try:
+                while b"\r\n\r\n" not in data or len(data) < _expected(data):
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+            except OSError:
+                return
+            self.requests.append(data)
+            reply = self.script(data, index)
+            if reply is None:
+                return
+            conn.sendall(reply)
+            if self.close_after_answer:
+                return
 
     def close(self) -> None:
         self.stop.set()
+        with contextlib.suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accept now (Linux), not at its timeout
         self.listener.close()
         self.thread.join(5)
 
@@ -143,8 +153,8 @@ def test_a_connection_the_server_closed_is_not_reused(serve: Callable[..., Serve
     server = serve(lambda _request, _index: answer(), close_after_answer=True)
     with transport.new_client(server.url, POLICY) as http:
         assert get(http) is True
-        time.sleep(0.2)  # the server's close has arrived: the idle socket reads as closed
-        assert get(http) is True
+        assert server.closed.acquire(timeout=10), "the server closes the connection it answered on"
+        assert get(http) is True  # the idle socket reads as closed (loopback: the close has arrived)
     assert server.connections == 2
 
 
@@ -170,7 +180,7 @@ def test_an_unfinished_answer_leaves_its_connection_out_of_the_pool(serve: Calla
     with transport.new_client(server.url, short) as http:
         with pytest.raises(Retryable, match="ReadTimeout"):
             transport.call(http, "GET", "/x", alaya_decode, short)
-        assert transport.call(http, "GET", "/x", alaya_decode, short) is True
+        assert transport.call(http, "GET", "/x", alaya_decode, POLICY) is True  # patient: a loaded machine
     assert server.connections == 2
 
 
@@ -207,15 +217,18 @@ def test_a_write_that_waited_for_a_free_connection_in_vain_is_retried(serve: Cal
                    for i in range(transport.MAX_CONNECTIONS)]
         for holder in holders:
             holder.start()
-        for _ in range(200):  # bounded: every connection carries a held request
+        for _ in range(600):  # bounded (30 s): every connection carries a held request
             if len(server.requests) == transport.MAX_CONNECTIONS:
                 break
             time.sleep(0.05)
+        assert len(server.requests) == transport.MAX_CONNECTIONS, "every connection is busy"
         assert transport.call(http, "POST", "/jobs", alaya_decode, quick, idempotent=False, json={}) is True
         release.set()
         for holder in holders:
             holder.join(10)
-    assert sent.count("POST") == 2  # two attempts, of which only the second reached the server
+    # Two attempts, of which only the second reached the server (a third when the freed connection came
+    # back to the pool after the second's 2 s: a loaded machine; the first never left either way).
+    assert sent.count("POST") in (2, 3), sent
     assert [r.split(b" ")[0] for r in server.requests].count(b"POST") == 1
 
 

@@ -5,6 +5,7 @@ and a move between them."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,11 @@ def test_custom_timeouts_are_the_create_and_delete_deadlines(emulator: Any,
     assert emulator.admin.state()["alaya"]["tasks"] == [] and stack.resources("mltrain:alaya:TrainingJob") == []
 
 
+def waiting_tasks(emulator: Any) -> list[str]:
+    """The queued tasks of the twenty waiting creates (named job0 ... job19)."""
+    return [t["id"] for t in tasks(emulator) if t["name"].startswith("job") and t["status"] == "QUEUED"]
+
+
 @pytest.fixture
 def second_account() -> Iterator[EmulatorServer]:
     with EmulatorServer() as server:
@@ -83,9 +89,10 @@ def second_account() -> Iterator[EmulatorServer]:
 def test_two_explicit_providers_a_move_and_twenty_waiting_creates(emulator: Any, second_account: EmulatorServer,
                                                                   tmp_path: Path) -> None:
     """Two accounts (explicit providers) in one stack, and a move between them. On the first account,
-    twenty creates each wait until their task runs (8 s after it is made): all 20 tasks are made before
-    the first one runs, so the 20 waits overlapped in one plugin process (bounded only by --parallel)."""
-    emulator.admin.set_settings(task_state_delay=8, subscription_delay=0.2)
+    twenty creates each wait until their task runs: the emulator keeps every task queued until all 20
+    are made, then its clock moves on and they run, so the 20 waits overlapped in one plugin process
+    (bounded only by --parallel): waits taken one after another would never have made the second task."""
+    emulator.admin.set_settings(task_state_delay=1000, subscription_delay=0.2)
     with EmulatorAdmin(second_account.url) as admin:
         admin.set_settings(task_state_delay=0.2, subscription_delay=0.2)
     # keepRuns 0: the move is about what each account keeps of the jobs (no run records, as the suite's stacks).
@@ -101,7 +108,14 @@ def test_two_explicit_providers_a_move_and_twenty_waiting_creates(emulator: Any,
 
     stack = on_path(Stack.from_project(RAW, tmp_path))
     declare(stack, declared(), providers=providers)
-    stack.up("--parallel", "32")
+    up = stack.start("up", "--yes", "--skip-preview", "--parallel", "32")
+    for _ in range(1200):  # bounded: 5 minutes
+        if len(waiting_tasks(emulator)) == 20 or up.process.poll() is not None:
+            break
+        time.sleep(0.25)
+    assert len(waiting_tasks(emulator)) == 20, f"the twenty creates did not wait at once:\n{up.output()[-3000:]}"
+    emulator.admin.advance(2 * 1000 + 60)  # past QUEUED and STARTING: every task runs now
+    assert up.wait(300) == 0, up.output()[-3000:]
     out = stack.outputs()
     twenty = [out[f"job{i}_id"] for i in range(20)]
     assert alaya_task_ids(emulator.url) == sorted([out["a_id"], *twenty])

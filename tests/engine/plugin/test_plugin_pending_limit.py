@@ -3,7 +3,12 @@ it was pending, and its run is held: its job is deleted (`on_failure="delete"`, 
 stopped and kept as the record (`"keep"`, the default: the ModelArts job). One stack holds an Alaya NeW task
 and a ModelArts job, each in the dynamic (`dyn-*`) and the plugin (`plug-*`) form; the emulator keeps them
 queued (QUEUED, Pending). The rest (reasons, take-over, the preview error, a job that
-starts in time) is tests/inprocess/test_pending_limit.py."""
+starts in time) is tests/inprocess/test_pending_limit.py.
+
+The stack is not destroyed at the end (it was, here): the delete of a job held past the limit is
+tests/inprocess/test_pending_limit.py::test_a_job_pending_past_the_limit_is_stopped_and_kept_as_the_record's
+(both platforms, the platform left empty), and a destroy of both forms' held failures, the deleted ones
+among them, test_plugin_held_failures.py::test_three_ups_of_a_failing_job_start_one_run_and_a_new_trigger_one_more's."""
 
 from __future__ import annotations
 
@@ -56,6 +61,3 @@ def test_a_job_queued_past_the_limit_fails_the_up(emulator: Any, tmp_path: Path)
             assert str(outs["reason"]).startswith("still Pending after "), outs
         else:
             assert str(outs["reason"]).startswith("still QUEUED after ") and outs[REMOVED_KEY], outs
-
-    stack.destroy()
-    assert live_jobs(emulator) == {} and by_name(stack) == {}

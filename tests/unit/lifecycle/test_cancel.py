@@ -6,6 +6,7 @@ the Cancel while it answers a given call, so no thread is needed."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections import deque
 
@@ -17,7 +18,8 @@ from pulumi_mltrain.errors import MltrainError
 from pulumi_mltrain.ownership import UNFINISHED_KEY
 from pulumi_mltrain.waiter import Backoff
 
-# Polls five seconds apart: a wait that ended within a second did not sleep through its pause.
+# Polls five seconds apart: a wait that ended within four did not sleep through its pause (the second
+# left is a loaded machine's, not the cancel's).
 SLOW = Backoff(first=5.0, maximum=5.0)
 
 
@@ -28,10 +30,12 @@ def test_a_cancel_ends_the_wait_at_once_and_records_the_job_unfinished(cloud: Cl
     props = checked(jobs, declared(timeouts={"create": 5}))
     began = time.monotonic()
     created = jobs.create(props)
-    assert time.monotonic() - began < 1.0, "the pause of five seconds ended with the cancel"
-    assert created.unfinished == (
+    assert time.monotonic() - began < 4.0, "the pause of five seconds ended with the cancel"
+    # The seconds are the wait's own (0 unless the machine stalled): the time bound above is the check.
+    said = re.sub(r"\(still QUEUED after \d+s\)", "(still QUEUED after Ns)", str(created.unfinished))
+    assert said == (
         f"TrainingJob 'train': the update was cancelled while waiting for job 'train' ({created.id}) (still QUEUED "
-        f"after 0s). Job 'train' ({created.id}) was left QUEUED and is recorded as unfinished: the next `pulumi up` "
+        f"after Ns). Job 'train' ({created.id}) was left QUEUED and is recorded as unfinished: the next `pulumi up` "
         "goes on waiting for it to be running (no second create), and "
         "`pulumi destroy` removes it from the stack and keeps its job as a record (keep_runs)"), created.outputs
     assert created.outputs["status"] == QUEUED and cloud.made("get") == [created.id], "no poll after the cancel"

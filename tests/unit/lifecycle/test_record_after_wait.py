@@ -39,7 +39,7 @@ def test_a_wait_out_of_time_is_recorded_unfinished_and_the_next_up_waits_on(clou
     props = checked(jobs, declared(timeouts={"create": 0.02}))
     began = time.monotonic()
     created = jobs.create(props)
-    assert time.monotonic() - began < 1.0, "the create's deadline ends the wait"
+    assert time.monotonic() - began < 5.0, "the create's 0.02 s deadline ends the wait (a QUEUED job never ends it)"
     text = created.unfinished
     assert text is not None and created.failed is None, created.outputs
     assert text.startswith(f"TrainingJob 'train': job 'train' ({created.id}) was still QUEUED after 0s"), text
