@@ -203,7 +203,7 @@ export interface ProviderArgs {
      */
     keepRuns?: pulumi.Input<number | undefined>;
     /**
-     * Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
+     * Retries of one request after an error, 0 to 20. A throttled request (429) is sent again, after the platform's Retry-After, until the operation's deadline. Environment fallback: MLTRAIN_MAX_RETRIES.
      */
     maxRetries?: pulumi.Input<number | undefined>;
     /**

@@ -119,7 +119,7 @@ type providerArgs struct {
 	InsecureSkipTlsVerify *bool `pulumi:"insecureSkipTlsVerify"`
 	// How many ended runs of each training job stay on the platform as records after a replace or `pulumi destroy` (stopped first, never deleted until pruned); the oldest records beyond it are deleted. 0 deletes a replaced or destroyed run's job, as 0.2 did. A job's own `keep_runs` wins. Environment fallback: MLTRAIN_KEEP_RUNS.
 	KeepRuns *int `pulumi:"keepRuns"`
-	// Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
+	// Retries of one request after an error, 0 to 20. A throttled request (429) is sent again, after the platform's Retry-After, until the operation's deadline. Environment fallback: MLTRAIN_MAX_RETRIES.
 	MaxRetries *int `pulumi:"maxRetries"`
 	// The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
 	ModelartsEndpoint *string `pulumi:"modelartsEndpoint"`
@@ -171,7 +171,7 @@ type ProviderArgs struct {
 	InsecureSkipTlsVerify pulumi.BoolPtrInput
 	// How many ended runs of each training job stay on the platform as records after a replace or `pulumi destroy` (stopped first, never deleted until pruned); the oldest records beyond it are deleted. 0 deletes a replaced or destroyed run's job, as 0.2 did. A job's own `keep_runs` wins. Environment fallback: MLTRAIN_KEEP_RUNS.
 	KeepRuns pulumi.IntPtrInput
-	// Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
+	// Retries of one request after an error, 0 to 20. A throttled request (429) is sent again, after the platform's Retry-After, until the operation's deadline. Environment fallback: MLTRAIN_MAX_RETRIES.
 	MaxRetries pulumi.IntPtrInput
 	// The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
 	ModelartsEndpoint pulumi.StringPtrInput

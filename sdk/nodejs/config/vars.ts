@@ -195,7 +195,7 @@ Object.defineProperty(exports, "keepRuns", {
 });
 
 /**
- * Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
+ * Retries of one request after an error, 0 to 20. A throttled request (429) is sent again, after the platform's Retry-After, until the operation's deadline. Environment fallback: MLTRAIN_MAX_RETRIES.
  */
 export declare const maxRetries: number | undefined;
 Object.defineProperty(exports, "maxRetries", {

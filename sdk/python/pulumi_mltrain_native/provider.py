@@ -63,7 +63,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] huawei_user: The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
         :param pulumi.Input[_builtins.bool] insecure_skip_tls_verify: Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
         :param pulumi.Input[_builtins.int] keep_runs: How many ended runs of each training job stay on the platform as records after a replace or `pulumi destroy` (stopped first, never deleted until pruned); the oldest records beyond it are deleted. 0 deletes a replaced or destroyed run's job, as 0.2 did. A job's own `keep_runs` wins. Environment fallback: MLTRAIN_KEEP_RUNS.
-        :param pulumi.Input[_builtins.int] max_retries: Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
+        :param pulumi.Input[_builtins.int] max_retries: Retries of one request after an error, 0 to 20. A throttled request (429) is sent again, after the platform's Retry-After, until the operation's deadline. Environment fallback: MLTRAIN_MAX_RETRIES.
         :param pulumi.Input[_builtins.str] modelarts_endpoint: The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
         :param pulumi.Input[_builtins.str] replace_running: `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
         :param pulumi.Input[_builtins.float] request_timeout: The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.
@@ -328,7 +328,7 @@ class ProviderArgs:
     @pulumi.getter(name="maxRetries")
     def max_retries(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
+        Retries of one request after an error, 0 to 20. A throttled request (429) is sent again, after the platform's Retry-After, until the operation's deadline. Environment fallback: MLTRAIN_MAX_RETRIES.
         """
         return pulumi.get(self, "max_retries")
 
@@ -462,7 +462,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] huawei_user: The IAM user (password authentication). Environment fallback: MLTRAIN_HUAWEI_USER.
         :param pulumi.Input[_builtins.bool] insecure_skip_tls_verify: Skip TLS certificate verification (an explicit opt-out). Environment fallback: MLTRAIN_INSECURE_SKIP_TLS_VERIFY.
         :param pulumi.Input[_builtins.int] keep_runs: How many ended runs of each training job stay on the platform as records after a replace or `pulumi destroy` (stopped first, never deleted until pruned); the oldest records beyond it are deleted. 0 deletes a replaced or destroyed run's job, as 0.2 did. A job's own `keep_runs` wins. Environment fallback: MLTRAIN_KEEP_RUNS.
-        :param pulumi.Input[_builtins.int] max_retries: Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
+        :param pulumi.Input[_builtins.int] max_retries: Retries of one request after an error, 0 to 20. A throttled request (429) is sent again, after the platform's Retry-After, until the operation's deadline. Environment fallback: MLTRAIN_MAX_RETRIES.
         :param pulumi.Input[_builtins.str] modelarts_endpoint: The ModelArts endpoint, e.g. `https://modelarts.cn-north-4.myhuaweicloud.com`. Environment fallback: MLTRAIN_MODELARTS_ENDPOINT.
         :param pulumi.Input[_builtins.str] replace_running: `refuse` or `allow`: the default of every training job's `replace_running` (a job's own value wins), so refusing to replace a live job can be the rule. Environment fallback: MLTRAIN_REPLACE_RUNNING.
         :param pulumi.Input[_builtins.float] request_timeout: The total time of one request in seconds: connect and the whole answer. Environment fallback: MLTRAIN_REQUEST_TIMEOUT.

@@ -96,7 +96,7 @@ func GetKeepRuns(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "mltrain:keepRuns")
 }
 
-// Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
+// Retries of one request after an error, 0 to 20. A throttled request (429) is sent again, after the platform's Retry-After, until the operation's deadline. Environment fallback: MLTRAIN_MAX_RETRIES.
 func GetMaxRetries(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "mltrain:maxRetries")
 }

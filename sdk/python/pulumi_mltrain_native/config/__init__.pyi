@@ -101,7 +101,7 @@ How many ended runs of each training job stay on the platform as records after a
 
 maxRetries: Optional[int]
 """
-Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
+Retries of one request after an error, 0 to 20. A throttled request (429) is sent again, after the platform's Retry-After, until the operation's deadline. Environment fallback: MLTRAIN_MAX_RETRIES.
 """
 
 modelartsEndpoint: Optional[str]

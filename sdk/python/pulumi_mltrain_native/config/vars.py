@@ -142,7 +142,7 @@ class _ExportableConfig(types.ModuleType):
     @_builtins.property
     def max_retries(self) -> Optional[int]:
         """
-        Retries of one request, 0 to 20. Environment fallback: MLTRAIN_MAX_RETRIES.
+        Retries of one request after an error, 0 to 20. A throttled request (429) is sent again, after the platform's Retry-After, until the operation's deadline. Environment fallback: MLTRAIN_MAX_RETRIES.
         """
         return __config__.get_int('maxRetries')
 
