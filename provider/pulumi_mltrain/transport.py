@@ -184,7 +184,7 @@ def retrying(policy: Policy) -> Retrying:
     """
 
     def wait(state: RetryCallState) -> float:
-        err = state.outcome.exception() if state.outcome is not None else None
+        err = _failure(state)
         hint = err.retry_after if isinstance(err, Retryable) else None
         if hint is not None:
             return hint
@@ -195,7 +195,7 @@ def retrying(policy: Policy) -> Retrying:
     attempts = stop_after_attempt(policy.max_retries + 1)
 
     def stop(state: RetryCallState) -> bool:
-        err = state.outcome.exception() if state.outcome is not None else None
+        err = _failure(state)
         throttled = isinstance(err, Retryable) and err.http_status == 429
         spent = state.attempt_number >= THROTTLED_ATTEMPTS if throttled else attempts(state)
         found = deadline.current()
@@ -204,6 +204,11 @@ def retrying(policy: Policy) -> Retrying:
 
     return Retrying(stop=stop, wait=wait, retry=retry_if_exception_type(Retryable), reraise=True,
                     sleep=cancel.pause)
+
+
+def _failure(state: RetryCallState) -> BaseException | None:
+    """The error of the attempt that just ended, if it failed."""
+    return state.outcome.exception() if state.outcome is not None else None
 
 
 def _abort(response: httpx.Response) -> None:
