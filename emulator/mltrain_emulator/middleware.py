@@ -1,8 +1,11 @@
-"""Per-request bookkeeping: count the call (outermost, so faulted calls count too), and around
-the handler bring the world to "now" and journal what changed (when a state file is kept).
+"""Per-request bookkeeping: count the call and date the answer by the emulator's clock (outermost, so
+faulted answers count and are dated too), and around the handler bring the world to "now" and journal
+what changed (when a state file is kept).
 """
 
 from __future__ import annotations
+
+from email.utils import formatdate
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -11,14 +14,29 @@ from .state import World
 
 
 class CountingMiddleware:
+    """Counts each platform call, and gives every answer the `Date` header a platform's gateway sends,
+    from the emulator's clock (uvicorn's own is off: `server.uvicorn_config`), so that an advanced clock
+    shows in the header as it shows in the create times."""
+
     def __init__(self, app: ASGIApp, world: World) -> None:
         self.app = app
         self.world = world
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and platform_of(scope["path"]) != "admin":
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if platform_of(scope["path"]) != "admin":
             self.world.requests.count(self.world.routes.key(scope["method"], scope["path"]))
-        await self.app(scope, receive, send)
+
+        async def send_dated(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                date = formatdate(self.world.now(), usegmt=True).encode()
+                headers = [h for h in message.get("headers", []) if h[0].lower() != b"date"]
+                message = {**message, "headers": [*headers, (b"date", date)]}
+            await send(message)
+
+        await self.app(scope, receive, send_dated)
 
 
 class CommitMiddleware:

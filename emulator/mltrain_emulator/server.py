@@ -43,8 +43,10 @@ def uvicorn_config(app: FastAPI, log_level: str) -> uvicorn.Config:
     # Idle keep-alive connections stay open for 75 s (nginx's default). With uvicorn's 5 s, the same as
     # httpx's client-side expiry, the server could close a connection just as a client reused it,
     # and the request failed with "Server disconnected without sending a response".
+    # The Date header comes from the emulator's clock (middleware.CountingMiddleware), not uvicorn's.
     return uvicorn.Config(app, log_level=log_level, access_log=log_level == "debug", ws="none",
-                          lifespan="off", timeout_graceful_shutdown=1, timeout_keep_alive=75)
+                          lifespan="off", timeout_graceful_shutdown=1, timeout_keep_alive=75,
+                          date_header=False)
 
 
 class EmulatorServer:

@@ -2,10 +2,11 @@
 
 A job is pending while the platform has not yet run it: queued for resources or being set up (Alaya
 NeW: QUEUED, STARTING; ModelArts: Creating, Pending). The pending period is counted from the job's own
-create time as the platform reports it, against this machine's clock, so a resumed wait after an
-interrupted or timed-out `up` counts from the real start, not from the new wait; when the answer has no
-create time (or one ahead of this machine's clock), from when the wait began. A clock that is off
-moves the limit by as much (seconds, against a limit in minutes). Once the job has run (the platform
+create time as the platform reports it, against the platform's clock (`JobCalls.created_at` takes
+off the skew its answers' `Date` headers show), so a resumed wait after an interrupted or timed-out `up`
+counts from the real start, not from the new wait, and a machine whose clock is off does not move the
+limit; when the answer has no create time (or one ahead of the platform's clock), from when the wait
+began. Once the job has run (the platform
 reports a start time, or the wait saw it past pending), the limit no longer applies: a job that is
 queued again by its own retries is not failed for it.
 """

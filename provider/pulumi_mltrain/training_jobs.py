@@ -20,12 +20,23 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
+import httpx
+
+from . import transport
 from .errors import MltrainError
 from .lifecycle.protocol import Kept, MarkedRun, Named, Stop
 from .ownership import Mark
 from .platform_calls import Failures, OutT, PlatformCalls, Props, RemoteT, SpecT
 
-ClientT = TypeVar("ClientT")
+
+class Client(Protocol):
+    """A platform's client: its one HTTP client, whose answers tell the platform's clock."""
+
+    @property
+    def http(self) -> httpx.Client: ...
+
+
+ClientT = TypeVar("ClientT", bound=Client)
 ClientT_contra = TypeVar("ClientT_contra", contravariant=True)
 SpecT_contra = TypeVar("SpecT_contra", contravariant=True)
 
@@ -142,7 +153,10 @@ class JobCalls(PlatformCalls[SpecT, OutT, RemoteT], Generic[SpecT, OutT, RemoteT
         return self.api.ended(self.client, spec, object_id, remote)
 
     def created_at(self, remote: RemoteT) -> float | None:
-        return self.api.created_at(remote)
+        """On this machine's clock: the platform's create time less the skew its answers showed, so a
+        clock that is off does not move `max_pending_minutes`."""
+        at = self.api.created_at(remote)
+        return None if at is None else at - transport.skew(self.client.http)
 
     def has_started(self, remote: RemoteT) -> bool:
         return self.api.has_started(remote)

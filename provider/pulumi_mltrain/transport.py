@@ -104,6 +104,19 @@ class ApiClient(httpx.Client):
         self._api_cookies = _Cookies()
         self._base = str(self.base_url).rstrip("/")
         self._urls: dict[str, httpx.URL] = {}  # path -> absolute URL: parsing one is a tenth of a request
+        self.skew = 0.0  # the platform's clock minus this machine's, from its answers' Date headers
+        self._date: str | None = None
+
+    def note_date(self, value: str | None) -> None:
+        """Keeps the skew of the platform's clock from an answer's `Date` (whole seconds: its midpoint,
+        within half a second), parsed only when it changes; no header or a bad one keeps the last."""
+        if not value or value == self._date:
+            return
+        self._date = value
+        with suppress(TypeError, ValueError, IndexError):
+            stamp = email.utils.parsedate_to_datetime(value)
+            if stamp.tzinfo is not None:
+                self.skew = stamp.timestamp() + 0.5 - time.time()
 
     def url_of(self, path: str) -> httpx.URL:
         """The absolute URL of ``path``, parsed once per path (at most 1024 kept: task paths hold IDs)."""
@@ -271,6 +284,11 @@ class _Watchdog:
 _WATCHDOG = _Watchdog()
 
 
+def skew(client: httpx.Client) -> float:
+    """How far the platform's clock is ahead of this machine's, as its answers showed (0 before any)."""
+    return client.skew if isinstance(client, ApiClient) else 0.0
+
+
 def _url(client: httpx.Client, path: str, params: Any) -> httpx.URL:
     """The absolute URL of ``path`` (and ``params``) under the client's base URL, parsed once: a
     relative path costs httpx three URL parses per request."""
@@ -298,6 +316,8 @@ def send(client: httpx.Client, method: str, path: str, budget: float, **kwargs: 
             raise
     else:
         if time.monotonic() < end:
+            if isinstance(client, ApiClient):
+                client.note_date(response.headers.get("date"))
             return response
     finally:
         _WATCHDOG.done(entry)

@@ -104,15 +104,15 @@ def test_a_resumed_wait_counts_from_the_jobs_create_time(emulator: EmulatorHandl
     """A cancelled run recorded the job unfinished, queued: the next `up` goes on waiting for it (the
     update resumes the create) and fails it at its first look, the limit having passed since the job
     was created, not since this wait began: the error counts at least 2 s pending against a 1.2 s limit
-    (2.8 s have passed since the create, at least 1.8 s of them seen through Alaya NeW's whole-second
-    create time), where a wait that counted from its own start would fail at its first look past 1.2 s
-    and say 1 s. The period is this machine's clock against the platform's create time, so it passes
-    here, not on the emulator's clock."""
+    (the platform's clock has moved 3 s since the create; Alaya NeW's create time and every `Date`
+    header are whole seconds), where a wait that counted from its own start would fail at its first
+    look past 1.2 s and say 1 s. The period is the platform's clock, as its answers' `Date` headers
+    show it, against its create time: the emulator's clock moves instead of this test sleeping."""
     _, state, reason, quick_wait = PLATFORMS[platform]
     _keep_queued(emulator)
     jobs = _jobs(emulator, platform)
     first = jobs.create(inprocess.checked(jobs, _job(platform, wait_for=quick_wait)))
-    time.sleep(LIMIT * 60 + 1.6)
+    emulator.admin.advance(3)
     props = inprocess.checked(jobs, _job(platform, wait_for="running", max_pending_minutes=LIMIT,
                                          on_failure="delete"))
     unfinished = {**props, **dict(first.outputs), UNFINISHED_KEY: "cancelled while it waited"}

@@ -24,6 +24,7 @@ from pulumi_mltrain.config import Settings
 from pulumi_mltrain.deadline import Deadline
 from pulumi_mltrain.errors import AmbiguousOutcome, ApiError, ConfigError, NotFound, Retryable, WaitTimeout
 from pulumi_mltrain.waiter import Backoff, wait_for
+from support import inprocess
 
 FAST = transport.Policy(timeout=1, max_retries=3, backoff_initial=0.001, backoff_max=0.002)
 
@@ -672,3 +673,16 @@ def test_whole_numbers_from_config_and_code() -> None:
     for bad in (True, 2.5, "three"):
         with pytest.raises(ValueError):
             Settings(max_retries=bad)
+
+
+def test_the_platforms_clock_is_read_from_its_answers_date_header(emulator: EmulatorHandle) -> None:
+    """A platform whose clock is ten minutes ahead of this machine's shows it in every answer's `Date`
+    (whole seconds: the midpoint, within half a second); what `max_pending_minutes` counts with."""
+    client = AlayaClient(inprocess.settings("alaya", emulator))
+    try:
+        assert transport.skew(client.http) == 0.0  # no answer yet: this machine's clock
+        emulator.admin.advance(600)
+        client.list_tasks("none-")
+        assert 599.0 <= transport.skew(client.http) <= 601.0, transport.skew(client.http)
+    finally:
+        client.http.close()
