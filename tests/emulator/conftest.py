@@ -7,7 +7,6 @@ states are observed deterministically, however slow the machine.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -15,18 +14,9 @@ import pytest
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
+from support.loopback import LOOPBACK, RUN, STEP, Timing
 
 Json = dict[str, Any]
-STEP = 10.0  # every state step takes this long in these tests
-RUN = 30.0  # a ModelArts job runs this long
-# Plain HTTP on loopback: verify=False only skips building an SSL context (~50 ms per client).
-LOOPBACK: dict[str, Any] = {"timeout": 10.0, "verify": False}
-
-
-@dataclass(frozen=True)
-class Timing:
-    step: float = STEP
-    run: float = RUN
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import LOOPBACK
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
@@ -27,6 +26,7 @@ from pulumi_mltrain.alaya import contract as pa
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec
 from pulumi_mltrain.modelarts import contract as pm
 from pulumi_mltrain.modelarts.models import NAME_RE
+from support.loopback import LOOPBACK
 
 
 def _path(path: str) -> str:

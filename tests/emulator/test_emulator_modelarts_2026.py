@@ -12,10 +12,10 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import LOOPBACK, RUN, STEP
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
+from support.loopback import LOOPBACK, RUN, STEP
 
 Json = dict[str, Any]
 ASSET = {"name": "qwen-sft", "version": "1.0.0", "type": "LLM"}

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from conftest import Timing
 
 from mltrain_emulator import EmulatorHandle
+from support.loopback import Timing
 
 Body = Callable[..., dict[str, Any]]
 

@@ -11,11 +11,11 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.modelarts import signer
+from support.loopback import LOOPBACK
 
 FLAVORS = f"/v2/{d.DEFAULT_PROJECT_ID}/training-job-flavors"
 SEARCHES = f"/v2/{d.DEFAULT_PROJECT_ID}/training-job-searches"
 PROJECTS = "/v3/projects"
-LOOPBACK: dict[str, Any] = {"timeout": 10.0, "verify": False}
 
 
 def keys(emulator: EmulatorHandle, secret: str | None = None, **kwargs: Any) -> signer.Signer:
