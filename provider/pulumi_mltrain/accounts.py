@@ -21,14 +21,15 @@ from typing import Any
 import pulumi
 
 from . import settings as table
-from ._provider import Provider as Provider  # generated from the table of settings
+from .program.explicit_provider import Provider as Provider  # generated from the table of settings
 
 # Internal inputs (kept in outputs too, so read and delete see them).
 ACCOUNT_KEY = "__mltrain_account"  # identity: a change replaces the resource
 SETTINGS_KEY = "__mltrain_provider"  # explicit provider settings (secret): a change updates in place
 
 # Settings of an explicit provider: python name -> stack config key (the `mltrain:` keys), from the one
-# table of settings (`settings.py`), which also gives `Provider` (generated: `_provider.py`) its arguments.
+# table of settings (`settings.py`), which also gives `Provider` (generated: `program/explicit_provider.py`)
+# its arguments.
 SETTINGS: dict[str, str] = {s.name: s.key for s in table.CONFIG}
 CREDENTIALS = table.CREDENTIALS
 # What makes two accounts different, per platform (module of the resource type).

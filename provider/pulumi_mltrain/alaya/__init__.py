@@ -13,8 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._resources import NasCheckpoint, NasMount, StorageMount, Timeouts, TrainingJob
-    from .functions import (
+    from ..program.alaya_functions import (
         get_products,
         get_storages,
         get_training_job,
@@ -22,19 +21,20 @@ if TYPE_CHECKING:
         list_training_jobs,
         list_training_jobs_output,
     )
+    from ._resources import NasCheckpoint, NasMount, StorageMount, Timeouts, TrainingJob
 
 _MODULES = {
-    "NasCheckpoint": "_resources",
-    "NasMount": "_resources",
-    "StorageMount": "_resources",
-    "Timeouts": "_resources",
-    "TrainingJob": "_resources",
-    "get_products": "functions",
-    "get_storages": "functions",
-    "get_training_job": "functions",
-    "get_training_job_output": "functions",
-    "list_training_jobs": "functions",
-    "list_training_jobs_output": "functions",
+    "NasCheckpoint": "._resources",
+    "NasMount": "._resources",
+    "StorageMount": "._resources",
+    "Timeouts": "._resources",
+    "TrainingJob": "._resources",
+    "get_products": "..program.alaya_functions",
+    "get_storages": "..program.alaya_functions",
+    "get_training_job": "..program.alaya_functions",
+    "get_training_job_output": "..program.alaya_functions",
+    "list_training_jobs": "..program.alaya_functions",
+    "list_training_jobs_output": "..program.alaya_functions",
 }
 __all__ = [
     "NasCheckpoint",
@@ -57,4 +57,4 @@ def __getattr__(name: str) -> Any:
     module = _MODULES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    return getattr(importlib.import_module(module, __name__), name)

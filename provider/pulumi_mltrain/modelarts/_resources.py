@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
 import pulumi
 
 from ..dynamic_provider import DynamicProvider
-from ..program_resource import MltrainResource
+from ..program.resource import MltrainResource
 
 __all__ = [
     "Algorithm",
