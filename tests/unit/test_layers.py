@@ -3,13 +3,12 @@ adapters (`dynamic_provider.py` for `pulumi.dynamic`, `plugin/` for the native p
 and the platforms. So the platforms and the lifecycle import neither adapter, and nothing outside
 `plugin/` imports the plugin. Read from the sources with `ast`.
 
-The generated program side (`alaya/_resources.py`, `modelarts/_resources.py`) sits in the platform folders
-because states name its path (its `DynamicProvider` subclasses are pickled into them); it is the dynamic
-face, not platform code, so it imports the adapter and nothing of the platform.
+The generated `alaya/_resources.py` and `modelarts/_resources.py` hold the resources' `DynamicProvider`
+subclasses, which sit in the platform folders because states name their paths (they are pickled into them);
+they are the dynamic face, not platform code, so they import the adapter and nothing else.
 
-The rest of the program side is `program/`: it reads the wire (clients through the registry, contracts,
-result types) but none of the provider side's logic, and only the modules listed in `INTO_THE_PROGRAM`
-import it."""
+The program side is `program/`: it reads the wire (clients through the registry, contracts, result types)
+but none of the provider side's logic, and only the modules listed in `INTO_THE_PROGRAM` import it."""
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ from support.imports import imported_modules
 PACKAGE = Path(__file__).resolve().parents[2] / "provider" / "pulumi_mltrain"
 ADAPTERS = ("pulumi_mltrain.plugin", "pulumi_mltrain.dynamic_provider", "pulumi.dynamic")
 PLATFORMS = ("alaya", "modelarts", "lifecycle")
-PROGRAM_SIDE = "_resources.py"  # generated, in each platform folder
+PICKLED = "_resources.py"  # generated, in each platform folder: the providers states name
 
 
 def imported(path: Path, root: Path = PACKAGE) -> set[str]:
@@ -47,17 +46,17 @@ def test_the_check_finds_relative_and_absolute_imports_of_an_adapter(tmp_path: P
 @pytest.mark.parametrize("folder", PLATFORMS)
 def test_platforms_and_the_lifecycle_import_no_adapter(folder: str) -> None:
     found = {str(p.relative_to(PACKAGE)): reaches(imported(p), ADAPTERS)
-             for p in sorted((PACKAGE / folder).glob("*.py")) if p.name != PROGRAM_SIDE}
+             for p in sorted((PACKAGE / folder).glob("*.py")) if p.name != PICKLED}
     assert len(found) > 3, found
     assert not any(found.values()), {k: v for k, v in found.items() if v}
 
 
 @pytest.mark.parametrize("folder", ["alaya", "modelarts"])
-def test_the_program_side_imports_the_adapter_and_nothing_of_the_platform(folder: str) -> None:
-    names = imported(PACKAGE / folder / PROGRAM_SIDE)
+def test_the_pickled_providers_import_the_adapter_and_nothing_else(folder: str) -> None:
+    names = imported(PACKAGE / folder / PICKLED)
     ours = {n for n in names if n.startswith("pulumi_mltrain.")}
-    assert ours == {"pulumi_mltrain.dynamic_provider", "pulumi_mltrain.dynamic_provider.DynamicProvider",
-                    "pulumi_mltrain.program.resource", "pulumi_mltrain.program.resource.MltrainResource"}, sorted(names)
+    assert ours == {"pulumi_mltrain.dynamic_provider", "pulumi_mltrain.dynamic_provider.DynamicProvider"}, \
+        sorted(names)
 
 
 def test_nothing_outside_the_plugin_imports_it() -> None:
@@ -80,10 +79,8 @@ INTO_THE_PROGRAM = {
     "__init__.py": "the package's lazy `Provider`",
     "identity.py": "the 0.1 path of the stack identity, which states name",
     "accounts.py": "`account_props` recognises the explicit `Provider`",
-    "alaya/__init__.py": "generated: the functions, loaded on first use",
-    "modelarts/__init__.py": "generated: the functions, loaded on first use",
-    "alaya/_resources.py": "generated: the resource classes' base",
-    "modelarts/_resources.py": "generated: the resource classes' base",
+    "alaya/__init__.py": "generated: the resource classes and functions, loaded on first use",
+    "modelarts/__init__.py": "generated: the resource classes and functions, loaded on first use",
     "alaya/function_schema.py": "declares the functions for schema.json and the plugin's invokes",
     "modelarts/function_schema.py": "declares the functions for schema.json and the plugin's invokes",
     "modelarts/catalog.py": "`get_flavors` and `get_engines` call through `program_call`",

@@ -1,6 +1,6 @@
 """Alaya NeW resources: distributed training tasks and NAS storage mounts.
 
-The classes are generated (`_resources.py`) and import neither pydantic nor the platform clients:
+The classes are generated (`program/alaya_resources.py`) and import neither pydantic nor the platform clients:
 those load in the provider process. They are imported on first use, so a provider process that
 loads `alaya.training_job` never loads the program side (and the generator runs without it).
 """
@@ -21,14 +21,14 @@ if TYPE_CHECKING:
         list_training_jobs,
         list_training_jobs_output,
     )
-    from ._resources import NasCheckpoint, NasMount, StorageMount, Timeouts, TrainingJob
+    from ..program.alaya_resources import NasCheckpoint, NasMount, StorageMount, Timeouts, TrainingJob
 
 _MODULES = {
-    "NasCheckpoint": "._resources",
-    "NasMount": "._resources",
-    "StorageMount": "._resources",
-    "Timeouts": "._resources",
-    "TrainingJob": "._resources",
+    "NasCheckpoint": "..program.alaya_resources",
+    "NasMount": "..program.alaya_resources",
+    "StorageMount": "..program.alaya_resources",
+    "Timeouts": "..program.alaya_resources",
+    "TrainingJob": "..program.alaya_resources",
     "get_products": "..program.alaya_functions",
     "get_storages": "..program.alaya_functions",
     "get_training_job": "..program.alaya_functions",

@@ -1,7 +1,8 @@
 """The program side: what runs in the user's Pulumi program process.
 
-- `resource.py`: the base of the generated resource classes (`<family>/_resources.py`, which stay in the
-  platform folders because states name their providers' class paths);
+- `alaya_resources.py`, `modelarts_resources.py`: the typed resource classes (generated); their pickled
+  providers stay in the platform folders (`<family>/_resources.py`), whose class paths states name;
+- `resource.py`: the base of those classes;
 - `explicit_provider.py`: `pulumi_mltrain.Provider` (generated from the table of settings);
 - `stack_identity.py`: the hidden identity resource every dynamic resource depends on (its provider,
   which runs in the provider process and whose class path states name, is `pulumi_mltrain.stack_identity`);
