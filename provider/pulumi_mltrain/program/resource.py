@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pulumi
 from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
 
-from ..accounts import account_props, warn_retired_settings
 from ..dynamic_provider import DynamicProvider
 from ..ownership import FAILED_KEY, PREVIEW_KEY, STACK_KEY, UNFINISHED_KEY, URN_KEY
+from .accounts import account_props, warn_retired_settings
 
 _UNITS = {"s": 1, "m": 60, "h": 3600}
 
