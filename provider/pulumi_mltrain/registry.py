@@ -129,7 +129,7 @@ Credentials come from stack config (`mltrain:huaweiIamEndpoint`, `mltrain:modela
 }
 
 # Each family's platform client ("module:Class", built from `config.Settings`), which the program-time
-# functions call (`program.calls.program_call`); the handlers build their own (`<family>/base.py`).
+# functions call (`program.calls.program_call`); the handlers build theirs through `Context.client`.
 CLIENTS: dict[str, str] = {
     "alaya": "pulumi_mltrain.alaya.client:AlayaClient",
     "modelarts": "pulumi_mltrain.modelarts.client:ModelArtsClient",
