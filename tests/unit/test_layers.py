@@ -77,7 +77,6 @@ PROVIDER_SIDE = ("pulumi_mltrain.handler", "pulumi_mltrain.platform_calls", "pul
 # The modules outside `program/` that import it, and why.
 INTO_THE_PROGRAM = {
     "__init__.py": "the package's lazy `Provider`",
-    "identity.py": "the 0.1 path of the stack identity, which states name",
     "alaya/__init__.py": "generated: the resource classes and functions, loaded on first use",
     "modelarts/__init__.py": "generated: the resource classes and functions, loaded on first use",
     "alaya/function_schema.py": "declares the functions for schema.json and the plugin's invokes",
