@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from . import alaya, modelarts
-    from .accounts import Provider
     from .cli.abandoned import abandoned_runs
+    from .program.explicit_provider import Provider
 
 # httpx's package import tries its command-line client (`httpx._main`: click, pygments, rich) and
 # falls back when one is missing; with click installed (uvicorn brings it) but not rich, every provider
@@ -41,7 +41,7 @@ def __getattr__(name: str) -> Any:
 
         return abandoned_runs
     if name == "Provider":
-        from .accounts import Provider
+        from .program.explicit_provider import Provider
 
         return Provider
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,12 +1,13 @@
 """The dynamic provider face: a thin adapter from `pulumi.dynamic` to a resource's `Handler`.
 
 `DynamicProvider` is the object Pulumi pickles into the state of every resource. A subclass names its
-resource by the registry's kind; the generated program side defines one per resource
+resource by the registry's kind; the generator writes one per resource
 (`pulumi_mltrain.alaya._resources:_TrainingJobProvider`, `kind = "alaya:TrainingJob"`), the class path
-that every released state names. It is light on purpose: the program side imports it, so it loads
-pulumi and the standard library only; the registry's handler (pydantic, httpx, the platform) loads on
-its first call, in the provider process. The adapter converts the handler's results into
-`CheckResult`, `DiffResult`, ... and nothing else: every rule lives in `handler.py`.
+that every released state names, and the program side's resource classes use it. It is light on
+purpose: the program side imports it, so it loads pulumi and the standard library only; the registry's
+handler (pydantic, httpx, the platform) loads on its first call, in the provider process. The adapter
+converts the handler's results into `CheckResult`, `DiffResult`, ... and nothing else: every rule lives
+in `handler.py`.
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 Accounts are shared by stacks, teams and forks, so a name is no proof of ownership. Every object the
 provider creates carries a `Mark`: the stack identity (a random value made once per stack and kept in
-its state, see `stack_identity.py`) and the resource's URN. The look-ups that make creates idempotent adopt
-an object only when its mark is this stack's and this resource's; anything else that holds the name is
-refused with a message that names it, its owner, and how to take it over on purpose (`adopt_id`).
+its state, see `program/stack_identity.py`) and the resource's URN. The look-ups that make creates
+idempotent adopt an object only when its mark is this stack's and this resource's; anything else that holds
+the name is refused with a message that names it, its owner, and how to take it over on purpose (`adopt_id`).
 
 Where each platform keeps the mark is written in its contract file (`alaya/contract.py`,
 `modelarts/contract.py`).
@@ -30,7 +30,7 @@ URN_KEY = "__mltrain_urn"
 # wait, kept on the platform as its record or deleted (`on_failure`); its value says what failed and how
 # to run it again. No later `pulumi up` starts the same run again unless asked (handler.py), and every
 # `up` fails on it: the plugin answers with a partially created resource, and the dynamic form's program
-# side raises the error once the outputs arrive (see program_resource.MltrainResource).
+# side raises the error once the outputs arrive (see program.resource.MltrainResource).
 FAILED_KEY = "__mltrain_failed"
 # Marks the state of a job whose create (or resume) the engine cancelled while it waited: recorded as it
 # was last seen, and the next `pulumi up` goes on waiting for it (an update that resumes the create).

@@ -108,7 +108,7 @@ class Resource:
 FAMILIES: dict[str, str] = {
     "alaya": """Alaya NeW resources: distributed training tasks and NAS storage mounts.
 
-The classes are generated (`_resources.py`) and import neither pydantic nor the platform clients:
+The classes are generated (`program/alaya_resources.py`) and import neither pydantic nor the platform clients:
 those load in the provider process. They are imported on first use, so a provider process that
 loads `alaya.training_job` never loads the program side (and the generator runs without it).
 """,
@@ -129,7 +129,7 @@ Credentials come from stack config (`mltrain:huaweiIamEndpoint`, `mltrain:modela
 }
 
 # Each family's platform client ("module:Class", built from `config.Settings`), which the program-time
-# functions call (`program_calls.program_call`); the handlers build their own (`<family>/base.py`).
+# functions call (`program.calls.program_call`); the handlers build theirs through `Context.client`.
 CLIENTS: dict[str, str] = {
     "alaya": "pulumi_mltrain.alaya.client:AlayaClient",
     "modelarts": "pulumi_mltrain.modelarts.client:ModelArtsClient",

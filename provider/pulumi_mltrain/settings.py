@@ -4,8 +4,8 @@ default, whether it is secret, and what it does.
 Import-light (the standard library only): the program side reads it too. From this table come the
 stack config and environment reading (`config.Settings.load`), the explicit provider's settings and the
 default account's identity (`accounts.py`), the typed arguments of `pulumi_mltrain.Provider` (generated
-by `python -m tools.generate` into `_provider.py`), schema.json's `config` and `provider` sections and
-the settings table of docs/installation-configuration.md.
+by `python -m tools.generate` into `program/explicit_provider.py`), schema.json's `config` and `provider`
+sections and the settings table of docs/installation-configuration.md.
 """
 
 from __future__ import annotations

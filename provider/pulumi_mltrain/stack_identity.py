@@ -1,12 +1,9 @@
-"""The stack identity: a random value made once per stack and kept in the stack's own state.
+"""The stack identity's provider, at the class path that states name
+(`pulumi_mltrain.stack_identity:StackIdentityProvider`, pickled into every stack's state since 0.2):
+it must stay here, and the program side must keep pickling it under this path.
 
-Project and stack names are not unique: two engineers, CI and a fork can each have a `dev` stack of
-the same project in different backends, all pointed at one shared account. The identity tells them
-apart, because it lives in the state, and a state belongs to exactly one backend. It is made by the
-first `pulumi up` (a hidden resource every mltrain resource depends on), read back unchanged by every
-later run, and goes away with `pulumi destroy`.
-
-The value feeds the owner marks (`ownership.py`) and the default physical names.
+The identity is the provider's ID, made once by the first `pulumi up` and kept in the state; the
+resource that a program declares for it is `program/stack_identity.py`.
 """
 
 from __future__ import annotations
@@ -14,10 +11,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-import pulumi
-from pulumi.dynamic import CreateResult, DiffResult, ReadResult, Resource, ResourceProvider
-
-RESOURCE_NAME = "mltrain-stack-identity"
+from pulumi.dynamic import CreateResult, DiffResult, ReadResult, ResourceProvider
 
 
 class StackIdentityProvider(ResourceProvider):
@@ -37,22 +31,3 @@ class StackIdentityProvider(ResourceProvider):
 
     def delete(self, _id: str, _props: dict[str, Any]) -> None:
         return None
-
-
-class StackIdentity(Resource, module="mltrain", name="StackIdentity"):
-    value: pulumi.Output[str]
-
-    def __init__(self) -> None:
-        super().__init__(StackIdentityProvider(), RESOURCE_NAME, {"value": None},
-                         pulumi.ResourceOptions(retain_on_delete=False))
-
-
-_identity: StackIdentity | None = None
-
-
-def stack_identity() -> pulumi.Output[str]:
-    """This stack's identity (one hidden resource per program, made on first use)."""
-    global _identity
-    if _identity is None:
-        _identity = StackIdentity()
-    return _identity.value

@@ -174,11 +174,11 @@ def test_the_setting_is_one_row_of_the_settings_table() -> None:
     import inspect
     from pathlib import Path
 
-    from pulumi_mltrain import accounts, config, settings
+    from pulumi_mltrain import Provider, accounts, config, settings
 
     keys = [(s.name, s.key, s.env, s.secret) for s in settings.CONFIG]
     assert {name: key for name, key, _, _ in keys} == accounts.SETTINGS
-    arguments = set(inspect.signature(accounts.Provider.__init__).parameters) - {"self", "resource_name"}
+    arguments = set(inspect.signature(Provider.__init__).parameters) - {"self", "resource_name"}
     assert arguments == set(accounts.SETTINGS)
     assert config.ENV_VARS["default_tags"] == "MLTRAIN_DEFAULT_TAGS"
     table = (Path(__file__).parents[2] / "docs" / "installation-configuration.md").read_text()

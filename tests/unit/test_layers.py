@@ -3,9 +3,12 @@ adapters (`dynamic_provider.py` for `pulumi.dynamic`, `plugin/` for the native p
 and the platforms. So the platforms and the lifecycle import neither adapter, and nothing outside
 `plugin/` imports the plugin. Read from the sources with `ast`.
 
-The generated program side (`alaya/_resources.py`, `modelarts/_resources.py`) sits in the platform folders
-because states name its path (its `DynamicProvider` subclasses are pickled into them); it is the dynamic
-face, not platform code, so it imports the adapter and nothing of the platform."""
+The generated `alaya/_resources.py` and `modelarts/_resources.py` hold the resources' `DynamicProvider`
+subclasses, which sit in the platform folders because states name their paths (they are pickled into them);
+they are the dynamic face, not platform code, so they import the adapter and nothing else.
+
+The program side is `program/`: it reads the wire (clients through the registry, contracts, result types)
+but none of the provider side's logic, and only the modules listed in `INTO_THE_PROGRAM` import it."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ from support.imports import imported_modules
 PACKAGE = Path(__file__).resolve().parents[2] / "provider" / "pulumi_mltrain"
 ADAPTERS = ("pulumi_mltrain.plugin", "pulumi_mltrain.dynamic_provider", "pulumi.dynamic")
 PLATFORMS = ("alaya", "modelarts", "lifecycle")
-PROGRAM_SIDE = "_resources.py"  # generated, in each platform folder
+PICKLED = "_resources.py"  # generated, in each platform folder: the providers states name
 
 
 def imported(path: Path, root: Path = PACKAGE) -> set[str]:
@@ -43,16 +46,17 @@ def test_the_check_finds_relative_and_absolute_imports_of_an_adapter(tmp_path: P
 @pytest.mark.parametrize("folder", PLATFORMS)
 def test_platforms_and_the_lifecycle_import_no_adapter(folder: str) -> None:
     found = {str(p.relative_to(PACKAGE)): reaches(imported(p), ADAPTERS)
-             for p in sorted((PACKAGE / folder).glob("*.py")) if p.name != PROGRAM_SIDE}
+             for p in sorted((PACKAGE / folder).glob("*.py")) if p.name != PICKLED}
     assert len(found) > 3, found
     assert not any(found.values()), {k: v for k, v in found.items() if v}
 
 
 @pytest.mark.parametrize("folder", ["alaya", "modelarts"])
-def test_the_program_side_imports_the_adapter_and_nothing_of_the_platform(folder: str) -> None:
-    names = imported(PACKAGE / folder / PROGRAM_SIDE)
-    ours = {n.rsplit(".", 1)[0] if n.count(".") > 1 else n for n in names if n.startswith("pulumi_mltrain.")}
-    assert ours == {"pulumi_mltrain.dynamic_provider", "pulumi_mltrain.program_resource"}, sorted(names)
+def test_the_pickled_providers_import_the_adapter_and_nothing_else(folder: str) -> None:
+    names = imported(PACKAGE / folder / PICKLED)
+    ours = {n for n in names if n.startswith("pulumi_mltrain.")}
+    assert ours == {"pulumi_mltrain.dynamic_provider", "pulumi_mltrain.dynamic_provider.DynamicProvider"}, \
+        sorted(names)
 
 
 def test_nothing_outside_the_plugin_imports_it() -> None:
@@ -60,3 +64,35 @@ def test_nothing_outside_the_plugin_imports_it() -> None:
              for p in sorted(PACKAGE.rglob("*.py")) if "plugin" not in p.relative_to(PACKAGE).parts}
     assert len(found) > 40, len(found)
     assert not any(found.values()), {k: v for k, v in found.items() if v}
+
+
+PROGRAM = "pulumi_mltrain.program"
+# What the program side must not load: the provider side's logic (the handler, the lifecycles, each
+# resource's platform calls and its primitives) and the plugin.
+PROVIDER_SIDE = ("pulumi_mltrain.handler", "pulumi_mltrain.platform_calls", "pulumi_mltrain.lifecycle",
+                 "pulumi_mltrain.training_jobs", "pulumi_mltrain.plugin", "pulumi_mltrain.cli",
+                 "pulumi_mltrain.alaya.training_job", "pulumi_mltrain.alaya.storage_mount",
+                 "pulumi_mltrain.alaya.tasks", "pulumi_mltrain.modelarts.training_job",
+                 "pulumi_mltrain.modelarts.algorithm", "pulumi_mltrain.modelarts.jobs")
+# The modules outside `program/` that import it, and why.
+INTO_THE_PROGRAM = {
+    "__init__.py": "the package's lazy `Provider`",
+    "alaya/__init__.py": "generated: the resource classes and functions, loaded on first use",
+    "modelarts/__init__.py": "generated: the resource classes and functions, loaded on first use",
+    "alaya/function_schema.py": "declares the functions for schema.json and the plugin's invokes",
+    "modelarts/function_schema.py": "declares the functions for schema.json and the plugin's invokes",
+    "modelarts/catalog.py": "`get_flavors` and `get_engines` call through `program_call`",
+}
+
+
+def test_the_program_side_imports_none_of_the_provider_side() -> None:
+    found = {str(p.relative_to(PACKAGE)): reaches(imported(p), PROVIDER_SIDE)
+             for p in sorted((PACKAGE / "program").glob("*.py"))}
+    assert len(found) >= 6, found
+    assert not any(found.values()), {k: v for k, v in found.items() if v}
+
+
+def test_only_the_listed_modules_import_the_program_side() -> None:
+    found = {str(p.relative_to(PACKAGE)) for p in sorted(PACKAGE.rglob("*.py"))
+             if "program" not in p.relative_to(PACKAGE).parts and reaches(imported(p), (PROGRAM,))}
+    assert found == set(INTO_THE_PROGRAM), sorted(found ^ set(INTO_THE_PROGRAM))

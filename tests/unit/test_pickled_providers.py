@@ -10,6 +10,7 @@ paths must keep loading, and the program side must keep writing the same pickles
 from __future__ import annotations
 
 import base64
+import importlib
 import json
 import pickletools
 import struct
@@ -108,6 +109,24 @@ def test_the_baselines_pickle_form_is_the_one_built_here() -> None:
     assert serialize_provider(StackIdentityProvider()) in pickles
 
 
+def test_every_released_path_imports_the_class_the_program_side_pickles() -> None:
+    """The program side moved to `program/`; the paths states name stay modules of their own (re-exports
+    where the class moved), each giving the very class that the current code pickles."""
+    from pulumi_mltrain import identity
+    from pulumi_mltrain.program import stack_identity
+
+    current = {cls._provider_class for cls in (alaya.TrainingJob, alaya.StorageMount, modelarts.Algorithm,
+                                               modelarts.TrainingJob)} | {StackIdentityProvider}
+    for path in RELEASED_PATHS:
+        module, _, name = path.partition(":")
+        assert getattr(importlib.import_module(module), name) in current, path
+    assert identity.StackIdentityProvider is stack_identity.StackIdentityProvider is StackIdentityProvider
+    assert _path(serialize_provider(stack_identity.StackIdentityProvider())) == \
+        "pulumi_mltrain.stack_identity:StackIdentityProvider"
+    for cls in (alaya.TrainingJob, alaya.StorageMount, modelarts.Algorithm, modelarts.TrainingJob):
+        assert _path(serialize_provider(cls._provider_class())) in RELEASED_PATHS, cls
+
+
 def test_the_released_providers_serve_calls() -> None:
     """Each pickled provider of the baselines, unpickled as a provider process does, configured, and asked
     the diff a no-change preview makes (the stored outputs against the stored inputs): its handler is the
@@ -134,6 +153,26 @@ def test_the_released_providers_serve_calls() -> None:
     assert served == RELEASED_PATHS
 
 
+def test_the_provider_process_loads_of_the_program_side_only_what_the_catalogues_call() -> None:
+    """The handlers, the plugin and every released provider path, loaded as a provider process loads them:
+    the program side (`program/`) stays out, but for `program.calls`, which ModelArts' catalogue functions
+    (`modelarts/catalog.py`) call through."""
+    code = f"""
+import importlib, sys
+from pulumi_mltrain import registry
+from pulumi_mltrain.plugin import provider
+for r in registry.RESOURCES:
+    r.handler()
+for path in {sorted(RELEASED_PATHS)!r}:
+    module, _, name = path.partition(":")
+    getattr(importlib.import_module(module), name)
+print(sorted(m for m in sys.modules if m.startswith("pulumi_mltrain.program.")))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip() == "['pulumi_mltrain.program.calls']", done.stdout
+
+
 def test_platform_modules_load_no_adapter() -> None:
     """A platform module, the registry's handlers and the plugin never load the dynamic adapter (nor
     the program side)."""
@@ -146,7 +185,7 @@ for r in registry.RESOURCES:
 from pulumi_mltrain.alaya import training_job
 from pulumi_mltrain.modelarts import algorithm
 assert "pulumi_mltrain.dynamic_provider" not in sys.modules
-assert "pulumi_mltrain.program_resource" not in sys.modules
+assert "pulumi_mltrain.program.resource" not in sys.modules
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]

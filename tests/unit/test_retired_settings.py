@@ -1,11 +1,11 @@
 """A program run with MLTRAIN_PROVIDER_PROCESSES (a setting of builds before 0.1.0) set is told that the
-setting is retired (`accounts.warn_retired_settings`)."""
+setting is retired (`program/accounts.py`'s `warn_retired_settings`)."""
 
 from __future__ import annotations
 
 import pytest
 
-from pulumi_mltrain import accounts
+from pulumi_mltrain.program import accounts
 
 
 def warnings(output: str) -> list[str]:

@@ -1,6 +1,6 @@
 """Alaya NeW resources: distributed training tasks and NAS storage mounts.
 
-The classes are generated (`_resources.py`) and import neither pydantic nor the platform clients:
+The classes are generated (`program/alaya_resources.py`) and import neither pydantic nor the platform clients:
 those load in the provider process. They are imported on first use, so a provider process that
 loads `alaya.training_job` never loads the program side (and the generator runs without it).
 """
@@ -13,8 +13,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._resources import NasCheckpoint, NasMount, StorageMount, Timeouts, TrainingJob
-    from .functions import (
+    from ..program.alaya_functions import (
         get_products,
         get_storages,
         get_training_job,
@@ -22,19 +21,20 @@ if TYPE_CHECKING:
         list_training_jobs,
         list_training_jobs_output,
     )
+    from ..program.alaya_resources import NasCheckpoint, NasMount, StorageMount, Timeouts, TrainingJob
 
 _MODULES = {
-    "NasCheckpoint": "_resources",
-    "NasMount": "_resources",
-    "StorageMount": "_resources",
-    "Timeouts": "_resources",
-    "TrainingJob": "_resources",
-    "get_products": "functions",
-    "get_storages": "functions",
-    "get_training_job": "functions",
-    "get_training_job_output": "functions",
-    "list_training_jobs": "functions",
-    "list_training_jobs_output": "functions",
+    "NasCheckpoint": "..program.alaya_resources",
+    "NasMount": "..program.alaya_resources",
+    "StorageMount": "..program.alaya_resources",
+    "Timeouts": "..program.alaya_resources",
+    "TrainingJob": "..program.alaya_resources",
+    "get_products": "..program.alaya_functions",
+    "get_storages": "..program.alaya_functions",
+    "get_training_job": "..program.alaya_functions",
+    "get_training_job_output": "..program.alaya_functions",
+    "list_training_jobs": "..program.alaya_functions",
+    "list_training_jobs_output": "..program.alaya_functions",
 }
 __all__ = [
     "NasCheckpoint",
@@ -57,4 +57,4 @@ def __getattr__(name: str) -> Any:
     module = _MODULES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    return getattr(importlib.import_module(module, __name__), name)

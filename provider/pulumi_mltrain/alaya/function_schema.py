@@ -1,7 +1,7 @@
 """Schema entries of the Alaya NeW program-time functions (declared in the registry).
 
-The pydantic models describe the results for schema.json; the functions (functions.py) return the
-TypedDicts of the same shape.
+The pydantic models describe the results for schema.json; the functions (program/alaya_functions.py) return
+the TypedDicts of the same shape.
 """
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from .. import registry
+from ..program import alaya_functions as functions
 from ..spec import function_arg as _in
 from ..spec import function_out as _out
-from . import functions
 
 
 class NoArgs(BaseModel):

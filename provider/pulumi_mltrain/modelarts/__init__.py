@@ -21,7 +21,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._resources import (
+    from ..program.modelarts_functions import (
+        get_algorithm,
+        get_algorithm_output,
+        get_training_job,
+        get_training_job_logs,
+        get_training_job_logs_output,
+        get_training_job_output,
+        list_training_jobs,
+        list_training_jobs_output,
+    )
+    from ..program.modelarts_resources import (
         Algorithm,
         AlgorithmParameter,
         AssetModel,
@@ -51,55 +61,45 @@ if TYPE_CHECKING:
         Volume,
     )
     from .catalog import get_engines, get_flavors
-    from .functions import (
-        get_algorithm,
-        get_algorithm_output,
-        get_training_job,
-        get_training_job_logs,
-        get_training_job_logs_output,
-        get_training_job_output,
-        list_training_jobs,
-        list_training_jobs_output,
-    )
 
 _MODULES = {
-    "Algorithm": "_resources",
-    "AlgorithmParameter": "_resources",
-    "AssetModel": "_resources",
-    "ChannelDeclaration": "_resources",
-    "CheckpointConfig": "_resources",
-    "CustomMetrics": "_resources",
-    "DataInput": "_resources",
-    "DatasetRef": "_resources",
-    "FtEnv": "_resources",
-    "FtJobConfig": "_resources",
-    "JobParameter": "_resources",
-    "MetricsExec": "_resources",
-    "MetricsHttpGet": "_resources",
-    "NfsMount": "_resources",
-    "Notification": "_resources",
-    "ObsChannel": "_resources",
-    "ObsCheckpoint": "_resources",
-    "ObsMount": "_resources",
-    "OutputModel": "_resources",
-    "ParameterConstraint": "_resources",
-    "RequiredAffinity": "_resources",
-    "ResourceRequirement": "_resources",
-    "SuccessCriterion": "_resources",
-    "TaskExit": "_resources",
-    "Timeouts": "_resources",
-    "TrainingJob": "_resources",
-    "Volume": "_resources",
-    "get_algorithm": "functions",
-    "get_algorithm_output": "functions",
-    "get_engines": "catalog",
-    "get_flavors": "catalog",
-    "get_training_job": "functions",
-    "get_training_job_logs": "functions",
-    "get_training_job_logs_output": "functions",
-    "get_training_job_output": "functions",
-    "list_training_jobs": "functions",
-    "list_training_jobs_output": "functions",
+    "Algorithm": "..program.modelarts_resources",
+    "AlgorithmParameter": "..program.modelarts_resources",
+    "AssetModel": "..program.modelarts_resources",
+    "ChannelDeclaration": "..program.modelarts_resources",
+    "CheckpointConfig": "..program.modelarts_resources",
+    "CustomMetrics": "..program.modelarts_resources",
+    "DataInput": "..program.modelarts_resources",
+    "DatasetRef": "..program.modelarts_resources",
+    "FtEnv": "..program.modelarts_resources",
+    "FtJobConfig": "..program.modelarts_resources",
+    "JobParameter": "..program.modelarts_resources",
+    "MetricsExec": "..program.modelarts_resources",
+    "MetricsHttpGet": "..program.modelarts_resources",
+    "NfsMount": "..program.modelarts_resources",
+    "Notification": "..program.modelarts_resources",
+    "ObsChannel": "..program.modelarts_resources",
+    "ObsCheckpoint": "..program.modelarts_resources",
+    "ObsMount": "..program.modelarts_resources",
+    "OutputModel": "..program.modelarts_resources",
+    "ParameterConstraint": "..program.modelarts_resources",
+    "RequiredAffinity": "..program.modelarts_resources",
+    "ResourceRequirement": "..program.modelarts_resources",
+    "SuccessCriterion": "..program.modelarts_resources",
+    "TaskExit": "..program.modelarts_resources",
+    "Timeouts": "..program.modelarts_resources",
+    "TrainingJob": "..program.modelarts_resources",
+    "Volume": "..program.modelarts_resources",
+    "get_algorithm": "..program.modelarts_functions",
+    "get_algorithm_output": "..program.modelarts_functions",
+    "get_engines": ".catalog",
+    "get_flavors": ".catalog",
+    "get_training_job": "..program.modelarts_functions",
+    "get_training_job_logs": "..program.modelarts_functions",
+    "get_training_job_logs_output": "..program.modelarts_functions",
+    "get_training_job_output": "..program.modelarts_functions",
+    "list_training_jobs": "..program.modelarts_functions",
+    "list_training_jobs_output": "..program.modelarts_functions",
 }
 __all__ = [
     "Algorithm",
@@ -148,4 +148,4 @@ def __getattr__(name: str) -> Any:
     module = _MODULES.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    return getattr(importlib.import_module(module, __name__), name)

@@ -18,7 +18,7 @@ from .. import cache
 from .. import spec as specs
 from ..config import Settings
 from ..errors import MltrainError, NotFound
-from ..program_calls import program_call
+from ..program.calls import program_call
 
 if TYPE_CHECKING:
     from .client import ModelArtsClient

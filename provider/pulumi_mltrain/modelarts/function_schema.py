@@ -10,16 +10,16 @@ from typing import Any
 from pydantic import BaseModel
 
 from .. import registry
+from ..program import modelarts_functions as functions
 from ..spec import function_arg as _in
 from ..spec import function_out as _out
-from . import functions
 from .catalog import GetEnginesArgs, GetEnginesResult, GetFlavorsArgs, GetFlavorsResult, get_engines, get_flavors
 
 registry.function("mltrain:modelarts:getFlavors", GetFlavorsArgs, GetFlavorsResult, items="flavors")(get_flavors)
 registry.function("mltrain:modelarts:getEngines", GetEnginesArgs, GetEnginesResult, items="engines")(get_engines)
 
 
-# ----- look-ups, logs and events (functions.py returns TypedDicts of these shapes) -------------------
+# ----- look-ups, logs and events (program/modelarts_functions.py returns TypedDicts of these shapes) ---
 class GetTrainingJobArgs(BaseModel):
     job_id: str = _in("The training job's ID (a TrainingJob's job_id).", ...)
 

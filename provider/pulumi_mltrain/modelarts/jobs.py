@@ -24,8 +24,8 @@ from ..waiter import look_for
 from . import contract
 from .catalog import flavors, job_costs, metrics_summary
 from .client import ModelArtsClient
-from .functions import failure_tail
 from .job_spec import TrainingJobSpec
+from .logs import failure_tail
 from .models import SuccessCriterion
 from .tags import as_map, mark_in, tag_value
 

@@ -1,7 +1,7 @@
 """The program-time functions of schema.json as the plugin's invokes.
 
-The functions are the dynamic form's own (`alaya/functions.py`, `modelarts/functions.py`, the
-catalogues); they read the `mltrain:*` settings through `pulumi.Config`, which the plugin's
+The functions are the dynamic form's own (`program/alaya_functions.py`, `program/modelarts_functions.py`,
+the catalogues); they read the `mltrain:*` settings through `pulumi.Config`, which the plugin's
 plugin sets to its provider's settings for the call. Arguments are checked by the schema's own models;
 they arrive, and the results leave, in schema.json's camelCase names (`names.py`).
 """

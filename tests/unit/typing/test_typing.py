@@ -1,5 +1,6 @@
 """Static typing of the program side: mypy --strict and basedpyright accept the examples, the README example
-and the overview's dynamic-resource example (docs/_index.md), and reject a misspelled argument and a wrong type.
+and the overview's dynamic-resource example (docs/_index.md), and reject a misspelled argument and a wrong type,
+of a resource and of a program-time function (whose module is imported lazily from `program/`).
 
 Every case is a file of its own, and each checker runs once over all of them (a checker process costs
 seconds; the cases are independent top-level modules): each test reads its files' diagnostics from that
@@ -121,6 +122,15 @@ needs_text(ma.phase)
 needs_text(job.{optional})
 '''
 
+# The functions live in `pulumi_mltrain.program` and the platform packages load them on first use: the checkers
+# must still see their signatures and result types (a misspelled key, a wrong argument type).
+FUNCTIONS = '''\
+from pulumi_mltrain import alaya, modelarts
+
+status: str = alaya.get_training_job("t-1")["{key}"]
+phase: str = modelarts.get_training_job_logs("j-1", lines={lines})["phase"]
+'''
+
 
 @dataclass
 class Cases:
@@ -131,9 +141,12 @@ class Cases:
     bad: list[Path]  # BAD per REJECTED case
     present_good: Path
     present_bad: Path
+    functions_good: Path
+    functions_bad: Path
 
     def all(self) -> list[Path]:
-        return [*self.programs, self.good, *self.bad, self.present_good, self.present_bad]
+        return [*self.programs, self.good, *self.bad, self.present_good, self.present_bad, self.functions_good,
+                self.functions_bad]
 
 
 def _cases(where: Path) -> Cases:
@@ -145,6 +158,8 @@ def _cases(where: Path) -> Cases:
         bad=[where / f"bad_{i}.py" for i in range(len(REJECTED))],
         present_good=where / "present_good.py",
         present_bad=where / "present_bad.py",
+        functions_good=where / "functions_good.py",
+        functions_bad=where / "functions_bad.py",
     )
 
 
@@ -159,6 +174,8 @@ def _write_cases(where: Path) -> Path:
         path.write_text(BAD.format(count=count, extra=extra))
     cases.present_good.write_text(PRESENT.format(optional="training_task_id"))
     cases.present_bad.write_text(PRESENT.format(optional="reason"))
+    cases.functions_good.write_text(FUNCTIONS.format(key="status", lines="10"))
+    cases.functions_bad.write_text(FUNCTIONS.format(key="stauts", lines='"ten"'))
     return where
 
 
@@ -197,7 +214,7 @@ def test_each_checker_found_exactly_the_expected_errors(checker: str, cases: Cas
     """The one run checked every file and found errors in the bad cases only, so a file it failed to read
     (or a run that ended early) cannot pass for a clean file."""
     report = reports[checker]
-    expected = {p.name for p in (*cases.bad, cases.present_bad)}
+    expected = {p.name for p in (*cases.bad, cases.present_bad, cases.functions_bad)}
     assert set(report.errors) == expected, report.output
     if checker == "mypy":
         assert f"in {len(expected)} files (checked {len(cases.all())} source files)" in report.output, report.output
@@ -233,3 +250,13 @@ def test_outputs_every_job_has_are_typed_present_and_obs_channels_stay_valid_inp
     last = len(PRESENT.splitlines())  # the `reason` line, and only it
     assert [line for line, _ in report.of(cases.present_bad)] == [last], \
         f"{checker} must refuse an optional output as Output[str], on line {last} only:\n{report.output}"
+
+
+@pytest.mark.parametrize("checker", CHECKERS)
+def test_the_functions_signatures_and_results_are_typed(checker: str, cases: Cases,
+                                                        reports: dict[str, Report]) -> None:
+    """`alaya.get_training_job` and `modelarts.get_training_job_logs`, reached through the platform packages'
+    lazy `__getattr__`, keep their signatures: a misspelled result key and a wrong argument type are errors."""
+    report = reports[checker]
+    assert report.of(cases.functions_good) == [], report.output
+    assert sorted({line for line, _ in report.of(cases.functions_bad)}) == [3, 4], report.output

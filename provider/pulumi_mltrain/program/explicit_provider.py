@@ -8,7 +8,7 @@ from typing import Any
 
 import pulumi
 
-from .settings import CONFIG, CREDENTIALS
+from ..settings import CONFIG, CREDENTIALS
 
 _NAMES = frozenset(s.name for s in CONFIG)
 

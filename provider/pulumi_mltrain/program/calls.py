@@ -1,22 +1,23 @@
 """What the program-time functions share, in the Pulumi program's process.
 
 Both platforms' functions (`alaya.get_products`, `modelarts.get_training_job_logs`, ...; their
-modules are `<family>/functions.py`) run with the running stack's `mltrain:*` config (then the
-MLTRAIN_* environment), through the provider's own clients and catalogue cache (`cache.py`), and
-report our errors as `ProgramError`; `output_form` gives their `_output` form and `tail` bounds a log.
+modules are `program/<family>_functions.py`, ModelArts' catalogues `modelarts/catalog.py`) run with the
+running stack's `mltrain:*` config (then the MLTRAIN_* environment), through the provider's own clients
+and catalogue cache (`cache.py`), and report our errors as `ProgramError`; `output_form` gives their
+`_output` form.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 from pulumi import RunError
 
-from . import cache, registry
-from .config import CONFIG_KEYS, Settings
-from .errors import MltrainError
+from .. import cache, registry
+from ..config import CONFIG_KEYS, Settings
+from ..errors import MltrainError
 
 
 class ProgramError(MltrainError, RunError):
@@ -55,11 +56,3 @@ def output_form(func: Callable[..., T], *args: Any) -> Any:
     import pulumi
 
     return pulumi.Output.all(*args).apply(lambda values: func(*values))
-
-
-def tail(lines: Sequence[str], max_lines: int, max_bytes: int) -> list[str]:
-    """The last `max_lines` lines, dropping the oldest until they fit in `max_bytes` (UTF-8)."""
-    out = list(lines[-max_lines:]) if max_lines > 0 else []
-    while out and sum(len(line.encode()) + 1 for line in out) > max_bytes:
-        out.pop(0)
-    return out

@@ -2,7 +2,7 @@
 ID, tasks by name prefix and status.
 
 They run in the program process with the stack's `mltrain:*` config, through the provider's client
-(imported on first call). Alaya NeW documents no task log or event API (see contract.py), so there
+(imported on first call). Alaya NeW documents no task log or event API (see alaya/contract.py), so there
 is no logs function here.
 """
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import pulumi
 
-from ..program_calls import output_form, program_call
-from ._function_types import TaskInfo, TaskList, TaskSummary
+from ..alaya._function_types import TaskInfo, TaskList, TaskSummary
+from .calls import output_form, program_call
 
 
 def get_products() -> list[dict[str, Any]]:

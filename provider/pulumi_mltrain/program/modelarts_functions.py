@@ -8,23 +8,20 @@ presigned log link never reach the state unless the program exports them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import pulumi
 
-from ..errors import MltrainError
-from ..program_calls import output_form, program_call, tail
-from . import contract
-from ._function_types import (
+from ..modelarts import contract
+from ..modelarts._function_types import (
     AlgorithmInfo,
-    JobEvent,
     JobSummary,
-    TaskLog,
     TrainingJobInfo,
     TrainingJobList,
     TrainingJobLogs,
 )
+from ..modelarts.logs import job_logs
+from .calls import output_form, program_call
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -89,16 +86,6 @@ def list_training_jobs_output(name_prefix: pulumi.Input[str] = "",
     return result
 
 
-def job_logs(read_log: Callable[[str], str | None], read_events: Callable[[int], list[dict[str, Any]]],
-             tasks: list[str], lines: int, max_bytes: int, events: int) -> tuple[list[TaskLog], list[JobEvent]]:
-    """The last `lines` lines (at most `max_bytes`) of every task (`read_log(task)`), and the last `events`
-    events (`read_events(limit)`): for a program, and for the error of a failed create."""
-    logs = [TaskLog(task=t, lines=tail((read_log(t) or "").splitlines(), lines, max_bytes)) for t in tasks]
-    rows = read_events(events) if events > 0 else []
-    return logs, [JobEvent(time=e.get("time"), level=e.get("level"), source=e.get("source"),
-                           message=e.get("message")) for e in rows[-events:]]
-
-
 def get_training_job_logs(job_id: str, lines: int = 100) -> TrainingJobLogs:
     """A ModelArts job's recent log lines, per task (every task: worker-0, worker-1, …), from the
     log preview (`GET …/tasks/{task}/logs/preview`), and its latest events (`GET …/events`).
@@ -118,19 +105,3 @@ def get_training_job_logs_output(job_id: pulumi.Input[str],
     """`get_training_job_logs` for Inputs."""
     result: pulumi.Output[TrainingJobLogs] = output_form(get_training_job_logs, job_id, lines)
     return result
-
-
-def failure_tail(api: Any, job_id: str, tasks: list[str]) -> str:
-    """What a create error appends for a failed job: the last log lines of each task and the last
-    events, bounded (contract.ERROR_*); empty when they cannot be read (the error stays as it was)."""
-    try:
-        logs, events = job_logs(lambda task: api.log_preview(job_id, task), lambda limit: api.events(job_id, limit),
-                                tasks, contract.ERROR_LOG_LINES, contract.ERROR_LOG_BYTES // max(1, len(tasks)),
-                                contract.ERROR_EVENTS)
-    except MltrainError:  # logs are extra detail; the failure itself is already known
-        return ""
-    parts = [f"\nLast log lines of {log['task']}:\n" + "\n".join(f"  {line}" for line in log["lines"])
-             for log in logs if log["lines"]]
-    if events:
-        parts.append("\nLast events:\n" + "\n".join(f"  {e['time']} {e['level']} {e['message']}" for e in events))
-    return "".join(parts)

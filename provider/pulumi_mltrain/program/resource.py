@@ -1,10 +1,11 @@
 """The program side of every resource: light on purpose (pulumi and the standard library only).
 
-A Pulumi program imports the generated classes (`alaya/_resources.py`, `modelarts/_resources.py`,
-written by `codegen.py`), which subclass `MltrainResource` here and carry a static field table, so
-the program never loads pydantic, httpx or tenacity: they load in the provider process, on the first
-call of the resource's `DynamicProvider` (`dynamic_provider.py`), which is the object Pulumi pickles
-into the state (a class reference).
+A Pulumi program imports the generated classes (`program/alaya_resources.py`,
+`program/modelarts_resources.py`, written by `tools/codegen.py`), which subclass `MltrainResource` here and
+carry a static field table, so the program never loads pydantic, httpx or tenacity: they load in the
+provider process, on the first call of the resource's `DynamicProvider` (`dynamic_provider.py`; each
+resource's subclass is in `<family>/_resources.py`), which is the object Pulumi pickles into the state (a
+class reference).
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import pulumi
 from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
 
+from ..dynamic_provider import DynamicProvider
+from ..ownership import FAILED_KEY, PREVIEW_KEY, STACK_KEY, UNFINISHED_KEY, URN_KEY
 from .accounts import account_props, warn_retired_settings
-from .dynamic_provider import DynamicProvider
-from .ownership import FAILED_KEY, PREVIEW_KEY, STACK_KEY, UNFINISHED_KEY, URN_KEY
 
 _UNITS = {"s": 1, "m": 60, "h": 3600}
 
