@@ -39,7 +39,6 @@ class JobStatus(Answer):
 class Job(Answer):
     """A training job (create, get, and the items of a job search)."""
 
-    kind: StrictStr | None = None
     metadata: Metadata
     status: JobStatus
 
@@ -88,7 +87,6 @@ class Flavor(Answer):
 
 
 class FlavorList(Answer):
-    total_count: StrictInt | None = None
     flavors: list[Flavor]
 
 
@@ -99,7 +97,6 @@ class EngineRow(Answer):
 
 
 class EngineList(Answer):
-    total: StrictInt | None = None
     items: list[EngineRow]
 
 
@@ -121,24 +118,19 @@ class FtArtifact(Answer):
     is_best: bool | None = None
     artifact_id: StrictStr | None = None
     asset_id: StrictStr | None = None
-    asset_name: StrictStr | None = None
-    status: StrictStr | None = None
 
 
 class FtArtifacts(Answer):
     """GET …/training-jobs/{id}/ft-artifacts (ListFtArtifacts)."""
 
-    total: StrictInt | None = None
     artifact_info: list[FtArtifact] = Field(default_factory=list)
 
 
 class PromSeries(Answer):
-    metric: dict[str, StrictStr] = Field(default_factory=dict)
     values: list[tuple[Number, StrictStr]] = Field(default_factory=list)
 
 
 class PromMatrix(Answer):
-    resultType: StrictStr | None = None  # Prometheus spells it so
     result: list[PromSeries] = Field(default_factory=list)
 
 
@@ -152,14 +144,12 @@ class PromAnswer(Answer):
 # ----- IAM -----------------------------------------------------------------------------------------
 class Project(Answer):
     id: StrictStr | None = None
-    name: StrictStr | None = None
 
 
 class Token(Answer):
     expires_at: StrictStr | None = None
     issued_at: StrictStr | None = None
     project: Project | None = None
-    methods: list[StrictStr] | None = None
 
 
 class TokenAnswer(Answer):
@@ -168,13 +158,10 @@ class TokenAnswer(Answer):
     token: Token
 
 
-
 class LogPreview(Answer):
     """GET …/tasks/{task}/logs/preview: the latest part of a task's log."""
 
     content: StrictStr | None = None
-    current_size: StrictInt | None = None
-    full_size: StrictInt | None = None
 
 
 class Event(Answer):
@@ -188,4 +175,3 @@ class EventPage(Answer):
     """GET …/training-jobs/{id}/events (shape adopted in contract.JOB_EVENTS)."""
 
     events: list[Event]
-    total: StrictInt | None = None

@@ -15,6 +15,7 @@ import time
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from datetime import datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -76,21 +77,22 @@ def _parse_time(value: Any) -> float | None:
         return None
 
 
+def _http_date(value: str | None) -> float | None:
+    try:
+        return parsedate_to_datetime(value).timestamp() if value else None
+    except (TypeError, ValueError):
+        return None
+
+
 def lifetime(body: Any, date_header: str | None = None) -> float:
-    """Seconds a token is valid, from its own issued_at/expires_at (immune to clock skew)."""
+    """Seconds a token is valid, from its own issued_at/expires_at (immune to clock skew); without
+    issued_at, from the answer's Date header, else this machine's clock."""
     token = body.get("token", {}) if isinstance(body, dict) else {}
     expires = _parse_time(token.get("expires_at"))
-    issued = _parse_time(token.get("issued_at"))
-    if issued is None and date_header:
-        try:
-            from email.utils import parsedate_to_datetime
-
-            issued = parsedate_to_datetime(date_header).timestamp()
-        except (TypeError, ValueError):
-            issued = None
     if expires is None:
         return _UNKNOWN_LIFETIME
-    return max(0.0, expires - (issued if issued is not None else time.time()))
+    issued = _parse_time(token.get("issued_at")) or _http_date(date_header) or time.time()
+    return max(0.0, expires - issued)
 
 
 def refresh_after(seconds: float) -> float:
@@ -134,20 +136,26 @@ def decode_token(response: httpx.Response, method: str, path: str) -> dict[str, 
         project = answer["token"].get("project") or {}
         return {"token": token, "lifetime": lifetime(answer, response.headers.get("Date")),
                 "project_id": project.get("id")}
+    raise _failure(response, method, path, body, CREDENTIAL_KEYS)
+
+
+def _failure(response: httpx.Response, method: str, path: str, body: Any, credentials: str) -> ApiError:
+    """The error of an IAM call that failed: retried when transient; IAM's own error, a 401 naming the
+    `credentials` to check; any other body did not come from IAM (EndpointError naming its endpoint key)."""
     status = response.status_code
     code, message = _iam_error(body)
     if status in transport.RETRY_STATUSES:
-        raise Retryable(contract.IAM_PLATFORM, method, path, status, code, message or response.reason_phrase)
+        return Retryable(contract.IAM_PLATFORM, method, path, status, code, message or response.reason_phrase)
     if message is None:
         foreign = str(body["error_code"]) if isinstance(body, dict) and body.get("error_code") else None
-        raise EndpointError(contract.IAM_PLATFORM, method, url, status, foreign, body_summary(response, body),
-                            ENDPOINT_KEY)
+        return EndpointError(contract.IAM_PLATFORM, method, full_url(response, path), status, foreign,
+                             body_summary(response, body), ENDPOINT_KEY)
     message = cut(message or response.reason_phrase, MAX_TEXT)
     if status == 401:
-        message = f"{message} (check {CREDENTIAL_KEYS}{ROTATION_HINT})"
+        message = f"{message} (check {credentials}{ROTATION_HINT})"
     elif status in (400, 404) and "project" in message.lower():
         message = f"{message} (check mltrain:huaweiProjectName / mltrain:huaweiProjectId)"
-    raise ApiError(contract.IAM_PLATFORM, method, path, status, code if code != str(status) else None, message)
+    return ApiError(contract.IAM_PLATFORM, method, path, status, code if code != str(status) else None, message)
 
 
 class IamTokenAuth(httpx.Auth):
@@ -215,7 +223,7 @@ class IamTokenAuth(httpx.Auth):
             raise ConfigError("IAM did not say which project the token is for: set mltrain:huaweiProjectId")
         return found
 
-    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         used = self.token()
         request.headers[contract.AUTH_HEADER] = used
         response = yield request
@@ -224,47 +232,28 @@ class IamTokenAuth(httpx.Auth):
             request.headers[contract.AUTH_HEADER] = self.token()
             yield request
 
-    async def async_auth_flow(self, request: httpx.Request) -> Any:  # pragma: no cover - sync only
-        raise NotImplementedError("IamTokenAuth supports synchronous clients only")
-        yield request
-
 
 # ----- AK/SK ---------------------------------------------------------------------------------------
 AKSK_KEYS = "mltrain:huaweiAccessKey / mltrain:huaweiSecretKey (and mltrain:huaweiSecurityToken for a temporary key)"
 
 
-def gateway_refusal(body: Any) -> tuple[str, str] | None:
-    """(code, message) when the API gateway refused the signature (APIG.0301 / APIGW.0301 ...)."""
-    if not isinstance(body, dict):
-        return None
-    code, message = body.get("error_code"), body.get("error_msg")
-    if isinstance(code, str) and code.startswith(("APIG.", "APIGW.")):
-        return code, cut(str(message or ""), MAX_TEXT)
-    return None
-
-
 def decode_projects(response: httpx.Response, method: str, path: str) -> list[dict[str, Any]]:
     """IAM's project list: `{"projects": [{"id", "name", ...}]}`, or an error for people."""
-    call = f"{method} {path}"
     body = json_body(response)
-    status = response.status_code
     if response.is_success:
         projects = body.get("projects") if isinstance(body, dict) else None
         if not isinstance(projects, list) or not all(isinstance(p, dict) and isinstance(p.get("id"), str)
                                                      for p in projects):
-            raise UnexpectedAnswer(contract.IAM_PLATFORM, call, "projects should be an array of {id, name}")
+            raise UnexpectedAnswer(contract.IAM_PLATFORM, f"{method} {path}",
+                                   "projects should be an array of {id, name}")
         return [dict(p) for p in projects]
-    if status in transport.RETRY_STATUSES:
-        raise Retryable(contract.IAM_PLATFORM, method, path, status, None, response.reason_phrase)
-    refused = gateway_refusal(body)
-    if refused is not None and status in (401, 403):
-        raise ApiError(contract.IAM_PLATFORM, method, path, status, refused[0],
-                       f"{refused[1].rstrip('.')}: check {AKSK_KEYS}{ROTATION_HINT}")
-    code, text = _iam_error(body)
-    if text is None:
-        raise EndpointError(contract.IAM_PLATFORM, method, full_url(response, path), status, code,
-                            body_summary(response, body), ENDPOINT_KEY)
-    raise ApiError(contract.IAM_PLATFORM, method, path, status, code, cut(text, MAX_TEXT))
+    code = body.get("error_code") if isinstance(body, dict) else None
+    if response.status_code in (401, 403) and isinstance(code, str) and code.startswith(("APIG.", "APIGW.")):
+        # The API gateway refused the signature (APIG.0301 / APIGW.0301 ...).
+        message = cut(str(body.get("error_msg") or ""), MAX_TEXT).rstrip(".")
+        raise ApiError(contract.IAM_PLATFORM, method, path, response.status_code, code,
+                       f"{message}: check {AKSK_KEYS}{ROTATION_HINT}")
+    raise _failure(response, method, path, body, AKSK_KEYS)
 
 
 class AkSkAuth(signer.Signer):
