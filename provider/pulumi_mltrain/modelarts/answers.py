@@ -100,10 +100,6 @@ class EngineList(Answer):
     items: list[EngineRow]
 
 
-class LogUrl(Answer):
-    obs_url: StrictStr | None = None
-
-
 class Metric(Answer):
     metric: StrictStr
     value: list[Number | None] = Field(default_factory=list)

@@ -184,9 +184,8 @@ class ModelArtsClient:
         """Full-body PUT (lists sent empty are cleared); answers 201 with the algorithm (or nothing)."""
         path = self._path(contract.ALGORITHM, id=algorithm_id)
         data = self._call("PUT", path, json=body)
-        if data is None or data == {}:
-            return {}
-        return read(answers.Algorithm, data, platform=contract.PLATFORM, call=f"PUT {path}")
+        return {} if data in (None, {}) else read(answers.Algorithm, data, platform=contract.PLATFORM,
+                                                  call=f"PUT {path}")
 
     def delete_algorithm(self, algorithm_id: str) -> None:
         self._call("DELETE", self._path(contract.ALGORITHM, id=algorithm_id))
@@ -290,13 +289,6 @@ class ModelArtsClient:
                                                 "order": "desc"})
         page = parse(answers.EventPage, data, platform=contract.PLATFORM, call=f"GET {path}")
         return [plain(e) for e in reversed(page.events)]
-
-    def log_url(self, job_id: str, task: str) -> str | None:
-        """A temporary preview link to a task's log; None while the logs are not ready."""
-        path = self._path(contract.JOB_LOG_URL, id=job_id, task=task)
-        page = self._when_ready(answers.LogUrl, path, headers={"Content-Type": "text/plain"})
-        url = plain(page).get("obs_url") if page is not None else None  # 204: not ready yet
-        return str(url) if url else None
 
     def metrics(self, job_id: str, task: str) -> list[dict[str, Any]] | None:
         """Per-minute samples per metric ({metric, value[]}); None while not ready."""
