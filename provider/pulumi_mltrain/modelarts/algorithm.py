@@ -8,6 +8,7 @@ Create is idempotent like the training job's: an algorithm of this name is adopt
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from .. import spec as specs
@@ -35,8 +36,9 @@ from .models import (
 )
 from .tags import owner_tags
 
-# String fields a PUT must send as "" to clear (an omitted field keeps its old value).
-_CLEARABLE = ("code_dir", "boot_file", "command")
+# Fields a PUT must send empty to clear (an omitted field keeps its old value), with their empty value's type.
+_CLEARED: dict[str, Callable[[], object]] = {"code_dir": str, "boot_file": str, "command": str, "tags": list,
+                                             "advanced_config": dict}
 
 
 class AlgorithmSpec(ManagedSpec):
@@ -120,19 +122,13 @@ class AlgorithmSpec(ManagedSpec):
         sent empty. `foreign`: tags the platform holds that this resource did not set (added in the
         console, say), kept as they are."""
         body = self.wire()
-        for name in _CLEARABLE:
+        for name, empty in _CLEARED.items():
             if getattr(self, name) is None and previous is not None and getattr(previous, name, None):
-                specs.put(body, specs.wire_path(type(self), name), "")
-        tags = body.get("metadata", {}).get("tags") or []  # user tags, wire form
-        if previous is not None and self.tags is None and getattr(previous, "tags", None):
-            specs.put(body, "metadata.tags", [])
-        if owner is not None:
-            tags = [*tags, *owner_tags(owner)]
-        tags = [*tags, *(foreign or [])]
+                specs.put(body, specs.wire_path(type(self), name), empty())
+        user = body.get("metadata", {}).get("tags") or []  # wire form
+        tags = [*user, *(owner_tags(owner) if owner is not None else []), *(foreign or [])]
         if tags:
             specs.put(body, "metadata.tags", tags)
-        if previous is not None and self.advanced_config is None and getattr(previous, "advanced_config", None):
-            body["advanced_config"] = {}
         return body
 
 

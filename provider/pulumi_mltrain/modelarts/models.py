@@ -6,6 +6,7 @@ Aliases are the wire names; dotted ones (`remote.obs.obs_url`) are nested on the
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
@@ -170,8 +171,8 @@ class ResourceRequirement(_Nested):
 
 
 MetricOp = Literal["<", "<=", ">", ">=", "=="]
-_OPS: dict[str, Any] = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-                        ">=": lambda a, b: a >= b, "==": lambda a, b: a == b}
+_OPS: dict[str, Callable[[float, float], bool]] = {"<": operator.lt, "<=": operator.le, ">": operator.gt,
+                                                   ">=": operator.ge, "==": operator.eq}
 
 
 _CUSTOM_METRIC = re.compile(contract.CUSTOM_METRIC_NAME)
@@ -202,7 +203,7 @@ class SuccessCriterion(_Nested):
         return self.metric not in contract.METRICS
 
     def holds(self, seen: float) -> bool:
-        return bool(_OPS[self.op](seen, self.value))
+        return _OPS[self.op](seen, self.value)
 
     def words(self) -> str:
         return f"{self.metric} {self.op} {self.value:g}"
@@ -381,7 +382,6 @@ def duplicate_names(groups: dict[str, list[Any]], key: str = "name") -> list[tup
 
 # ----- tags, volumes, datasets, retries (issue 12, item 5) ---------------------------------------------
 _OWNER_KEYS = (contract.OWNER_STACK, contract.OWNER_URN)
-MAX_TAGS = config.MAX_TAGS
 
 
 def _tags_in(value: Any) -> Any:
@@ -417,8 +417,8 @@ def tag_problems(tags: dict[str, str] | None) -> list[tuple[str, str]]:
             out.append((f"tags.{key}", "is reserved for the provider's owner mark; choose another key"))
         elif not 1 <= len(key) <= 128 or len(value) > 255:
             out.append((f"tags.{key}", "keys must be 1-128 characters and values at most 255"))
-    if len(tags or {}) > MAX_TAGS:
-        out.append(("tags", f"has {len(tags or {})} tags; ModelArts allows at most {MAX_TAGS}"))
+    if len(tags or {}) > config.MAX_TAGS:
+        out.append(("tags", f"has {len(tags or {})} tags; ModelArts allows at most {config.MAX_TAGS}"))
     return out
 
 
@@ -440,10 +440,6 @@ class Volume(_Nested):
     nfs: NfsMount | None = Field(None, description="NFS or SFS Turbo share.")
     obs: ObsMount | None = Field(None, description="OBS directory (parallel file system bucket).")
 
-    def local_path(self) -> str | None:
-        mount = self.nfs or self.obs
-        return mount.local_path if mount else None
-
 
 def volume_problems(volumes: list[Volume] | None) -> list[tuple[str, str]]:
     """At preview: one kind per mount, absolute local paths, no two mounts at one path."""
@@ -451,10 +447,11 @@ def volume_problems(volumes: list[Volume] | None) -> list[tuple[str, str]]:
     seen: dict[str, int] = {}
     for i, volume in enumerate(volumes or []):
         where = f"volumes[{i}]"
-        if (volume.nfs is None) == (volume.obs is None):
+        mount = volume.nfs or volume.obs
+        if mount is None or (volume.nfs and volume.obs):
             out.append((where, "needs exactly one of nfs or obs"))
             continue
-        path = (volume.local_path() or "").rstrip("/") or "/"
+        path = mount.local_path.rstrip("/") or "/"
         kind = "nfs" if volume.nfs else "obs"
         if not path.startswith("/") or ".." in path.split("/"):
             out.append((f"{where}.{kind}.local_path", "must be an absolute path (start with /, no '..')"))
