@@ -64,27 +64,16 @@ def job_costs(rows: Sequence[dict[str, Any]], flavor_id: str, node_count: int) -
     }
 
 
-def find_engine(rows: Sequence[dict[str, Any]], engine_id: str | None = None, engine_name: str | None = None,
-                engine_version: str | None = None) -> dict[str, Any] | None:
-    for row in rows:
-        if engine_id and row.get("engine_id") == engine_id:
-            return row
-        if not engine_id and engine_name and row.get("engine_name") == engine_name \
-                and row.get("engine_version") == engine_version:
-            return row
-    return None
-
-
 def engine_problem(rows: Sequence[dict[str, Any]], engine_id: str | None, engine_name: str | None,
                    engine_version: str | None) -> tuple[str, str] | None:
     """(field, reason) when the declared preset engine is not offered; None for custom images."""
-    if not engine_id and not engine_name:
-        return None
-    if find_engine(rows, engine_id, engine_name, engine_version) is not None:
-        return None
     if engine_id:
         ids = sorted({str(r.get("engine_id")) for r in rows})
-        return "engine_id", f"{engine_id} is not offered here (available: {', '.join(ids)})"
+        return None if engine_id in ids else ("engine_id", f"{engine_id} is not offered here (available: "
+                                                            f"{', '.join(ids)})")
+    if not engine_name or any(r.get("engine_name") == engine_name and r.get("engine_version") == engine_version
+                              for r in rows):
+        return None
     names = sorted({str(r.get("engine_name")) for r in rows})
     if engine_name not in names:
         return "engine_name", f"{engine_name} is not offered here (available: {', '.join(names)})"

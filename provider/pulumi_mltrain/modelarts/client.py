@@ -40,8 +40,7 @@ from .iam import AKSK_KEYS, AkSkAuth, IamTokenAuth
 ENDPOINT_KEY = "mltrain:modelartsEndpoint"
 
 
-def decode_for(platform: str, endpoint_key: str, own_prefix: str,
-               credentials: str = "the Huawei credentials") -> transport.Decoder:
+def decode_for(platform: str, endpoint_key: str, own_prefix: str, credentials: str) -> transport.Decoder:
     """A decoder for a Huawei API whose own error codes start with `own_prefix`; a 401/403 says to check
     `credentials` (the keys of the auth in use)."""
 
@@ -81,8 +80,6 @@ def decode_for(platform: str, endpoint_key: str, own_prefix: str,
     return decode
 
 
-decode = decode_for(contract.PLATFORM, ENDPOINT_KEY, "ModelArts.")
-decode_signed = decode_for(contract.PLATFORM, ENDPOINT_KEY, "ModelArts.", AKSK_KEYS)
 AOM_PLATFORM = "Huawei AOM"
 
 
@@ -121,19 +118,13 @@ class ModelArtsClient:
         self.policy = transport.Policy.of(settings)
         endpoint = settings.require("modelarts_endpoint", "Huawei ModelArts")
         # AK/SK when set (signed calls, no token fetched); otherwise IAM password tokens.
-        self.auth: AkSkAuth | IamTokenAuth
-        if settings.uses_aksk:
-            self.auth = AkSkAuth(settings, self.policy)
-            self._resolve_project = self.auth.resolve_project_id
-            self._decode = decode_signed
-        else:
-            self.auth = IamTokenAuth(settings, self.policy)
-            self._resolve_project = self.auth.project_id
-            self._decode = decode
+        self.auth: AkSkAuth | IamTokenAuth = (AkSkAuth if settings.uses_aksk else IamTokenAuth)(settings, self.policy)
+        credentials = AKSK_KEYS if settings.uses_aksk else "the Huawei credentials"
+        self._decode = decode_for(contract.PLATFORM, ENDPOINT_KEY, "ModelArts.", credentials)
         self.http = http or transport.new_client(endpoint, self.policy, self.auth)
         self._aom_endpoint = aom_endpoint(endpoint)
         self._aom_http = self.http if http is not None or self._aom_endpoint == endpoint.rstrip("/") else None
-        self._decode_aom = decode_aom(AKSK_KEYS if settings.uses_aksk else "the Huawei credentials")
+        self._decode_aom = decode_aom(credentials)
         self._project_id: str | None = None
         self._lock = threading.Lock()
 
@@ -141,7 +132,7 @@ class ModelArtsClient:
     def project_id(self) -> str:
         with self._lock:
             if self._project_id is None:
-                self._project_id = self._resolve_project()
+                self._project_id = self.auth.resolve_project_id()
             return self._project_id
 
     def _path(self, template: str, **parts: str) -> str:
@@ -155,8 +146,8 @@ class ModelArtsClient:
         return read(model, self._call(method, path, **kwargs), platform=contract.PLATFORM, call=f"{method} {path}")
 
     def _create(self, model: type[Answer], path: str, body: dict[str, Any], noun: str) -> dict[str, Any]:
-        """POST a create; an answer that cannot be read may hide a committed create: AmbiguousOutcome,
-        so the caller looks the object up by name before sending it again."""
+        """POST a create, never retried blindly; an answer that cannot be read may hide a committed create:
+        AmbiguousOutcome, so the caller looks the object up by name before sending it again."""
         try:
             return self._read(model, "POST", path, json=body, idempotent=False)
         except (UnexpectedAnswer, EndpointError) as err:
@@ -174,7 +165,6 @@ class ModelArtsClient:
 
     # ----- algorithms ----------------------------------------------------------------------------
     def create_algorithm(self, body: dict[str, Any]) -> dict[str, Any]:
-        """POST; never retried blindly (a lost or unreadable answer raises AmbiguousOutcome)."""
         return self._create(answers.Algorithm, self._path(contract.ALGORITHMS), body, "algorithm")
 
     def algorithm(self, algorithm_id: str) -> dict[str, Any]:
@@ -207,7 +197,6 @@ class ModelArtsClient:
 
     # ----- training jobs -------------------------------------------------------------------------
     def create_job(self, body: dict[str, Any]) -> dict[str, Any]:
-        """POST; never retried blindly (a lost or unreadable answer raises AmbiguousOutcome)."""
         return self._create(answers.Job, self._path(contract.JOBS), body, "training job")
 
     def job(self, job_id: str) -> dict[str, Any]:

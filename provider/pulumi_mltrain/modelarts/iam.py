@@ -213,7 +213,7 @@ class IamTokenAuth(httpx.Auth):
             if entry.value == used:
                 entry.value = None
 
-    def project_id(self) -> str:
+    def resolve_project_id(self) -> str:
         """The configured project ID, or the one IAM scoped the token to."""
         if self._project_id:
             return self._project_id
@@ -274,9 +274,6 @@ class AkSkAuth(signer.Signer):
             self._iam_endpoint = settings.require("iam_endpoint", f"{purpose}, to look up the project ID")
         self._policy = policy
         self._lock = threading.Lock()
-
-    def __repr__(self) -> str:
-        return f"AkSkAuth(access_key={self.access_key!r}, project_id={self.project_id!r})"
 
     def resolve_project_id(self) -> str:
         """The project ID: configured, or IAM's `GET /v3/projects?name=` (signed) once."""

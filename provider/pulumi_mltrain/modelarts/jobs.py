@@ -31,8 +31,6 @@ from .models import SuccessCriterion
 from .tags import as_map, mark_in, tag_value
 
 Job = dict[str, Any]
-# Log lines in the progress of a wait: at most LOG_LINES new lines (each cut to LOG_WIDTH characters)
-# of the job's first task, looked up at most every LOG_EVERY seconds per wait.
 LOG_LINES, LOG_WIDTH, LOG_EVERY = 3, 200, 10.0
 # How long a success_criteria check looks for metrics that are not ready yet (ModelArts.2777) after the job
 # Completed, at most (never past the create deadline).
@@ -62,11 +60,8 @@ def delete(api: ModelArtsClient, object_id: str) -> None:
 
 def named(api: ModelArtsClient, name: str) -> list[Named]:
     """Jobs of the name (one at most: ModelArts names are unique), with their marks (`owner_of`)."""
-    out = []
-    for job_id in map(id_of, api.find_jobs(name)):
-        tags = api.job_tags(job_id)
-        out.append(Named(job_id, owner_of(api, job_id, tags), record=contract.RECORD_KEPT in as_map(tags)))
-    return out
+    return [Named(job_id, owner_of(api, job_id, tags), record=contract.RECORD_KEPT in as_map(tags))
+            for job_id in map(id_of, api.find_jobs(name)) for tags in [api.job_tags(job_id)]]
 
 
 def owner_of(api: ModelArtsClient, job_id: str, tags: list[dict[str, Any]] | None = None) -> Mark | None:
@@ -241,8 +236,8 @@ def models(api: ModelArtsClient, job_id: str, say: Callable[[str], None] | None 
 
 def notes(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str) -> Callable[[Job], str | None]:
     """The newest log lines of the job's first task while it runs: at most LOG_LINES lines not said
-    before, looked up at most every LOG_EVERY seconds (one log call), so a long wait shows the
-    training's progress, not just its phase. A log that cannot be read is skipped."""
+    before (each cut to LOG_WIDTH characters), looked up at most every LOG_EVERY seconds (one log call),
+    so a long wait shows the training's progress, not just its phase. A log that cannot be read is skipped."""
     said: list[str] = []
     next_look = [0.0]
 

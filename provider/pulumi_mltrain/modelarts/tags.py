@@ -32,12 +32,9 @@ def with_default_tags(settings: Settings, news: Props) -> tuple[Props, Failures]
     change of the defaults is therefore a change of `tags`, made in place; a default that is
     dropped is removed from the platform only because the state says that this resource set it.
     """
-    defaults = settings.default_tags
-    own = news.get("tags")
-    if not defaults:
-        return news, []
-    if own is not None and not isinstance(own, Mapping):
-        return news, []  # not known yet (preview): merged once it is
+    defaults, own = settings.default_tags, news.get("tags")
+    if not defaults or (own is not None and not isinstance(own, Mapping)):
+        return news, []  # no defaults, or tags not known yet (preview): merged once they are
     own = dict(own or {})
     merged = {**defaults, **own}
     if len(merged) > MAX_TAGS:
