@@ -90,10 +90,8 @@ class FlavorList(Answer):
     flavors: list[Flavor]
 
 
-class EngineRow(Answer):
+class EngineRow(Engine):
     engine_id: StrictStr
-    engine_name: StrictStr | None = None
-    engine_version: StrictStr | None = None
 
 
 class EngineList(Answer):

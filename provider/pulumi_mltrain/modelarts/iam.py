@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.utils import parsedate_to_datetime
@@ -68,18 +68,10 @@ def forget_tokens() -> None:
         _CACHE.clear()
 
 
-def _parse_time(value: Any) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
+def _moment(value: Any, parse: Callable[[str], datetime]) -> float | None:
+    """`value` read by `parse` as epoch seconds; None when it is not a string `parse` reads."""
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-
-
-def _http_date(value: str | None) -> float | None:
-    try:
-        return parsedate_to_datetime(value).timestamp() if value else None
+        return parse(value).timestamp() if isinstance(value, str) and value else None
     except (TypeError, ValueError):
         return None
 
@@ -88,10 +80,11 @@ def lifetime(body: Any, date_header: str | None = None) -> float:
     """Seconds a token is valid, from its own issued_at/expires_at (immune to clock skew); without
     issued_at, from the answer's Date header, else this machine's clock."""
     token = body.get("token", {}) if isinstance(body, dict) else {}
-    expires = _parse_time(token.get("expires_at"))
+    expires = _moment(token.get("expires_at"), datetime.fromisoformat)
     if expires is None:
         return _UNKNOWN_LIFETIME
-    issued = _parse_time(token.get("issued_at")) or _http_date(date_header) or time.time()
+    issued = (_moment(token.get("issued_at"), datetime.fromisoformat) or _moment(date_header, parsedate_to_datetime)
+              or time.time())
     return max(0.0, expires - issued)
 
 
@@ -117,11 +110,8 @@ def _iam_error(body: Any) -> tuple[str | None, str | None]:
 
 
 def decode_token(response: httpx.Response, method: str, path: str) -> dict[str, Any]:
-    """IAM's answer: 201 with the token in X-Subject-Token, or an error for people.
-
-    An answer that is neither a token nor one of IAM's own errors (a plain 404, an API gateway's
-    APIG.xxxx, an HTML page) did not come from IAM: EndpointError naming `mltrain:huaweiIamEndpoint`.
-    """
+    """IAM's answer: 201 with the token in X-Subject-Token (an HTML page did not come from IAM:
+    EndpointError naming `mltrain:huaweiIamEndpoint`), or `_failure`."""
     call = f"{method} {path}"
     url = full_url(response, path)
     body = json_body(response)

@@ -60,7 +60,6 @@ def own_tags_drift(spec: ManagedSpec, values: Props) -> Props:
 
 
 def owner_tags(owner: Mark) -> list[dict[str, str]]:
-    """The owner mark as ModelArts tags ([{key, value}])."""
     return [{"key": contract.OWNER_STACK, "value": owner.stack}, {"key": contract.OWNER_URN, "value": owner.urn}]
 
 
@@ -81,7 +80,6 @@ def tag_value(text: str) -> str:
 
 
 def as_map(values: Any) -> dict[str, str]:
-    """Tags [{key, value}] as a map."""
     if not isinstance(values, list):
         return {}
     return {str(t.get("key")): str(t.get("value") or "") for t in values if isinstance(t, dict)}
