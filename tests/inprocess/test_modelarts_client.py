@@ -218,6 +218,19 @@ def test_job_lifecycle_calls(emulator: EmulatorHandle, client: ModelArtsClient) 
         client.job(job_id)
 
 
+def test_listings_read_on_to_the_last_page(emulator: EmulatorHandle, client: ModelArtsClient) -> None:
+    """More than a page of algorithms and jobs: the look-ups by name read every page."""
+    first = client.create_algorithm(algorithm_body("pg"))["metadata"]["id"]
+    for i in range(contract.PAGE_LIMIT):
+        client.create_algorithm(algorithm_body(f"pg-{i}"))
+        client.create_job(job_body(first, f"pj-{i}"))
+    client.create_job(job_body(first, "pj"))
+    assert [a["metadata"]["id"] for a in client.find_algorithms("pg")] == [first]
+    assert calls(emulator, "GET /v2/{project_id}/algorithms") == 2, "the name search matched two pages"
+    assert len(client.search_jobs("pj")) == contract.PAGE_LIMIT + 1
+    assert [j["metadata"]["name"] for j in client.find_jobs("pj")] == ["pj"]
+
+
 def test_algorithm_calls(client: ModelArtsClient) -> None:
     created = client.create_algorithm(algorithm_body("algo-1"))
     algorithm_id = created["metadata"]["id"]

@@ -10,8 +10,10 @@ transport. Answers are checked against `answers.py` before they leave the client
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -181,19 +183,10 @@ class ModelArtsClient:
         self._call("DELETE", self._path(contract.ALGORITHM, id=algorithm_id))
 
     def find_algorithms(self, name: str) -> list[dict[str, Any]]:
-        """Algorithms named exactly `name` (the list's `searches=name:` matches substrings). Raises on
-        any answer that is not an algorithm page: an empty list means "none", never "could not tell"."""
-        found: list[dict[str, Any]] = []
-        offset = 0
-        path = self._path(contract.ALGORITHMS)
-        while True:
-            params = {"offset": offset, "limit": contract.PAGE_LIMIT, "searches": f"name:{name}"}
-            page = parse(answers.AlgorithmPage, self._call("GET", path, params=params),
-                         platform=contract.PLATFORM, call=f"GET {path}")
-            found += [plain(a) for a in page.items if a.metadata.name == name]
-            offset += len(page.items)
-            if len(page.items) < contract.PAGE_LIMIT or offset >= (page.total or 0):
-                return found
+        """Algorithms named exactly `name` (the list's `searches=name:` matches substrings)."""
+        pages = self._listed(answers.AlgorithmPage, "GET", self._path(contract.ALGORITHMS), lambda n: {"params": {
+            "offset": n * contract.PAGE_LIMIT, "limit": contract.PAGE_LIMIT, "searches": f"name:{name}"}})
+        return [a for a in pages if a["metadata"].get("name") == name]
 
     # ----- training jobs -------------------------------------------------------------------------
     def create_job(self, body: dict[str, Any]) -> dict[str, Any]:
@@ -232,28 +225,27 @@ class ModelArtsClient:
         return [job for job in self.search_jobs(name) if job["metadata"].get("name") == name]
 
     def search_jobs(self, name_prefix: str = "", phase: str | None = None) -> list[dict[str, Any]]:
-        """Jobs whose name starts with `name_prefix` (and in `phase`), newest first, as search rows
-        (`offset` is a page index here). The search's `like` filter matches anywhere in the name: the
-        prefix is checked here too."""
-        found: list[dict[str, Any]] = []
-        page_no = 0
-        path = self._path(contract.JOB_SEARCHES)
+        """Jobs whose name starts with `name_prefix` (and in `phase`: `modelarts.list_training_jobs`), newest
+        first, as search rows (`offset` is a page index here). The search's `like` filter matches anywhere in
+        the name: the prefix is checked here too."""
         filters = [{"key": "name", "operator": "like", "value": [name_prefix]}] if name_prefix else []
         if phase:
             filters.append({"key": "phase", "operator": "in", "value": [phase]})
-        while True:
-            body = {"offset": page_no, "limit": contract.PAGE_LIMIT, "sort_by": "create_time", "order": "desc",
-                    "filters": filters}
-            page = parse(answers.JobPage, self._call("POST", path, json=body),
-                         platform=contract.PLATFORM, call=f"POST {path}")
-            for row in map(plain, page.items):
-                status = row.get("status")
-                job_phase = status.get("phase") if isinstance(status, dict) else None
-                if str(row["metadata"].get("name") or "").startswith(name_prefix) and (not phase or job_phase == phase):
-                    found.append(row)
-            page_no += 1
-            if len(page.items) < contract.PAGE_LIMIT or page_no * contract.PAGE_LIMIT >= (page.total or 0):
-                return found
+        rows = self._listed(answers.JobPage, "POST", self._path(contract.JOB_SEARCHES), lambda n: {"json": {
+            "offset": n, "limit": contract.PAGE_LIMIT, "sort_by": "create_time", "order": "desc", "filters": filters}})
+        return [row for row in rows if str(row["metadata"].get("name") or "").startswith(name_prefix)
+                and (not phase or (isinstance(row.get("status"), dict) and row["status"].get("phase") == phase))]
+
+    def _listed(self, model: type[Answer], method: str, path: str,
+                request: Callable[[int], dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        """The items of a paged list, `request(n)` giving the arguments of page n, up to a short or the last
+        page. Raises on any answer that is not a page: an empty list means "none", never "could not tell"."""
+        for n in itertools.count():
+            page = read(model, self._call(method, path, **request(n)), platform=contract.PLATFORM,
+                        call=f"{method} {path}")
+            yield from page["items"]
+            if len(page["items"]) < contract.PAGE_LIMIT or (n + 1) * contract.PAGE_LIMIT >= (page.get("total") or 0):
+                return
 
     def _when_ready(self, model: type[M], path: str, **kwargs: Any) -> M | None:
         """GET a task's logs or metrics, checked against `model`; None while they are not ready (ModelArts'
