@@ -19,6 +19,7 @@ from .. import spec as specs
 from ..config import Settings
 from ..errors import MltrainError, NotFound
 from ..program_calls import program_call
+from . import contract
 
 if TYPE_CHECKING:
     from .client import ModelArtsClient
@@ -95,12 +96,11 @@ def flavor_problems(rows: Sequence[dict[str, Any]], flavor_id: str, node_count: 
 def configured(settings: Settings) -> bool:
     """Whether ModelArts credentials are set (catalogue checks at preview need them): AK/SK (the
     project by ID, or by name through IAM) or an IAM user's password."""
-    project = bool(settings.project_name or settings.project_id)
     if settings.uses_aksk:
         return bool(settings.modelarts_endpoint and settings.access_key and settings.secret_key
                     and (settings.project_id or (settings.project_name and settings.iam_endpoint)))
     return bool(settings.iam_endpoint and settings.modelarts_endpoint and settings.password
-                and settings.user and settings.domain and project)
+                and settings.user and settings.domain and (settings.project_name or settings.project_id))
 
 
 def catalog_failures(api: ModelArtsClient, *, flavor_id: str | None = None, node_count: int = 1,
@@ -127,14 +127,13 @@ def catalog_failures(api: ModelArtsClient, *, flavor_id: str | None = None, node
 
 
 def metrics_summary(samples: Sequence[dict[str, Any]] | None) -> dict[str, float]:
-    """The latest value with data (not -1) of each metric."""
+    """The latest value with data (not -1) of each metric, in samples as the client checked them
+    (`answers.Metric`)."""
     out: dict[str, float] = {}
     for row in samples or []:
-        if not isinstance(row, dict) or not isinstance(row.get("value"), list):
-            continue
-        values = [v for v in row["value"] if isinstance(v, int | float) and not isinstance(v, bool) and v != -1]
-        if values and row.get("metric"):
-            out[str(row["metric"])] = float(values[-1])
+        values = [v for v in row.get("value") or [] if v is not None and v != contract.METRIC_NO_DATA]
+        if values:
+            out[row["metric"]] = float(values[-1])
     return out
 
 

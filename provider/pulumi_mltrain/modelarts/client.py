@@ -47,36 +47,32 @@ def decode_for(platform: str, endpoint_key: str, own_prefix: str, credentials: s
     `credentials` (the keys of the auth in use)."""
 
     def decode(response: httpx.Response, method: str, path: str) -> Any:
-        url = full_url(response, path)
+        url, status, body = full_url(response, path), response.status_code, json_body(response)
         if response.is_success:
-            if response.status_code == 204 or not response.content.strip():
+            if status == 204 or not response.content.strip():
                 return None
-            try:
-                return response.json()
-            except ValueError:
-                if looks_like_a_page(response):
-                    raise EndpointError(platform, method, url, response.status_code, None,
-                                        body_summary(response, NOT_JSON), endpoint_key) from None
-                raise Retryable(platform, method, path, response.status_code, None,
-                                f"unreadable response body: {response.text[:200]!r}") from None
-        status = response.status_code
+            if body is not NOT_JSON:
+                return body
+            if looks_like_a_page(response):
+                raise EndpointError(platform, method, url, status, None, body_summary(response, body), endpoint_key)
+            raise Retryable(platform, method, path, status, None, f"unreadable response body: {response.text[:200]!r}")
         code: str | None = None
         message = response.reason_phrase or "error"
-        body = json_body(response)
         if isinstance(body, dict):
             raw_code = body.get("error_code") or body.get("code")
             code = str(raw_code) if isinstance(raw_code, str | int) and raw_code else None
             raw_message = body.get("error_msg") or body.get("message")
             message = cut(str(raw_message).strip(), MAX_TEXT) if isinstance(raw_message, str) else message
+        message = message.rstrip(".")
         if code in contract.NOT_FOUND_CODES:
-            raise NotFound(platform, method, path, status, code, message.rstrip("."))
+            raise NotFound(platform, method, path, status, code, message)
         if status in transport.RETRY_STATUSES or code in contract.RETRYABLE_CODES:
-            raise Retryable(platform, method, path, status, code, message.rstrip("."))
+            raise Retryable(platform, method, path, status, code, message)
         if code is not None and code.startswith(own_prefix):
-            raise ApiError(platform, method, path, status, code, message.rstrip("."))
+            raise ApiError(platform, method, path, status, code, message)
         if status in (401, 403):  # a gateway refusing the credentials (APIG.1002 ...) still means "auth"
             raise ApiError(platform, method, path, status, code,
-                           f"{message.rstrip('.')} ({url}); check {credentials} and `{endpoint_key}`")
+                           f"{message} ({url}); check {credentials} and `{endpoint_key}`")
         raise EndpointError(platform, method, url, status, code, body_summary(response, body), endpoint_key)
 
     return decode
