@@ -34,7 +34,7 @@ from .models import (
     duplicate_names,
     tag_problems,
 )
-from .tags import owner_tags
+from .tags import as_map, owner_tags
 
 # Fields a PUT must send empty to clear (an omitted field keeps its old value), with their empty value's type.
 _CLEARED: dict[str, Callable[[], object]] = {"code_dir": str, "boot_file": str, "command": str, "tags": list,
@@ -197,9 +197,8 @@ class AlgorithmCalls(PlatformCalls[AlgorithmSpec, AlgorithmOutputs, dict[str, An
             # The PUT replaces metadata.tags whole: keep the tags this resource never set.
             current = self.client.algorithm(object_id)
             ours = {*(old.tags or {}), *(new.tags or {}), contract.OWNER_STACK, contract.OWNER_URN}
-            foreign = [{"key": str(t.get("key")), "value": str(t.get("value", ""))}
-                       for t in (current.get("metadata") or {}).get("tags") or []
-                       if isinstance(t, dict) and t.get("key") not in ours]
+            held = as_map((current.get("metadata") or {}).get("tags"))
+            foreign = [{"key": k, "value": v} for k, v in held.items() if k not in ours]
             updated = self.client.update_algorithm(object_id, new.put_body(old, owner, foreign))
             if updated.get("metadata"):
                 return _outputs(updated)

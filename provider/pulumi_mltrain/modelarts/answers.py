@@ -36,17 +36,16 @@ class JobStatus(Answer):
     task_statuses: list[TaskStatus] | None = None
 
 
-class Job(Answer):
-    """A training job (create, get, and the items of a job search)."""
-
-    metadata: Metadata
-    status: JobStatus
-
-
 class JobRow(Answer):
     """An item of a job search: the look-up by name reads metadata.id and metadata.name."""
 
     metadata: Metadata
+
+
+class Job(JobRow):
+    """A training job (create, get, and the items of a job search)."""
+
+    status: JobStatus
 
 
 class JobPage(Answer):

@@ -153,12 +153,9 @@ class IamTokenAuth(httpx.Auth):
 
     def __init__(self, settings: Settings, policy: transport.Policy, http: httpx.Client | None = None) -> None:
         purpose = "Huawei ModelArts (IAM token)"
-        self._endpoint = settings.require("iam_endpoint", purpose)
-        self._user = settings.require("user", purpose)
-        self._domain = settings.require("domain", purpose)
-        self._password = settings.require("password", purpose)
-        self._project_name = settings.project_name
-        self._project_id = settings.project_id
+        self._endpoint, self._user, self._domain, self._password = (
+            settings.require(key, purpose) for key in ("iam_endpoint", "user", "domain", "password"))
+        self._project_name, self._project_id = settings.project_name, settings.project_id
         if not self._project_name and not self._project_id:
             settings.require("project_name", purpose)  # raises a ConfigError that says what to set
         self._policy = policy

@@ -142,11 +142,7 @@ def history_facts(api: ModelArtsClient, job_id: str, tags: dict[str, str]) -> di
         with suppress(MltrainError):
             counted = job_costs(flavors(api), str(resource["flavor_id"]), int(resource.get("node_count") or 1))
             gpus = counted["gpu_count"] if isinstance(counted.get("gpu_count"), int) else None
-    tasks = tasks_of(job)
-    try:
-        final = metrics_summary(api.metrics(job_id, tasks[0])) or None if tasks else None
-    except MltrainError:
-        final = None
+    final = outputs(api, job)["metrics_summary"]
     exported = spec.get("log_export_path") or {}
     path = exported.get("obs_url") if isinstance(exported, dict) else None
     logs = f"obs:/{path}" if path else f"ModelArts (modelarts.getTrainingJobLogs {job_id})"
