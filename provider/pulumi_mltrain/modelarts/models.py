@@ -49,12 +49,11 @@ def obs_path(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     text = value.strip()
-    if text.startswith(_OBS_SCHEME):
-        text = "/" + text[len(_OBS_SCHEME):]
+    text = "/" + text.removeprefix(_OBS_SCHEME) if text.startswith(_OBS_SCHEME) else text
     if not text.startswith("/"):
         raise ValueError("must be an OBS location: obs://bucket/path/ or /bucket/path/")
     parts = text.split("/")
-    if len(parts) < 2 or not parts[1]:
+    if not parts[1]:
         raise ValueError("must name an OBS bucket: obs://bucket/path/ or /bucket/path/")
     if ".." in parts:
         raise ValueError("must not contain '..'")
@@ -73,14 +72,11 @@ def object_id(value: str) -> str:
 
 
 def _text(value: Any) -> Any:
-    """Parameter values travel as strings; numbers arrive from Pulumi as floats (1 -> 1.0 -> "1")."""
-    if isinstance(value, bool):
-        return "True" if value else "False"
+    """Parameter values travel as strings (booleans as True and False); numbers arrive from Pulumi as
+    floats (1 -> 1.0 -> "1")."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    if isinstance(value, int | float):
-        return str(value)
-    return value
+    return str(value) if isinstance(value, int | float) else value
 
 
 ObsPath = Annotated[str, BeforeValidator(obs_path)]
