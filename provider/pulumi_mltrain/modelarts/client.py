@@ -261,11 +261,9 @@ class ModelArtsClient:
 
     def events(self, job_id: str, limit: int = contract.EVENTS_LIMIT) -> list[dict[str, Any]]:
         """The job's latest `limit` events, oldest first."""
-        path = self._path(contract.JOB_EVENTS, id=job_id)
-        data = self._call("GET", path, params={"offset": 0, "limit": min(limit, contract.EVENTS_LIMIT),
-                                                "order": "desc"})
-        page = parse(answers.EventPage, data, platform=contract.PLATFORM, call=f"GET {path}")
-        return [plain(e) for e in reversed(page.events)]
+        page = self._read(answers.EventPage, "GET", self._path(contract.JOB_EVENTS, id=job_id),
+                          params={"offset": 0, "limit": min(limit, contract.EVENTS_LIMIT), "order": "desc"})
+        return list(reversed(page["events"]))
 
     def metrics(self, job_id: str, task: str) -> list[dict[str, Any]] | None:
         """Per-minute samples per metric ({metric, value[]}); None while not ready."""
@@ -274,10 +272,9 @@ class ModelArtsClient:
 
     def ft_artifacts(self, job_id: str) -> list[dict[str, Any]]:
         """A fine-tune job's artifacts (ListFtArtifacts): its final artifact names the trained model."""
-        path = self._path(contract.JOB_FT_ARTIFACTS, id=job_id)
-        data = self._call("GET", path, params={"offset": 0, "limit": 100})
-        page = parse(answers.FtArtifacts, data, platform=contract.PLATFORM, call=f"GET {path}")
-        return [plain(a) for a in page.artifact_info]
+        page = self._read(answers.FtArtifacts, "GET", self._path(contract.JOB_FT_ARTIFACTS, id=job_id),
+                          params={"offset": 0, "limit": 100})
+        return list(page.get("artifact_info") or [])
 
     def custom_metric(self, job_id: str, metric: str, start: float, end: float) -> float | None:
         """The latest sample of a job's custom metric in AOM between `start` and `end` (epoch seconds), of

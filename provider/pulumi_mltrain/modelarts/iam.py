@@ -151,7 +151,7 @@ def _failure(response: httpx.Response, method: str, path: str, body: Any, creden
 class IamTokenAuth(httpx.Auth):
     """Adds `X-Auth-Token` to every request; safe to share between threads."""
 
-    def __init__(self, settings: Settings, policy: transport.Policy, http: httpx.Client | None = None) -> None:
+    def __init__(self, settings: Settings, policy: transport.Policy) -> None:
         purpose = "Huawei ModelArts (IAM token)"
         self._endpoint, self._user, self._domain, self._password = (
             settings.require(key, purpose) for key in ("iam_endpoint", "user", "domain", "password"))
@@ -159,7 +159,7 @@ class IamTokenAuth(httpx.Auth):
         if not self._project_name and not self._project_id:
             settings.require("project_name", purpose)  # raises a ConfigError that says what to set
         self._policy = policy
-        self._http = http or transport.new_client(self._endpoint, policy)
+        self._http = transport.new_client(self._endpoint, policy)
         secret = hashlib.sha256(self._password.encode()).hexdigest()[:16]
         self._key = (self._endpoint.rstrip("/"), self._user, self._domain,
                      self._project_name or "", self._project_id or "", secret)
