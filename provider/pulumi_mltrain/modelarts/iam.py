@@ -193,13 +193,6 @@ class IamTokenAuth(httpx.Auth):
             entry.project_id = got.get("project_id") or entry.project_id
             return entry.value
 
-    def invalidate(self, used: str) -> None:
-        """Forget `used` unless another thread has already replaced it."""
-        entry = _entry(self._key)
-        with entry.lock:
-            if entry.value == used:
-                entry.value = None
-
     def resolve_project_id(self) -> str:
         """The configured project ID, or the one IAM scoped the token to."""
         if self._project_id:
@@ -215,7 +208,10 @@ class IamTokenAuth(httpx.Auth):
         request.headers[contract.AUTH_HEADER] = used
         response = yield request
         if response.status_code == 401:
-            self.invalidate(used)
+            entry = _entry(self._key)
+            with entry.lock:
+                if entry.value == used:  # unless another thread has already replaced it
+                    entry.value = None
             request.headers[contract.AUTH_HEADER] = self.token()
             yield request
 

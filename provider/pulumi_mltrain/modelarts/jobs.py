@@ -35,7 +35,6 @@ LOG_LINES, LOG_WIDTH, LOG_EVERY = 3, 200, 10.0
 # How long a success_criteria check looks for metrics that are not ready yet (ModelArts.2777) after the job
 # Completed, at most (never past the create deadline).
 METRICS_GRACE = 60.0
-BUSY = contract.TERMINABLE | {contract.TERMINATING}
 
 
 def stop(api: ModelArtsClient, object_id: str) -> Stop:
@@ -80,7 +79,7 @@ def listing(api: ModelArtsClient, name: str) -> list[tuple[str, str]]:
 
 
 def settled(state: str) -> bool:
-    return state not in BUSY
+    return state not in contract.TERMINABLE and state != contract.TERMINATING
 
 
 def records(api: ModelArtsClient, owner: Mark, name: str) -> list[Kept]:
