@@ -42,8 +42,9 @@ from .iam import AKSK_KEYS, AkSkAuth, IamTokenAuth
 ENDPOINT_KEY = "mltrain:modelartsEndpoint"
 
 
-def decode_for(platform: str, endpoint_key: str, own_prefix: str, credentials: str) -> transport.Decoder:
-    """A decoder for a Huawei API whose own error codes start with `own_prefix`; a 401/403 says to check
+def decode_for(platform: str, own_prefix: str, credentials: str, prometheus: bool = False) -> transport.Decoder:
+    """A decoder for a Huawei API whose own error codes start with `own_prefix` (`prometheus`: and whose
+    errors may be Prometheus' `{status: "error", errorType, error}`, as AOM's are); a 401/403 says to check
     `credentials` (the keys of the auth in use)."""
 
     def decode(response: httpx.Response, method: str, path: str) -> Any:
@@ -54,26 +55,27 @@ def decode_for(platform: str, endpoint_key: str, own_prefix: str, credentials: s
             if body is not NOT_JSON:
                 return body
             if looks_like_a_page(response):
-                raise EndpointError(platform, method, url, status, None, body_summary(response, body), endpoint_key)
+                raise EndpointError(platform, method, url, status, None, body_summary(response, body), ENDPOINT_KEY)
             raise Retryable(platform, method, path, status, None, f"unreadable response body: {response.text[:200]!r}")
         code: str | None = None
         message = response.reason_phrase or "error"
         if isinstance(body, dict):
-            raw_code = body.get("error_code") or body.get("code")
+            raw_code = body.get("error_code") or body.get("code") or body.get("errorType")
             code = str(raw_code) if isinstance(raw_code, str | int) and raw_code else None
-            raw_message = body.get("error_msg") or body.get("message")
+            raw_message = body.get("error_msg") or body.get("message") or body.get("error")
             message = cut(str(raw_message).strip(), MAX_TEXT) if isinstance(raw_message, str) else message
         message = message.rstrip(".")
+        own = prometheus and isinstance(body, dict) and body.get("status") == "error"
         if code in contract.NOT_FOUND_CODES:
             raise NotFound(platform, method, path, status, code, message)
         if status in transport.RETRY_STATUSES or code in contract.RETRYABLE_CODES:
             raise Retryable(platform, method, path, status, code, message)
-        if code is not None and code.startswith(own_prefix):
+        if own or (code is not None and code.startswith(own_prefix)):
             raise ApiError(platform, method, path, status, code, message)
         if status in (401, 403):  # a gateway refusing the credentials (APIG.1002 ...) still means "auth"
             raise ApiError(platform, method, path, status, code,
-                           f"{message} ({url}); check {credentials} and `{endpoint_key}`")
-        raise EndpointError(platform, method, url, status, code, body_summary(response, body), endpoint_key)
+                           f"{message} ({url}); check {credentials} and `{ENDPOINT_KEY}`")
+        raise EndpointError(platform, method, url, status, code, body_summary(response, body), ENDPOINT_KEY)
 
     return decode
 
@@ -91,24 +93,6 @@ def aom_endpoint(modelarts_endpoint: str) -> str:
     return modelarts_endpoint.rstrip("/")
 
 
-def decode_aom(credentials: str) -> transport.Decoder:
-    """AOM answers Prometheus' `{status, data}`, and its errors `{status: "error", errorType, error}` (or a
-    Huawei `{error_code, error_msg}`)."""
-    huawei = decode_for(AOM_PLATFORM, ENDPOINT_KEY, "AOM.", credentials)
-
-    def decode(response: httpx.Response, method: str, path: str) -> Any:
-        body = json_body(response)
-        if not response.is_success and isinstance(body, dict) and body.get("status") == "error":
-            status = response.status_code
-            message = cut(str(body.get("error") or body.get("errorType") or "error"), MAX_TEXT)
-            if status in transport.RETRY_STATUSES:
-                raise Retryable(AOM_PLATFORM, method, path, status, None, message)
-            raise ApiError(AOM_PLATFORM, method, path, status, str(body.get("errorType") or "") or None, message)
-        return huawei(response, method, path)
-
-    return decode
-
-
 class ModelArtsClient:
     """Thread-safe: one per settings in a provider process, shared by its threads."""
 
@@ -118,11 +102,11 @@ class ModelArtsClient:
         # AK/SK when set (signed calls, no token fetched); otherwise IAM password tokens.
         self.auth: AkSkAuth | IamTokenAuth = (AkSkAuth if settings.uses_aksk else IamTokenAuth)(settings, self.policy)
         credentials = AKSK_KEYS if settings.uses_aksk else "the Huawei credentials"
-        self._decode = decode_for(contract.PLATFORM, ENDPOINT_KEY, "ModelArts.", credentials)
+        self._decode = decode_for(contract.PLATFORM, "ModelArts.", credentials)
         self.http = http or transport.new_client(endpoint, self.policy, self.auth)
         self._aom_endpoint = aom_endpoint(endpoint)
         self._aom_http = self.http if http is not None or self._aom_endpoint == endpoint.rstrip("/") else None
-        self._decode_aom = decode_aom(credentials)
+        self._decode_aom = decode_for(AOM_PLATFORM, "AOM.", credentials, prometheus=True)
         self._project_id: str | None = None
         self._lock = threading.Lock()
 
