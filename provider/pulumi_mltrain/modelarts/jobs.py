@@ -213,14 +213,13 @@ def custom_finals(api: ModelArtsClient, object_id: str, job: Job, names: list[st
     return out, "AOM holds no sample of it for this job: does its custom_metrics collection report it?"
 
 
-def models(api: ModelArtsClient, job_id: str, say: Callable[[str], None] | None = None) -> Outs:
+def models(api: ModelArtsClient, job_id: str, say: Callable[[str], None] = lambda _: None) -> Outs:
     """A completed fine-tune job's model: the final artifact's ID (the trained model) and, once it was
     published, the model asset's ID. Empty when there is none yet or the artifacts cannot be read (said)."""
     try:
         rows = api.ft_artifacts(job_id)
     except MltrainError as err:
-        if say is not None:
-            say(f"job {job_id}: its fine-tune artifacts could not be read: {err}")
+        say(f"job {job_id}: its fine-tune artifacts could not be read: {err}")
         return {}
     finals = [r for r in rows if r.get("artifact_type") == contract.FINAL_ARTIFACT]
     final = next((r for r in finals if r.get("is_best")), finals[0] if finals else None)
@@ -253,7 +252,7 @@ def notes(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str) -> Callab
     return note
 
 def outputs(api: ModelArtsClient, job: Job, *, metrics: bool = True, fine_tune: bool = False,
-            say: Callable[[str], None] | None = None) -> Outs:
+            say: Callable[[str], None] = lambda _: None) -> Outs:
     """The recorded outputs of `job`, with the metrics of its first task (`metrics`: once it has any) and,
     for a fine-tune job (`fine_tune`) that has Completed, its model's IDs; metrics and artifacts that cannot
     be read are said (`say`) and left out."""
@@ -280,8 +279,7 @@ def outputs(api: ModelArtsClient, job: Job, *, metrics: bool = True, fine_tune: 
         try:
             out["metrics_summary"] = metrics_summary(api.metrics(job_id, tasks[0])) or None
         except MltrainError as err:
-            if say is not None:
-                say(f"job {job_id}: logs/metrics not available: {err}")
+            say(f"job {job_id}: logs/metrics not available: {err}")
     if fine_tune and now == contract.COMPLETED:
         out.update(models(api, job_id, say))
     return out

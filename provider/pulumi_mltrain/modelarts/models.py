@@ -498,9 +498,7 @@ class Notification(_Nested):
 
     topic_urn: str = Field(description="SMN topic URN: urn:smn:<region>:<project_id>:<topic>.",
                            pattern=TOPIC_URN_RE.pattern)
-    events: list[str] = Field(
-        min_length=1, description="Events to report: JobStarted, JobCompleted, JobFailed, JobTerminated, "
-        "JobRestarted, JobHanged, JobPreempted.")
+    events: list[str] = Field(min_length=1, description=f"Events to report: {', '.join(NOTIFICATION_EVENTS)}.")
 
     @field_validator("events")
     @classmethod
