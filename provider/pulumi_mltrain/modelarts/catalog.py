@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 
 from .. import cache
 from .. import spec as specs
+from ..answers import count
 from ..config import Settings
 from ..errors import MltrainError, NotFound
 from ..program_calls import program_call
@@ -36,11 +37,7 @@ def engines(api: ModelArtsClient) -> list[dict[str, Any]]:
 def max_nodes(flavor: dict[str, Any]) -> int | None:
     """A flavor's node limit: `max_num` at the top (docs) or in `flavor_info` (seed 002)."""
     info = flavor.get("flavor_info")
-    value = flavor.get("max_num", info.get("max_num") if isinstance(info, dict) else None)
-    try:
-        return int(value) if value is not None else None
-    except (TypeError, ValueError):
-        return None
+    return count(flavor.get("max_num", info.get("max_num") if isinstance(info, dict) else None))
 
 
 def job_costs(rows: Sequence[dict[str, Any]], flavor_id: str, node_count: int) -> dict[str, Any]:
@@ -53,10 +50,7 @@ def job_costs(rows: Sequence[dict[str, Any]], flavor_id: str, node_count: int) -
         return {}
     info = flavor.get("flavor_info") if isinstance(flavor.get("flavor_info"), dict) else {}
     gpu = info.get("gpu") if isinstance(info, dict) else None
-    try:
-        per_node: int | None = int(gpu.get("gpu_num") or 0) if isinstance(gpu, dict) else 0
-    except (TypeError, ValueError):
-        per_node = None
+    per_node = count(gpu.get("gpu_num") or 0) if isinstance(gpu, dict) else 0
     billing = flavor.get("billing") if isinstance(flavor.get("billing"), dict) else {}
     return {
         "gpus_per_node": per_node,
