@@ -43,7 +43,7 @@ class JobRow(Answer):
 
 
 class Job(JobRow):
-    """A training job (create, get, and the items of a job search)."""
+    """A training job (create, get)."""
 
     status: JobStatus
 

@@ -130,10 +130,17 @@ def decode_token(response: httpx.Response, method: str, path: str) -> dict[str, 
 
 
 def _failure(response: httpx.Response, method: str, path: str, body: Any, credentials: str) -> ApiError:
-    """The error of an IAM call that failed: retried when transient; IAM's own error, a 401 naming the
-    `credentials` to check; any other body did not come from IAM (EndpointError naming its endpoint key)."""
+    """The error of an IAM call that failed: a gateway's refusal of the credentials, or IAM's own 401, names
+    the `credentials` to check; retried when transient; any other body that is not IAM's own error did not
+    come from IAM (EndpointError naming its endpoint key)."""
     status = response.status_code
     code, message = _iam_error(body)
+    gateway = body.get("error_code") if isinstance(body, dict) else None
+    if status in (401, 403) and isinstance(gateway, str) and gateway.startswith(("APIG.", "APIGW.")):
+        # The API gateway refused the credentials (APIG.0301 / APIGW.0301 ...).
+        message = cut(str(body.get("error_msg") or ""), MAX_TEXT).rstrip(".")
+        return ApiError(contract.IAM_PLATFORM, method, path, status, gateway,
+                        f"{message}: check {credentials}{ROTATION_HINT}")
     if status in transport.RETRY_STATUSES:
         return Retryable(contract.IAM_PLATFORM, method, path, status, code, message or response.reason_phrase)
     if message is None:
@@ -163,9 +170,6 @@ class IamTokenAuth(httpx.Auth):
         secret = hashlib.sha256(self._password.encode()).hexdigest()[:16]
         self._key = (self._endpoint.rstrip("/"), self._user, self._domain,
                      self._project_name or "", self._project_id or "", secret)
-
-    def __repr__(self) -> str:
-        return f"IamTokenAuth({self._endpoint!r}, user={self._user!r}, domain={self._domain!r})"
 
     def _body(self) -> dict[str, Any]:
         project = {"name": self._project_name} if self._project_name else {"id": self._project_id}
@@ -230,12 +234,6 @@ def decode_projects(response: httpx.Response, method: str, path: str) -> list[di
             raise UnexpectedAnswer(contract.IAM_PLATFORM, f"{method} {path}",
                                    "projects should be an array of {id, name}")
         return [dict(p) for p in projects]
-    code = body.get("error_code") if isinstance(body, dict) else None
-    if response.status_code in (401, 403) and isinstance(code, str) and code.startswith(("APIG.", "APIGW.")):
-        # The API gateway refused the signature (APIG.0301 / APIGW.0301 ...).
-        message = cut(str(body.get("error_msg") or ""), MAX_TEXT).rstrip(".")
-        raise ApiError(contract.IAM_PLATFORM, method, path, response.status_code, code,
-                       f"{message}: check {AKSK_KEYS}{ROTATION_HINT}")
     raise _failure(response, method, path, body, AKSK_KEYS)
 
 
