@@ -6,6 +6,8 @@ metadata.id and status.phase, an algorithm's metadata.id); the rest pass through
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, StrictFloat, StrictInt, StrictStr
 
 from ..answers import Answer
@@ -130,7 +132,7 @@ class PromMatrix(Answer):
 class PromAnswer(Answer):
     """AOM's PromQL range query: Prometheus' {status, data: {resultType: matrix, result}}."""
 
-    status: StrictStr
+    status: Literal["success"]  # an error is answered with an HTTP error status
     data: PromMatrix | None = None
 
 

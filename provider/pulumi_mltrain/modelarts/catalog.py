@@ -59,21 +59,22 @@ def job_costs(rows: Sequence[dict[str, Any]], flavor_id: str, node_count: int) -
     }
 
 
-def engine_problem(rows: Sequence[dict[str, Any]], engine_id: str | None, engine_name: str | None,
-                   engine_version: str | None) -> tuple[str, str] | None:
-    """(field, reason) when the declared preset engine is not offered; None for custom images."""
+def engine_problems(rows: Sequence[dict[str, Any]], engine_id: str | None, engine_name: str | None,
+                   engine_version: str | None) -> list[tuple[str, str]]:
+    """(field, reason) when the declared preset engine is not offered; none for custom images."""
     if engine_id:
         ids = sorted({str(r.get("engine_id")) for r in rows})
-        return None if engine_id in ids else ("engine_id", f"{engine_id} is not offered here (available: "
-                                                            f"{', '.join(ids)})")
+        return [] if engine_id in ids else [("engine_id", f"{engine_id} is not offered here (available: "
+                                                          f"{', '.join(ids)})")]
     if not engine_name or any(r.get("engine_name") == engine_name and r.get("engine_version") == engine_version
                               for r in rows):
-        return None
+        return []
     names = sorted({str(r.get("engine_name")) for r in rows})
     if engine_name not in names:
-        return "engine_name", f"{engine_name} is not offered here (available: {', '.join(names)})"
+        return [("engine_name", f"{engine_name} is not offered here (available: {', '.join(names)})")]
     versions = sorted(str(r.get("engine_version")) for r in rows if r.get("engine_name") == engine_name)
-    return "engine_version", f"{engine_version} is not a version of {engine_name} (available: {', '.join(versions)})"
+    return [("engine_version", f"{engine_version} is not a version of {engine_name} (available: "
+                               f"{', '.join(versions)})")]
 
 
 def flavor_problems(rows: Sequence[dict[str, Any]], flavor_id: str, node_count: int) -> list[tuple[str, str]]:
@@ -107,9 +108,7 @@ def catalog_failures(api: ModelArtsClient, *, flavor_id: str | None = None, node
         if flavor_id:
             out += flavor_problems(flavors(api), flavor_id, node_count)
         if any(engine):
-            problem = engine_problem(engines(api), *engine)
-            if problem:
-                out.append(problem)
+            out += engine_problems(engines(api), *engine)
         if algorithm_id:
             try:
                 api.algorithm(algorithm_id)
