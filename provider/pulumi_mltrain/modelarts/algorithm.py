@@ -157,20 +157,17 @@ class AlgorithmCalls(PlatformCalls[AlgorithmSpec, AlgorithmOutputs, dict[str, An
     poll: ClassVar[Backoff] = Backoff(first=0.5, maximum=5.0)
     configured = staticmethod(catalog.configured)
 
+    with_defaults = shared.with_default_tags
+    drift = staticmethod(shared.own_tags_drift)
+
     @property
     def client(self) -> ModelArtsClient:
-        return shared.client(self.context)
+        return shared.client(self)
 
     def check_remote(self, spec: AlgorithmSpec) -> Failures:
         ready = self.catalogues_ready(lambda: flavors(self.client))  # a refused IAM login fails here
         engine = (spec.engine_id, spec.engine_name, spec.engine_version)
         return catalog_failures(self.client, engine=engine, say=self.context.say) if ready is None else ready
-
-    def with_defaults(self, news: Props) -> tuple[Props, Failures]:
-        return shared.with_default_tags(self.settings, news)
-
-    def drift(self, spec: AlgorithmSpec, values: Props) -> Props:
-        return shared.own_tags_drift(spec, values)
 
     # ----- the algorithm -------------------------------------------------------------------------
     def get(self, object_id: str) -> dict[str, Any]:
