@@ -179,17 +179,15 @@ def gate(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str, remote: Jo
     api_metrics = dict(seen)
     custom, custom_problem = custom_finals(api, object_id, remote, sorted({c.metric for c in criteria if c.custom}))
     seen.update(custom)
-
     misses = [f"{c.metric} was {seen[c.metric]:g}, the criterion is {c.words()}" if c.metric in seen else
               f"{c.metric} has no data ({custom_problem if c.custom else problem}); the criterion is {c.words()}"
               for c in criteria if c.metric not in seen or not c.holds(seen[c.metric])]
     outs: Outs = {"final_metrics": seen or None, "success_criteria_met": not misses}
     if api_metrics:
         outs["metrics_summary"] = api_metrics
-    if not misses:
-        return outs, None
     task = f" of task {tasks[0]}" if tasks and any(not c.custom for c in criteria) else ""
-    return outs, f"Completed but missed its success_criteria (final metrics{task}): " + "; ".join(misses)
+    why = f"Completed but missed its success_criteria (final metrics{task}): {'; '.join(misses)}"
+    return outs, why if misses else None
 
 
 def custom_finals(api: ModelArtsClient, object_id: str, job: Job, names: list[str]) -> tuple[dict[str, float], str]:
