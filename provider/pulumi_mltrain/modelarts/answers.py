@@ -122,7 +122,7 @@ class FtArtifacts(Answer):
 
 
 class PromSeries(Answer):
-    values: list[tuple[Number, StrictStr]] = Field(default_factory=list)
+    values: list[tuple[Number, float]] = Field(default_factory=list)  # Prometheus sends "1.5", "NaN"
 
 
 class PromMatrix(Answer):

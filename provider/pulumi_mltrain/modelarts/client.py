@@ -273,13 +273,6 @@ class ModelArtsClient:
         params = {"query": query, "start": str(int(start)), "end": str(int(end) + 1), "step": str(step)}
         data = transport.call(http, "GET", path, self._decode_aom, self.policy, params=params)
         answer = parse(answers.PromAnswer, data, platform=AOM_PLATFORM, call=f"GET {path}")
-        latest: tuple[float, float] | None = None
-        for series in answer.data.result if answer.data is not None else []:
-            for at, text in series.values:
-                try:
-                    value = float(text)
-                except ValueError:
-                    continue
-                if not math.isnan(value) and (latest is None or at >= latest[0]):  # NaN: no data
-                    latest = (float(at), value)
-        return None if latest is None else latest[1]
+        samples = [(at, value) for series in (answer.data.result if answer.data is not None else [])
+                   for at, value in series.values if not math.isnan(value)]  # NaN: no data
+        return max(reversed(samples), key=lambda sample: sample[0])[1] if samples else None  # the last of a time
