@@ -225,12 +225,8 @@ def _outputs(algorithm: dict[str, Any]) -> Props:
     image = engine.get("image_url") or images.get("gpu_image_url") or images.get("cpu_image_url") or None
     return {
         "algorithm_id": str(metadata.get("id")),
-        "resolved_engine": {
-            "engine_id": engine.get("engine_id") or None,
-            "engine_name": engine.get("engine_name") or None,
-            "engine_version": engine.get("engine_version") or None,
-            "image": image,
-        },
+        "resolved_engine": {**{k: engine.get(k) or None for k in ("engine_id", "engine_name", "engine_version")},
+                            "image": image},
         "create_time": metadata.get("create_time"),
         "update_time": metadata.get("update_time"),
     }

@@ -118,11 +118,8 @@ class ObsCheckpoint(_Nested):
 
     def channel(self, prefetch: bool) -> dict[str, Any]:
         """The output channel of the create body (algorithm.outputs[])."""
-        out: dict[str, Any] = {"name": self.name, "remote": {"obs": {"obs_url": self.obs_url}},
-                               "prefetch_to_local": prefetch}
-        if self.local_dir:
-            out["local_dir"] = self.local_dir
-        return out
+        local = {"local_dir": self.local_dir} if self.local_dir else {}
+        return {"name": self.name, "remote": {"obs": {"obs_url": self.obs_url}}, "prefetch_to_local": prefetch, **local}
 
 
 class JobParameter(_Nested):
