@@ -99,8 +99,7 @@ def _iam_error(body: Any) -> tuple[str | None, str | None]:
         return None, None
     err = body.get("error")
     if isinstance(err, dict) and ("code" in err or "message" in err):
-        code = err.get("code")
-        text = err.get("message") or err.get("title")
+        code, text = err.get("code"), err.get("message") or err.get("title")
         return (str(code) if isinstance(code, str | int) else None), (str(text) if text is not None else "")
     code = body.get("error_code")
     if isinstance(code, str) and code.startswith("IAM."):
@@ -112,12 +111,10 @@ def _iam_error(body: Any) -> tuple[str | None, str | None]:
 def decode_token(response: httpx.Response, method: str, path: str) -> dict[str, Any]:
     """IAM's answer: 201 with the token in X-Subject-Token (an HTML page did not come from IAM:
     EndpointError naming `mltrain:huaweiIamEndpoint`), or `_failure`."""
-    call = f"{method} {path}"
-    url = full_url(response, path)
-    body = json_body(response)
+    call, body = f"{method} {path}", json_body(response)
     if response.is_success:
         if body is NOT_JSON and looks_like_a_page(response):
-            raise EndpointError(contract.IAM_PLATFORM, method, url, response.status_code, None,
+            raise EndpointError(contract.IAM_PLATFORM, method, full_url(response, path), response.status_code, None,
                                 body_summary(response, body), ENDPOINT_KEY)
         answer = plain(parse(answers.TokenAnswer, body, platform=contract.IAM_PLATFORM, call=call))
         token = response.headers.get(contract.TOKEN_HEADER)
