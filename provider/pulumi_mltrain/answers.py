@@ -183,6 +183,14 @@ def utc_text(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+def count(value: Any) -> int | None:
+    """A count a catalogue may give as a number or a string; None when it gives none or no whole number."""
+    try:
+        return int(str(value)) if value is not None and str(value).strip() else None
+    except ValueError:
+        return None
+
+
 def from_epoch_ms(value: Any) -> str | None:
     """ModelArts' epoch milliseconds (0 or absent: not yet) as `utc_text`."""
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:

@@ -254,18 +254,12 @@ MAX_TAGS = 20
 
 
 def default_tag_problems(tags: Mapping[str, str]) -> list[str]:
-    """What ModelArts or the owner mark would refuse in the default tags, one sentence each."""
-    from .modelarts.contract import OWNER_STACK, OWNER_URN
+    """What ModelArts or the owner mark would refuse in the default tags, one sentence each: the rules of
+    a resource's `tags` (`modelarts.models.tag_problems`)."""
+    from .modelarts.models import tag_problems
 
-    out: list[str] = []
-    for key, value in tags.items():
-        if key in (OWNER_STACK, OWNER_URN):
-            out.append(f"key {key!r} is reserved for the provider's owner mark; choose another key")
-        elif not 1 <= len(key) <= 128 or len(value) > 255:
-            out.append(f"tag {key!r} is not valid: keys must be 1-128 characters and values at most 255")
-    if len(tags) > MAX_TAGS:
-        out.append(f"has {len(tags)} tags; ModelArts allows at most {MAX_TAGS} on a job or algorithm")
-    return out
+    return [f"tag {field.removeprefix('tags.')!r}: {why}" if field != "tags" else f"{why} on a job or algorithm"
+            for field, why in tag_problems(dict(tags))]
 
 
 def _describe(error: Any) -> str:

@@ -196,11 +196,11 @@ def test_job_lifecycle_calls(emulator: EmulatorHandle, client: ModelArtsClient) 
     job_id = job["metadata"]["id"]
     assert job["status"]["phase"] == contract.CREATING
     assert [j["metadata"]["name"] for j in client.find_jobs("abc")] == ["abc"], "exact names only"
-    assert client.log_url(job_id, "worker-0") is None, "logs are not ready while Creating"
+    assert client.log_preview(job_id, "worker-0") is None, "logs are not ready while Creating"
 
     emulator.admin.advance(25)
     assert client.job(job_id)["status"]["phase"] == contract.RUNNING
-    assert (client.log_url(job_id, "worker-0") or "").startswith("https://")
+    assert client.log_preview(job_id, "worker-0"), "a running task's log can be read"
     assert {m["metric"] for m in client.metrics(job_id, "worker-0") or []} >= {"cpuUsage", "memUsage"}
 
     client.update_job_description(job_id, "new words")
@@ -216,6 +216,19 @@ def test_job_lifecycle_calls(emulator: EmulatorHandle, client: ModelArtsClient) 
     emulator.admin.advance(6)
     with pytest.raises(NotFound):
         client.job(job_id)
+
+
+def test_listings_read_on_to_the_last_page(emulator: EmulatorHandle, client: ModelArtsClient) -> None:
+    """More than a page of algorithms and jobs: the look-ups by name read every page."""
+    first = client.create_algorithm(algorithm_body("pg"))["metadata"]["id"]
+    for i in range(contract.PAGE_LIMIT):
+        client.create_algorithm(algorithm_body(f"pg-{i}"))
+        client.create_job(job_body(first, f"pj-{i}"))
+    client.create_job(job_body(first, "pj"))
+    assert [a["metadata"]["id"] for a in client.find_algorithms("pg")] == [first]
+    assert calls(emulator, "GET /v2/{project_id}/algorithms") == 2, "the name search matched two pages"
+    assert len(client.search_jobs("pj")) == contract.PAGE_LIMIT + 1
+    assert [j["metadata"]["name"] for j in client.find_jobs("pj")] == ["pj"]
 
 
 def test_algorithm_calls(client: ModelArtsClient) -> None:
@@ -265,8 +278,9 @@ MALFORMED = [
      f"GET /v2/{P}/training-job-flavors: flavors[0] should be an object, not a number"),
     ("GET", "/v2/*/training-job-engines", {"items": [{"engine_id": None}]}, lambda c: c.engines(),
      f"GET /v2/{P}/training-job-engines: items[0].engine_id should be a string, not null"),
-    ("GET", "/v2/*/training-jobs/*/tasks/*/logs/url", {"obs_url": ["x"]}, lambda c: c.log_url(JOB_ID, "worker-0"),
-     f"GET /v2/{P}/training-jobs/{JOB_ID}/tasks/worker-0/logs/url: obs_url should be a string, not an array"),
+    ("GET", "/v2/*/training-jobs/*/tasks/*/logs/preview", {"content": ["x"]},
+     lambda c: c.log_preview(JOB_ID, "worker-0"),
+     f"GET /v2/{P}/training-jobs/{JOB_ID}/tasks/worker-0/logs/preview: content should be a string, not an array"),
     ("GET", "/v2/*/training-jobs/*/metrics/*", {"metrics": "none"}, lambda c: c.metrics(JOB_ID, "worker-0"),
      f"GET /v2/{P}/training-jobs/{JOB_ID}/metrics/worker-0: metrics should be an array, not a string"),
 ]

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .. import cache
+from ..answers import count
 from ..errors import MltrainError
 from . import contract
 from .models import NasMount
@@ -50,7 +51,7 @@ def catalog_failures(api: AlayaClient, product_code: str, mounts: Sequence[NasMo
             out.append(("product_code", f"{product_code} is not offered here (available: {', '.join(codes)})"))
         else:
             row = rows[codes.index(product_code)]
-            stock = _count(row.get("remainingCount"))
+            stock = count(row.get("remainingCount"))
             if stock is not None and stock <= 0:
                 why = (row.get("ext") or {}).get("stockError") if isinstance(row.get("ext"), dict) else None
                 out.append(("product_code", f"{product_code} is out of stock (remainingCount {stock}"
@@ -66,22 +67,6 @@ def catalog_failures(api: AlayaClient, product_code: str, mounts: Sequence[NasMo
     return out
 
 
-def _count(value: Any) -> int | None:
-    """A count the catalogue may give as a number or a string; None when it gives none."""
-    try:
-        return int(str(value)) if value is not None and str(value).strip() else None
-    except ValueError:
-        return None
-
-
-def gpu_count(product_code: str, rows: Sequence[dict[str, Any]]) -> int:
-    row = next((r for r in rows if r.get("productCode") == product_code), None)
-    try:
-        return int(str((row or {}).get("gpuCount") or 0))
-    except ValueError:
-        return 0
-
-
 # `priceUnit` is a code of the platform's unit_of_measure dictionary; 1 is taken as "per node and hour"
 # (the unit the console shows for training nodes). Rows with another unit get no cost estimate.
 PRICE_PER_HOUR_UNIT = 1
@@ -94,12 +79,12 @@ def job_costs(rows: Sequence[dict[str, Any]], product_code: str, worker_count: i
     row = next((r for r in rows if r.get("productCode") == product_code), None)
     if row is None:
         return {}
-    per_node = _count(row.get("gpuCount"))
+    per_node = count(row.get("gpuCount"))
     try:
         price = float(str(row.get("price"))) if row.get("price") not in (None, "") else None
     except ValueError:
         price = None
-    hourly = price is not None and _count(row.get("priceUnit")) == PRICE_PER_HOUR_UNIT
+    hourly = price is not None and count(row.get("priceUnit")) == PRICE_PER_HOUR_UNIT
     return {
         "gpus_per_node": per_node,
         "gpu_count": None if per_node is None else per_node * worker_count,

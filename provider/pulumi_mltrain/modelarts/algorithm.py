@@ -8,6 +8,7 @@ Create is idempotent like the training job's: an algorithm of this name is adopt
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from .. import spec as specs
@@ -33,10 +34,11 @@ from .models import (
     duplicate_names,
     tag_problems,
 )
-from .tags import owner_tags
+from .tags import as_map, owner_tags
 
-# String fields a PUT must send as "" to clear (an omitted field keeps its old value).
-_CLEARABLE = ("code_dir", "boot_file", "command")
+# Fields a PUT must send empty to clear (an omitted field keeps its old value), with their empty value's type.
+_CLEARED: dict[str, Callable[[], object]] = {"code_dir": str, "boot_file": str, "command": str, "tags": list,
+                                             "advanced_config": dict}
 
 
 class AlgorithmSpec(ManagedSpec):
@@ -120,19 +122,13 @@ class AlgorithmSpec(ManagedSpec):
         sent empty. `foreign`: tags the platform holds that this resource did not set (added in the
         console, say), kept as they are."""
         body = self.wire()
-        for name in _CLEARABLE:
+        for name, empty in _CLEARED.items():
             if getattr(self, name) is None and previous is not None and getattr(previous, name, None):
-                specs.put(body, specs.wire_path(type(self), name), "")
-        tags = body.get("metadata", {}).get("tags") or []  # user tags, wire form
-        if previous is not None and self.tags is None and getattr(previous, "tags", None):
-            specs.put(body, "metadata.tags", [])
-        if owner is not None:
-            tags = [*tags, *owner_tags(owner)]
-        tags = [*tags, *(foreign or [])]
+                specs.put(body, specs.wire_path(type(self), name), empty())
+        user = body.get("metadata", {}).get("tags") or []  # wire form
+        tags = [*user, *(owner_tags(owner) if owner is not None else []), *(foreign or [])]
         if tags:
             specs.put(body, "metadata.tags", tags)
-        if previous is not None and self.advanced_config is None and getattr(previous, "advanced_config", None):
-            body["advanced_config"] = {}
         return body
 
 
@@ -161,20 +157,17 @@ class AlgorithmCalls(PlatformCalls[AlgorithmSpec, AlgorithmOutputs, dict[str, An
     poll: ClassVar[Backoff] = Backoff(first=0.5, maximum=5.0)
     configured = staticmethod(catalog.configured)
 
+    with_defaults = shared.with_default_tags
+    drift = staticmethod(shared.own_tags_drift)
+
     @property
     def client(self) -> ModelArtsClient:
-        return shared.client(self.context)
+        return shared.client(self)
 
     def check_remote(self, spec: AlgorithmSpec) -> Failures:
         ready = self.catalogues_ready(lambda: flavors(self.client))  # a refused IAM login fails here
         engine = (spec.engine_id, spec.engine_name, spec.engine_version)
         return catalog_failures(self.client, engine=engine, say=self.context.say) if ready is None else ready
-
-    def with_defaults(self, news: Props) -> tuple[Props, Failures]:
-        return shared.with_default_tags(self.settings, news)
-
-    def drift(self, spec: AlgorithmSpec, values: Props) -> Props:
-        return shared.own_tags_drift(spec, values)
 
     # ----- the algorithm -------------------------------------------------------------------------
     def get(self, object_id: str) -> dict[str, Any]:
@@ -201,9 +194,8 @@ class AlgorithmCalls(PlatformCalls[AlgorithmSpec, AlgorithmOutputs, dict[str, An
             # The PUT replaces metadata.tags whole: keep the tags this resource never set.
             current = self.client.algorithm(object_id)
             ours = {*(old.tags or {}), *(new.tags or {}), contract.OWNER_STACK, contract.OWNER_URN}
-            foreign = [{"key": str(t.get("key")), "value": str(t.get("value", ""))}
-                       for t in (current.get("metadata") or {}).get("tags") or []
-                       if isinstance(t, dict) and t.get("key") not in ours]
+            held = as_map((current.get("metadata") or {}).get("tags"))
+            foreign = [{"key": k, "value": v} for k, v in held.items() if k not in ours]
             updated = self.client.update_algorithm(object_id, new.put_body(old, owner, foreign))
             if updated.get("metadata"):
                 return _outputs(updated)
@@ -233,12 +225,8 @@ def _outputs(algorithm: dict[str, Any]) -> Props:
     image = engine.get("image_url") or images.get("gpu_image_url") or images.get("cpu_image_url") or None
     return {
         "algorithm_id": str(metadata.get("id")),
-        "resolved_engine": {
-            "engine_id": engine.get("engine_id") or None,
-            "engine_name": engine.get("engine_name") or None,
-            "engine_version": engine.get("engine_version") or None,
-            "image": image,
-        },
+        "resolved_engine": {**{k: engine.get(k) or None for k in ("engine_id", "engine_name", "engine_version")},
+                            "image": image},
         "create_time": metadata.get("create_time"),
         "update_time": metadata.get("update_time"),
     }

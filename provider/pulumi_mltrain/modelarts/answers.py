@@ -6,6 +6,8 @@ metadata.id and status.phase, an algorithm's metadata.id); the rest pass through
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, StrictFloat, StrictInt, StrictStr
 
 from ..answers import Answer
@@ -36,18 +38,16 @@ class JobStatus(Answer):
     task_statuses: list[TaskStatus] | None = None
 
 
-class Job(Answer):
-    """A training job (create, get, and the items of a job search)."""
-
-    kind: StrictStr | None = None
-    metadata: Metadata
-    status: JobStatus
-
-
 class JobRow(Answer):
     """An item of a job search: the look-up by name reads metadata.id and metadata.name."""
 
     metadata: Metadata
+
+
+class Job(JobRow):
+    """A training job (create, get)."""
+
+    status: JobStatus
 
 
 class JobPage(Answer):
@@ -88,23 +88,15 @@ class Flavor(Answer):
 
 
 class FlavorList(Answer):
-    total_count: StrictInt | None = None
     flavors: list[Flavor]
 
 
-class EngineRow(Answer):
+class EngineRow(Engine):
     engine_id: StrictStr
-    engine_name: StrictStr | None = None
-    engine_version: StrictStr | None = None
 
 
 class EngineList(Answer):
-    total: StrictInt | None = None
     items: list[EngineRow]
-
-
-class LogUrl(Answer):
-    obs_url: StrictStr | None = None
 
 
 class Metric(Answer):
@@ -121,45 +113,38 @@ class FtArtifact(Answer):
     is_best: bool | None = None
     artifact_id: StrictStr | None = None
     asset_id: StrictStr | None = None
-    asset_name: StrictStr | None = None
-    status: StrictStr | None = None
 
 
 class FtArtifacts(Answer):
     """GET …/training-jobs/{id}/ft-artifacts (ListFtArtifacts)."""
 
-    total: StrictInt | None = None
     artifact_info: list[FtArtifact] = Field(default_factory=list)
 
 
 class PromSeries(Answer):
-    metric: dict[str, StrictStr] = Field(default_factory=dict)
-    values: list[tuple[Number, StrictStr]] = Field(default_factory=list)
+    values: list[tuple[Number, float]] = Field(default_factory=list)  # Prometheus sends "1.5", "NaN"
 
 
 class PromMatrix(Answer):
-    resultType: StrictStr | None = None  # Prometheus spells it so
     result: list[PromSeries] = Field(default_factory=list)
 
 
 class PromAnswer(Answer):
     """AOM's PromQL range query: Prometheus' {status, data: {resultType: matrix, result}}."""
 
-    status: StrictStr
+    status: Literal["success"]  # an error is answered with an HTTP error status
     data: PromMatrix | None = None
 
 
 # ----- IAM -----------------------------------------------------------------------------------------
 class Project(Answer):
     id: StrictStr | None = None
-    name: StrictStr | None = None
 
 
 class Token(Answer):
     expires_at: StrictStr | None = None
     issued_at: StrictStr | None = None
     project: Project | None = None
-    methods: list[StrictStr] | None = None
 
 
 class TokenAnswer(Answer):
@@ -168,13 +153,10 @@ class TokenAnswer(Answer):
     token: Token
 
 
-
 class LogPreview(Answer):
     """GET …/tasks/{task}/logs/preview: the latest part of a task's log."""
 
     content: StrictStr | None = None
-    current_size: StrictInt | None = None
-    full_size: StrictInt | None = None
 
 
 class Event(Answer):
@@ -188,4 +170,3 @@ class EventPage(Answer):
     """GET …/training-jobs/{id}/events (shape adopted in contract.JOB_EVENTS)."""
 
     events: list[Event]
-    total: StrictInt | None = None

@@ -16,9 +16,11 @@ from pydantic import BaseModel, ConfigDict
 
 from .. import cache
 from .. import spec as specs
+from ..answers import count
 from ..config import Settings
 from ..errors import MltrainError, NotFound
 from ..program.calls import program_call
+from . import contract
 
 if TYPE_CHECKING:
     from .client import ModelArtsClient
@@ -35,11 +37,7 @@ def engines(api: ModelArtsClient) -> list[dict[str, Any]]:
 def max_nodes(flavor: dict[str, Any]) -> int | None:
     """A flavor's node limit: `max_num` at the top (docs) or in `flavor_info` (seed 002)."""
     info = flavor.get("flavor_info")
-    value = flavor.get("max_num", info.get("max_num") if isinstance(info, dict) else None)
-    try:
-        return int(value) if value is not None else None
-    except (TypeError, ValueError):
-        return None
+    return count(flavor.get("max_num", info.get("max_num") if isinstance(info, dict) else None))
 
 
 def job_costs(rows: Sequence[dict[str, Any]], flavor_id: str, node_count: int) -> dict[str, Any]:
@@ -52,10 +50,7 @@ def job_costs(rows: Sequence[dict[str, Any]], flavor_id: str, node_count: int) -
         return {}
     info = flavor.get("flavor_info") if isinstance(flavor.get("flavor_info"), dict) else {}
     gpu = info.get("gpu") if isinstance(info, dict) else None
-    try:
-        per_node: int | None = int(gpu.get("gpu_num") or 0) if isinstance(gpu, dict) else 0
-    except (TypeError, ValueError):
-        per_node = None
+    per_node = count(gpu.get("gpu_num") or 0) if isinstance(gpu, dict) else 0
     billing = flavor.get("billing") if isinstance(flavor.get("billing"), dict) else {}
     return {
         "gpus_per_node": per_node,
@@ -64,32 +59,22 @@ def job_costs(rows: Sequence[dict[str, Any]], flavor_id: str, node_count: int) -
     }
 
 
-def find_engine(rows: Sequence[dict[str, Any]], engine_id: str | None = None, engine_name: str | None = None,
-                engine_version: str | None = None) -> dict[str, Any] | None:
-    for row in rows:
-        if engine_id and row.get("engine_id") == engine_id:
-            return row
-        if not engine_id and engine_name and row.get("engine_name") == engine_name \
-                and row.get("engine_version") == engine_version:
-            return row
-    return None
-
-
-def engine_problem(rows: Sequence[dict[str, Any]], engine_id: str | None, engine_name: str | None,
-                   engine_version: str | None) -> tuple[str, str] | None:
-    """(field, reason) when the declared preset engine is not offered; None for custom images."""
-    if not engine_id and not engine_name:
-        return None
-    if find_engine(rows, engine_id, engine_name, engine_version) is not None:
-        return None
+def engine_problems(rows: Sequence[dict[str, Any]], engine_id: str | None, engine_name: str | None,
+                   engine_version: str | None) -> list[tuple[str, str]]:
+    """(field, reason) when the declared preset engine is not offered; none for custom images."""
     if engine_id:
         ids = sorted({str(r.get("engine_id")) for r in rows})
-        return "engine_id", f"{engine_id} is not offered here (available: {', '.join(ids)})"
+        return [] if engine_id in ids else [("engine_id", f"{engine_id} is not offered here (available: "
+                                                          f"{', '.join(ids)})")]
+    if not engine_name or any(r.get("engine_name") == engine_name and r.get("engine_version") == engine_version
+                              for r in rows):
+        return []
     names = sorted({str(r.get("engine_name")) for r in rows})
     if engine_name not in names:
-        return "engine_name", f"{engine_name} is not offered here (available: {', '.join(names)})"
+        return [("engine_name", f"{engine_name} is not offered here (available: {', '.join(names)})")]
     versions = sorted(str(r.get("engine_version")) for r in rows if r.get("engine_name") == engine_name)
-    return "engine_version", f"{engine_version} is not a version of {engine_name} (available: {', '.join(versions)})"
+    return [("engine_version", f"{engine_version} is not a version of {engine_name} (available: "
+                               f"{', '.join(versions)})")]
 
 
 def flavor_problems(rows: Sequence[dict[str, Any]], flavor_id: str, node_count: int) -> list[tuple[str, str]]:
@@ -106,12 +91,11 @@ def flavor_problems(rows: Sequence[dict[str, Any]], flavor_id: str, node_count: 
 def configured(settings: Settings) -> bool:
     """Whether ModelArts credentials are set (catalogue checks at preview need them): AK/SK (the
     project by ID, or by name through IAM) or an IAM user's password."""
-    project = bool(settings.project_name or settings.project_id)
     if settings.uses_aksk:
         return bool(settings.modelarts_endpoint and settings.access_key and settings.secret_key
                     and (settings.project_id or (settings.project_name and settings.iam_endpoint)))
     return bool(settings.iam_endpoint and settings.modelarts_endpoint and settings.password
-                and settings.user and settings.domain and project)
+                and settings.user and settings.domain and (settings.project_name or settings.project_id))
 
 
 def catalog_failures(api: ModelArtsClient, *, flavor_id: str | None = None, node_count: int = 1,
@@ -124,9 +108,7 @@ def catalog_failures(api: ModelArtsClient, *, flavor_id: str | None = None, node
         if flavor_id:
             out += flavor_problems(flavors(api), flavor_id, node_count)
         if any(engine):
-            problem = engine_problem(engines(api), *engine)
-            if problem:
-                out.append(problem)
+            out += engine_problems(engines(api), *engine)
         if algorithm_id:
             try:
                 api.algorithm(algorithm_id)
@@ -138,14 +120,13 @@ def catalog_failures(api: ModelArtsClient, *, flavor_id: str | None = None, node
 
 
 def metrics_summary(samples: Sequence[dict[str, Any]] | None) -> dict[str, float]:
-    """The latest value with data (not -1) of each metric."""
+    """The latest value with data (not -1) of each metric, in samples as the client checked them
+    (`answers.Metric`)."""
     out: dict[str, float] = {}
     for row in samples or []:
-        if not isinstance(row, dict) or not isinstance(row.get("value"), list):
-            continue
-        values = [v for v in row["value"] if isinstance(v, int | float) and not isinstance(v, bool) and v != -1]
-        if values and row.get("metric"):
-            out[str(row["metric"])] = float(values[-1])
+        values = [v for v in row.get("value") or [] if v is not None and v != contract.METRIC_NO_DATA]
+        if values:
+            out[row["metric"]] = float(values[-1])
     return out
 
 

@@ -10,8 +10,10 @@ transport. Answers are checked against `answers.py` before they leave the client
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -40,49 +42,44 @@ from .iam import AKSK_KEYS, AkSkAuth, IamTokenAuth
 ENDPOINT_KEY = "mltrain:modelartsEndpoint"
 
 
-def decode_for(platform: str, endpoint_key: str, own_prefix: str,
-               credentials: str = "the Huawei credentials") -> transport.Decoder:
-    """A decoder for a Huawei API whose own error codes start with `own_prefix`; a 401/403 says to check
+def decode_for(platform: str, own_prefix: str, credentials: str, prometheus: bool = False) -> transport.Decoder:
+    """A decoder for a Huawei API whose own error codes start with `own_prefix` (`prometheus`: and whose
+    errors may be Prometheus' `{status: "error", errorType, error}`, as AOM's are); a 401/403 says to check
     `credentials` (the keys of the auth in use)."""
 
     def decode(response: httpx.Response, method: str, path: str) -> Any:
-        url = full_url(response, path)
+        url, status, body = full_url(response, path), response.status_code, json_body(response)
         if response.is_success:
-            if response.status_code == 204 or not response.content.strip():
+            if status == 204 or not response.content.strip():
                 return None
-            try:
-                return response.json()
-            except ValueError:
-                if looks_like_a_page(response):
-                    raise EndpointError(platform, method, url, response.status_code, None,
-                                        body_summary(response, NOT_JSON), endpoint_key) from None
-                raise Retryable(platform, method, path, response.status_code, None,
-                                f"unreadable response body: {response.text[:200]!r}") from None
-        status = response.status_code
+            if body is not NOT_JSON:
+                return body
+            if looks_like_a_page(response):
+                raise EndpointError(platform, method, url, status, None, body_summary(response, body), ENDPOINT_KEY)
+            raise Retryable(platform, method, path, status, None, f"unreadable response body: {response.text[:200]!r}")
         code: str | None = None
         message = response.reason_phrase or "error"
-        body = json_body(response)
         if isinstance(body, dict):
-            raw_code = body.get("error_code") or body.get("code")
+            raw_code = body.get("error_code") or body.get("code") or body.get("errorType")
             code = str(raw_code) if isinstance(raw_code, str | int) and raw_code else None
-            raw_message = body.get("error_msg") or body.get("message")
+            raw_message = body.get("error_msg") or body.get("message") or body.get("error")
             message = cut(str(raw_message).strip(), MAX_TEXT) if isinstance(raw_message, str) else message
+        message = message.rstrip(".")
+        own = prometheus and isinstance(body, dict) and body.get("status") == "error"
         if code in contract.NOT_FOUND_CODES:
-            raise NotFound(platform, method, path, status, code, message.rstrip("."))
+            raise NotFound(platform, method, path, status, code, message)
         if status in transport.RETRY_STATUSES or code in contract.RETRYABLE_CODES:
-            raise Retryable(platform, method, path, status, code, message.rstrip("."))
-        if code is not None and code.startswith(own_prefix):
-            raise ApiError(platform, method, path, status, code, message.rstrip("."))
+            raise Retryable(platform, method, path, status, code, message)
+        if own or (code is not None and code.startswith(own_prefix)):
+            raise ApiError(platform, method, path, status, code, message)
         if status in (401, 403):  # a gateway refusing the credentials (APIG.1002 ...) still means "auth"
             raise ApiError(platform, method, path, status, code,
-                           f"{message.rstrip('.')} ({url}); check {credentials} and `{endpoint_key}`")
-        raise EndpointError(platform, method, url, status, code, body_summary(response, body), endpoint_key)
+                           f"{message} ({url}); check {credentials} and `{ENDPOINT_KEY}`")
+        raise EndpointError(platform, method, url, status, code, body_summary(response, body), ENDPOINT_KEY)
 
     return decode
 
 
-decode = decode_for(contract.PLATFORM, ENDPOINT_KEY, "ModelArts.")
-decode_signed = decode_for(contract.PLATFORM, ENDPOINT_KEY, "ModelArts.", AKSK_KEYS)
 AOM_PLATFORM = "Huawei AOM"
 
 
@@ -96,24 +93,6 @@ def aom_endpoint(modelarts_endpoint: str) -> str:
     return modelarts_endpoint.rstrip("/")
 
 
-def decode_aom(credentials: str) -> transport.Decoder:
-    """AOM answers Prometheus' `{status, data}`, and its errors `{status: "error", errorType, error}` (or a
-    Huawei `{error_code, error_msg}`)."""
-    huawei = decode_for(AOM_PLATFORM, ENDPOINT_KEY, "AOM.", credentials)
-
-    def decode(response: httpx.Response, method: str, path: str) -> Any:
-        body = json_body(response)
-        if not response.is_success and isinstance(body, dict) and body.get("status") == "error":
-            status = response.status_code
-            message = cut(str(body.get("error") or body.get("errorType") or "error"), MAX_TEXT)
-            if status in transport.RETRY_STATUSES:
-                raise Retryable(AOM_PLATFORM, method, path, status, None, message)
-            raise ApiError(AOM_PLATFORM, method, path, status, str(body.get("errorType") or "") or None, message)
-        return huawei(response, method, path)
-
-    return decode
-
-
 class ModelArtsClient:
     """Thread-safe: one per settings in a provider process, shared by its threads."""
 
@@ -121,19 +100,13 @@ class ModelArtsClient:
         self.policy = transport.Policy.of(settings)
         endpoint = settings.require("modelarts_endpoint", "Huawei ModelArts")
         # AK/SK when set (signed calls, no token fetched); otherwise IAM password tokens.
-        self.auth: AkSkAuth | IamTokenAuth
-        if settings.uses_aksk:
-            self.auth = AkSkAuth(settings, self.policy)
-            self._resolve_project = self.auth.resolve_project_id
-            self._decode = decode_signed
-        else:
-            self.auth = IamTokenAuth(settings, self.policy)
-            self._resolve_project = self.auth.project_id
-            self._decode = decode
+        self.auth: AkSkAuth | IamTokenAuth = (AkSkAuth if settings.uses_aksk else IamTokenAuth)(settings, self.policy)
+        credentials = AKSK_KEYS if settings.uses_aksk else "the Huawei credentials"
+        self._decode = decode_for(contract.PLATFORM, "ModelArts.", credentials)
         self.http = http or transport.new_client(endpoint, self.policy, self.auth)
         self._aom_endpoint = aom_endpoint(endpoint)
         self._aom_http = self.http if http is not None or self._aom_endpoint == endpoint.rstrip("/") else None
-        self._decode_aom = decode_aom(AKSK_KEYS if settings.uses_aksk else "the Huawei credentials")
+        self._decode_aom = decode_for(AOM_PLATFORM, "AOM.", credentials, prometheus=True)
         self._project_id: str | None = None
         self._lock = threading.Lock()
 
@@ -141,7 +114,7 @@ class ModelArtsClient:
     def project_id(self) -> str:
         with self._lock:
             if self._project_id is None:
-                self._project_id = self._resolve_project()
+                self._project_id = self.auth.resolve_project_id()
             return self._project_id
 
     def _path(self, template: str, **parts: str) -> str:
@@ -155,8 +128,8 @@ class ModelArtsClient:
         return read(model, self._call(method, path, **kwargs), platform=contract.PLATFORM, call=f"{method} {path}")
 
     def _create(self, model: type[Answer], path: str, body: dict[str, Any], noun: str) -> dict[str, Any]:
-        """POST a create; an answer that cannot be read may hide a committed create: AmbiguousOutcome,
-        so the caller looks the object up by name before sending it again."""
+        """POST a create, never retried blindly; an answer that cannot be read may hide a committed create:
+        AmbiguousOutcome, so the caller looks the object up by name before sending it again."""
         try:
             return self._read(model, "POST", path, json=body, idempotent=False)
         except (UnexpectedAnswer, EndpointError) as err:
@@ -174,7 +147,6 @@ class ModelArtsClient:
 
     # ----- algorithms ----------------------------------------------------------------------------
     def create_algorithm(self, body: dict[str, Any]) -> dict[str, Any]:
-        """POST; never retried blindly (a lost or unreadable answer raises AmbiguousOutcome)."""
         return self._create(answers.Algorithm, self._path(contract.ALGORITHMS), body, "algorithm")
 
     def algorithm(self, algorithm_id: str) -> dict[str, Any]:
@@ -184,31 +156,20 @@ class ModelArtsClient:
         """Full-body PUT (lists sent empty are cleared); answers 201 with the algorithm (or nothing)."""
         path = self._path(contract.ALGORITHM, id=algorithm_id)
         data = self._call("PUT", path, json=body)
-        if data is None or data == {}:
-            return {}
-        return read(answers.Algorithm, data, platform=contract.PLATFORM, call=f"PUT {path}")
+        return {} if data in (None, {}) else read(answers.Algorithm, data, platform=contract.PLATFORM,
+                                                  call=f"PUT {path}")
 
     def delete_algorithm(self, algorithm_id: str) -> None:
         self._call("DELETE", self._path(contract.ALGORITHM, id=algorithm_id))
 
     def find_algorithms(self, name: str) -> list[dict[str, Any]]:
-        """Algorithms named exactly `name` (the list's `searches=name:` matches substrings). Raises on
-        any answer that is not an algorithm page: an empty list means "none", never "could not tell"."""
-        found: list[dict[str, Any]] = []
-        offset = 0
-        path = self._path(contract.ALGORITHMS)
-        while True:
-            params = {"offset": offset, "limit": contract.PAGE_LIMIT, "searches": f"name:{name}"}
-            page = parse(answers.AlgorithmPage, self._call("GET", path, params=params),
-                         platform=contract.PLATFORM, call=f"GET {path}")
-            found += [plain(a) for a in page.items if a.metadata.name == name]
-            offset += len(page.items)
-            if len(page.items) < contract.PAGE_LIMIT or offset >= (page.total or 0):
-                return found
+        """Algorithms named exactly `name` (the list's `searches=name:` matches substrings)."""
+        pages = self._listed(answers.AlgorithmPage, "GET", self._path(contract.ALGORITHMS), lambda n: {"params": {
+            "offset": n * contract.PAGE_LIMIT, "limit": contract.PAGE_LIMIT, "searches": f"name:{name}"}})
+        return [a for a in pages if a["metadata"].get("name") == name]
 
     # ----- training jobs -------------------------------------------------------------------------
     def create_job(self, body: dict[str, Any]) -> dict[str, Any]:
-        """POST; never retried blindly (a lost or unreadable answer raises AmbiguousOutcome)."""
         return self._create(answers.Job, self._path(contract.JOBS), body, "training job")
 
     def job(self, job_id: str) -> dict[str, Any]:
@@ -244,28 +205,27 @@ class ModelArtsClient:
         return [job for job in self.search_jobs(name) if job["metadata"].get("name") == name]
 
     def search_jobs(self, name_prefix: str = "", phase: str | None = None) -> list[dict[str, Any]]:
-        """Jobs whose name starts with `name_prefix` (and in `phase`), newest first, as search rows
-        (`offset` is a page index here). The search's `like` filter matches anywhere in the name: the
-        prefix is checked here too."""
-        found: list[dict[str, Any]] = []
-        page_no = 0
-        path = self._path(contract.JOB_SEARCHES)
+        """Jobs whose name starts with `name_prefix` (and in `phase`: `modelarts.list_training_jobs`), newest
+        first, as search rows (`offset` is a page index here). The search's `like` filter matches anywhere in
+        the name: the prefix is checked here too."""
         filters = [{"key": "name", "operator": "like", "value": [name_prefix]}] if name_prefix else []
         if phase:
             filters.append({"key": "phase", "operator": "in", "value": [phase]})
-        while True:
-            body = {"offset": page_no, "limit": contract.PAGE_LIMIT, "sort_by": "create_time", "order": "desc",
-                    "filters": filters}
-            page = parse(answers.JobPage, self._call("POST", path, json=body),
-                         platform=contract.PLATFORM, call=f"POST {path}")
-            for row in map(plain, page.items):
-                status = row.get("status")
-                job_phase = status.get("phase") if isinstance(status, dict) else None
-                if str(row["metadata"].get("name") or "").startswith(name_prefix) and (not phase or job_phase == phase):
-                    found.append(row)
-            page_no += 1
-            if len(page.items) < contract.PAGE_LIMIT or page_no * contract.PAGE_LIMIT >= (page.total or 0):
-                return found
+        rows = self._listed(answers.JobPage, "POST", self._path(contract.JOB_SEARCHES), lambda n: {"json": {
+            "offset": n, "limit": contract.PAGE_LIMIT, "sort_by": "create_time", "order": "desc", "filters": filters}})
+        return [row for row in rows if str(row["metadata"].get("name") or "").startswith(name_prefix)
+                and (not phase or (isinstance(row.get("status"), dict) and row["status"].get("phase") == phase))]
+
+    def _listed(self, model: type[Answer], method: str, path: str,
+                request: Callable[[int], dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        """The items of a paged list, `request(n)` giving the arguments of page n, up to a short or the last
+        page. Raises on any answer that is not a page: an empty list means "none", never "could not tell"."""
+        for n in itertools.count():
+            page = read(model, self._call(method, path, **request(n)), platform=contract.PLATFORM,
+                        call=f"{method} {path}")
+            yield from page["items"]
+            if len(page["items"]) < contract.PAGE_LIMIT or (n + 1) * contract.PAGE_LIMIT >= (page.get("total") or 0):
+                return
 
     def _when_ready(self, model: type[M], path: str, **kwargs: Any) -> M | None:
         """GET a task's logs or metrics, checked against `model`; None while they are not ready (ModelArts'
@@ -285,18 +245,9 @@ class ModelArtsClient:
 
     def events(self, job_id: str, limit: int = contract.EVENTS_LIMIT) -> list[dict[str, Any]]:
         """The job's latest `limit` events, oldest first."""
-        path = self._path(contract.JOB_EVENTS, id=job_id)
-        data = self._call("GET", path, params={"offset": 0, "limit": min(limit, contract.EVENTS_LIMIT),
-                                                "order": "desc"})
-        page = parse(answers.EventPage, data, platform=contract.PLATFORM, call=f"GET {path}")
-        return [plain(e) for e in reversed(page.events)]
-
-    def log_url(self, job_id: str, task: str) -> str | None:
-        """A temporary preview link to a task's log; None while the logs are not ready."""
-        path = self._path(contract.JOB_LOG_URL, id=job_id, task=task)
-        page = self._when_ready(answers.LogUrl, path, headers={"Content-Type": "text/plain"})
-        url = plain(page).get("obs_url") if page is not None else None  # 204: not ready yet
-        return str(url) if url else None
+        page = self._read(answers.EventPage, "GET", self._path(contract.JOB_EVENTS, id=job_id),
+                          params={"offset": 0, "limit": min(limit, contract.EVENTS_LIMIT), "order": "desc"})
+        return list(reversed(page["events"]))
 
     def metrics(self, job_id: str, task: str) -> list[dict[str, Any]] | None:
         """Per-minute samples per metric ({metric, value[]}); None while not ready."""
@@ -305,10 +256,9 @@ class ModelArtsClient:
 
     def ft_artifacts(self, job_id: str) -> list[dict[str, Any]]:
         """A fine-tune job's artifacts (ListFtArtifacts): its final artifact names the trained model."""
-        path = self._path(contract.JOB_FT_ARTIFACTS, id=job_id)
-        data = self._call("GET", path, params={"offset": 0, "limit": 100})
-        page = parse(answers.FtArtifacts, data, platform=contract.PLATFORM, call=f"GET {path}")
-        return [plain(a) for a in page.artifact_info]
+        page = self._read(answers.FtArtifacts, "GET", self._path(contract.JOB_FT_ARTIFACTS, id=job_id),
+                          params={"offset": 0, "limit": 100})
+        return list(page.get("artifact_info") or [])
 
     def custom_metric(self, job_id: str, metric: str, start: float, end: float) -> float | None:
         """The latest sample of a job's custom metric in AOM between `start` and `end` (epoch seconds), of
@@ -323,15 +273,6 @@ class ModelArtsClient:
         params = {"query": query, "start": str(int(start)), "end": str(int(end) + 1), "step": str(step)}
         data = transport.call(http, "GET", path, self._decode_aom, self.policy, params=params)
         answer = parse(answers.PromAnswer, data, platform=AOM_PLATFORM, call=f"GET {path}")
-        if answer.status != "success":
-            raise UnexpectedAnswer(AOM_PLATFORM, f"GET {path}", f"status is {answer.status!r}, not 'success'")
-        latest: tuple[float, float] | None = None
-        for series in answer.data.result if answer.data is not None else []:
-            for at, text in series.values:
-                try:
-                    value = float(text)
-                except ValueError:
-                    continue
-                if not math.isnan(value) and (latest is None or at >= latest[0]):  # NaN: no data
-                    latest = (float(at), value)
-        return None if latest is None else latest[1]
+        samples = [(at, value) for series in (answer.data.result if answer.data is not None else [])
+                   for at, value in series.values if not math.isnan(value)]  # NaN: no data
+        return max(reversed(samples), key=lambda sample: sample[0])[1] if samples else None  # the last of a time

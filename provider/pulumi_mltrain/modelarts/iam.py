@@ -12,9 +12,10 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
@@ -67,30 +68,24 @@ def forget_tokens() -> None:
         _CACHE.clear()
 
 
-def _parse_time(value: Any) -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
+def _moment(value: Any, parse: Callable[[str], datetime]) -> float | None:
+    """`value` read by `parse` as epoch seconds; None when it is not a string `parse` reads."""
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
+        return parse(value).timestamp() if isinstance(value, str) and value else None
+    except (TypeError, ValueError):
         return None
 
 
 def lifetime(body: Any, date_header: str | None = None) -> float:
-    """Seconds a token is valid, from its own issued_at/expires_at (immune to clock skew)."""
+    """Seconds a token is valid, from its own issued_at/expires_at (immune to clock skew); without
+    issued_at, from the answer's Date header, else this machine's clock."""
     token = body.get("token", {}) if isinstance(body, dict) else {}
-    expires = _parse_time(token.get("expires_at"))
-    issued = _parse_time(token.get("issued_at"))
-    if issued is None and date_header:
-        try:
-            from email.utils import parsedate_to_datetime
-
-            issued = parsedate_to_datetime(date_header).timestamp()
-        except (TypeError, ValueError):
-            issued = None
+    expires = _moment(token.get("expires_at"), datetime.fromisoformat)
     if expires is None:
         return _UNKNOWN_LIFETIME
-    return max(0.0, expires - (issued if issued is not None else time.time()))
+    issued = (_moment(token.get("issued_at"), datetime.fromisoformat) or _moment(date_header, parsedate_to_datetime)
+              or time.time())
+    return max(0.0, expires - issued)
 
 
 def refresh_after(seconds: float) -> float:
@@ -104,8 +99,7 @@ def _iam_error(body: Any) -> tuple[str | None, str | None]:
         return None, None
     err = body.get("error")
     if isinstance(err, dict) and ("code" in err or "message" in err):
-        code = err.get("code")
-        text = err.get("message") or err.get("title")
+        code, text = err.get("code"), err.get("message") or err.get("title")
         return (str(code) if isinstance(code, str | int) else None), (str(text) if text is not None else "")
     code = body.get("error_code")
     if isinstance(code, str) and code.startswith("IAM."):
@@ -115,17 +109,12 @@ def _iam_error(body: Any) -> tuple[str | None, str | None]:
 
 
 def decode_token(response: httpx.Response, method: str, path: str) -> dict[str, Any]:
-    """IAM's answer: 201 with the token in X-Subject-Token, or an error for people.
-
-    An answer that is neither a token nor one of IAM's own errors (a plain 404, an API gateway's
-    APIG.xxxx, an HTML page) did not come from IAM: EndpointError naming `mltrain:huaweiIamEndpoint`.
-    """
-    call = f"{method} {path}"
-    url = full_url(response, path)
-    body = json_body(response)
+    """IAM's answer: 201 with the token in X-Subject-Token (an HTML page did not come from IAM:
+    EndpointError naming `mltrain:huaweiIamEndpoint`), or `_failure`."""
+    call, body = f"{method} {path}", json_body(response)
     if response.is_success:
         if body is NOT_JSON and looks_like_a_page(response):
-            raise EndpointError(contract.IAM_PLATFORM, method, url, response.status_code, None,
+            raise EndpointError(contract.IAM_PLATFORM, method, full_url(response, path), response.status_code, None,
                                 body_summary(response, body), ENDPOINT_KEY)
         answer = plain(parse(answers.TokenAnswer, body, platform=contract.IAM_PLATFORM, call=call))
         token = response.headers.get(contract.TOKEN_HEADER)
@@ -134,43 +123,50 @@ def decode_token(response: httpx.Response, method: str, path: str) -> dict[str, 
         project = answer["token"].get("project") or {}
         return {"token": token, "lifetime": lifetime(answer, response.headers.get("Date")),
                 "project_id": project.get("id")}
+    raise _failure(response, method, path, body, CREDENTIAL_KEYS)
+
+
+def _failure(response: httpx.Response, method: str, path: str, body: Any, credentials: str) -> ApiError:
+    """The error of an IAM call that failed: a gateway's refusal of the credentials, or IAM's own 401, names
+    the `credentials` to check; retried when transient; any other body that is not IAM's own error did not
+    come from IAM (EndpointError naming its endpoint key)."""
     status = response.status_code
     code, message = _iam_error(body)
+    gateway = body.get("error_code") if isinstance(body, dict) else None
+    if status in (401, 403) and isinstance(gateway, str) and gateway.startswith(("APIG.", "APIGW.")):
+        # The API gateway refused the credentials (APIG.0301 / APIGW.0301 ...).
+        message = cut(str(body.get("error_msg") or ""), MAX_TEXT).rstrip(".")
+        return ApiError(contract.IAM_PLATFORM, method, path, status, gateway,
+                        f"{message}: check {credentials}{ROTATION_HINT}")
     if status in transport.RETRY_STATUSES:
-        raise Retryable(contract.IAM_PLATFORM, method, path, status, code, message or response.reason_phrase)
+        return Retryable(contract.IAM_PLATFORM, method, path, status, code, message or response.reason_phrase)
     if message is None:
         foreign = str(body["error_code"]) if isinstance(body, dict) and body.get("error_code") else None
-        raise EndpointError(contract.IAM_PLATFORM, method, url, status, foreign, body_summary(response, body),
-                            ENDPOINT_KEY)
+        return EndpointError(contract.IAM_PLATFORM, method, full_url(response, path), status, foreign,
+                             body_summary(response, body), ENDPOINT_KEY)
     message = cut(message or response.reason_phrase, MAX_TEXT)
     if status == 401:
-        message = f"{message} (check {CREDENTIAL_KEYS}{ROTATION_HINT})"
+        message = f"{message} (check {credentials}{ROTATION_HINT})"
     elif status in (400, 404) and "project" in message.lower():
         message = f"{message} (check mltrain:huaweiProjectName / mltrain:huaweiProjectId)"
-    raise ApiError(contract.IAM_PLATFORM, method, path, status, code if code != str(status) else None, message)
+    return ApiError(contract.IAM_PLATFORM, method, path, status, code if code != str(status) else None, message)
 
 
 class IamTokenAuth(httpx.Auth):
     """Adds `X-Auth-Token` to every request; safe to share between threads."""
 
-    def __init__(self, settings: Settings, policy: transport.Policy, http: httpx.Client | None = None) -> None:
+    def __init__(self, settings: Settings, policy: transport.Policy) -> None:
         purpose = "Huawei ModelArts (IAM token)"
-        self._endpoint = settings.require("iam_endpoint", purpose)
-        self._user = settings.require("user", purpose)
-        self._domain = settings.require("domain", purpose)
-        self._password = settings.require("password", purpose)
-        self._project_name = settings.project_name
-        self._project_id = settings.project_id
+        self._endpoint, self._user, self._domain, self._password = (
+            settings.require(key, purpose) for key in ("iam_endpoint", "user", "domain", "password"))
+        self._project_name, self._project_id = settings.project_name, settings.project_id
         if not self._project_name and not self._project_id:
             settings.require("project_name", purpose)  # raises a ConfigError that says what to set
         self._policy = policy
-        self._http = http or transport.new_client(self._endpoint, policy)
+        self._http = transport.new_client(self._endpoint, policy)
         secret = hashlib.sha256(self._password.encode()).hexdigest()[:16]
         self._key = (self._endpoint.rstrip("/"), self._user, self._domain,
                      self._project_name or "", self._project_id or "", secret)
-
-    def __repr__(self) -> str:
-        return f"IamTokenAuth({self._endpoint!r}, user={self._user!r}, domain={self._domain!r})"
 
     def _body(self) -> dict[str, Any]:
         project = {"name": self._project_name} if self._project_name else {"id": self._project_id}
@@ -198,14 +194,7 @@ class IamTokenAuth(httpx.Auth):
             entry.project_id = got.get("project_id") or entry.project_id
             return entry.value
 
-    def invalidate(self, used: str) -> None:
-        """Forget `used` unless another thread has already replaced it."""
-        entry = _entry(self._key)
-        with entry.lock:
-            if entry.value == used:
-                entry.value = None
-
-    def project_id(self) -> str:
+    def resolve_project_id(self) -> str:
         """The configured project ID, or the one IAM scoped the token to."""
         if self._project_id:
             return self._project_id
@@ -215,56 +204,34 @@ class IamTokenAuth(httpx.Auth):
             raise ConfigError("IAM did not say which project the token is for: set mltrain:huaweiProjectId")
         return found
 
-    def sync_auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         used = self.token()
         request.headers[contract.AUTH_HEADER] = used
         response = yield request
         if response.status_code == 401:
-            self.invalidate(used)
+            entry = _entry(self._key)
+            with entry.lock:
+                if entry.value == used:  # unless another thread has already replaced it
+                    entry.value = None
             request.headers[contract.AUTH_HEADER] = self.token()
             yield request
-
-    async def async_auth_flow(self, request: httpx.Request) -> Any:  # pragma: no cover - sync only
-        raise NotImplementedError("IamTokenAuth supports synchronous clients only")
-        yield request
 
 
 # ----- AK/SK ---------------------------------------------------------------------------------------
 AKSK_KEYS = "mltrain:huaweiAccessKey / mltrain:huaweiSecretKey (and mltrain:huaweiSecurityToken for a temporary key)"
 
 
-def gateway_refusal(body: Any) -> tuple[str, str] | None:
-    """(code, message) when the API gateway refused the signature (APIG.0301 / APIGW.0301 ...)."""
-    if not isinstance(body, dict):
-        return None
-    code, message = body.get("error_code"), body.get("error_msg")
-    if isinstance(code, str) and code.startswith(("APIG.", "APIGW.")):
-        return code, cut(str(message or ""), MAX_TEXT)
-    return None
-
-
 def decode_projects(response: httpx.Response, method: str, path: str) -> list[dict[str, Any]]:
     """IAM's project list: `{"projects": [{"id", "name", ...}]}`, or an error for people."""
-    call = f"{method} {path}"
     body = json_body(response)
-    status = response.status_code
     if response.is_success:
         projects = body.get("projects") if isinstance(body, dict) else None
         if not isinstance(projects, list) or not all(isinstance(p, dict) and isinstance(p.get("id"), str)
                                                      for p in projects):
-            raise UnexpectedAnswer(contract.IAM_PLATFORM, call, "projects should be an array of {id, name}")
+            raise UnexpectedAnswer(contract.IAM_PLATFORM, f"{method} {path}",
+                                   "projects should be an array of {id, name}")
         return [dict(p) for p in projects]
-    if status in transport.RETRY_STATUSES:
-        raise Retryable(contract.IAM_PLATFORM, method, path, status, None, response.reason_phrase)
-    refused = gateway_refusal(body)
-    if refused is not None and status in (401, 403):
-        raise ApiError(contract.IAM_PLATFORM, method, path, status, refused[0],
-                       f"{refused[1].rstrip('.')}: check {AKSK_KEYS}{ROTATION_HINT}")
-    code, text = _iam_error(body)
-    if text is None:
-        raise EndpointError(contract.IAM_PLATFORM, method, full_url(response, path), status, code,
-                            body_summary(response, body), ENDPOINT_KEY)
-    raise ApiError(contract.IAM_PLATFORM, method, path, status, code, cut(text, MAX_TEXT))
+    raise _failure(response, method, path, body, AKSK_KEYS)
 
 
 class AkSkAuth(signer.Signer):
@@ -285,9 +252,6 @@ class AkSkAuth(signer.Signer):
             self._iam_endpoint = settings.require("iam_endpoint", f"{purpose}, to look up the project ID")
         self._policy = policy
         self._lock = threading.Lock()
-
-    def __repr__(self) -> str:
-        return f"AkSkAuth(access_key={self.access_key!r}, project_id={self.project_id!r})"
 
     def resolve_project_id(self) -> str:
         """The project ID: configured, or IAM's `GET /v3/projects?name=` (signed) once."""

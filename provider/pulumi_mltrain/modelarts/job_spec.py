@@ -230,17 +230,15 @@ class TrainingJobSpec(RunControl):
         if self.algorithm_id:
             out += [(f, "cannot be combined with algorithm_id: the algorithm brings its own code and engine")
                     for f in inline]
-        elif not inline and self.train_type and self.base_asset_id:
-            pass  # a fine-tune of a model asset: ModelArts brings the training code of the asset
-        elif not inline:
+        elif inline:
+            out += code_problems(self)
+        elif not (self.train_type and self.base_asset_id):  # a fine-tune of a model asset brings its own code
             out.append(("algorithm_id", "is required, or inline code: code_dir + boot_file with an engine, "
                                         "or image_url with a command"))
-        else:
-            out += code_problems(self)
         out += duplicate_names({"inputs": self.inputs, "outputs": self.outputs})
         if self.checkpoint is not None:
-            taken = [*(f"inputs[{i}]" for i, x in enumerate(self.inputs) if x.name == self.checkpoint.name),
-                     *(f"outputs[{i}]" for i, y in enumerate(self.outputs) if y.name == self.checkpoint.name)]
+            taken = [f"{field}[{i}]" for field in ("inputs", "outputs")
+                     for i, channel in enumerate(getattr(self, field)) if channel.name == self.checkpoint.name]
             out += [("checkpoint.name", f"{self.checkpoint.name} is already used by {where}: a checkpoint is a "
                                         "channel of its own") for where in taken]
         out += duplicate_names({"parameters": self.parameters})

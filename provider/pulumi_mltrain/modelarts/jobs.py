@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection
+from contextlib import suppress
 from typing import Any
 
 from .. import deadline
@@ -30,13 +31,10 @@ from .models import SuccessCriterion
 from .tags import as_map, mark_in, tag_value
 
 Job = dict[str, Any]
-# Log lines in the progress of a wait: at most LOG_LINES new lines (each cut to LOG_WIDTH characters)
-# of the job's first task, looked up at most every LOG_EVERY seconds per wait.
 LOG_LINES, LOG_WIDTH, LOG_EVERY = 3, 200, 10.0
 # How long a success_criteria check looks for metrics that are not ready yet (ModelArts.2777) after the job
 # Completed, at most (never past the create deadline).
 METRICS_GRACE = 60.0
-BUSY = contract.TERMINABLE | {contract.TERMINATING}
 
 
 def stop(api: ModelArtsClient, object_id: str) -> Stop:
@@ -61,12 +59,8 @@ def delete(api: ModelArtsClient, object_id: str) -> None:
 
 def named(api: ModelArtsClient, name: str) -> list[Named]:
     """Jobs of the name (one at most: ModelArts names are unique), with their marks (`owner_of`)."""
-    out = []
-    for row in api.find_jobs(name):
-        job_id = str((row.get("metadata") or {}).get("id"))
-        tags = api.job_tags(job_id)
-        out.append(Named(job_id, owner_of(api, job_id, tags), record=contract.RECORD_KEPT in as_map(tags)))
-    return out
+    return [Named(job_id, owner_of(api, job_id, tags), record=contract.RECORD_KEPT in as_map(tags))
+            for job_id in map(id_of, api.find_jobs(name)) for tags in [api.job_tags(job_id)]]
 
 
 def owner_of(api: ModelArtsClient, job_id: str, tags: list[dict[str, Any]] | None = None) -> Mark | None:
@@ -81,25 +75,22 @@ def get(api: ModelArtsClient, job_id: str) -> Job:
 
 
 def listing(api: ModelArtsClient, name: str) -> list[tuple[str, str]]:
-    return [(str((job.get("metadata") or {}).get("id")), phase(job)) for job in api.find_jobs(name)]
+    return [(id_of(job), phase(job)) for job in api.find_jobs(name)]
 
 
 def settled(state: str) -> bool:
-    return state not in BUSY
+    return state not in contract.TERMINABLE and state != contract.TERMINATING
 
 
 def records(api: ModelArtsClient, owner: Mark, name: str) -> list[Kept]:
     """The kept records of `owner` among the jobs whose names the runs of `name` have (`Mark.name_stem`)."""
     out: list[Kept] = []
     for row in api.search_jobs(owner.name_stem(name)):
-        metadata = row.get("metadata") or {}
-        job_id = str(metadata.get("id"))
-        tags = api.job_tags(job_id)
+        tags = api.job_tags(id_of(row))
         values = as_map(tags)
-        if mark_in(tags) != owner or contract.RECORD_KEPT not in values:
-            continue
-        out.append(Kept(job_id, str(metadata.get("name") or ""), phase(row), created_at(row),
-                        values.get(contract.RECORD_REASON) or None, values.get(contract.RECORD_REPLACED_BY) or None))
+        if mark_in(tags) == owner and contract.RECORD_KEPT in values:
+            reason, by = values.get(contract.RECORD_REASON) or None, values.get(contract.RECORD_REPLACED_BY) or None
+            out.append(Kept(id_of(row), name_of(row), phase(row), created_at(row), reason, by))
     return out
 
 
@@ -116,8 +107,7 @@ def marked(api: ModelArtsClient, recorded: Collection[str], keep: Callable[[str,
     what a run history shows too (the job's detail and its first task's metrics: two calls a job)."""
     out: list[MarkedRun] = []
     for row in api.search_jobs():
-        metadata = row.get("metadata") or {}
-        job_id = str(metadata.get("id"))
+        metadata, job_id = row.get("metadata") or {}, id_of(row)
         if job_id in recorded:
             continue
         # Tags since 0.2; 0.1.x kept the mark in the annotations.
@@ -143,24 +133,15 @@ def history_facts(api: ModelArtsClient, job_id: str, tags: dict[str, str]) -> di
         job = api.job(job_id)
     except MltrainError:
         return said
-    status, spec = job.get("status") or {}, job.get("spec") or {}
-    start, duration = status.get("start_time"), status.get("duration")
-    started = start / 1000 if isinstance(start, int | float) and start > 0 else None
-    ended = started + duration / 1000 if started is not None and isinstance(duration, int | float) \
-        and phase(job) in contract.SETTLED else None
+    spec = job.get("spec") or {}
+    started, ended = (None if ms is None else ms / 1000 for ms in _span(job))
     resource = spec.get("resource") or {}
     gpus = None
     if resource.get("flavor_id"):
-        try:
+        with suppress(MltrainError):
             counted = job_costs(flavors(api), str(resource["flavor_id"]), int(resource.get("node_count") or 1))
-        except MltrainError:
-            counted = {}
-        gpus = counted.get("gpu_count") if isinstance(counted.get("gpu_count"), int) else None
-    tasks = tasks_of(job)
-    try:
-        final = metrics_summary(api.metrics(job_id, tasks[0])) or None if tasks else None
-    except MltrainError:
-        final = None
+            gpus = counted["gpu_count"] if isinstance(counted.get("gpu_count"), int) else None
+    final = outputs(api, job)["metrics_summary"]
     exported = spec.get("log_export_path") or {}
     path = exported.get("obs_url") if isinstance(exported, dict) else None
     logs = f"obs:/{path}" if path else f"ModelArts (modelarts.getTrainingJobLogs {job_id})"
@@ -198,20 +179,15 @@ def gate(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str, remote: Jo
     api_metrics = dict(seen)
     custom, custom_problem = custom_finals(api, object_id, remote, sorted({c.metric for c in criteria if c.custom}))
     seen.update(custom)
-
-    def no_data(c: SuccessCriterion) -> str:
-        why = custom_problem if c.custom else problem
-        return f"{c.metric} has no data ({why}); the criterion is {c.words()}"
-
-    misses = [no_data(c) if c.metric not in seen else f"{c.metric} was {seen[c.metric]:g}, the criterion is {c.words()}"
+    misses = [f"{c.metric} was {seen[c.metric]:g}, the criterion is {c.words()}" if c.metric in seen else
+              f"{c.metric} has no data ({custom_problem if c.custom else problem}); the criterion is {c.words()}"
               for c in criteria if c.metric not in seen or not c.holds(seen[c.metric])]
     outs: Outs = {"final_metrics": seen or None, "success_criteria_met": not misses}
     if api_metrics:
         outs["metrics_summary"] = api_metrics
-    if not misses:
-        return outs, None
     task = f" of task {tasks[0]}" if tasks and any(not c.custom for c in criteria) else ""
-    return outs, f"Completed but missed its success_criteria (final metrics{task}): " + "; ".join(misses)
+    why = f"Completed but missed its success_criteria (final metrics{task}): {'; '.join(misses)}"
+    return outs, why if misses else None
 
 
 def custom_finals(api: ModelArtsClient, object_id: str, job: Job, names: list[str]) -> tuple[dict[str, float], str]:
@@ -219,14 +195,11 @@ def custom_finals(api: ModelArtsClient, object_id: str, job: Job, names: list[st
     creation, to its end and a minute more), and the words for a metric that has none."""
     if not names:
         return {}, ""
-    status, metadata = job.get("status") or {}, job.get("metadata") or {}
-    started = status.get("start_time") or metadata.get("create_time")
-    if not isinstance(started, int | float) or isinstance(started, bool) or started <= 0:
+    status = job.get("status") or {}
+    started = _ms(status.get("start_time")) or _ms((job.get("metadata") or {}).get("create_time"))
+    if started is None:
         return {}, "the job reports no start time to read AOM from"
-    duration = status.get("duration")
-    start = started / 1000
-    end = start + (duration / 1000 if isinstance(duration, int | float) and not isinstance(duration, bool)
-                   else 0) + contract.AOM_STEP
+    start, end = started / 1000, (started + (_ms(status.get("duration")) or 0)) / 1000 + contract.AOM_STEP
     out: dict[str, float] = {}
     try:
         for name in names:
@@ -238,14 +211,13 @@ def custom_finals(api: ModelArtsClient, object_id: str, job: Job, names: list[st
     return out, "AOM holds no sample of it for this job: does its custom_metrics collection report it?"
 
 
-def models(api: ModelArtsClient, job_id: str, say: Callable[[str], None] | None = None) -> Outs:
+def models(api: ModelArtsClient, job_id: str, say: Callable[[str], None] = lambda _: None) -> Outs:
     """A completed fine-tune job's model: the final artifact's ID (the trained model) and, once it was
     published, the model asset's ID. Empty when there is none yet or the artifacts cannot be read (said)."""
     try:
         rows = api.ft_artifacts(job_id)
     except MltrainError as err:
-        if say is not None:
-            say(f"job {job_id}: its fine-tune artifacts could not be read: {err}")
+        say(f"job {job_id}: its fine-tune artifacts could not be read: {err}")
         return {}
     finals = [r for r in rows if r.get("artifact_type") == contract.FINAL_ARTIFACT]
     final = next((r for r in finals if r.get("is_best")), finals[0] if finals else None)
@@ -256,8 +228,8 @@ def models(api: ModelArtsClient, job_id: str, say: Callable[[str], None] | None 
 
 def notes(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str) -> Callable[[Job], str | None]:
     """The newest log lines of the job's first task while it runs: at most LOG_LINES lines not said
-    before, looked up at most every LOG_EVERY seconds (one log call), so a long wait shows the
-    training's progress, not just its phase. A log that cannot be read is skipped."""
+    before (each cut to LOG_WIDTH characters), looked up at most every LOG_EVERY seconds (one log call),
+    so a long wait shows the training's progress, not just its phase. A log that cannot be read is skipped."""
     said: list[str] = []
     next_look = [0.0]
 
@@ -278,21 +250,20 @@ def notes(api: ModelArtsClient, spec: TrainingJobSpec, object_id: str) -> Callab
     return note
 
 def outputs(api: ModelArtsClient, job: Job, *, metrics: bool = True, fine_tune: bool = False,
-            say: Callable[[str], None] | None = None) -> Outs:
+            say: Callable[[str], None] = lambda _: None) -> Outs:
     """The recorded outputs of `job`, with the metrics of its first task (`metrics`: once it has any) and,
     for a fine-tune job (`fine_tune`) that has Completed, its model's IDs; metrics and artifacts that cannot
     be read are said (`say`) and left out."""
-    status = job.get("status") or {}
-    metadata = job.get("metadata") or {}
-    job_id = str(metadata.get("id"))
-    now = phase(job)
-    tasks = tasks_of(job)
+    status, metadata = job.get("status") or {}, job.get("metadata") or {}
+    job_id, now, tasks = id_of(job), phase(job), tasks_of(job)
+    start, end = _span(job)
     out: Outs = {
         "job_id": job_id,
         "phase": now,
         "secondary_phase": status.get("secondary_phase"),
         "duration_ms": status.get("duration"),
-        **_run_times(status, now),
+        "start_time": from_epoch_ms(start),
+        "end_time": from_epoch_ms(end),
         "task_statuses": [{"task": str(row.get("task") or ""), "exit_code": row.get("exit_code"),
                            "message": row.get("message") or None}
                           for row in status.get("task_statuses") or [] if isinstance(row, dict)] or None,
@@ -306,22 +277,25 @@ def outputs(api: ModelArtsClient, job: Job, *, metrics: bool = True, fine_tune: 
         try:
             out["metrics_summary"] = metrics_summary(api.metrics(job_id, tasks[0])) or None
         except MltrainError as err:
-            if say is not None:
-                say(f"job {job_id}: logs/metrics not available: {err}")
+            say(f"job {job_id}: logs/metrics not available: {err}")
     if fine_tune and now == contract.COMPLETED:
         out.update(models(api, job_id, say))
     return out
 
 
-def _run_times(status: dict[str, Any], now: str) -> dict[str, str | None]:
-    """start_time from ModelArts' epoch milliseconds (0 before the job starts); end_time derived from it
-    and the duration once the job has ended, since ModelArts reports no end time."""
-    raw, duration = status.get("start_time"), status.get("duration")
-    start = from_epoch_ms(raw)
-    end = None
-    if now in contract.SETTLED and start is not None and isinstance(raw, int) and isinstance(duration, int):
-        end = from_epoch_ms(raw + duration)
-    return {"start_time": start, "end_time": end}
+def _ms(value: Any) -> float | None:
+    """A moment or a duration in ModelArts' milliseconds; None when absent or 0 (a job not started yet)."""
+    return value if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else None
+
+
+def _span(job: Job) -> tuple[float | None, float | None]:
+    """When the job started and, once it has ended, stopped, in epoch milliseconds: the end is derived as
+    start + duration, since ModelArts reports no end time."""
+    status = job.get("status") or {}
+    start, duration = _ms(status.get("start_time")), status.get("duration")
+    if isinstance(duration, bool) or not isinstance(duration, int | float) or phase(job) not in contract.SETTLED:
+        return start, None
+    return start, None if start is None else start + duration
 
 
 def has_started(job: Job) -> bool:
@@ -329,10 +303,12 @@ def has_started(job: Job) -> bool:
 
 
 def created_at(job: Job) -> float | None:
-    created = (job.get("metadata") or {}).get("create_time")
-    if not isinstance(created, int | float) or isinstance(created, bool) or created <= 0:
-        return None
-    return created / 1000
+    created = _ms((job.get("metadata") or {}).get("create_time"))
+    return None if created is None else created / 1000
+
+
+def id_of(job: Job) -> str:
+    return str((job.get("metadata") or {}).get("id"))
 
 
 def tasks_of(job: Job) -> list[str]:

@@ -6,6 +6,7 @@ Aliases are the wire names; dotted ones (`remote.obs.obs_url`) are nested on the
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
@@ -48,12 +49,11 @@ def obs_path(value: Any) -> Any:
     if not isinstance(value, str):
         return value
     text = value.strip()
-    if text.startswith(_OBS_SCHEME):
-        text = "/" + text[len(_OBS_SCHEME):]
+    text = "/" + text.removeprefix(_OBS_SCHEME) if text.startswith(_OBS_SCHEME) else text
     if not text.startswith("/"):
         raise ValueError("must be an OBS location: obs://bucket/path/ or /bucket/path/")
     parts = text.split("/")
-    if len(parts) < 2 or not parts[1]:
+    if not parts[1]:
         raise ValueError("must name an OBS bucket: obs://bucket/path/ or /bucket/path/")
     if ".." in parts:
         raise ValueError("must not contain '..'")
@@ -72,14 +72,11 @@ def object_id(value: str) -> str:
 
 
 def _text(value: Any) -> Any:
-    """Parameter values travel as strings; numbers arrive from Pulumi as floats (1 -> 1.0 -> "1")."""
-    if isinstance(value, bool):
-        return "True" if value else "False"
+    """Parameter values travel as strings (booleans as True and False); numbers arrive from Pulumi as
+    floats (1 -> 1.0 -> "1")."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    if isinstance(value, int | float):
-        return str(value)
-    return value
+    return str(value) if isinstance(value, int | float) else value
 
 
 ObsPath = Annotated[str, BeforeValidator(obs_path)]
@@ -121,11 +118,8 @@ class ObsCheckpoint(_Nested):
 
     def channel(self, prefetch: bool) -> dict[str, Any]:
         """The output channel of the create body (algorithm.outputs[])."""
-        out: dict[str, Any] = {"name": self.name, "remote": {"obs": {"obs_url": self.obs_url}},
-                               "prefetch_to_local": prefetch}
-        if self.local_dir:
-            out["local_dir"] = self.local_dir
-        return out
+        local = {"local_dir": self.local_dir} if self.local_dir else {}
+        return {"name": self.name, "remote": {"obs": {"obs_url": self.obs_url}}, "prefetch_to_local": prefetch, **local}
 
 
 class JobParameter(_Nested):
@@ -170,8 +164,8 @@ class ResourceRequirement(_Nested):
 
 
 MetricOp = Literal["<", "<=", ">", ">=", "=="]
-_OPS: dict[str, Any] = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-                        ">=": lambda a, b: a >= b, "==": lambda a, b: a == b}
+_OPS: dict[str, Callable[[float, float], bool]] = {"<": operator.lt, "<=": operator.le, ">": operator.gt,
+                                                   ">=": operator.ge, "==": operator.eq}
 
 
 _CUSTOM_METRIC = re.compile(contract.CUSTOM_METRIC_NAME)
@@ -202,7 +196,7 @@ class SuccessCriterion(_Nested):
         return self.metric not in contract.METRICS
 
     def holds(self, seen: float) -> bool:
-        return bool(_OPS[self.op](seen, self.value))
+        return _OPS[self.op](seen, self.value)
 
     def words(self) -> str:
         return f"{self.metric} {self.op} {self.value:g}"
@@ -381,7 +375,6 @@ def duplicate_names(groups: dict[str, list[Any]], key: str = "name") -> list[tup
 
 # ----- tags, volumes, datasets, retries (issue 12, item 5) ---------------------------------------------
 _OWNER_KEYS = (contract.OWNER_STACK, contract.OWNER_URN)
-MAX_TAGS = config.MAX_TAGS
 
 
 def _tags_in(value: Any) -> Any:
@@ -417,8 +410,8 @@ def tag_problems(tags: dict[str, str] | None) -> list[tuple[str, str]]:
             out.append((f"tags.{key}", "is reserved for the provider's owner mark; choose another key"))
         elif not 1 <= len(key) <= 128 or len(value) > 255:
             out.append((f"tags.{key}", "keys must be 1-128 characters and values at most 255"))
-    if len(tags or {}) > MAX_TAGS:
-        out.append(("tags", f"has {len(tags or {})} tags; ModelArts allows at most {MAX_TAGS}"))
+    if len(tags or {}) > config.MAX_TAGS:
+        out.append(("tags", f"has {len(tags or {})} tags; ModelArts allows at most {config.MAX_TAGS}"))
     return out
 
 
@@ -440,10 +433,6 @@ class Volume(_Nested):
     nfs: NfsMount | None = Field(None, description="NFS or SFS Turbo share.")
     obs: ObsMount | None = Field(None, description="OBS directory (parallel file system bucket).")
 
-    def local_path(self) -> str | None:
-        mount = self.nfs or self.obs
-        return mount.local_path if mount else None
-
 
 def volume_problems(volumes: list[Volume] | None) -> list[tuple[str, str]]:
     """At preview: one kind per mount, absolute local paths, no two mounts at one path."""
@@ -451,10 +440,11 @@ def volume_problems(volumes: list[Volume] | None) -> list[tuple[str, str]]:
     seen: dict[str, int] = {}
     for i, volume in enumerate(volumes or []):
         where = f"volumes[{i}]"
-        if (volume.nfs is None) == (volume.obs is None):
+        mount = volume.nfs or volume.obs
+        if mount is None or (volume.nfs and volume.obs):
             out.append((where, "needs exactly one of nfs or obs"))
             continue
-        path = (volume.local_path() or "").rstrip("/") or "/"
+        path = mount.local_path.rstrip("/") or "/"
         kind = "nfs" if volume.nfs else "obs"
         if not path.startswith("/") or ".." in path.split("/"):
             out.append((f"{where}.{kind}.local_path", "must be an absolute path (start with /, no '..')"))
@@ -505,9 +495,7 @@ class Notification(_Nested):
 
     topic_urn: str = Field(description="SMN topic URN: urn:smn:<region>:<project_id>:<topic>.",
                            pattern=TOPIC_URN_RE.pattern)
-    events: list[str] = Field(
-        min_length=1, description="Events to report: JobStarted, JobCompleted, JobFailed, JobTerminated, "
-        "JobRestarted, JobHanged, JobPreempted.")
+    events: list[str] = Field(min_length=1, description=f"Events to report: {', '.join(NOTIFICATION_EVENTS)}.")
 
     @field_validator("events")
     @classmethod

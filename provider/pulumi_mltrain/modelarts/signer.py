@@ -62,14 +62,6 @@ def signature(secret_key: str, to_sign: str) -> str:
     return hmac.new(secret_key.encode(), to_sign.encode(), hashlib.sha256).hexdigest()
 
 
-def authorization(access_key: str, signed: Sequence[str], sig: str) -> str:
-    return f"{ALGORITHM} Access={access_key}, SignedHeaders={';'.join(signed)}, Signature={sig}"
-
-
-def sdk_date(epoch: float) -> str:
-    return time.strftime(DATE_FORMAT, time.gmtime(epoch))
-
-
 @dataclass(eq=False)
 class Signer(httpx.Auth):
     """Signs every request with an AK/SK pair (plus the security token of a temporary key).
@@ -87,7 +79,7 @@ class Signer(httpx.Auth):
     requires_request_body = True
 
     def sign(self, request: httpx.Request) -> None:
-        request.headers[DATE_HEADER] = sdk_date(self.clock())
+        request.headers[DATE_HEADER] = time.strftime(DATE_FORMAT, time.gmtime(self.clock()))
         if self.security_token:
             request.headers[TOKEN_HEADER] = self.security_token
         if self.project_id:
@@ -98,7 +90,8 @@ class Signer(httpx.Auth):
         canonical = canonical_request(request.method, url.path, url.query.decode("ascii"), headers, signed,
                                       request.content)
         sig = signature(self.secret_key, string_to_sign(canonical, headers[DATE_HEADER.lower()]))
-        request.headers["Authorization"] = authorization(self.access_key, signed, sig)
+        request.headers["Authorization"] = (f"{ALGORITHM} Access={self.access_key}, "
+                                            f"SignedHeaders={';'.join(signed)}, Signature={sig}")
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         self.sign(request)

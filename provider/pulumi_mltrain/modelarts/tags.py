@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..accounts import SETTINGS_KEY
-from ..config import CONFIG_KEYS, MAX_TAGS, Settings
+from ..config import CONFIG_KEYS, MAX_TAGS
 from ..ownership import Mark
-from ..platform_calls import Context, Failures, Props
+from ..platform_calls import Failures, PlatformCalls, Props
 from ..spec import ManagedSpec
 from . import contract
 from .client import ModelArtsClient
@@ -20,11 +20,13 @@ CREDENTIALS = ("mltrain:huaweiAccessKey", "mltrain:huaweiSecretKey", "mltrain:hu
                "mltrain:huaweiUser", "mltrain:huaweiPassword", "mltrain:huaweiDomain")
 
 
-def client(context: Context) -> ModelArtsClient:
-    return context.client("modelarts", ModelArtsClient)
+# Methods both ModelArts resources' classes have: functions each class names (`with_defaults =
+# tags.with_default_tags`), not a base class of the platform's.
+def client(calls: PlatformCalls[Any, Any, Any]) -> ModelArtsClient:
+    return calls.context.client("modelarts", ModelArtsClient)
 
 
-def with_default_tags(settings: Settings, news: Props) -> tuple[Props, Failures]:
+def with_default_tags(calls: PlatformCalls[Any, Any, Any], news: Props) -> tuple[Props, Failures]:
     """The provider's default tags merged into `tags` (the resource's own win on the same key).
 
     The merged map is the resource's `tags` from here on: in the checked inputs (so previews
@@ -32,12 +34,9 @@ def with_default_tags(settings: Settings, news: Props) -> tuple[Props, Failures]
     change of the defaults is therefore a change of `tags`, made in place; a default that is
     dropped is removed from the platform only because the state says that this resource set it.
     """
-    defaults = settings.default_tags
-    own = news.get("tags")
-    if not defaults:
-        return news, []
-    if own is not None and not isinstance(own, Mapping):
-        return news, []  # not known yet (preview): merged once it is
+    defaults, own = calls.settings.default_tags, news.get("tags")
+    if not defaults or (own is not None and not isinstance(own, Mapping)):
+        return news, []  # no defaults, or tags not known yet (preview): merged once they are
     own = dict(own or {})
     merged = {**defaults, **own}
     if len(merged) > MAX_TAGS:
@@ -63,7 +62,6 @@ def own_tags_drift(spec: ManagedSpec, values: Props) -> Props:
 
 
 def owner_tags(owner: Mark) -> list[dict[str, str]]:
-    """The owner mark as ModelArts tags ([{key, value}])."""
     return [{"key": contract.OWNER_STACK, "value": owner.stack}, {"key": contract.OWNER_URN, "value": owner.urn}]
 
 
@@ -84,7 +82,6 @@ def tag_value(text: str) -> str:
 
 
 def as_map(values: Any) -> dict[str, str]:
-    """Tags [{key, value}] as a map."""
     if not isinstance(values, list):
         return {}
     return {str(t.get("key")): str(t.get("value") or "") for t in values if isinstance(t, dict)}

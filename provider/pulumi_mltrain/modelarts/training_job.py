@@ -47,9 +47,12 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job, ModelA
     unique_names: ClassVar[bool] = True  # ModelArts.2751 refuses a name any job holds, ended ones too
     keeps_records: ClassVar[bool] = True
 
+    with_defaults = tags.with_default_tags
+    drift = staticmethod(tags.own_tags_drift)
+
     @property
     def client(self) -> ModelArtsClient:
-        return tags.client(self.context)
+        return tags.client(self)
 
     # ----- check time ----------------------------------------------------------------------------
     def node_types(self) -> list[dict[str, Any]]:
@@ -59,12 +62,6 @@ class TrainingJobCalls(JobCalls[TrainingJobSpec, TrainingJobOutputs, Job, ModelA
         return catalog_failures(self.client, flavor_id=spec.flavor_id, node_count=spec.node_count,
                                 engine=(spec.engine_id, spec.engine_name, spec.engine_version),
                                 algorithm_id=spec.algorithm_id, say=self.context.say)
-
-    def with_defaults(self, news: Props) -> tuple[Props, Failures]:
-        return tags.with_default_tags(self.settings, news)
-
-    def drift(self, spec: TrainingJobSpec, values: Props) -> Props:
-        return tags.own_tags_drift(spec, values)
 
     # ----- the job -------------------------------------------------------------------------------
     def read(self, object_id: str, spec: TrainingJobSpec) -> tuple[Props, Props | None] | None:
