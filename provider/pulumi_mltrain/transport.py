@@ -26,14 +26,13 @@ import math
 import os
 import random
 import socket
-import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
@@ -41,6 +40,9 @@ from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_aft
 from . import __version__, cancel, deadline
 from .config import Settings, endpoint_problem
 from .errors import AmbiguousOutcome, ConfigError, Retryable, WaitTimeout
+
+if TYPE_CHECKING:
+    import ssl  # loaded by httpx when a client is made, not by this module's import
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 USER_AGENT = f"pulumi-mltrain/{__version__}"
