@@ -123,8 +123,8 @@ _BUILDING = threading.Lock()
 
 def _complete(model: type[Answer]) -> None:
     """Build a deferred answer model once, under one lock: the provider's threads read answers at once,
-    and pydantic before 2.12 is not safe against concurrent first uses of a deferred model (one thread
-    could validate with the base class's validator while another rebuilds it)."""
+    and older pydantic (2.11, our floor, among them) is not safe against concurrent first uses of a
+    deferred model (one thread could validate with the base class's validator while another rebuilds it)."""
     with _BUILDING:
         model.model_rebuild()  # nothing to do once complete
 
