@@ -12,6 +12,7 @@ at MAX_STRING (far beyond any ID, command or URL a platform sends).
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, TypeVar
@@ -29,9 +30,14 @@ FREE_TEXT_KEYS = frozenset({"reason", "message", "msg", "description", "desc", "
 
 
 class Answer(BaseModel):
-    """Base of response models: fields the code reads are declared; anything else passes through."""
+    """Base of response models: fields the code reads are declared; anything else passes through.
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    Each is built on its first `parse` (pydantic's `defer_build`), not at import: a provider process
+    reads a few of its platform's answers (a destroy no catalogue, a preview often none), and building
+    the validators of all of them was a sizeable part of its start-up.
+    """
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
 
 M = TypeVar("M", bound=Answer)
@@ -112,11 +118,24 @@ def describe(err: ValidationError, prefix: str = "") -> str:
     return f"{field} {joined}, not {json_type(first.get('input'))}"
 
 
+_BUILDING = threading.Lock()
+
+
+def _complete(model: type[Answer]) -> None:
+    """Build a deferred answer model once, under one lock: the provider's threads read answers at once,
+    and older pydantic (2.11, our floor, among them) is not safe against concurrent first uses of a
+    deferred model (one thread could validate with the base class's validator while another rebuilds it)."""
+    with _BUILDING:
+        model.model_rebuild()  # nothing to do once complete
+
+
 def parse(model: type[M], data: Any, *, platform: str, call: str, prefix: str = "") -> M:
     """`data` as `model`, or UnexpectedAnswer; `prefix` names where `data` sits (e.g. `data`)."""
     if not isinstance(data, Mapping):
         where = prefix or "the answer"
         raise UnexpectedAnswer(platform, call, f"{where} should be an object, not {json_type(data)}")
+    if not model.__pydantic_complete__:
+        _complete(model)
     try:
         return model.model_validate(data)
     except ValidationError as err:

@@ -23,6 +23,7 @@ import email.utils
 import heapq
 import itertools
 import math
+import os
 import random
 import socket
 import threading
@@ -31,7 +32,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_after_attempt
@@ -39,6 +40,9 @@ from tenacity import RetryCallState, Retrying, retry_if_exception_type, stop_aft
 from . import __version__, cancel, deadline
 from .config import Settings, endpoint_problem
 from .errors import AmbiguousOutcome, ConfigError, Retryable, WaitTimeout
+
+if TYPE_CHECKING:
+    import ssl  # loaded by httpx when a client is made, not by this module's import
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 USER_AGENT = f"pulumi-mltrain/{__version__}"
@@ -136,20 +140,41 @@ class ApiClient(httpx.Client):
         self._api_cookies = _Cookies(cookies)
 
 
+# The verifying TLS contexts of this process, one per CA source that httpx reads from the environment.
+_TLS: dict[tuple[str, str], ssl.SSLContext] = {}
+_TLS_LOCK = threading.Lock()
+
+
+def tls_context() -> ssl.SSLContext:
+    """The process's verifying TLS context, as httpx builds one (`httpx.create_ssl_context`: SSL_CERT_FILE,
+    else SSL_CERT_DIR, else certifi's bundle), built once per CA source and shared by every https client.
+
+    Loading a CA bundle costs about 20 ms of CPU, and a process may hold several clients (ModelArts, its
+    IAM, AOM, a project look-up with AK/SK, each account); an `SSLContext` serves any number of
+    connections and threads. Keyed by the variables httpx reads, so a changed CA source is honoured.
+    """
+    key = (os.environ.get("SSL_CERT_FILE", ""), os.environ.get("SSL_CERT_DIR", ""))
+    with _TLS_LOCK:
+        found = _TLS.get(key)
+        if found is None:
+            found = _TLS[key] = httpx.create_ssl_context()
+        return found
+
+
 def new_client(base_url: str, policy: Policy, auth: httpx.Auth | None = None) -> httpx.Client:
     """The one reused client of a platform. TLS is verified for https (scheme parsed, any case)."""
     problem = endpoint_problem(base_url)
     if problem:
         raise ConfigError(f"endpoint {base_url!r} {problem}")
-    scheme = httpx.URL(base_url).scheme.lower()
+    https = httpx.URL(base_url).scheme.lower() == "https"
     return ApiClient(
         policy,
         base_url=base_url.rstrip("/"),
         auth=auth,
         timeout=_timeout(policy.timeout),
-        # Plain HTTP needs no TLS context (~50 ms to build); httpx reads proxies, NO_PROXY and
-        # SSL_CERT_FILE from the environment either way.
-        verify=policy.verify_tls and scheme == "https",
+        # Plain HTTP needs no TLS context; https shares the process's (`tls_context`). httpx reads
+        # proxies and NO_PROXY from the environment either way.
+        verify=tls_context() if https and policy.verify_tls else False,
         headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
         limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=8),
     )

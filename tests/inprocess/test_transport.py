@@ -615,6 +615,24 @@ def test_a_ca_bundle_named_by_ssl_cert_file_is_trusted(tls_server: str, tls_cert
         assert transport.call(http, "GET", "/x", alaya_decode, policy) is True
 
 
+def test_https_clients_share_one_tls_context_per_ca_source(tls_server: str, tls_cert: tuple[Path, Path],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The CA bundle is loaded once per process and CA source, never shared across sources: a client
+    made after SSL_CERT_FILE is unset again does not trust the private CA."""
+    policy = transport.Policy(timeout=5, max_retries=0)
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls_cert[0]))
+    private = transport.tls_context()
+    assert transport.tls_context() is private
+    for _ in range(2):
+        with transport.new_client(f"https://{tls_server}", policy) as http:
+            assert transport.call(http, "GET", "/x", alaya_decode, policy) is True
+    monkeypatch.delenv("SSL_CERT_FILE")
+    assert transport.tls_context() is not private
+    with transport.new_client(f"https://{tls_server}", policy) as http, pytest.raises(Retryable) as err:
+        transport.call(http, "GET", "/x", alaya_decode, policy)
+    assert "CERTIFICATE_VERIFY_FAILED" in str(err.value)
+
+
 def settings(**config: str) -> Settings:
     return Settings.load({f"mltrain:{k}": v for k, v in config.items()}, env={})
 

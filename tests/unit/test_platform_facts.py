@@ -70,6 +70,34 @@ def test_the_registry_imports_no_platform() -> None:
     assert found.stdout.strip() == "[]", found.stdout
 
 
+# A provider process serving one platform, in each form: the dynamic provider's first call (the class its
+# states pickle) and the plugin's handlers of that family. Neither loads the other platform's modules.
+SERVE_ONE_FAMILY = """
+import sys
+from pulumi_mltrain import registry
+from pulumi_mltrain.plugin.provider import MltrainPlugin
+family, other = sys.argv[1], sys.argv[2]
+plugin = MltrainPlugin()
+for entry in registry.RESOURCES:
+    if entry.family == family:
+        provider = getattr(__import__(f"pulumi_mltrain.{family}._resources", fromlist=["_"]),
+                           f"_{entry.name}Provider")()
+        assert provider.handler.calls is entry.calls()
+        plugin._handler(entry.token)
+print(sorted(m for m in sys.modules if m.startswith(f"pulumi_mltrain.{other}")))
+"""
+
+
+@pytest.mark.parametrize(("family", "other"), [("alaya", "modelarts"), ("modelarts", "alaya")])
+def test_a_process_serving_one_platform_loads_nothing_of_the_other(family: str, other: str) -> None:
+    """Start-up CPU: every `pulumi` command starts a provider process, and a stack of one platform pays
+    for that platform's modules (specs, answers, clients) alone."""
+    found = subprocess.run([sys.executable, "-c", SERVE_ONE_FAMILY, family, other], capture_output=True,
+                           text=True, timeout=120)
+    assert found.returncode == 0, found.stderr[-3000:]
+    assert found.stdout.strip() == "[]", found.stdout
+
+
 ROOT = Path(__file__).resolve().parents[2]
 # The code that serves every platform alike: it reads the registry, and names no platform itself.
 READERS = sorted([*(ROOT / "provider" / "pulumi_mltrain" / "cli").glob("*.py"),
