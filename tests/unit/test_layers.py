@@ -81,7 +81,6 @@ INTO_THE_PROGRAM = {
     "modelarts/__init__.py": "generated: the resource classes and functions, loaded on first use",
     "alaya/function_schema.py": "declares the functions for schema.json and the plugin's invokes",
     "modelarts/function_schema.py": "declares the functions for schema.json and the plugin's invokes",
-    "modelarts/catalog.py": "`get_flavors` and `get_engines` call through `program_call`",
 }
 
 

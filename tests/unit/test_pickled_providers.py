@@ -153,10 +153,9 @@ def test_the_released_providers_serve_calls() -> None:
     assert served == RELEASED_PATHS
 
 
-def test_the_provider_process_loads_of_the_program_side_only_what_the_catalogues_call() -> None:
+def test_the_provider_process_loads_none_of_the_program_side() -> None:
     """The handlers, the plugin and every released provider path, loaded as a provider process loads them:
-    the program side (`program/`) stays out, but for `program.calls`, which ModelArts' catalogue functions
-    (`modelarts/catalog.py`) call through."""
+    the program side (`program/`) stays out."""
     code = f"""
 import importlib, sys
 from pulumi_mltrain import registry
@@ -170,7 +169,7 @@ print(sorted(m for m in sys.modules if m.startswith("pulumi_mltrain.program.")))
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stdout.strip() == "['pulumi_mltrain.program.calls']", done.stdout
+    assert done.stdout.strip() == "[]", done.stdout
 
 
 def test_platform_modules_load_no_adapter() -> None:

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from ..program.modelarts_functions import (
         get_algorithm,
         get_algorithm_output,
+        get_engines,
+        get_flavors,
         get_training_job,
         get_training_job_logs,
         get_training_job_logs_output,
@@ -60,7 +62,6 @@ if TYPE_CHECKING:
         TrainingJob,
         Volume,
     )
-    from .catalog import get_engines, get_flavors
 
 _MODULES = {
     "Algorithm": "..program.modelarts_resources",
@@ -92,8 +93,8 @@ _MODULES = {
     "Volume": "..program.modelarts_resources",
     "get_algorithm": "..program.modelarts_functions",
     "get_algorithm_output": "..program.modelarts_functions",
-    "get_engines": ".catalog",
-    "get_flavors": ".catalog",
+    "get_engines": "..program.modelarts_functions",
+    "get_flavors": "..program.modelarts_functions",
     "get_training_job": "..program.modelarts_functions",
     "get_training_job_logs": "..program.modelarts_functions",
     "get_training_job_logs_output": "..program.modelarts_functions",

@@ -1,25 +1,17 @@
-"""ModelArts catalogues (training flavors, AI engines): cached briefly, checked at preview, and
-offered to Pulumi programs as `get_flavors()` / `get_engines()`.
-
-In the provider, `check` uses them so that an unknown flavor, too many nodes or an unknown engine
-is a preview error naming the field, instead of a 400 at `pulumi up`. The public functions run at
-program time (during `pulumi preview` too): they read the same `mltrain:*` stack config (or the
-MLTRAIN_* environment) as the provider, share its catalogue cache (`cache.py`) and return plain dicts.
-"""
+"""ModelArts catalogues (training flavors, AI engines): cached briefly and checked at preview, so that
+an unknown flavor, too many nodes or an unknown engine is a preview error naming the field, instead of a
+400 at `pulumi up`. Programs read them through `get_flavors()` / `get_engines()`
+(program/modelarts_functions.py), which share the catalogue cache (`cache.py`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
-
-from pydantic import BaseModel, ConfigDict
+from typing import TYPE_CHECKING, Any
 
 from .. import cache
-from .. import spec as specs
 from ..answers import count
 from ..config import Settings
 from ..errors import MltrainError, NotFound
-from ..program.calls import program_call
 from . import contract
 
 if TYPE_CHECKING:
@@ -128,66 +120,3 @@ def metrics_summary(samples: Sequence[dict[str, Any]] | None) -> dict[str, float
         if values:
             out[row["metric"]] = float(values[-1])
     return out
-
-
-# ----- program-time functions --------------------------------------------------------------------
-def _program_call(what: str, *args: Any) -> list[dict[str, Any]]:
-    rows: list[dict[str, Any]] = program_call("modelarts", what, *args, catalogue=True)
-    return rows
-
-
-class GetFlavorsArgs(BaseModel):
-    flavor_type: Literal["CPU", "GPU", "Ascend"] | None = specs.spec_field(
-        None, description="Only flavors of this type: CPU, GPU or Ascend.", on_change="local")
-
-
-class Flavor(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    flavor_id: str = specs.output_field(description="ID to use as TrainingJob flavor_id.")
-    flavor_name: str | None = specs.output_field(description="Display name.")
-    flavor_type: str | None = specs.output_field(description="CPU, GPU or Ascend.")
-    max_num: int | None = specs.output_field(description="Largest node_count allowed.")
-    billing: dict[str, Any] | None = specs.output_field(description="Billing code and unit count.")
-    flavor_info: dict[str, Any] | None = specs.output_field(description="cpu, gpu, npu, memory and disk.")
-
-
-class GetFlavorsResult(BaseModel):
-    flavors: list[Flavor] = specs.output_field(description="The flavors, as the API lists them.")
-
-
-class GetEnginesArgs(BaseModel):
-    pass
-
-
-class Engine(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
-    engine_id: str = specs.output_field(description="ID to use as engine_id.")
-    engine_name: str | None = specs.output_field(description="Name, e.g. PyTorch (with engine_version).")
-    engine_version: str | None = specs.output_field(description="Version, e.g. pytorch_1.8.0-cuda_10.2-py_3.7-...")
-    image_info: dict[str, Any] | None = specs.output_field(description="cpu_image_url, gpu_image_url, image_version.")
-    tags: list[dict[str, Any]] | None = specs.output_field(description="Engine tags, e.g. auto_search.")
-
-
-class GetEnginesResult(BaseModel):
-    engines: list[Engine] = specs.output_field(description="The engines, as the API lists them.")
-
-
-def get_flavors(flavor_type: str | None = None) -> list[dict[str, Any]]:
-    """The training flavors ModelArts offers (`GET /v2/{project_id}/training-job-flavors`).
-
-    Runs when the program runs (`pulumi preview` and `pulumi up`), with the stack's `mltrain:*`
-    config; returns the API's rows as plain dicts: flavor_id, flavor_name, flavor_type, max_num,
-    billing, flavor_info. `flavor_type` filters by CPU, GPU or Ascend.
-    """
-    return _program_call("flavors", flavor_type)
-
-
-def get_engines() -> list[dict[str, Any]]:
-    """The AI engines ModelArts offers (`GET /v2/{project_id}/training-job-engines`).
-
-    Runs when the program runs, with the stack's `mltrain:*` config; returns plain dicts:
-    engine_id, engine_name, engine_version, image_info{cpu_image_url, gpu_image_url}, tags.
-    """
-    return _program_call("engines")

@@ -5,18 +5,60 @@ Kept apart from `catalog` so that importing the package does not import the gene
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from .. import registry
+from .. import spec as specs
 from ..program import modelarts_functions as functions
 from ..spec import function_arg as _in
 from ..spec import function_out as _out
-from .catalog import GetEnginesArgs, GetEnginesResult, GetFlavorsArgs, GetFlavorsResult, get_engines, get_flavors
 
-registry.function("mltrain:modelarts:getFlavors", GetFlavorsArgs, GetFlavorsResult, items="flavors")(get_flavors)
-registry.function("mltrain:modelarts:getEngines", GetEnginesArgs, GetEnginesResult, items="engines")(get_engines)
+
+# ----- the catalogues (program/modelarts_functions.py returns their rows as plain dicts) -------------
+class GetFlavorsArgs(BaseModel):
+    flavor_type: Literal["CPU", "GPU", "Ascend"] | None = specs.spec_field(
+        None, description="Only flavors of this type: CPU, GPU or Ascend.", on_change="local")
+
+
+class Flavor(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    flavor_id: str = _out("ID to use as TrainingJob flavor_id.")
+    flavor_name: str | None = _out("Display name.")
+    flavor_type: str | None = _out("CPU, GPU or Ascend.")
+    max_num: int | None = _out("Largest node_count allowed.")
+    billing: dict[str, Any] | None = _out("Billing code and unit count.")
+    flavor_info: dict[str, Any] | None = _out("cpu, gpu, npu, memory and disk.")
+
+
+class GetFlavorsResult(BaseModel):
+    flavors: list[Flavor] = _out("The flavors, as the API lists them.")
+
+
+class GetEnginesArgs(BaseModel):
+    pass
+
+
+class Engine(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    engine_id: str = _out("ID to use as engine_id.")
+    engine_name: str | None = _out("Name, e.g. PyTorch (with engine_version).")
+    engine_version: str | None = _out("Version, e.g. pytorch_1.8.0-cuda_10.2-py_3.7-...")
+    image_info: dict[str, Any] | None = _out("cpu_image_url, gpu_image_url, image_version.")
+    tags: list[dict[str, Any]] | None = _out("Engine tags, e.g. auto_search.")
+
+
+class GetEnginesResult(BaseModel):
+    engines: list[Engine] = _out("The engines, as the API lists them.")
+
+
+registry.function("mltrain:modelarts:getFlavors", GetFlavorsArgs, GetFlavorsResult, items="flavors")(
+    functions.get_flavors)
+registry.function("mltrain:modelarts:getEngines", GetEnginesArgs, GetEnginesResult, items="engines")(
+    functions.get_engines)
 
 
 # ----- look-ups, logs and events (program/modelarts_functions.py returns TypedDicts of these shapes) ---

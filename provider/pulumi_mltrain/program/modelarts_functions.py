@@ -1,5 +1,6 @@
-"""ModelArts look-ups for Pulumi programs: a job or an algorithm by ID, jobs by name prefix and
-phase, and a job's recent log lines (every task) and events.
+"""ModelArts look-ups for Pulumi programs: the flavor and engine catalogues (through the provider's
+catalogue cache), a job or an algorithm by ID, jobs by name prefix and phase, and a job's recent log
+lines (every task) and events.
 
 They run in the program process (preview and up) with the stack's `mltrain:*` config, through the
 same client as the provider (imported on first call). Results are plain typed dicts; logs and the
@@ -105,3 +106,24 @@ def get_training_job_logs_output(job_id: pulumi.Input[str],
     """`get_training_job_logs` for Inputs."""
     result: pulumi.Output[TrainingJobLogs] = output_form(get_training_job_logs, job_id, lines)
     return result
+
+
+def get_flavors(flavor_type: str | None = None) -> list[dict[str, Any]]:
+    """The training flavors ModelArts offers (`GET /v2/{project_id}/training-job-flavors`).
+
+    Runs when the program runs (`pulumi preview` and `pulumi up`), with the stack's `mltrain:*`
+    config; returns the API's rows as plain dicts: flavor_id, flavor_name, flavor_type, max_num,
+    billing, flavor_info. `flavor_type` filters by CPU, GPU or Ascend.
+    """
+    rows: list[dict[str, Any]] = program_call("modelarts", "flavors", flavor_type, catalogue=True)
+    return rows
+
+
+def get_engines() -> list[dict[str, Any]]:
+    """The AI engines ModelArts offers (`GET /v2/{project_id}/training-job-engines`).
+
+    Runs when the program runs, with the stack's `mltrain:*` config; returns plain dicts:
+    engine_id, engine_name, engine_version, image_info{cpu_image_url, gpu_image_url}, tags.
+    """
+    rows: list[dict[str, Any]] = program_call("modelarts", "engines", catalogue=True)
+    return rows
