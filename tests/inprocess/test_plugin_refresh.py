@@ -1,11 +1,11 @@
 """What a refresh through the plugin stores, without the engine: a job read back after its create, and after
 an update in place, diffs nothing against the program that made it (for both platforms, the ModelArts job
-with its scheduling, notification and access fields); a gateway's 404 on the read is an error naming the
-endpoint setting, never a deletion (an empty ID would make the engine drop the job from the state).
+with its scheduling, notification and access fields); a gateway's 404 on the read or the delete is an error
+naming the endpoint setting, never a deletion (an empty ID would make the engine drop the job from the state).
 
 The engine's view of the same: `pulumi refresh --expect-no-changes` and the preview after `pulumi import`
-in tests/engine/plugin/test_plugin_alaya.py and test_plugin_modelarts.py, and the dynamic form's gateway
-404 in tests/engine/faults/test_not_found.py."""
+in tests/engine/plugin/test_plugin_alaya.py and test_plugin_modelarts.py, and a gateway 404 on a refresh
+(a failed destroy: the mistyped endpoint there) in tests/engine/faults/test_not_found.py."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ def unchanged(plugin: MltrainPlugin, urn: str, job_id: str, state: dict[str, Pro
 
 
 @pytest.mark.parametrize("platform", sorted(CASES))
-def test_a_refreshed_job_diffs_nothing_and_a_gateway_404_on_the_read_drops_nothing(
+def test_a_refreshed_job_diffs_nothing_and_a_gateway_404_drops_nothing(
         emulator: EmulatorHandle, platform: str) -> None:
     setting, gateway, args = CASES[platform]
     urn = f"urn:pulumi:dev::refresh::mltrain:{platform}:TrainingJob::job"
@@ -102,6 +102,10 @@ def test_a_refreshed_job_diffs_nothing_and_a_gateway_404_on_the_read_drops_nothi
     with pytest.raises(MltrainError) as failed:
         run(plugin.read(p.ReadRequest(urn, job_id, updated.properties or {}, again.inputs or {})))
     assert f"check `{setting}`" in str(failed.value) and job_id in str(failed.value), str(failed.value)
+    # The delete too fails, naming the setting: the engine keeps a resource whose delete raised.
+    with pytest.raises(MltrainError) as failed:
+        run(plugin.delete(p.DeleteRequest(urn, job_id, updated.properties or {}, 600)))
+    assert f"check `{setting}`" in str(failed.value), str(failed.value)
     emulator.admin.clear_faults()
     assert inprocess.platform_ids(emulator, platform) == [job_id], "the job is kept on the platform"
     assert run(plugin.read(p.ReadRequest(urn, job_id, updated.properties or {}, again.inputs or {}))).resource_id \
