@@ -17,7 +17,7 @@ from pulumi_mltrain.config import Settings
 from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.client import ModelArtsClient
 from support.pulumi_cli import Stack, change_counts
-from support.runs import assert_end_is_start_plus_duration, new_run_reasons
+from support.runs import assert_end_is_start_plus_duration
 
 pytestmark = [pytest.mark.engine, pytest.mark.slow]
 
@@ -100,16 +100,14 @@ def test_lifecycle_fields_update_deadline_import_and_rollback(
     assert [t["exit_code"] for t in outputs["task_statuses"]] == [0]
     assert outputs["run_reason"] == "first run (0 GPUs)", "kept by the refresh"
 
-    # A description is updated in place; a changed key pair list (fixed at create) replaces its job, the
-    # preview saying why. The 3 s customTimeouts update, whose answer the platform holds back for 10 s
-    # (after applying it), fails at the forwarded deadline, not the 10-minute default; the job is kept.
+    # A description is updated in place; a changed key pair list (fixed at create) replaces its job, whose
+    # new run says why. (A preview's new-run reasons through the plugin: test_plugin_reruns.py; the engine's
+    # update and replace show below, in the IDs.) The 3 s customTimeouts update, whose answer the platform
+    # holds back for 10 s (after applying it), fails at the forwarded deadline, not the 10-minute default;
+    # the job is kept.
     stack.set_config("resources", json.dumps([ALGORITHM, {**job(description="second run"), **timed},
                                               fields_job(ssh_key_pair_names=["kp-a"])]))
-    preview = stack.preview_json()
     said = "new run: changing ssh_key_pair_names replaces the training job (0 GPUs)"
-    assert change_counts(preview).get("update") == 1 and change_counts(preview).get("replace") == 1, \
-        preview["changeSummary"]
-    assert new_run_reasons(preview) == {"fields": said}
     emulator.admin.set_faults([{"method": "PUT", "path": "/v2/*/training-jobs/*", "kind": "slow_after_commit",
                                 "seconds": 10}])
     result = stack.up("--continue-on-error", check=False)  # the replace goes on beside the failed update
