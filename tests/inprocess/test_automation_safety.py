@@ -114,6 +114,8 @@ def test_a_cancelled_wait_records_the_job_unfinished_and_the_next_up_waits_on(em
     assert resumed.outputs[status] in ("SUCCEEDED", "Completed"), resumed.outputs
     assert calls(emulator, create) == 1, "no second create"
     assert inprocess.platform_ids(emulator, platform) == [created.id]
+    after = handler.diff(state(handler, props, resumed), props, created.id)
+    assert not after.changes, f"the finished wait leaves nothing to do: {after}"
 
 
 def test_a_cancelled_delete_fails_and_the_next_delete_finishes(emulator: EmulatorHandle) -> None:

@@ -71,10 +71,15 @@ def test_defaults_reach_the_platform_and_own_tags_win(
     job = jobs.create(job_inputs)
     assert job_tags(emulator, job.id) == {**MARK, "team": "nlp", "cost-center": "cc-1", "run": "r1"}
     assert job.outputs["tags"] == {"team": "nlp", "cost-center": "cc-1", "run": "r1"}
+    again = inprocess.checked(jobs, job_props(tags=own), job_inputs)
+    assert not jobs.diff(job.outputs, again, job.id).changes, "the next preview of the same program is quiet"
 
-    algorithm = algorithms.create(inprocess.checked(algorithms, algorithm_props()))
+    algorithm_inputs = inprocess.checked(algorithms, algorithm_props())
+    algorithm = algorithms.create(algorithm_inputs)
     assert algorithm_tags(algorithms, algorithm.id) == {**MARK, **DEFAULTS}
     assert algorithm.outputs["tags"] == DEFAULTS
+    again = inprocess.checked(algorithms, algorithm_props(), algorithm_inputs)
+    assert not algorithms.diff(algorithm.outputs, again, algorithm.id).changes, "quiet for the algorithm too"
 
 
 def test_a_change_of_defaults_updates_in_place_and_removes_only_our_keys(

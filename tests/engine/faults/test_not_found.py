@@ -3,9 +3,13 @@ never make `pulumi refresh` or `pulumi destroy` drop a job that still exists.
 
 A job of each platform, in one stack, is made by a fault-free `pulumi up`; then the test breaks the
 way to the APIs twice (a gateway answering 404 APIG.0101 to everything, then the endpoints set to
-wrong URLs after the fact), and checks each time through the real engine that refresh and destroy both
-fail with an error that names the URL and the setting to check, while the job stays in the state and
-on the platform (`destroy` with `--continue-on-error`, so each job's delete is tried).
+wrong URLs after the fact), and checks through the real engine that refresh (both times) and destroy
+(the second time) fail with an error that names the URL and the setting to check, while the job stays in
+the state and on the platform (`destroy` with `--continue-on-error`, so each job's delete is tried). That
+a delete meeting the gateway's 404 raises, naming the setting, is the provider's:
+tests/inprocess/test_destroy_calls.py::test_a_gateway_404_on_the_delete_keeps_the_task and
+tests/inprocess/test_plugin_refresh.py (both platforms); the engine keeps a resource whose delete raised
+whatever the cause, as the mistyped endpoint's destroy shows.
 
 The engine keeps the default provider's config from the last `up` in the state; refresh and destroy use
 it unless the program runs. So the mistyped-endpoint case runs them with `--run-program`, which is how
@@ -39,9 +43,11 @@ PLATFORMS = {
 }
 
 
-def assert_kept(stack: Stack, emulator: Any, job_ids: dict[str, str], urls: dict[str, str], *flags: str) -> None:
-    """refresh and destroy both fail, naming each platform's URL and setting, and every job is kept everywhere."""
-    for command, more in ((stack.refresh, ()), (stack.destroy, ("--continue-on-error",))):
+def assert_kept(stack: Stack, emulator: Any, job_ids: dict[str, str], urls: dict[str, str], *flags: str,
+                destroy: bool = True) -> None:
+    """refresh (and destroy) fail, naming each platform's URL and setting, and every job is kept everywhere."""
+    commands = [(stack.refresh, ()), *([(stack.destroy, ("--continue-on-error",))] if destroy else [])]
+    for command, more in commands:
         result = command(*flags, *more, check=False)
         output = result.stdout + result.stderr
         assert result.returncode != 0, f"{command.__name__} must fail: {output[-3000:]}"
@@ -65,8 +71,8 @@ def test_a_gateway_404_or_a_mistyped_endpoint_never_drops_the_job(emulator: Any,
     emulator.admin.set_faults([{"path": p[3], "kind": "respond", "status": 404, "body": GATEWAY_404}
                                for p in PLATFORMS.values()])
     assert_kept(stack, emulator, job_ids,
-                {platform: emulator.url + p[3].rstrip("*") for platform, p in PLATFORMS.items()})
-    assert emulator.admin.requests()["faults"]["total"] >= 4, "the gateway answered"
+                {platform: emulator.url + p[3].rstrip("*") for platform, p in PLATFORMS.items()}, destroy=False)
+    assert emulator.admin.requests()["faults"]["total"] >= 2, "the gateway answered"
     emulator.admin.clear_faults()
 
     # The endpoint settings are mistyped (a path too many): the same jobs, refreshed and destroyed.
