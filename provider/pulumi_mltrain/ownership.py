@@ -6,8 +6,8 @@ its state, see `program/stack_identity.py`) and the resource's URN. The look-ups
 idempotent adopt an object only when its mark is this stack's and this resource's; anything else that holds
 the name is refused with a message that names it, its owner, and how to take it over on purpose (`adopt_id`).
 
-Where each platform keeps the mark is written in its contract file (`alaya/contract.py`,
-`modelarts/contract.py`).
+Where each platform keeps the mark is written in its contract file (`alaya/wire/contract.py`,
+`modelarts/wire/contract.py`).
 """
 
 from __future__ import annotations

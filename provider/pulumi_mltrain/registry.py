@@ -63,7 +63,7 @@ class Resource:
     image: str | None = None  # the input naming a container image (the policy allowed-image-registries)
     env: str | None = None  # the input of environment variables (the policy no-plaintext-secrets)
     # What marks an object as this resource's, for its docs page (docs/resources/); `{NAME}` is a name of
-    # the family's contract.py (`ownership_text`).
+    # the family's wire/contract.py (`ownership_text`).
     ownership: str = ""
 
     @property
@@ -86,8 +86,8 @@ class Resource:
         return f"{PACKAGE}:{self.kind}"
 
     def ownership_text(self) -> str:
-        """`ownership` with the names of the family's contract filled in (imports `<family>/contract.py`)."""
-        contract = importlib.import_module(f"{__package__}.{self.family}.contract")
+        """`ownership` with the names of the family's contract filled in (imports `<family>/wire/contract.py`)."""
+        contract = importlib.import_module(f"{__package__}.{self.family}.wire.contract")
         return self.ownership.format_map(vars(contract))
 
     def calls(self) -> type[PlatformCalls[Any, Any, Any]]:
@@ -131,8 +131,8 @@ Credentials come from stack config (`mltrain:huaweiIamEndpoint`, `mltrain:modela
 # Each family's platform client ("module:Class", built from `config.Settings`), which the program-time
 # functions call (`program.calls.program_call`); the handlers build theirs through `Context.client`.
 CLIENTS: dict[str, str] = {
-    "alaya": "pulumi_mltrain.alaya.client:AlayaClient",
-    "modelarts": "pulumi_mltrain.modelarts.client:ModelArtsClient",
+    "alaya": "pulumi_mltrain.alaya.wire.client:AlayaClient",
+    "modelarts": "pulumi_mltrain.modelarts.wire.client:ModelArtsClient",
 }
 
 
@@ -151,14 +151,14 @@ ALAYA_JOB = Resource(
     "alaya", "TrainingJob", "pulumi_mltrain.alaya.training_job:TrainingJobCalls",
     "An Alaya NeW distributed training task.",
     run=RunFacts(job_id="training_task_id", state="status",
-                 live=frozenset({"QUEUED", "STARTING", "RUNNING", "PAUSED"}),  # alaya/contract.py LIVE
+                 live=frozenset({"QUEUED", "STARTING", "RUNNING", "PAUSED"}),  # alaya/wire/contract.py LIVE
                  timeout="timeout_hours", timeout_switch="enable_timeout_cancel", price="cost_per_hour",
                  nodes="worker_count", node_type="product_code"),
     image="image", env="env",
     ownership="the environment variable `{OWNER_ENV}` of the task (stack identity and URN; "
     "the create body has no labels or tags). Alaya NeW does not publish its task detail: the provider "
     "assumes it returns `env` as sent. The variable is hidden from diffs and refused as a user-declared "
-    "variable (`alaya/contract.py`, `OWNER_ENV`).")
+    "variable (`alaya/wire/contract.py`, `OWNER_ENV`).")
 ALAYA_MOUNT = Resource(
     "alaya", "StorageMount", "pulumi_mltrain.alaya.storage_mount:StorageMountCalls",
     "A NAS directory for training tasks; its `mount` output plugs into a TrainingJob's storage mounts.",
@@ -169,12 +169,12 @@ MODELARTS_ALGORITHM = Resource(
     "A Huawei Cloud ModelArts v2 algorithm: code, engine, parameters and the channels it expects.",
     image="image_url",
     ownership="the algorithm's `metadata.tags` `{OWNER_STACK}` and `{OWNER_URN}`; "
-    "updates keep them and adoption adds them (`modelarts/contract.py`).")
+    "updates keep them and adoption adds them (`modelarts/wire/contract.py`).")
 MODELARTS_JOB = Resource(
     "modelarts", "TrainingJob", "pulumi_mltrain.modelarts.training_job:TrainingJobCalls",
     "A Huawei Cloud ModelArts v2 training job.",
     run=RunFacts(job_id="job_id", state="phase",
-                 live=frozenset({"Creating", "Pending", "Running"}),  # modelarts/contract.py TERMINABLE
+                 live=frozenset({"Creating", "Pending", "Running"}),  # modelarts/wire/contract.py TERMINABLE
                  timeout="auto_stop_hours", create_timeout_bounds=True,
                  nodes="node_count", node_type="flavor_id"),
     image="image_url", env="environments",
@@ -182,7 +182,7 @@ MODELARTS_JOB = Resource(
     "tags API right after the create (a job whose tags cannot be written is deleted). ModelArts' job detail "
     "and search return no `metadata.annotations` (Huawei's Terraform provider documents this), so no "
     "annotation carries it; jobs made by 0.1.x kept it there and stay this stack's through the state that "
-    "records them (`modelarts/contract.py`).")
+    "records them (`modelarts/wire/contract.py`).")
 RESOURCES: tuple[Resource, ...] = (ALAYA_JOB, ALAYA_MOUNT, MODELARTS_ALGORITHM, MODELARTS_JOB)
 # The training jobs: the resources whose objects are runs.
 TRAINING_JOBS: tuple[Resource, ...] = tuple(r for r in RESOURCES if r.run is not None)

@@ -22,10 +22,10 @@ from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from mltrain_emulator.alaya import contract as ea
 from mltrain_emulator.modelarts import contract as em
-from pulumi_mltrain.alaya import contract as pa
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec
-from pulumi_mltrain.modelarts import contract as pm
+from pulumi_mltrain.alaya.wire import contract as pa
 from pulumi_mltrain.modelarts.models import NAME_RE
+from pulumi_mltrain.modelarts.wire import contract as pm
 from support.loopback import LOOPBACK
 
 

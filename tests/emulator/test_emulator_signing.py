@@ -10,7 +10,7 @@ import pytest
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
-from pulumi_mltrain.modelarts import signer
+from pulumi_mltrain.modelarts.wire import signer
 from support.loopback import LOOPBACK
 
 FLAVORS = f"/v2/{d.DEFAULT_PROJECT_ID}/training-job-flavors"

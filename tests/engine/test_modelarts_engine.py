@@ -21,10 +21,10 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.modelarts import contract, iam
 from pulumi_mltrain.modelarts.algorithm import AlgorithmSpec
-from pulumi_mltrain.modelarts.client import ModelArtsClient
 from pulumi_mltrain.modelarts.training_job import TrainingJobSpec as ModelArtsJobSpec
+from pulumi_mltrain.modelarts.wire import contract, iam
+from pulumi_mltrain.modelarts.wire.client import ModelArtsClient
 from support.drift import (
     ALGORITHM_DECLARED,
     MA_JOB_DECLARED,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pulumi_mltrain.alaya.client import AlayaClient
+from pulumi_mltrain.alaya.wire.client import AlayaClient
 from pulumi_mltrain.answers import MAX_STRING, MAX_TEXT
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.errors import AmbiguousOutcome, ApiError, ConfigError, EndpointError, NotFound, UnexpectedAnswer

@@ -9,7 +9,7 @@ import pytest
 from pulumi.runtime import config as pulumi_config
 
 from mltrain_emulator.testing import EmulatorHandle
-from pulumi_mltrain.alaya.contract import PRODUCTS
+from pulumi_mltrain.alaya.wire.contract import PRODUCTS
 from pulumi_mltrain.program import alaya_functions as functions
 from pulumi_mltrain.program.calls import program_settings
 from support.inprocess import OWNER, checked, config, fresh_process, serving

@@ -13,8 +13,8 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.modelarts import contract
-from pulumi_mltrain.modelarts.client import ModelArtsClient
+from pulumi_mltrain.modelarts.wire import contract
+from pulumi_mltrain.modelarts.wire.client import ModelArtsClient
 from support import inprocess
 from support.runs import moment
 

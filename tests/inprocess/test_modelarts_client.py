@@ -14,8 +14,8 @@ from mltrain_emulator import defaults as d
 from pulumi_mltrain.answers import MAX_TEXT
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.errors import AmbiguousOutcome, ApiError, ConfigError, EndpointError, NotFound, UnexpectedAnswer
-from pulumi_mltrain.modelarts import contract, iam
-from pulumi_mltrain.modelarts.client import ModelArtsClient
+from pulumi_mltrain.modelarts.wire import contract, iam
+from pulumi_mltrain.modelarts.wire.client import ModelArtsClient
 
 TOKENS = "POST /v3/auth/tokens"
 

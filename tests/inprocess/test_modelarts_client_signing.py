@@ -9,7 +9,7 @@ from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.errors import ApiError
-from pulumi_mltrain.modelarts.client import ModelArtsClient
+from pulumi_mltrain.modelarts.wire.client import ModelArtsClient
 
 
 def aksk_settings(emulator: EmulatorHandle, secret: str | None = None) -> Settings:

@@ -17,7 +17,7 @@ import pytest
 
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
-from pulumi_mltrain.modelarts import contract
+from pulumi_mltrain.modelarts.wire import contract
 from support import inprocess
 from support.inprocess import AnyHandler
 from support.modelarts_declared import FIELDS

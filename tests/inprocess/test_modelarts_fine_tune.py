@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from mltrain_emulator import EmulatorHandle
-from pulumi_mltrain.modelarts.client import ModelArtsClient, aom_endpoint
+from pulumi_mltrain.modelarts.wire.client import ModelArtsClient, aom_endpoint
 from support import inprocess
 from support.inprocess import AnyHandler, Created
 from support.modelarts_declared import FINE_TUNE

@@ -10,7 +10,7 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.errors import ApiError
-from pulumi_mltrain.modelarts import contract
+from pulumi_mltrain.modelarts.wire import contract
 from support import inprocess
 from support.inprocess import AnyHandler
 from support.runs import assert_end_is_start_plus_duration, moment

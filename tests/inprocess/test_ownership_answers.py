@@ -19,8 +19,8 @@ from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain import spec as specs
 from pulumi_mltrain.errors import MltrainError
-from pulumi_mltrain.modelarts import contract
 from pulumi_mltrain.modelarts.training_job import TrainingJobSpec
+from pulumi_mltrain.modelarts.wire import contract
 from pulumi_mltrain.ownership import Mark
 from support import inprocess
 from support.inprocess import AnyHandler, checked

@@ -18,7 +18,7 @@ from mltrain_emulator import EmulatorHandle
 from pulumi_mltrain import settings
 from pulumi_mltrain.cli.abandoned import Backend, stack_record
 from pulumi_mltrain.cli.history import prune, run_history
-from pulumi_mltrain.modelarts import contract as mc
+from pulumi_mltrain.modelarts.wire import contract as mc
 from pulumi_mltrain.ownership import FAILED_KEY, Mark, project_and_stack
 from support import inprocess
 from support.platforms import PLATFORMS

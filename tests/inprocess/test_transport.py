@@ -18,8 +18,8 @@ import pytest
 from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain import deadline, transport
-from pulumi_mltrain.alaya.client import AlayaClient, BearerAuth
-from pulumi_mltrain.alaya.client import decode as alaya_decode
+from pulumi_mltrain.alaya.wire.client import AlayaClient, BearerAuth
+from pulumi_mltrain.alaya.wire.client import decode as alaya_decode
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.deadline import Deadline
 from pulumi_mltrain.errors import AmbiguousOutcome, ApiError, ConfigError, NotFound, Retryable, WaitTimeout

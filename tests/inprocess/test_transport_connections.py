@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from pulumi_mltrain import transport
-from pulumi_mltrain.alaya.client import decode as alaya_decode
+from pulumi_mltrain.alaya.wire.client import decode as alaya_decode
 from pulumi_mltrain.errors import Retryable
 
 OK = b'{"status":200,"message":"OK","data":true}'

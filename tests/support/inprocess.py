@@ -14,7 +14,7 @@ from typing import Any
 from pulumi_mltrain import cache, registry
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.handler import Diff, Handler, Read
-from pulumi_mltrain.modelarts import iam
+from pulumi_mltrain.modelarts.wire import iam
 
 from .platforms import PLATFORMS, job_ids
 

@@ -8,8 +8,8 @@ import sys
 FIRST_PARSE = """
 import threading
 from pulumi_mltrain import answers
-from pulumi_mltrain.alaya import answers as alaya
-from pulumi_mltrain.modelarts import answers as modelarts
+from pulumi_mltrain.alaya.wire import answers as alaya
+from pulumi_mltrain.modelarts.wire import answers as modelarts
 models = [m for module in (alaya, modelarts) for m in vars(module).values()
           if isinstance(m, type) and issubclass(m, answers.Answer) and m.__module__ == module.__name__]
 assert len(models) > 20, models

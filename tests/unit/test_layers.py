@@ -8,7 +8,11 @@ subclasses, which sit in the platform folders because states name their paths (t
 they are the dynamic face, not platform code, so they import the adapter and nothing else.
 
 The program side is `program/`: it reads the wire (clients through the registry, contracts, result types)
-but none of the provider side's logic, and only the modules listed in `INTO_THE_PROGRAM` import it."""
+but none of the provider side's logic, and only the modules listed in `INTO_THE_PROGRAM` import it.
+
+The wire is each platform's `wire/` folder (paths and constants, the client, the answer models, auth) and the
+shared `transport.py` and `answers.py`: what speaks HTTP and checks answers. It imports none of the provider
+side's logic either, so that a client can be read, tested and reused without the resources that call it."""
 
 from __future__ import annotations
 
@@ -46,7 +50,7 @@ def test_the_check_finds_relative_and_absolute_imports_of_an_adapter(tmp_path: P
 @pytest.mark.parametrize("folder", PLATFORMS)
 def test_platforms_and_the_lifecycle_import_no_adapter(folder: str) -> None:
     found = {str(p.relative_to(PACKAGE)): reaches(imported(p), ADAPTERS)
-             for p in sorted((PACKAGE / folder).glob("*.py")) if p.name != PICKLED}
+             for p in sorted((PACKAGE / folder).rglob("*.py")) if p.name != PICKLED}
     assert len(found) > 3, found
     assert not any(found.values()), {k: v for k, v in found.items() if v}
 
@@ -95,3 +99,38 @@ def test_only_the_listed_modules_import_the_program_side() -> None:
     found = {str(p.relative_to(PACKAGE)) for p in sorted(PACKAGE.rglob("*.py"))
              if "program" not in p.relative_to(PACKAGE).parts and reaches(imported(p), (PROGRAM,))}
     assert found == set(INTO_THE_PROGRAM), sorted(found ^ set(INTO_THE_PROGRAM))
+
+
+WIRE_FOLDERS = ("alaya/wire", "modelarts/wire")
+SHARED_WIRE = ("transport.py", "answers.py")
+# The provider side the wire must not load: the program side's list, the program side itself, the dynamic
+# adapter, the registry (every resource's platform calls) and each platform's modules outside its wire.
+NOT_FOR_THE_WIRE = tuple(dict.fromkeys((
+    *PROVIDER_SIDE, PROGRAM, "pulumi_mltrain.dynamic_provider", "pulumi_mltrain.registry",
+    *(f"pulumi_mltrain.{platform}.{p.stem}" for platform in ("alaya", "modelarts")
+      for p in sorted((PACKAGE / platform).glob("*.py")) if p.name != "__init__.py"))))
+
+
+def wire_modules() -> list[Path]:
+    return [*(p for folder in WIRE_FOLDERS for p in sorted((PACKAGE / folder).glob("*.py"))),
+            *(PACKAGE / name for name in SHARED_WIRE)]
+
+
+def test_the_wire_check_flags_provider_side_imports(tmp_path: Path) -> None:
+    """What the check below would flag, written the ways a wire module could reach the provider side."""
+    module = tmp_path / "alaya" / "wire" / "bad.py"
+    module.parent.mkdir(parents=True)
+    module.write_text("from ..tasks import status\nfrom ...lifecycle import takeover\n"
+                      "from . import contract\nfrom ... import transport, registry\n")
+    assert reaches(imported(module, tmp_path), NOT_FOR_THE_WIRE) == [
+        "pulumi_mltrain.alaya.tasks", "pulumi_mltrain.alaya.tasks.status", "pulumi_mltrain.lifecycle",
+        "pulumi_mltrain.lifecycle.takeover", "pulumi_mltrain.registry"]
+
+
+def test_the_wire_imports_none_of_the_provider_side() -> None:
+    modules = wire_modules()
+    assert {p.name for p in modules} >= {"client.py", "contract.py", "answers.py", "iam.py", "signer.py",
+                                         "transport.py"}, modules
+    assert "pulumi_mltrain.modelarts.jobs" in NOT_FOR_THE_WIRE and "pulumi_mltrain.alaya.catalog" in NOT_FOR_THE_WIRE
+    found = {str(p.relative_to(PACKAGE)): reaches(imported(p), NOT_FOR_THE_WIRE) for p in modules}
+    assert not any(found.values()), {k: v for k, v in found.items() if v}

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from pulumi_mltrain import registry
-from pulumi_mltrain.alaya import contract as alaya_contract
-from pulumi_mltrain.modelarts import contract as modelarts_contract
+from pulumi_mltrain.alaya.wire import contract as alaya_contract
+from pulumi_mltrain.modelarts.wire import contract as modelarts_contract
 from pulumi_mltrain.training_jobs import JobCalls
 
 # The states in which each platform's job still runs, as its contract names them.

@@ -34,7 +34,7 @@ def test_programs_import_neither_pydantic_nor_httpx_nor_tenacity() -> None:
             "from pulumi_mltrain.alaya import StorageMount, TrainingJob; "
             "from pulumi_mltrain.modelarts import Algorithm, ObsChannel, TrainingJob as J; "
             "print(sorted(m for m in ('pydantic','httpx','tenacity','pulumi_mltrain.handler','pulumi_mltrain.config',"
-            "'pulumi_mltrain.registry','pulumi_mltrain.alaya.training_job','pulumi_mltrain.modelarts.client') "
+            "'pulumi_mltrain.registry','pulumi_mltrain.alaya.training_job','pulumi_mltrain.modelarts.wire.client') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
     assert out.stdout.strip() == "[]", out.stderr

@@ -12,7 +12,7 @@ import pytest
 
 from pulumi_mltrain.config import Settings
 from pulumi_mltrain.errors import ConfigError
-from pulumi_mltrain.modelarts import signer
+from pulumi_mltrain.modelarts.wire import signer
 
 # The worked example of Huawei's API Request Signing Guide ("Example of the API Signature
 # Authentication Mechanism"): a VPC list call at 20191115T033655Z with its documentation key pair.
@@ -124,7 +124,7 @@ def test_huawei_environment_names_are_a_fallback_and_ours_win() -> None:
 
 
 def test_a_missing_secret_key_names_the_setting() -> None:
-    from pulumi_mltrain.modelarts.client import ModelArtsClient
+    from pulumi_mltrain.modelarts.wire.client import ModelArtsClient
 
     settings = Settings.load({"mltrain:huaweiAccessKey": "AK1", "mltrain:huaweiRegion": "cn-north-4"}, env={})
     with pytest.raises(ConfigError, match=r"pulumi config set --secret mltrain:huaweiSecretKey"):

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 from .. import cache
 from ..answers import count
 from ..errors import MltrainError
-from . import contract
 from .models import NasMount
+from .wire import contract
 
 if TYPE_CHECKING:
-    from .client import AlayaClient
+    from .wire.client import AlayaClient
 
 
 def products(api: AlayaClient) -> list[dict[str, Any]]:

@@ -10,8 +10,8 @@ from pydantic import BeforeValidator, SerializationInfo, field_serializer, model
 from .. import checkpoints, pending, runs
 from .. import spec as specs
 from ..run_control import RunControl
-from . import contract
 from .models import NasCheckpoint, NasMount
+from .wire import contract
 
 
 def _upper(value: Any) -> Any:

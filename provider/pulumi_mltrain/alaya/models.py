@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .. import checkpoints
-from . import contract
+from .wire import contract
 
 
 def absolute_path(value: str) -> str:

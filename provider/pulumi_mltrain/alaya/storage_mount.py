@@ -17,10 +17,10 @@ from ..ownership import Mark
 from ..platform_calls import Failures, PlatformCalls, Props
 from ..spec import ManagedSpec
 from .catalog import storage_problem, storages
-from .client import AlayaClient
 from .models import NasMount
 from .tasks import PLATFORM
 from .training_job import CREDENTIALS
+from .wire.client import AlayaClient
 
 
 class StorageMountSpec(ManagedSpec):

@@ -13,9 +13,9 @@ from ..lifecycle.protocol import Listing
 from ..ownership import Mark
 from ..progress import Label, notice
 from ..waiter import Backoff, wait_for
-from . import contract
-from .client import AlayaClient
 from .job_spec import TrainingJobSpec
+from .wire import contract
+from .wire.client import AlayaClient
 
 # After a cancel, how long the subscription may still answer with the task ID (it usually takes a second).
 RESOLVE_GRACE = 3.0

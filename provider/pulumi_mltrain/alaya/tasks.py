@@ -19,10 +19,10 @@ from ..errors import ApiError
 from ..lifecycle import takeover
 from ..lifecycle.protocol import Busy, Kept, MarkedRun, Named, Outs, Stop
 from ..ownership import Mark
-from . import contract
 from .catalog import job_costs, products
-from .client import AlayaClient, scrub
 from .job_spec import TrainingJobSpec
+from .wire import contract
+from .wire.client import AlayaClient, scrub
 
 Task = dict[str, Any]
 PLATFORM = "Alaya NeW"

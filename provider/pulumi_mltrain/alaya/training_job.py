@@ -19,11 +19,12 @@ from ..lifecycle.protocol import Outs, Sent
 from ..ownership import Mark
 from ..platform_calls import Failures, Props
 from ..training_jobs import JobCalls
-from . import contract, subscription, tasks
+from . import subscription, tasks
 from .catalog import catalog_failures, job_costs, products
-from .client import AlayaClient
 from .job_spec import TrainingJobOutputs, TrainingJobSpec
 from .tasks import Task, outputs, status, unmarked
+from .wire import contract
+from .wire.client import AlayaClient
 
 __all__ = ["TrainingJobCalls", "TrainingJobOutputs", "TrainingJobSpec"]
 

@@ -19,10 +19,9 @@ from ..ownership import Mark
 from ..platform_calls import Failures, PlatformCalls, Props
 from ..spec import ManagedSpec
 from ..waiter import Backoff
-from . import catalog, contract
+from . import catalog
 from . import tags as shared
 from .catalog import catalog_failures, flavors
-from .client import ModelArtsClient
 from .models import (
     NAME_RE,
     AlgorithmParameter,
@@ -35,6 +34,8 @@ from .models import (
     tag_problems,
 )
 from .tags import as_map, owner_tags
+from .wire import contract
+from .wire.client import ModelArtsClient
 
 # Fields a PUT must send empty to clear (an omitted field keeps its old value), with their empty value's type.
 _CLEARED: dict[str, Callable[[], object]] = {"code_dir": str, "boot_file": str, "command": str, "tags": list,

@@ -12,10 +12,10 @@ from .. import cache
 from ..answers import count
 from ..config import Settings
 from ..errors import MltrainError, NotFound
-from . import contract
+from .wire import contract
 
 if TYPE_CHECKING:
-    from .client import ModelArtsClient
+    from .wire.client import ModelArtsClient
 
 
 def flavors(api: ModelArtsClient) -> list[dict[str, Any]]:

@@ -9,7 +9,6 @@ from typing import Any, ClassVar, Literal
 from .. import checkpoints, pending, runs
 from .. import spec as specs
 from ..run_control import RunControl
-from . import contract
 from .models import (
     NAME_RE,
     AnnotationFlag,
@@ -37,6 +36,7 @@ from .models import (
     tag_problems,
     volume_problems,
 )
+from .wire import contract
 
 WaitFor = Literal["accepted", "running", "completed"]
 INLINE = ("code_dir", "boot_file", "command", "engine_id", "engine_name", "engine_version", "image_url")

@@ -22,13 +22,13 @@ from ..errors import ApiError, MltrainError
 from ..lifecycle.protocol import Busy, Kept, MarkedRun, Named, Outs, Stop
 from ..ownership import Mark
 from ..waiter import look_for
-from . import contract
 from .catalog import flavors, job_costs, metrics_summary
-from .client import ModelArtsClient
 from .job_spec import TrainingJobSpec
 from .logs import failure_tail
 from .models import SuccessCriterion
 from .tags import as_map, mark_in, tag_value
+from .wire import contract
+from .wire.client import ModelArtsClient
 
 Job = dict[str, Any]
 LOG_LINES, LOG_WIDTH, LOG_EVERY = 3, 200, 10.0

@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import MltrainError
-from . import contract
 from ._function_types import JobEvent, TaskLog
+from .wire import contract
 
 
 def tail(lines: Sequence[str], max_lines: int, max_bytes: int) -> list[str]:

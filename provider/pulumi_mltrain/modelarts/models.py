@@ -25,7 +25,7 @@ from pydantic import (
 
 from .. import checkpoints, config
 from ..spec import ENV_NAME
-from . import contract
+from .wire import contract
 
 if TYPE_CHECKING:
     from .algorithm import AlgorithmSpec

@@ -12,8 +12,8 @@ from ..config import CONFIG_KEYS, MAX_TAGS
 from ..ownership import Mark
 from ..platform_calls import Failures, PlatformCalls, Props
 from ..spec import ManagedSpec
-from . import contract
-from .client import ModelArtsClient
+from .wire import contract
+from .wire.client import ModelArtsClient
 
 PLATFORM = "ModelArts"
 CREDENTIALS = ("mltrain:huaweiAccessKey", "mltrain:huaweiSecretKey", "mltrain:huaweiSecurityToken",

@@ -21,11 +21,12 @@ from ..ownership import Mark
 from ..platform_calls import Failures, Props
 from ..training_jobs import JobCalls
 from ..waiter import Backoff
-from . import catalog, contract, jobs, tags
+from . import catalog, jobs, tags
 from .catalog import catalog_failures, flavors, job_costs
-from .client import ModelArtsClient
 from .job_spec import TrainingJobOutputs, TrainingJobSpec
 from .jobs import Job
+from .wire import contract
+from .wire.client import ModelArtsClient
 
 __all__ = ["TrainingJobCalls", "TrainingJobOutputs", "TrainingJobSpec"]
 

@@ -2,7 +2,7 @@
 ID, tasks by name prefix and status.
 
 They run in the program process with the stack's `mltrain:*` config, through the provider's client
-(imported on first call). Alaya NeW documents no task log or event API (see alaya/contract.py), so there
+(imported on first call). Alaya NeW documents no task log or event API (see alaya/wire/contract.py), so there
 is no logs function here.
 """
 

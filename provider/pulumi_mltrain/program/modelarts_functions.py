@@ -13,7 +13,6 @@ from typing import Any
 
 import pulumi
 
-from ..modelarts import contract
 from ..modelarts._function_types import (
     AlgorithmInfo,
     JobSummary,
@@ -22,6 +21,7 @@ from ..modelarts._function_types import (
     TrainingJobLogs,
 )
 from ..modelarts.logs import job_logs
+from ..modelarts.wire import contract
 from .calls import output_form, program_call
 
 

@@ -15,7 +15,7 @@ import yaml
 from plugin_support import PLUGIN, RAW, alaya_job, declare, managed, on_path, output_of, summary, tasks
 
 from mltrain_emulator import defaults as d
-from pulumi_mltrain.alaya.client import AlayaClient
+from pulumi_mltrain.alaya.wire.client import AlayaClient
 from pulumi_mltrain.config import Settings
 from support import stacks
 from support.pulumi_cli import BIN, Stack, change_counts

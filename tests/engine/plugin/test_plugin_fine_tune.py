@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from plugin_support import both_forms, both_platforms_stack, by_name, live_jobs, output_of, summary
 
-from pulumi_mltrain.modelarts import iam
-from pulumi_mltrain.modelarts.client import ModelArtsClient
+from pulumi_mltrain.modelarts.wire import iam
+from pulumi_mltrain.modelarts.wire.client import ModelArtsClient
 from support import inprocess
 from support.modelarts_declared import FINE_TUNE
 

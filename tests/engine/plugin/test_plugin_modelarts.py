@@ -14,8 +14,8 @@ from plugin_support import managed, output_of, python_names, summary
 
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.modelarts import contract, iam
-from pulumi_mltrain.modelarts.client import ModelArtsClient
+from pulumi_mltrain.modelarts.wire import contract, iam
+from pulumi_mltrain.modelarts.wire.client import ModelArtsClient
 from support.pulumi_cli import Stack, change_counts
 from support.runs import assert_end_is_start_plus_duration
 

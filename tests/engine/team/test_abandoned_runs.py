@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from mltrain_emulator import defaults as d
-from pulumi_mltrain.alaya.client import AlayaClient
 from pulumi_mltrain.alaya.training_job import TrainingJobSpec
+from pulumi_mltrain.alaya.wire.client import AlayaClient
 from pulumi_mltrain.config import Settings
-from pulumi_mltrain.modelarts import contract
-from pulumi_mltrain.modelarts.client import ModelArtsClient
+from pulumi_mltrain.modelarts.wire import contract
+from pulumi_mltrain.modelarts.wire.client import ModelArtsClient
 from support import stacks
 from support.interrupted import kill_up, plugins_of, start_up, wait_for_plugins_to_exit, wait_while_running
 from support.pulumi_cli import VENV, Stack

@@ -20,8 +20,8 @@ from typing import Any
 
 import httpx
 
-from .. import transport
-from ..answers import (
+from ... import transport
+from ...answers import (
     MAX_STRING,
     MAX_TEXT,
     NOT_JSON,
@@ -33,8 +33,8 @@ from ..answers import (
     parse,
     plain,
 )
-from ..config import Settings
-from ..errors import ROTATION_HINT, ApiError, ConfigError, EndpointError, Retryable, UnexpectedAnswer
+from ...config import Settings
+from ...errors import ROTATION_HINT, ApiError, ConfigError, EndpointError, Retryable, UnexpectedAnswer
 from . import answers, contract, signer
 
 _REFRESH_EARLY_MAX = 300.0  # seconds before expiry at most

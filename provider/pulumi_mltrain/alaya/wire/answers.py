@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, StrictFloat, StrictInt, StrictStr
 
-from ..answers import Answer
+from ...answers import Answer
 
 
 def _number_as_text(value: Any) -> Any:

@@ -18,8 +18,8 @@ from typing import Any
 
 import httpx
 
-from .. import transport
-from ..answers import (
+from ... import transport
+from ...answers import (
     MAX_TEXT,
     NOT_JSON,
     Answer,
@@ -34,8 +34,8 @@ from ..answers import (
     plain,
     read,
 )
-from ..config import Settings
-from ..errors import AmbiguousOutcome, ApiError, EndpointError, NotFound, Retryable, UnexpectedAnswer
+from ...config import Settings
+from ...errors import AmbiguousOutcome, ApiError, EndpointError, NotFound, Retryable, UnexpectedAnswer
 from . import answers, contract
 from .iam import AKSK_KEYS, AkSkAuth, IamTokenAuth
 

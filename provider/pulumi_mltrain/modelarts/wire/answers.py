@@ -10,7 +10,7 @@ from typing import Literal
 
 from pydantic import Field, StrictFloat, StrictInt, StrictStr
 
-from ..answers import Answer
+from ...answers import Answer
 
 Number = StrictInt | StrictFloat
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import httpx
 
-from .. import transport
-from ..answers import MAX_TEXT, NOT_JSON, body_summary, cut, full_url, json_body, json_type, parse, plain, read, rows
-from ..config import Settings
-from ..errors import (
+from ... import transport
+from ...answers import MAX_TEXT, NOT_JSON, body_summary, cut, full_url, json_body, json_type, parse, plain, read, rows
+from ...config import Settings
+from ...errors import (
     ROTATION_HINT,
     AmbiguousOutcome,
     ApiError,
