@@ -7,11 +7,10 @@ tests/engine/plugin/test_plugin_voice.py."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Coroutine, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 import pytest
@@ -23,6 +22,7 @@ from mltrain_emulator import EmulatorHandle
 from pulumi_mltrain import progress
 from pulumi_mltrain.plugin import sdk
 from pulumi_mltrain.plugin.provider import MltrainPlugin
+from support.plugin_calls import run
 from support.stacks import alaya_job_args
 
 pytestmark = pytest.mark.usefixtures("quick")
@@ -30,7 +30,6 @@ pytestmark = pytest.mark.usefixtures("quick")
 TOKEN = "mltrain:alaya:TrainingJob"
 URN = f"urn:pulumi:dev::voice::{TOKEN}::job"
 PRODUCTS = "/v1/product/list-for-training-task"
-T = TypeVar("T")
 
 
 @dataclass
@@ -58,13 +57,6 @@ def engine() -> Iterator[Engine]:
         progress.connect(None)
         server.stop(0)
 
-
-def run(call: Coroutine[Any, Any, T]) -> T:
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(call)
-    finally:
-        loop.close()
 
 
 def plugin_for(emulator: EmulatorHandle) -> MltrainPlugin:

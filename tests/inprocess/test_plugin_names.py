@@ -6,29 +6,18 @@ tests/engine/upgrade/test_upgrade.py."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any
 
 from pulumi.provider.experimental import provider as p
 from pulumi.provider.experimental.property_value import PropertyValue
 
 from pulumi_mltrain.plugin import sdk
 from pulumi_mltrain.plugin.provider import MltrainPlugin
+from support.plugin_calls import run
 from support.stacks import alaya_job_args
 
 TOKEN = "mltrain:alaya:TrainingJob"
-T = TypeVar("T")
 
-
-def run(call: Coroutine[Any, Any, T]) -> T:
-    """Run one plugin call on a loop of its own: asyncio.run leaves no current event loop behind, which
-    later tests in the same worker (pulumi.Output.from_input) need."""
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(call)
-    finally:
-        loop.close()
 
 
 URN = f"urn:pulumi:dev::names::{TOKEN}::job"

@@ -9,9 +9,7 @@ in tests/engine/plugin/test_plugin_alaya.py and test_plugin_modelarts.py, and a 
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Coroutine
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 from pulumi.provider.experimental import provider as p
@@ -23,10 +21,10 @@ from pulumi_mltrain.plugin import names
 from pulumi_mltrain.plugin.provider import MltrainPlugin
 from support import inprocess
 from support.platforms import PLATFORMS
+from support.plugin_calls import run
 
 pytestmark = pytest.mark.usefixtures("quick")
 
-T = TypeVar("T")
 GATEWAY_404 = {"error_code": "APIG.0101", "error_msg": "The API does not exist or has not been published in the "
                "environment", "request_id": "2f6d3c1e"}
 # platform -> (its endpoint setting, the gateway's path pattern, the job's arguments)
@@ -40,14 +38,6 @@ CASES: dict[str, tuple[str, str, dict[str, Any]]] = {
         ssh_key_pair_names=["kp-a", "kp-b"], unconditional_retry=False, hang_retry=True)),
 }
 
-
-def run(call: Coroutine[Any, Any, T]) -> T:
-    """One plugin call on a loop of its own (see test_plugin_names.py)."""
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(call)
-    finally:
-        loop.close()
 
 
 def plugin_for(emulator: EmulatorHandle, platform: str) -> MltrainPlugin:
