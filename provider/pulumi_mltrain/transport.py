@@ -184,9 +184,11 @@ def _timeout(budget: float) -> httpx.Timeout:
     return httpx.Timeout(budget, connect=min(budget, 10.0))
 
 
-def parse_retry_after(value: str | None) -> float | None:
+def parse_retry_after(value: str | None, date: str | None = None) -> float | None:
     """Seconds from a Retry-After header (delta-seconds or an HTTP date), clamped to [0, 60].
 
+    An HTTP date is the platform's clock: it counts from the same answer's ``date`` (its `Date` header)
+    when that parses, so a machine whose clock is off waits what the platform asked, not 0 s or the cap.
     Anything else ("soon", "nan") is ignored: the normal backoff applies.
     """
     if not value or not value.strip():
@@ -195,16 +197,23 @@ def parse_retry_after(value: str | None) -> float | None:
     try:
         seconds = float(text)
     except ValueError:
-        try:
-            parsed = email.utils.parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError):
+        at = _http_date(text)
+        if at is None:
             return None
-        if parsed.tzinfo is None:
-            parsed = parsed.replace(tzinfo=UTC)
-        seconds = parsed.timestamp() - time.time()
+        sent = _http_date(date) if date else None
+        seconds = at - (time.time() if sent is None else sent)
     if math.isnan(seconds):
         return None
     return min(max(0.0, seconds), RETRY_AFTER_CAP)
+
+
+def _http_date(text: str) -> float | None:
+    """The POSIX time of an HTTP date (one without a zone is GMT, as HTTP dates are), None if it is not one."""
+    try:
+        parsed = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return (parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=UTC)).timestamp()
 
 
 def retrying(policy: Policy) -> Retrying:
@@ -387,7 +396,7 @@ def call(
                 # A 500/502/504 on a write: the platform may have committed it before failing. A 429
                 # or 503 says the request was turned away, so sending it again is safe.
                 raise AmbiguousOutcome(f"{err}; the request may or may not have been applied") from None
-            err.retry_after = parse_retry_after(response.headers.get("Retry-After"))
+            err.retry_after = parse_retry_after(response.headers.get("Retry-After"), response.headers.get("date"))
             raise
 
     def one_attempt() -> Any:

@@ -546,6 +546,30 @@ def test_retry_after_parsing_clamps() -> None:
     assert parsed is not None and 25 < parsed <= 30
 
 
+def test_retry_after_as_a_date_counts_from_the_answers_date() -> None:
+    # The platform's clock an hour ahead of this machine's: its date says 2 s from its own Date, which
+    # against this machine's clock would read as the 60 s cap (and an hour behind, as 0 s).
+    for skew in (3600, -3600):
+        sent = time.time() + skew
+        answer = email.utils.formatdate(sent, usegmt=True)
+        retry_at = email.utils.formatdate(sent + 2, usegmt=True)
+        assert transport.parse_retry_after(retry_at, answer) == 2.0
+    assert transport.parse_retry_after("Wed, 21 Oct 2015 07:28:02 GMT", "Wed, 21 Oct 2015 07:28:00 GMT") == 2.0
+    # No usable Date: this machine's clock, as before.
+    assert transport.parse_retry_after("Wed, 21 Oct 2015 07:28:02 GMT", "yesterday") == 0.0
+
+
+def test_a_polls_retry_after_date_is_read_against_the_same_answers_date() -> None:
+    sent = time.time() + 3600
+    throttled = httpx.Response(429, json={"status": 429, "message": "slow"}, headers={
+        "Date": email.utils.formatdate(sent, usegmt=True),
+        "Retry-After": email.utils.formatdate(sent + 3, usegmt=True)})
+    http, _ = client([throttled])
+    with transport.single_attempt(), pytest.raises(Retryable) as err:
+        transport.call(http, "GET", "/v1/x", alaya_decode, FAST)
+    assert err.value.retry_after == 3.0
+
+
 # --- TLS and endpoint checks ------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
