@@ -53,6 +53,7 @@ from .ownership import (
     INTERNAL_PREFIX,
     MARK_KEYS,
     PARTIAL_KEY,
+    PREVIEW_KEY,
     REMOVED_KEY,
     STACK_KEY,
     UNFINISHED_KEY,
@@ -241,8 +242,13 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             if not unchanged:
                 failures = failures + calls.check_remote(spec) + self._replace_guard(calls, olds, spec, replaces)
         inputs = {k: v for k, v in news.items() if k.startswith("__")}
-        if olds:
-            inputs[EXISTS_KEY] = True  # a create with these inputs can only be a replacement
+        if olds and (changed or olds.get(EXISTS_KEY)):
+            # A create with these inputs can only be a replacement. Unchanged inputs stay exactly the stored
+            # ones (the engine writes its checkpoint after every step whose inputs differ, the whole state
+            # each time): the create of a targeted replace finds what this check leaves instead (below).
+            inputs[EXISTS_KEY] = True
+        if olds.get(ATTEMPT_KEY) is not None:
+            inputs[ATTEMPT_KEY] = olds[ATTEMPT_KEY]  # a replacement's check set it (below): kept as stored
         if spec is not None:
             inputs.update(spec.props())
             urn = news.get(URN_KEY)
@@ -274,6 +280,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             from pulumi.output import Unknown
 
             inputs["name"] = Unknown()  # type: ignore[no-untyped-call]  # chosen once the identity exists
+        inputs.pop(PREVIEW_KEY, None)  # read above (`RunReason.at_check`); never part of what is stored
         label = self.kind
         return Checked(inputs, tuple(Failure(f, f"{label}: {f} {r}" if f else f"{label}: {r}")
                                      for f, r in failures))
@@ -419,10 +426,11 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         spec = self._parse(props)
         owner = Mark.from_props(props)
         budget = self._deadline(spec, "create", timeout, f"creating {self.kind} '{self._label(spec)}'")
-        new_run = bool(props.get(EXISTS_KEY)) and not resume
         # A targeted replace (`pulumi up --replace`) is created from the check against the state: what
-        # that check left is taken here (any other replacement's second check took it already).
-        replacing = self.replacements.take(props.get(URN_KEY), spec) if new_run else None
+        # that check left is taken here (any other replacement's second check took it already), and it
+        # says this create replaces a resource of the state when unchanged inputs carry no EXISTS_KEY.
+        replacing = None if resume else self.replacements.take(props.get(URN_KEY), spec)
+        new_run = (bool(props.get(EXISTS_KEY)) or replacing is not None) and not resume
         if attempt is None:
             attempt = replacing.attempt if replacing is not None else _whole(props.get(ATTEMPT_KEY), 1)
         run: Props = {ATTEMPT_KEY: attempt} if self.runs is not None else {}

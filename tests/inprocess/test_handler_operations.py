@@ -13,6 +13,7 @@ from mltrain_emulator import EmulatorHandle
 from mltrain_emulator import defaults as d
 from pulumi_mltrain.accounts import SETTINGS_KEY
 from pulumi_mltrain.errors import MltrainError
+from pulumi_mltrain.ownership import ATTEMPT_KEY, EXISTS_KEY, PREVIEW_KEY
 from support import inprocess
 from support.inprocess import AnyHandler
 from support.stacks import alaya_job_args
@@ -162,3 +163,44 @@ def test_check_fills_in_the_program_sides_constant_defaults(emulator: EmulatorHa
         checked = inprocess.handler(kind, emulator).check({}, {**OWNER, **args})
         assert checked.failures == (), (cls, checked.failures)
         assert {a: checked.inputs.get(a) for a in absent} == {a: cls._defaults[a] for a in absent}, cls
+
+
+def test_a_check_of_unchanged_inputs_gives_back_exactly_the_stored_ones(emulator: EmulatorHandle) -> None:
+    """The engine compares a step's checked inputs with the stored ones and, for any difference, writes its
+    whole checkpoint after that step: a no-change preview or `up` of N resources would write N times."""
+    algorithms = inprocess.handler(ALGORITHMS, emulator)
+    algorithm_id, _ = created(algorithms, ALGORITHM)
+    cases = {ALAYA_JOBS: alaya_job_args(name="same", wait_for="created"), MOUNTS: MOUNT, ALGORITHMS: ALGORITHM,
+             MODELARTS_JOBS: {"name": "same-job", "algorithm_id": algorithm_id, "flavor_id": d.FLAVOR_CPU_8U,
+                              "inputs": [{"name": "data_url", "obs_url": "obs://b/data/"}], "wait_for": "accepted"}}
+    for kind, props in cases.items():
+        handler = inprocess.handler(kind, emulator)
+        _, stored = created(handler, props) if kind != ALGORITHMS else (algorithm_id, handler.check(
+            {}, {**OWNER, **props}).inputs)
+        for preview in ({}, {PREVIEW_KEY: True}):  # the dynamic form's program marks a preview's inputs
+            again = handler.check(stored, {**OWNER, **props, **preview})
+            assert again.failures == () and again.inputs == stored, (kind, preview, {
+                k: (stored.get(k), again.inputs.get(k)) for k in {*stored, *again.inputs}
+                if stored.get(k) != again.inputs.get(k)})
+
+    # A replacement's inputs (from its second check, without the stored ones) come back as they are too.
+    jobs = inprocess.handler(ALAYA_JOBS, emulator)
+    props = alaya_job_args(name="again", wait_for="created")
+    _, stored = created(jobs, props)
+    jobs.check(stored, {**OWNER, **props})  # the check against the state leaves what a replace would be
+    replacement = jobs.check({}, {**OWNER, **props}).inputs
+    assert replacement[EXISTS_KEY] is True and replacement[ATTEMPT_KEY] == 1
+    assert jobs.check(replacement, {**OWNER, **props}).inputs == replacement
+
+
+def test_a_targeted_replace_of_unchanged_inputs_makes_a_new_job(emulator: EmulatorHandle) -> None:
+    """`pulumi up --replace` creates from the check against the state (no second check): the inputs are the
+    stored ones, and what that check left says the create replaces the job, which it never takes over."""
+    jobs = inprocess.handler(ALAYA_JOBS, emulator)
+    props = alaya_job_args(name="targeted", wait_for="created")
+    old_id, stored = created(jobs, props)
+    again = jobs.check(stored, {**OWNER, **props})
+    assert again.inputs == stored
+    made = jobs.create(again.inputs)
+    assert made.failed is None and made.id != old_id
+    assert made.outputs.get("run_reason", "").startswith("new run: replaces the previous run"), made.outputs
