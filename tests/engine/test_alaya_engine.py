@@ -30,6 +30,7 @@ from support.drift import (
 from support.pulumi_cli import ROOT, change_counts
 from support.stacks import alaya_job_args as job_args
 from support.stacks import by_name, ops_by_name
+from support.state import SECRET_SIG, without_ciphertext
 
 TASK = "dynamic/alaya:TrainingJob"
 
@@ -46,19 +47,6 @@ SUITE = ROOT / "tests" / "engine" / "programs" / "alaya_suite"
 DISTRIBUTED = ROOT / "examples" / "alaya-distributed" / "__main__.py"
 IMAGE_2_4 = "harbor.zetyun.cn/anc-public/general/pytorch:2.4.0-gpu"
 SECRET = "wandb-secret-value-123"
-SECRET_SIG = "4dabf18193072939515e22adb298388d"  # the key that marks a secret value in a state
-
-
-def without_ciphertext(value: Any) -> Any:
-    """A state value with each secret's ciphertext left out: the engine encrypts every secret again (a new
-    nonce) whenever it writes the state, rewritten resource or not."""
-    if isinstance(value, dict):
-        if SECRET_SIG in value:
-            return "[secret]"
-        return {k: without_ciphertext(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [without_ciphertext(v) for v in value]
-    return value
 
 
 @pytest.mark.engine

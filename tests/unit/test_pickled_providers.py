@@ -28,10 +28,9 @@ from pulumi.dynamic.dynamic import serialize_provider
 from pulumi_mltrain import alaya, modelarts, registry
 from pulumi_mltrain.dynamic_provider import DynamicProvider
 from pulumi_mltrain.stack_identity import StackIdentityProvider
+from support.state import without_ciphertext
 
 BASELINES = Path(__file__).parents[1] / "engine" / "upgrade" / "baselines"
-# The engine's mark of a secret in a state file: the provider gets the plaintext, which these tests lack.
-SECRET_SIG = "4dabf18193072939515e22adb298388d"
 RELEASED_PATHS = {
     "pulumi_mltrain.alaya._resources:_TrainingJobProvider",
     "pulumi_mltrain.alaya._resources:_StorageMountProvider",
@@ -75,18 +74,6 @@ def _path(blob: str) -> str:
         if isinstance(arg, str):
             strings.append(arg)
     raise AssertionError(f"not a class reference: {blob}")
-
-
-def _plain(value: Any) -> Any:
-    """`value` with every secret the state file encrypts replaced by one stand-in: the engine decrypts
-    them before a call, so equal secrets reach the provider equal."""
-    if isinstance(value, dict):
-        if SECRET_SIG in value:
-            return "secret"
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    return value
 
 
 def test_baseline_pickles_load() -> None:
@@ -135,7 +122,7 @@ def test_the_released_providers_serve_calls() -> None:
     for record in _records():
         blob = record["inputs"]["__provider"]
         provider = dill.loads(base64.b64decode(blob))
-        inputs, outputs = _plain(record["inputs"]), _plain(record.get("outputs") or {})
+        inputs, outputs = without_ciphertext(record["inputs"]), without_ciphertext(record.get("outputs") or {})
         if isinstance(provider, StackIdentityProvider):
             found = provider.read(record["id"], outputs)
             assert isinstance(found, ReadResult) and found.outs == {"value": record["id"]}, record["urn"]
