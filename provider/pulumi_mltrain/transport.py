@@ -117,10 +117,9 @@ class ApiClient(httpx.Client):
         if not value or value == self._date:
             return
         self._date = value
-        with suppress(TypeError, ValueError, IndexError):
-            stamp = email.utils.parsedate_to_datetime(value)
-            if stamp.tzinfo is not None:
-                self.skew = stamp.timestamp() + 0.5 - time.time()
+        stamp = _http_date(value)
+        if stamp is not None:
+            self.skew = stamp + 0.5 - time.time()
 
     def url_of(self, path: str) -> httpx.URL:
         """The absolute URL of ``path``, parsed once per path (at most 1024 kept: task paths hold IDs)."""
