@@ -152,8 +152,17 @@ class Updated(Outcome):
 
 @dataclass(frozen=True)
 class Read:
-    """What a refresh (or an import) stores: the outputs, and the inputs, with any drift read back from
-    the platform (for an import: the declaration of the object as the platform holds it)."""
+    """What a refresh stores: the outputs, and the inputs with any drift read back from the platform."""
+
+    id: str
+    outputs: Props
+    # None: the stored inputs stand as they are (the engine keeps them when a read gives none).
+    inputs: Props | None
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What `pulumi import` stores: the declaration of the object as the platform holds it, and its outputs."""
 
     id: str
     outputs: Props
@@ -612,14 +621,22 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         # change in place shows the reason of the run it keeps.
         # The derived inputs check added stay as recorded (a refresh is no change of the declaration).
         derived = {k: props.get(k, v) for k, v in calls.derived(spec).items()}
-        inputs = {**specs.user_props(props, self.spec_type), **derived, **self._drift(calls, spec, remote),
+        drift = self._drift(calls, spec, remote)
+        inputs = {**specs.user_props(props, self.spec_type), **derived, **drift,
                   **_without_run_state(internal(props)), **kept}
         kept_outputs = (*self.calls.recorded_once, RESUMED_FROM) if self.runs is not None else self.calls.recorded_once
         once = {k: props[k] for k in kept_outputs if props.get(k) is not None}
         recorded = {k: v for k, v in inputs.items() if k not in MARK_KEYS}  # the owner mark stays in the inputs
-        return Read(object_id, {**recorded, **once, **self._only_outputs(outs), **run}, inputs)
+        outputs = {**recorded, **once, **self._only_outputs(outs), **run}
+        if not drift and Mark.from_props(props) is None:
+            # The dynamic form's refresh: its read is handed the outputs alone, which repeat the stored inputs
+            # but for the owner mark. Those inputs stand (the engine keeps them when a read gives none):
+            # inputs without the mark would make the next check add it back to every resource, and the
+            # engine write its whole checkpoint once per step of that preview or `up`.
+            return Read(object_id, outputs, None)
+        return Read(object_id, outputs, inputs)
 
-    def import_object(self, object_id: str, owner: Props) -> Read:
+    def import_object(self, object_id: str, owner: Props) -> Imported:
         """`pulumi import`: the object's inputs as the platform holds them (the spec's own read-back),
         then taken over as `adopt_id` takes an object (marked as this resource's where the platform
         allows it). `owner` holds the internal inputs (owner mark, account, ...); the result's inputs
@@ -650,7 +667,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             inputs = {**spec.as_declared().props(), **owner}
             calls = self.platform(owner)
             outs = self._adopt(calls, object_id, spec, Mark.from_props(owner))
-            return Read(object_id, self._outs(calls, spec, {**found[0], **outs}, inputs), inputs)
+            return Imported(object_id, self._outs(calls, spec, {**found[0], **outs}, inputs), inputs)
 
     def _drift(self, calls: PlatformCalls[SpecT, OutT, RemoteT], spec: SpecT, remote: Props | None) -> Props:
         """Declared inputs the platform now holds differently, as the platform holds them.

@@ -146,7 +146,8 @@ def internal(props: Mapping[str, Any]) -> dict[str, Any]:
 # The owner mark's keys: kept once per resource, in its inputs (which the program sends and check
 # returns, so create, update and the look for a failed create's object read them there), never
 # repeated in its outputs. Nothing reads the mark from outputs: delete and diff never use it, and a
-# refresh keeps the inputs' copy where the engine hands the inputs over (the plugin form).
+# refresh keeps the inputs' copy: the plugin's read is handed the inputs, and the dynamic form's read, handed
+# the outputs alone, gives no inputs unless the platform's copy drifted (the engine keeps the stored ones).
 MARK_KEYS = (STACK_KEY, URN_KEY)
 
 

@@ -1,8 +1,8 @@
 """Alaya NeW TrainingJob: up, preview, replace, refresh, destroy, secrets, bad input, adoption.
 
-One engine stack holds what the engine decides, in eight commands: the alaya-distributed example's lifecycle
-(a no-change preview that calls nothing, a replace, a refresh after an out-of-band delete, a no-change `up`
-that rewrites no resource, destroy), secrets in the state, the refresh and repair of a drifted task, and a
+One engine stack holds what the engine decides, in nine commands: the alaya-distributed example's lifecycle
+(a no-change preview that calls nothing, a replace, a refresh after an out-of-band delete, a refresh and a
+no-change `up` that rewrite no resource, destroy), secrets in the state, the refresh and repair of a drifted task, and a
 refused key failing the preview. That a check failure fails the preview naming each field is held by
 test_errors.py. What the provider decides (which fields a check refuses and why, the error a failed
 subscription gives, what an adoption compares and records) runs in-process against the emulator.
@@ -160,20 +160,29 @@ def test_alaya_stack_lifecycle_secrets_drift_and_a_refused_key(emulator: Any, al
     assert set(counts) == {"same"}, f"no change: {counts}"
     assert emulator.admin.requests().get("total") == calls, "no change: a no-change preview must not call the platform"
 
-    # --- A no-change `up` rewrites no resource: the engine writes its whole checkpoint again after each step
-    # whose checked inputs differ from the stored ones (N steps, N writes of the state), so an unchanged
-    # resource's check gives them back as they are; `llama3-8b-sft` was created by the last `up`, the others
-    # are older (in-process for every resource kind:
-    # test_handler_operations.py::test_a_check_of_unchanged_inputs_gives_back_exactly_the_stored_ones).
+    # --- A refresh of unchanged jobs and a no-change `up` rewrite no resource: the engine writes its whole
+    # checkpoint again after each step whose checked inputs differ from the stored ones (N steps, N writes of
+    # the state), so an unchanged resource's check gives them back as they are, and a refresh without drift
+    # leaves them so (the dynamic read, handed the outputs alone, would drop the owner mark, which the next
+    # check adds back); `llama3-8b-sft` was created by the last `up`, the others are older (in-process for
+    # every resource kind: test_handler_operations.py::test_a_check_of_unchanged_inputs_gives_back_exactly_the_
+    # stored_ones, test_drift.py::test_a_refresh_without_drift_keeps_the_stored_inputs).
+    before = by_name(stack.export())
+    stack.refresh()
     stored = by_name(stack.export())
+    assert {n: without_ciphertext(r.get("inputs")) for n, r in stored.items()} == \
+        {n: without_ciphertext(r.get("inputs")) for n, r in before.items()}, "a refresh without drift kept the inputs"
     stack.up()
     again = by_name(stack.export())
-    rewritten = {name: sorted(k for k in {*stored[name], *again[name]} - {"dependencies"}
+    rewritten = {name: sorted(k for k in {*stored[name], *again[name]} - {"dependencies", "propertyDependencies"}
                               if without_ciphertext(stored[name].get(k)) != without_ciphertext(again[name].get(k)))
                  for name in stored}
     # The Python SDK sends a resource's dependencies in the order of a set of strings (a new order in each
-    # process): compared as sets.
+    # process): compared as sets. A refresh stores the property dependencies without the empty ones, and the
+    # `up` after it puts them back: the engine's bookkeeping, for which it writes no checkpoint per step.
     assert all(set(stored[n].get("dependencies", [])) == set(again[n].get("dependencies", [])) for n in stored)
+    assert all({k: v for k, v in (stored[n].get("propertyDependencies") or {}).items() if v} ==
+               {k: v for k, v in (again[n].get("propertyDependencies") or {}).items() if v} for n in stored)
     assert not {n: keys for n, keys in rewritten.items() if keys}, f"no change: resources rewritten: {rewritten}"
 
     # --- destroy leaves nothing behind on the platform or in the state.

@@ -175,15 +175,40 @@ def test_modelarts_description_drift_updates_in_place(emulator: EmulatorHandle, 
     ("modelarts:Algorithm", ALGORITHM_DECLARED, "algo"),
     ("modelarts:TrainingJob", MA_JOB_DECLARED, "job"),
 ])
-def test_a_refresh_without_drift_stores_the_checked_inputs(emulator: EmulatorHandle, ma_jobs: AnyHandler,
-                                                           kind: str, declared: Json, name: str | None) -> None:
-    """The dynamic form's refresh reads from the outputs alone (the engine does not hand the inputs to a
-    dynamic provider's read): it stores what check stored, derived inputs included, all but the owner
-    mark, which the program sends again at the next `up`. So a preview after it shows no added input."""
+def test_a_refresh_without_drift_keeps_the_stored_inputs(emulator: EmulatorHandle, ma_jobs: AnyHandler,
+                                                         kind: str, declared: Json, name: str | None) -> None:
+    """A refresh of an object the platform holds as declared leaves the inputs check stored, derived ones
+    and the owner mark included: a preview after it shows no added input, and the engine rewrites no step.
+    The dynamic form's read is handed the outputs alone (the engine does not hand a dynamic provider's read
+    the inputs), which repeat the stored inputs but for the owner mark: it gives no inputs, and the engine
+    keeps the stored ones. The plugin's read is handed both and gives them back as stored. After drift the
+    dynamic form's read gives the inputs, the platform's values in them (test_alaya_training_job_drift_read_
+    from_the_outputs_alone)."""
     handler = inprocess.handler(kind, emulator)
     declared = {**inprocess.OWNER, **({} if name is None else {"name": name}), **declared}
     inputs = inprocess.checked(handler, declared)
     created = handler.create(inputs)
-    read = inprocess.read(handler, created.id, dict(created.outputs))
-    assert dict(read.inputs) == {k: v for k, v in inputs.items() if k not in MARK_KEYS}
+    dynamic = inprocess.read(handler, created.id, dict(created.outputs))
+    assert dynamic.inputs is None, "the dynamic form's refresh must leave the stored inputs as they are"
+    plugin = inprocess.read(handler, created.id, {**inputs, **created.outputs})
+    assert plugin.inputs == inputs
+    # What the dynamic form's read would have given: the stored inputs but for the mark it cannot see.
+    assert {k: v for k, v in plugin.inputs.items() if k not in MARK_KEYS} == {
+        **specs.user_props(dict(created.outputs), handler.spec_type),
+        **{k: v for k, v in created.outputs.items() if k in inputs and k not in MARK_KEYS}}
     handler.delete(created.id, dict(created.outputs))
+
+
+def test_alaya_training_job_drift_read_from_the_outputs_alone(emulator: EmulatorHandle) -> None:
+    """The dynamic form's refresh of a drifted task gives the inputs, the platform's values in them and no
+    owner mark (it cannot see it): the next check adds the mark, and the preview plans the repair."""
+    handler = inprocess.handler("alaya:TrainingJob", emulator)
+    inputs = inprocess.checked(handler, {**inprocess.OWNER, "name": "job", **ALAYA_DECLARED})
+    created = handler.create(inputs)
+    before = _inputs(inputs, AlayaJobSpec)
+    expected = patch_alaya_task(emulator, created.id, before)
+    read = inprocess.read(handler, created.id, dict(created.outputs))
+    assert read.inputs is not None, "a drifted object's refresh must store the platform's values"
+    assert_refreshed(before, _inputs(dict(read.inputs), AlayaJobSpec), expected)
+    assert not set(MARK_KEYS) & set(read.inputs)
+    handler.delete(created.id, dict(read.outputs))

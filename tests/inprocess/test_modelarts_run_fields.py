@@ -88,7 +88,8 @@ def test_created_as_huawei_writes_it_read_back_without_drift(emulator: EmulatorH
     assert annotations[contract.HANG_RETRY_ANNOTATION] == "false"
     assert annotations[contract.RETRY_ANNOTATION] == "2"
 
-    read = inprocess.read(jobs, created.id, created.outputs)
+    assert inprocess.read(jobs, created.id, created.outputs).inputs is None, "no drift: the stored inputs stand"
+    read = inprocess.read(jobs, created.id, {**inputs, **created.outputs})  # as the plugin's read: what it gives
     for field in NEW_FIELDS:
         assert read.inputs[field] == inputs[field], field
     assert read.inputs["run_reason"] == created.outputs["run_reason"], "the stored inputs keep the run's reason"

@@ -122,7 +122,8 @@ class Created:
         read = self.handler.read(self.id, self.state)
         assert read is not None, "refresh dropped the resource"
         self.state = dict(read.outputs)
-        self.inputs = dict(read.inputs)
+        if read.inputs is not None:  # none: the engine keeps the stored inputs
+            self.inputs = dict(read.inputs)
         return self.inputs
 
     def preview(self) -> tuple[dict[str, Any], Diff]:

@@ -173,7 +173,7 @@ class MltrainPlugin(p.Provider):
             return p.ReadResponse(resource_id="", properties={}, inputs={})
         keys = secret | in_secret
         return p.ReadResponse(resource_id=result.id, properties=names.wrap(handler, result.outputs, keys),
-                              inputs=names.wrap(handler, result.inputs, keys))
+                              inputs=names.wrap(handler, inputs if result.inputs is None else result.inputs, keys))
 
     async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
         handler = self._handler(request.type)
