@@ -254,7 +254,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         if olds and (changed or olds.get(EXISTS_KEY)):
             # A create with these inputs can only be a replacement. Unchanged inputs stay exactly the stored
             # ones (the engine writes its checkpoint after every step whose inputs differ, the whole state
-            # each time): the create of a targeted replace finds what this check leaves instead (below).
+            # each time): a create of them finds what this check leaves instead (below).
             inputs[EXISTS_KEY] = True
         if olds.get(ATTEMPT_KEY) is not None:
             inputs[ATTEMPT_KEY] = olds[ATTEMPT_KEY]  # a replacement's check set it (below): kept as stored
@@ -264,6 +264,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             # The check of a replacement (the engine gives it no stored inputs) takes what the check
             # against the state left: the create then knows it replaces an object of the state.
             replacing = None if olds else self.replacements.take(urn, spec)
+            diffed = None if olds or replacing is not None else self.replacements.take_diffed(urn)
+            replacing = replacing or diffed
             if replacing is not None:
                 inputs[EXISTS_KEY] = True
                 if replacing.name is not None and declared.get("name") is None:
@@ -275,6 +277,9 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
                     kept = self.calls.derived_kept
                     derived = {k: olds[k] for k in kept if k in olds} if unchanged and kept else calls.derived(spec)
                     inputs.update(derived)
+                    if diffed is not None and self.runs is not None:  # its reason, with this check's GPUs and cost
+                        replacing = Replacement(self.runs.if_replaced(spec, inputs, list(diffed.fields), None),
+                                                diffed.attempt, diffed.name)
                     if self.runs is not None:
                         inputs.update(self.runs.at_check(spec, olds, inputs, replacing, replaces, None))
                     if olds:  # what a replace would be, for its check or create (runs.Replacements)
@@ -382,10 +387,23 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             replaces = [k for k in replaces if k not in same]
         if replaces and object_id and self.runs is not None:
             self.lineage.note(object_id, urn=news.get(URN_KEY))  # the run a new run of a checkpoint resumes
+            self._leave_diffed(olds, news, replaces)
         # Always delete first, also when the engine forces a replace that this diff did not ask for
         # (`replacement_trigger`, `pulumi up --replace`): a new object of the same name created first
         # would find the old one by its owner mark and take it over, and the delete would then remove it.
         return Diff(tuple(changed), tuple(replaces), delete_before_replace=True)
+
+    def _leave_diffed(self, olds: Props, news: Props, replaces: list[str]) -> None:
+        """What the check of a job the engine recreates after deleting it first (a resource it depends on is
+        replaced delete-first) goes by: the fields this diff says replace it, and its new run's own name."""
+        owner, name = Mark.from_props(news), news.get("name")
+        declared = {k: v for k, v in news.items() if k != "name"} if _chosen(owner, name) else news
+        try:
+            renamed = self._run_name(self.platform(news), olds, declared)
+        except MltrainError:
+            renamed = None  # no settings to go by: the name the URN gives, as before
+        fields = tuple(f for f in replaces if f in self.spec_type.model_fields)
+        self.replacements.leave_diffed(news.get(URN_KEY), Replacement(None, name=renamed, fields=fields))
 
     def _run_again(self, olds: Props, news: Props, object_id: str) -> Replacement | None:
         """A held failure of unchanged inputs runs again when `mltrain:rerunFailed` names its run, or while
@@ -435,9 +453,10 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         spec = self._parse(props)
         owner = Mark.from_props(props)
         budget = self._deadline(spec, "create", timeout, f"creating {self.kind} '{self._label(spec)}'")
-        # A targeted replace (`pulumi up --replace`) is created from the check against the state: what
-        # that check left is taken here (any other replacement's second check took it already), and it
-        # says this create replaces a resource of the state when unchanged inputs carry no EXISTS_KEY.
+        # A create of inputs that a check against the state gave back unchanged takes what that check left
+        # (any other replacement's second check took it already): it says this create replaces a resource
+        # of the state when those inputs carry no EXISTS_KEY. (A `pulumi up --replace` is checked without
+        # the stored inputs, so nothing is left for it: its run records `first run`, docs/runs.md.)
         replacing = None if resume else self.replacements.take(props.get(URN_KEY), spec)
         new_run = (bool(props.get(EXISTS_KEY)) or replacing is not None) and not resume
         if attempt is None:
@@ -832,6 +851,11 @@ def _run_state(props: Props, *, unfinished: bool = False) -> Props:
 
 def _without_run_state(props: Props) -> Props:
     return {k: v for k, v in props.items() if k not in RUN_STATE_KEYS}
+
+
+def _chosen(owner: Mark | None, name: object) -> bool:
+    """Whether `name` is one the provider chose for `owner`'s resource (a name the user sets is every run's)."""
+    return owner is not None and isinstance(name, str) and (name == owner.default_name() or owner.is_run_name(name))
 
 
 def _run_line(name: object, owner: Mark | None) -> object:

@@ -10,6 +10,8 @@ the run it holds was started:
   that the inputs ask for, named by its fields (the wording of `replace_running="refuse"` too);
 - `new run: replaces the previous run of unchanged inputs (...)`: a replace the inputs do not show (a
   replacement_trigger, `--replace`);
+- `new run: changing algorithm_id replaces the training job (...)` too for a job the engine deletes first
+  because a resource it depends on is replaced delete-first, from what its diff said (`Replacements`);
 - `new run: attempt 2 of 3 after failed run tt-1 (...)` or `new run: run again after failed run tt-1
   (mltrain:rerunFailed) (...)`: a held failure replaced (handler.py);
 - `adopted: ...`: a job taken over with `adopt_id`, not started here.
@@ -66,16 +68,23 @@ class Replacement:
     reason: str | None
     attempt: int = 1
     name: str | None = None  # the new run's own name, where the platform needs one (handler._run_name)
+    fields: tuple[str, ...] = ()  # left by a diff: the fields whose change replaces it (see `Replacements`)
 
 
 class Replacements:
     """What checks against the state leave for the check or create of a replacement that follows in
     this provider process (the engine gives those no stored inputs): one per handler, keyed by the URN
     and the checked inputs (the second check chooses the same name from the URN). An entry whose
-    replace never comes stays until the process ends, which is when the engine's command does."""
+    replace never comes stays until the process ends, which is when the engine's command does.
+
+    A diff that replaces a resource leaves one too, under its URN alone (`leave_diffed`): the engine
+    also replaces a resource delete-first when a resource it depends on is replaced delete-first (it
+    diffs it against that resource's unknown outputs, deletes it, and checks it again without the stored
+    inputs, whose values it cannot know), and that check has nothing else to go by."""
 
     def __init__(self) -> None:
         self._left: dict[tuple[str, str], Replacement] = {}
+        self._diffed: dict[str, Replacement] = {}
         self._lock = threading.Lock()
 
     def leave(self, urn: Any, spec: Any, replacement: Replacement) -> None:
@@ -84,12 +93,26 @@ class Replacements:
             with self._lock:
                 self._left[key] = replacement
 
+    def leave_diffed(self, urn: Any, replacement: Replacement) -> None:
+        if isinstance(urn, str) and urn:
+            with self._lock:
+                self._diffed[urn] = replacement
+
     def take(self, urn: Any, spec: Any) -> Replacement | None:
+        """What a check against the state left for this replacement (and the diff's entry goes with it)."""
         key = _key(urn, spec)
         if key is None:
             return None
         with self._lock:
-            return self._left.pop(key, None)
+            found = self._left.pop(key, None)
+            if found is not None:
+                self._diffed.pop(key[0], None)
+            return found
+
+    def take_diffed(self, urn: Any) -> Replacement | None:
+        """What a diff left for the resource of `urn`, when no check against the state left anything."""
+        with self._lock:
+            return self._diffed.pop(urn, None) if isinstance(urn, str) else None
 
 
 def _key(urn: Any, spec: Any) -> tuple[str, str] | None:

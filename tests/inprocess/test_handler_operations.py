@@ -194,8 +194,10 @@ def test_a_check_of_unchanged_inputs_gives_back_exactly_the_stored_ones(emulator
 
 
 def test_a_targeted_replace_of_unchanged_inputs_makes_a_new_job(emulator: EmulatorHandle) -> None:
-    """`pulumi up --replace` creates from the check against the state (no second check): the inputs are the
-    stored ones, and what that check left says the create replaces the job, which it never takes over."""
+    """A create of the inputs a check against the state gave back unchanged (the stored ones) learns from
+    what that check left that it replaces the job, which it never takes over. (The engine's `pulumi up
+    --replace` checks a targeted replacement without its stored inputs, so nothing is left and its run
+    records `first run`: docs/runs.md; test_forced_replace.py holds that its old job is never taken over.)"""
     jobs = inprocess.handler(ALAYA_JOBS, emulator)
     props = alaya_job_args(name="targeted", wait_for="created")
     old_id, stored = created(jobs, props)

@@ -195,6 +195,35 @@ def test_a_replacement_created_first_keeps_the_run_it_replaces(emulator: Emulato
     assert sorted(stored(emulator, "alaya")) == sorted([old, created.id]), "the old run stays as a record"
 
 
+@pytest.mark.parametrize("platform", ["alaya", "modelarts"])
+def test_a_job_deleted_first_for_its_dependency_starts_a_named_new_run_and_keeps_the_record(
+        platform: str, emulator: EmulatorHandle) -> None:
+    """A dynamic job whose dependency (a storage mount, an algorithm) is replaced delete-first: the engine
+    diffs the job against the dependency's unknown outputs, deletes it first, then checks it again without
+    its stored inputs (it recreates it) and creates it. The check goes by what the diff said: a new run,
+    not `first run`, named for itself where names are unique (ModelArts), and the old run stays as its
+    record, replaced by the new one."""
+    fast(emulator)
+    job, [old] = sweep(emulator, platform, 1)
+    value = "obs://b/code/dependency.py" if platform == "modelarts" else "python3 dependency.py"
+    declared = {**job.declared, REPLACES[platform]: value}
+    news = {**job.inputs, REPLACES[platform]: value}  # as the engine's diff of a dependent gives them
+    assert job.handler.diff(job.state, news, old).replaces == (REPLACES[platform],)
+    job.handler.delete(old, job.state)
+    checked = inprocess.checked(job.handler, declared)  # recreated: no stored inputs
+    what = "training job" if platform == "modelarts" else "training task"
+    assert checked["run_reason"].startswith(f"new run: changing {REPLACES[platform]} replaces the {what}"), checked
+    created = job.handler.create(checked)
+    assert created.outputs["run_reason"] == checked["run_reason"]
+    held = stored(emulator, platform)
+    assert sorted(held) == sorted([old, created.id]), "the old run's job stays as its record"
+    assert state_of(platform, held[old]) in ENDED[platform] and state_of(platform, held[created.id]) == \
+        RUNNING[platform]
+    if platform == "modelarts":
+        assert held[old]["metadata"]["name"] == MARK.default_name() and MARK.is_run_name(checked["name"])
+        assert tags_of(held[old])[mc.RECORD_REPLACED_BY] == created.id
+
+
 def test_a_state_of_0_2_keeps_its_name_until_its_next_new_run(emulator: EmulatorHandle) -> None:
     """A ModelArts state written before keep_runs existed: no change while its run is kept, and the name
     it was created with, which its next new run (a replace) leaves to a record."""

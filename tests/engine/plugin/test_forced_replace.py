@@ -5,7 +5,10 @@ and each create removes the old object it would otherwise take over. After each:
 resource, the one the state records; after the second, a refresh that changes nothing (the records of
 both replaces come from the same creates; that a refresh keeps a trigger's run_reason is
 tests/inprocess/test_runs.py::test_run_reason_says_why_each_run_exists). A replaced ModelArts job with a
-checkpoint resumes from the job it replaces in either order: its `resumed_from` names it."""
+checkpoint resumes from the job it replaces in either order: its `resumed_from` names it. Every job's
+`run_reason` says its run is a new one, a dynamic job the engine deleted first because its mount or
+algorithm was replaced too (tests/inprocess/test_run_records.py::test_a_job_deleted_first_for_its_
+dependency_starts_a_named_new_run_and_keeps_the_record)."""
 
 from __future__ import annotations
 
@@ -54,6 +57,12 @@ def resumed_from(stack: Stack) -> dict[str, Any]:
             for r in stack.export()["deployment"]["resources"] if r["urn"].endswith(("::dyn-job", "::plug-job"))}
 
 
+def run_reasons(stack: Stack) -> dict[str, Any]:
+    """The training jobs' `run_reason` in the state (the plugin's by its schema name), by resource name."""
+    return {r["urn"].rsplit("::", 1)[1]: r["outputs"].get("run_reason", r["outputs"].get("runReason"))
+            for r in stack.export()["deployment"]["resources"] if r["urn"].endswith(("-task", "-job"))}
+
+
 def agree(emulator: Any, stack: Stack) -> dict[str, str]:
     ids = recorded(stack)
     platform = live(emulator)
@@ -80,6 +89,9 @@ def test_a_trigger_and_replace_of_every_type_record_live_objects(emulator: Any, 
     assert resumed_from(stack) == {"dyn-job": first["dyn-job"], "plug-job": first["plug-job"]}, \
         "deleted first (the dynamic job: before its algorithm's replace) or created first, the new run names " \
         "the one it replaces"
+    reasons = run_reasons(stack)
+    assert len(reasons) == 4 and all(str(r).startswith("new run:") for r in reasons.values()), \
+        f"every job's run is a new one, those the engine deleted first for their replaced dependency too: {reasons}"
 
     urns = [r["urn"] for r in stack.export()["deployment"]["resources"]
             if r["urn"].rsplit("::", 1)[1].startswith(("dyn-", "plug-"))]
@@ -89,6 +101,10 @@ def test_a_trigger_and_replace_of_every_type_record_live_objects(emulator: Any, 
     third = agree(emulator, stack)
     assert all(third[name] != second[name] for name in third if not name.endswith("mount")), (second, third)
     assert resumed_from(stack) == {"dyn-job": second["dyn-job"], "plug-job": second["plug-job"]}
+    reasons = run_reasons(stack)
+    assert str(reasons["dyn-task"]).startswith("new run: changing storage_mounts replaces") and \
+        str(reasons["dyn-job"]).startswith("new run: changing algorithm_id replaces"), \
+        f"the dynamic jobs were deleted first for their replaced mount and algorithm: {reasons}"
     stack.refresh("--expect-no-changes")
     stack.destroy()
     assert live(emulator) == {"task": [], "algo": [], "job": []}
