@@ -9,7 +9,8 @@ the run it holds was started:
 - `new run: changing image, start_command replaces the training task (16 GPUs, 160/h)`: a replace
   that the inputs ask for, named by its fields (the wording of `replace_running="refuse"` too);
 - `new run: replaces the previous run of unchanged inputs (...)`: a replace the inputs do not show (a
-  replacement_trigger, `--replace`);
+  replacement_trigger; a `pulumi up --replace` is checked without the stored inputs and records `first
+  run`: docs/runs.md);
 - `new run: changing algorithm_id replaces the training job (...)` too for a job the engine deletes first
   because a resource it depends on is replaced delete-first, from what its diff said (`Replacements`);
 - `new run: attempt 2 of 3 after failed run tt-1 (...)` or `new run: run again after failed run tt-1
