@@ -165,8 +165,8 @@ def test_alaya_stack_lifecycle_secrets_drift_and_a_refused_key(emulator: Any, al
     # the state), so an unchanged resource's check gives them back as they are, and a refresh without drift
     # leaves them so (the dynamic read, handed the outputs alone, would drop the owner mark, which the next
     # check adds back); `llama3-8b-sft` was created by the last `up`, the others are older (in-process for
-    # every resource kind: test_handler_operations.py::test_a_check_of_unchanged_inputs_gives_back_exactly_the_
-    # stored_ones, test_drift.py::test_a_refresh_without_drift_keeps_the_stored_inputs).
+    # every resource kind: test_handler_operations.py and test_drift.py, whose tests say "unchanged inputs"
+    # and "without drift").
     before = by_name(stack.export())
     stack.refresh()
     stored = by_name(stack.export())

@@ -182,8 +182,7 @@ def test_a_refresh_without_drift_keeps_the_stored_inputs(emulator: EmulatorHandl
     The dynamic form's read is handed the outputs alone (the engine does not hand a dynamic provider's read
     the inputs), which repeat the stored inputs but for the owner mark: it gives no inputs, and the engine
     keeps the stored ones. The plugin's read is handed both and gives them back as stored. After drift the
-    dynamic form's read gives the inputs, the platform's values in them (test_alaya_training_job_drift_read_
-    from_the_outputs_alone)."""
+    dynamic form's read gives the inputs, the platform's values in them (the next test)."""
     handler = inprocess.handler(kind, emulator)
     declared = {**inprocess.OWNER, **({} if name is None else {"name": name}), **declared}
     inputs = inprocess.checked(handler, declared)

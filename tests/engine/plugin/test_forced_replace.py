@@ -7,8 +7,8 @@ both replaces come from the same creates; that a refresh keeps a trigger's run_r
 tests/inprocess/test_runs.py::test_run_reason_says_why_each_run_exists). A replaced ModelArts job with a
 checkpoint resumes from the job it replaces in either order: its `resumed_from` names it. Every job's
 `run_reason` says its run is a new one, a dynamic job the engine deleted first because its mount or
-algorithm was replaced too (tests/inprocess/test_run_records.py::test_a_job_deleted_first_for_its_
-dependency_starts_a_named_new_run_and_keeps_the_record)."""
+algorithm was replaced too (in-process, with the record it keeps: tests/inprocess/test_run_records.py).
+A `--replace` records `first run` for a job whose dependencies stay (docs/runs.md)."""
 
 from __future__ import annotations
 
