@@ -224,6 +224,22 @@ def test_a_job_deleted_first_for_its_dependency_starts_a_named_new_run_and_keeps
         assert tags_of(held[old])[mc.RECORD_REPLACED_BY] == created.id
 
 
+def test_a_modelarts_replacement_created_first_under_the_same_name_deletes_the_old_run(
+        emulator: EmulatorHandle) -> None:
+    """The plugin's `pulumi up --replace` of a ModelArts job whose name the provider chose: the engine
+    checks the replacement without the stored inputs (its first run's name again) and creates it before it
+    deletes the old run, which holds that name. Kept as a record, it would make ModelArts refuse the
+    create (ModelArts.2751); it is deleted, said, and the engine's delete of it then finds it gone."""
+    fast(emulator)
+    job, [old] = sweep(emulator, "modelarts", 1)
+    news = inprocess.checked(job.handler, job.declared)  # checked without the stored inputs
+    assert news["name"] == job.state["name"] == MARK.default_name()
+    created = job.handler.create(news)
+    assert sorted(stored(emulator, "modelarts")) == [created.id], "the old run held the name: deleted, not kept"
+    job.handler.delete(old, job.state)
+    assert sorted(stored(emulator, "modelarts")) == [created.id]
+
+
 def test_a_state_of_0_2_keeps_its_name_until_its_next_new_run(emulator: EmulatorHandle) -> None:
     """A ModelArts state written before keep_runs existed: no change while its run is kept, and the name
     it was created with, which its next new run (a replace) leaves to a record."""

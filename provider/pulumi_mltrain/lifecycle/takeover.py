@@ -33,7 +33,8 @@ def clear_own(objects: Objects[R], name: str, owner: Mark | None, label: Label,
     object over: it is the one a replacement replaces (created first: the engine gives a create no sign
     of that, nor of the state), or one whose create a killed `pulumi up` never recorded. A kept run record
     (lifecycle/records.py) is left while runs are kept as records (`keep`), unless the platform's names are
-    unique (then it is deleted, said), and an unrecorded live one of ours is stopped and kept instead;
+    unique (then it is deleted, said), and an unrecorded live one of ours is stopped and kept instead (on
+    a platform of unique names it too is deleted, said: kept, it would hold the name the create sends);
     with keep_runs 0 (no `keep`) every one of ours is deleted, as before records existed. A cancelled or
     timed-out wait records its object instead (lifecycle/record.py). Take-overs go by ID: `adopt_id`,
     `pulumi import`, and the resume of an unfinished create."""
@@ -49,6 +50,18 @@ def clear_own(objects: Objects[R], name: str, owner: Mark | None, label: Label,
                    "the new run can have it (leave `name` unset to keep every run: each run then gets a name of "
                    "its own)", owner)
             remove(objects, item.object_id, label.doing_now(item.object_id, "deleting a record that holds the name"))
+            continue
+        if keep is not None and objects.unique_names:
+            # Kept, it would hold the name this create is about to send: a create that knows it replaces a
+            # run has a name of its own (`Mark.run_name`), so this is a `pulumi up --replace` (checked without
+            # the stored inputs) or a job a killed `pulumi up` never recorded.
+            notice(f"{objects.noun} {item.object_id} carries this resource's owner mark but is not recorded as it, "
+                   f"and holds the name {name!r}, which {objects.platform} allows one job at a time: it is the run "
+                   "a `pulumi up --replace` replaces, or one a killed `pulumi up` never recorded; deleting it, not "
+                   "keeping it as a record, so that the new run can have the name (a changed replacement_trigger "
+                   "starts a new run under a name of its own and keeps the record)", owner)
+            remove(objects, item.object_id, label.doing_now(item.object_id, "deleting an unrecorded job that holds "
+                                                                           "the name"))
             continue
         if keep is not None:  # runs are kept as records (lifecycle/records.py): stopped and kept, not deleted
             notice(f"{objects.noun} {item.object_id} carries this resource's owner mark but is not recorded as it: "
