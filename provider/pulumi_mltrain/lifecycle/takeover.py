@@ -42,26 +42,23 @@ def clear_own(objects: Objects[R], name: str, owner: Mark | None, label: Label,
     for item in found:
         claim(objects.noun, item.object_id, name, item.mark, owner)
     for item in found:
-        if item.record and keep is not None:  # records are kept (keep_runs above 0)
-            if not objects.unique_names:
-                continue  # a kept run record (lifecycle/records.py): never taken over, and it holds no name
-            notice(f"{objects.noun} {item.object_id}, a kept record of an earlier run of this resource, holds the "
-                   f"name {name!r}, which {objects.platform} allows one job at a time: deleting the record so that "
-                   "the new run can have it (leave `name` unset to keep every run: each run then gets a name of "
-                   "its own)", owner)
-            remove(objects, item.object_id, label.doing_now(item.object_id, "deleting a record that holds the name"))
-            continue
+        if item.record and keep is not None and not objects.unique_names:
+            continue  # a kept run record (lifecycle/records.py): never taken over, and it holds no name
         if keep is not None and objects.unique_names:
-            # Kept, it would hold the name this create is about to send: a create that knows it replaces a
-            # run has a name of its own (`Mark.run_name`), so this is a `pulumi up --replace` (checked without
-            # the stored inputs) or a job a killed `pulumi up` never recorded.
-            notice(f"{objects.noun} {item.object_id} carries this resource's owner mark but is not recorded as it, "
-                   f"and holds the name {name!r}, which {objects.platform} allows one job at a time: it is the run "
-                   "a `pulumi up --replace` replaces, or one a killed `pulumi up` never recorded; deleting it, not "
-                   "keeping it as a record, so that the new run can have the name (a changed replacement_trigger "
-                   "starts a new run under a name of its own and keeps the record)", owner)
-            remove(objects, item.object_id, label.doing_now(item.object_id, "deleting an unrecorded job that holds "
-                                                                           "the name"))
+            # Kept, it would hold the name this create sends. A create that knows it replaces a run has a
+            # name of its own (`Mark.run_name`), so an unrecorded one here is the run a `pulumi up --replace`
+            # replaces (checked without the stored inputs) or one a killed `pulumi up` never recorded.
+            if item.record:
+                what = "is a kept record of an earlier run of this resource"
+                why = "leave `name` unset to keep every run: each run then gets a name of its own"
+            else:
+                what = ("carries this resource's owner mark but is not recorded as it (the run a `pulumi up "
+                        "--replace` replaces, or one a killed `pulumi up` never recorded)")
+                why = "a changed replacement_trigger starts a new run under a name of its own and keeps the record"
+            notice(f"{objects.noun} {item.object_id} {what}, and holds the name {name!r}, which {objects.platform} "
+                   f"allows one job at a time: deleting it, not keeping it, so that the new run can have the name "
+                   f"({why})", owner)
+            remove(objects, item.object_id, label.doing_now(item.object_id, "deleting a job that holds the name"))
             continue
         if keep is not None:  # runs are kept as records (lifecycle/records.py): stopped and kept, not deleted
             notice(f"{objects.noun} {item.object_id} carries this resource's owner mark but is not recorded as it: "
