@@ -794,11 +794,11 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         return spec
 
     def _label(self, spec: SpecT) -> str:
-        return self.calls.label(spec)
+        return self.calls.label(vars(spec))  # a pydantic model's fields are its __dict__
 
     def _label_of(self, props: Props) -> str:
         """`_label` of inputs that may not be valid (the fields it reads, unchecked)."""
-        return self._label(self.spec_type.model_construct(**specs.user_props(props, self.spec_type)))
+        return self.calls.label(props)
 
     def _deadline(self, spec: SpecT, op: str, engine: float | None, what: str,
                   untimed: str | None = None) -> deadline.Deadline:

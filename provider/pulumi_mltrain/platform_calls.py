@@ -14,7 +14,7 @@ settings and its client, and whether the create replaces a resource of the state
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar, Generic, TypeVar
 
@@ -115,9 +115,11 @@ class PlatformCalls(Generic[SpecT, OutT, RemoteT]):
         return False
 
     @classmethod
-    def label(cls, spec: SpecT) -> str:
-        """The resource in messages (its name)."""
-        return str(getattr(spec, "name", "") or "")
+    def label(cls, fields: Mapping[str, object]) -> str:
+        """The resource in messages (its name), from its fields as given: a check labels inputs that may
+        not be valid, so no spec is built for it (a `model_construct` fills every default, which took more
+        of a check's CPU than its validation)."""
+        return str(fields.get("name") or "")
 
     @classmethod
     def timeout(cls, spec: SpecT, op: str, engine: float | None = None) -> float:

@@ -8,6 +8,7 @@ graph and a changed mount replaces the tasks that use it. Deleting it removes no
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 
 from .. import spec as specs
@@ -68,8 +69,8 @@ class StorageMountCalls(PlatformCalls[StorageMountSpec, StorageMountOutputs, dic
         return self.context.client("alaya", AlayaClient)
 
     @classmethod
-    def label(cls, spec: StorageMountSpec) -> str:
-        return f"{getattr(spec, 'storage_id', '')}:{getattr(spec, 'mount_path', '')}"
+    def label(cls, fields: Mapping[str, object]) -> str:
+        return f"{fields.get('storage_id') or ''}:{fields.get('mount_path') or ''}"
 
     def check_remote(self, spec: StorageMountSpec) -> Failures:
         if not self.settings.alaya_api_key:
