@@ -175,7 +175,11 @@ def new_client(base_url: str, policy: Policy, auth: httpx.Auth | None = None) ->
         # proxies and NO_PROXY from the environment either way.
         verify=tls_context() if https and policy.verify_tls else False,
         headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
-        limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=8),
+        # As many kept alive as in flight: with fewer, httpcore's pool (1.0.9 and its master, encode/httpcore
+        # issue 1110) may close a surplus idle connection it has just given to a queued request, and that
+        # request's write or read then fails on a closed socket (a POST: an ambiguous outcome). One origin
+        # per client, so no other rule of the pool closes an idle connection; unused ones expire after 5 s.
+        limits=httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS),
     )
 
 

@@ -232,6 +232,36 @@ def test_a_write_that_waited_for_a_free_connection_in_vain_is_retried(serve: Cal
     assert [r.split(b" ")[0] for r in server.requests].count(b"POST") == 1
 
 
+def test_a_full_pool_s_connections_all_stay_open_for_the_next_requests(serve: Callable[..., Server]) -> None:
+    """Every connection a client opens stays open when it falls idle: a pool that closes its surplus idle
+    connections can close one it has just given to a waiting request (encode/httpcore issue 1110), which
+    then fails on a closed socket. Two waves of as many requests at once as the pool holds: the second
+    opens no connection."""
+    together = threading.Barrier(transport.MAX_CONNECTIONS)
+
+    def at_once(_request: bytes, _index: int) -> bytes:
+        together.wait(10)  # bounded: answered only when every connection carries a request
+        return answer()
+
+    server = serve(at_once)
+    patient = transport.Policy(timeout=15, max_retries=0)
+    with transport.new_client(server.url, patient) as http:
+        for wave in range(2):
+            results: list[object] = []
+
+            def one(path: str, into: list[object] = results) -> None:
+                into.append(transport.call(http, "GET", path, alaya_decode, patient))
+
+            callers = [threading.Thread(target=one, args=(f"/w{wave}/{i}",)) for i in range(transport.MAX_CONNECTIONS)]
+            for caller in callers:
+                caller.start()
+            for caller in callers:
+                caller.join(20)
+            assert results == [True] * transport.MAX_CONNECTIONS, (wave, results)
+    assert len(server.requests) == 2 * transport.MAX_CONNECTIONS
+    assert server.connections == transport.MAX_CONNECTIONS, "the second wave reused every connection"
+
+
 def test_an_environment_proxy_still_carries_the_requests(serve: Callable[..., Server],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """httpx reads HTTP_PROXY from the environment: the request goes to the proxy, in absolute form."""
