@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import MltrainError
-from ._function_types import JobEvent, TaskLog
 from .wire import contract
 
 
@@ -21,13 +20,14 @@ def tail(lines: Sequence[str], max_lines: int, max_bytes: int) -> list[str]:
 
 
 def job_logs(read_log: Callable[[str], str | None], read_events: Callable[[int], list[dict[str, Any]]],
-             tasks: list[str], lines: int, max_bytes: int, events: int) -> tuple[list[TaskLog], list[JobEvent]]:
-    """The last `lines` lines (at most `max_bytes`) of every task (`read_log(task)`), and the last `events`
-    events (`read_events(limit)`): for a program, and for the error of a failed create."""
-    logs = [TaskLog(task=t, lines=tail((read_log(t) or "").splitlines(), lines, max_bytes)) for t in tasks]
+             tasks: list[str], lines: int, max_bytes: int,
+             events: int) -> tuple[dict[str, list[str]], list[dict[str, Any]]]:
+    """The last `lines` lines (at most `max_bytes`) of every task (`read_log(task)`), by task, and the
+    last `events` events (`read_events(limit)`) as the API gives them: for a program, and for the error
+    of a failed create."""
+    logs = {t: tail((read_log(t) or "").splitlines(), lines, max_bytes) for t in tasks}
     rows = read_events(events) if events > 0 else []
-    return logs, [JobEvent(time=e.get("time"), level=e.get("level"), source=e.get("source"),
-                           message=e.get("message")) for e in rows[-events:]]
+    return logs, rows[-events:]
 
 
 def failure_tail(api: Any, job_id: str, tasks: list[str]) -> str:
@@ -39,8 +39,9 @@ def failure_tail(api: Any, job_id: str, tasks: list[str]) -> str:
                                 contract.ERROR_EVENTS)
     except MltrainError:  # logs are extra detail; the failure itself is already known
         return ""
-    parts = [f"\nLast log lines of {log['task']}:\n" + "\n".join(f"  {line}" for line in log["lines"])
-             for log in logs if log["lines"]]
+    parts = [f"\nLast log lines of {task}:\n" + "\n".join(f"  {line}" for line in lines)
+             for task, lines in logs.items() if lines]
     if events:
-        parts.append("\nLast events:\n" + "\n".join(f"  {e['time']} {e['level']} {e['message']}" for e in events))
+        parts.append("\nLast events:\n" + "\n".join(f"  {e.get('time')} {e.get('level')} {e.get('message')}"
+                                                     for e in events))
     return "".join(parts)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pulumi
 
-from ..alaya._function_types import TaskInfo, TaskList, TaskSummary
+from .alaya_function_types import TaskInfo, TaskList, TaskSummary
 from .calls import output_form, program_call
 
 

@@ -13,16 +13,18 @@ from typing import Any
 
 import pulumi
 
-from ..modelarts._function_types import (
+from ..modelarts.logs import job_logs
+from ..modelarts.wire import contract
+from .calls import output_form, program_call
+from .modelarts_function_types import (
     AlgorithmInfo,
+    JobEvent,
     JobSummary,
+    TaskLog,
     TrainingJobInfo,
     TrainingJobList,
     TrainingJobLogs,
 )
-from ..modelarts.logs import job_logs
-from ..modelarts.wire import contract
-from .calls import output_form, program_call
 
 
 def _dict(value: Any) -> dict[str, Any]:
@@ -98,7 +100,10 @@ def get_training_job_logs(job_id: str, lines: int = 100) -> TrainingJobLogs:
     logs, events = job_logs(lambda task: program_call("modelarts", "log_preview", job_id, task),
                             lambda limit: program_call("modelarts", "events", job_id, limit),
                             job["tasks"], lines, 1 << 20, contract.EVENTS_LIMIT)
-    return TrainingJobLogs(job_id=job_id, phase=job["phase"], tasks=logs, events=events)
+    return TrainingJobLogs(job_id=job_id, phase=job["phase"],
+                           tasks=[TaskLog(task=task, lines=tail) for task, tail in logs.items()],
+                           events=[JobEvent(time=e.get("time"), level=e.get("level"), source=e.get("source"),
+                                            message=e.get("message")) for e in events])
 
 
 def get_training_job_logs_output(job_id: pulumi.Input[str],
