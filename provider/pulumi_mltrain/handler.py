@@ -270,8 +270,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
                 inputs[EXISTS_KEY] = True
                 if replacing.name is not None and declared.get("name") is None:
                     inputs["name"] = replacing.name  # the new run's own name (a platform of unique names)
-                if self.runs is not None:
-                    inputs[ATTEMPT_KEY] = replacing.attempt
+                if self.runs is not None and replacing.attempt > 1:
+                    inputs[ATTEMPT_KEY] = replacing.attempt  # none: a first attempt (what every reader assumes)
             if not failures:  # outputs derived from inputs that fail a check would fail in turn
                 try:
                     kept = self.calls.derived_kept
@@ -461,7 +461,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         new_run = (bool(props.get(EXISTS_KEY)) or replacing is not None) and not resume
         if attempt is None:
             attempt = replacing.attempt if replacing is not None else _whole(props.get(ATTEMPT_KEY), 1)
-        run: Props = {ATTEMPT_KEY: attempt} if self.runs is not None else {}
+        # A first attempt is not written: every reader takes a missing attempt as 1 (so do 0.1's states).
+        run: Props = {ATTEMPT_KEY: attempt} if self.runs is not None and attempt > 1 else {}
         reason = self._run_recorded(props, replacing).get(RUN_REASON)
         try:
             why = reason if isinstance(reason, str) else None
