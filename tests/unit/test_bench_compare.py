@@ -1,0 +1,60 @@
+"""bench/compare.py: which rows of a results table are worse than another's."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def compare() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_compare", ROOT / "bench" / "compare.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def table(*lines: str) -> str:
+    return "\n".join(["| scenario | N | ours | baseline | ratio | target | verdict | API calls | notes |",
+                      "|---|---|---|---|---|---|---|---|---|", *lines])
+
+
+NEW = table("| 1 overhead | 50 | 3.92 s | 2.82 s | 1.39 | x | missed | 351 | n |",
+            "| 2 poll lag | D = 2 s | lag 0.02 s | 2 s | — | x | met | 4 | n |",
+            "| 4 provider CPU per job | 50 | 4.13 ms | — | — | x | — | — | n |",
+            "| 14 calls per job | 1 | 4 / 0 / 1 / 3 | — | — | x | — | — | n |",
+            "| 17 plugin start-up | 15 | 0.33 s | — | 0.98 | x | met | — | n |")
+OLD = table("| 1 overhead | 50 | 3.86 s | 2.84 s | 1.36 | x | missed | 351 | n |",
+            "| 2 poll lag | D = 2 s | lag 0.01 s | 2 s | — | x | met | 4 | n |",
+            "| 4 provider CPU per job | 50 | 4.50 ms | — | — | x | — | — | n |",
+            "| 14 calls per job | 1 | 4 / 0 / 2 / 3 | — | — | x | — | — | n |")
+
+
+def test_rows_are_judged_by_their_ratio_else_their_figure(compare: ModuleType) -> None:
+    new, old = compare.rows(NEW), compare.rows(OLD)
+    assert set(new) == {"1 overhead [50]", "2 poll lag [D = 2 s]", "4 provider CPU per job [50]",
+                        "14 calls per job [1]", "17 plugin start-up [15]"}
+    verdicts = {key: compare.verdict(new[key], old[key], 0.0) for key in old}
+    assert verdicts == {
+        "1 overhead [50]": "worse (ratio +2%)",  # by the ratio: the no-op ran faster, too
+        "2 poll lag [D = 2 s]": "same",  # one unit of the last printed digit apart
+        "4 provider CPU per job [50]": "better (figure -8%)",
+        "14 calls per job [1]": "differs",
+    }
+    assert compare.verdict(new["1 overhead [50]"], old["1 overhead [50]"], 0.05) == "same"
+
+
+def test_the_command_counts_the_worse_rows(compare: ModuleType, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "new.md").write_text(NEW)
+    (tmp_path / "old.md").write_text(OLD)
+    assert compare.main([str(tmp_path / "new.md"), "--against", str(tmp_path / "old.md")]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == f"2 row(s) worse than {tmp_path / 'old.md'}"
+    assert "17 plugin start-up [15]" in out and "(no row in" in out
