@@ -4,7 +4,8 @@
     .venv/bin/python bench/compare.py bench/results.md --against other.md    # or any results file
 
 A row is compared by its ratio where it has one (ours against the no-op measured in the same run, so
-a slower machine or a busier hour cancels out), else by its own figure. Lower is better in every
+a slower machine or a busier hour cancels out; computed from the two figures where they are single
+numbers, since the printed ratio is rounded), else by its own figure. Lower is better in every
 row; rows whose figures are not numbers (calls per job) must be equal. Figures that differ by no more
 than their last printed digit are "same" (0.01 s against 0.02 s); any other difference is reported,
 unless `--tolerance` is given (e.g. 0.05: single runs of the timed rows move by about that much,
@@ -45,13 +46,16 @@ def table(source: str) -> str:
                           capture_output=True, text=True).stdout
 
 
-def figure(row: Row) -> tuple[str, str | None]:
-    """What a row is judged by: ("ratio", r) where it has one, else ("figure", its only number)."""
-    ours, _, ratio = row
+def figure(row: Row) -> tuple[str, float, float] | None:
+    """What a row is judged by, as (kind, value, resolution): its ratio where it has one, from its two
+    figures when they are single numbers (the printed ratio is rounded), else its only number."""
+    ours, baseline, ratio = row
+    numbers, floor = NUMBER.findall(ours), NUMBER.findall(baseline)
     if NUMBER.fullmatch(ratio):
-        return "ratio", ratio
-    numbers = NUMBER.findall(ours)
-    return ("figure", numbers[0]) if len(numbers) == 1 else ("figure", None)
+        if len(numbers) == 1 and len(floor) == 1 and float(floor[0]) > 0:
+            return "ratio", float(numbers[0]) / float(floor[0]), 0.0
+        return "ratio", float(ratio), unit(ratio)
+    return ("figure", float(numbers[0]), unit(numbers[0])) if len(numbers) == 1 else None
 
 
 def unit(text: str) -> float:
@@ -60,17 +64,17 @@ def unit(text: str) -> float:
 
 
 def verdict(new: Row, old: Row, tolerance: float) -> str:
-    kind, a_text = figure(new)
-    _, b_text = figure(old)
-    if a_text is None or b_text is None:
+    mine, theirs = figure(new), figure(old)
+    if mine is None or theirs is None or mine[0] != theirs[0]:
         return "same" if new[0] == old[0] else "differs"
-    a, b = float(a_text), float(b_text)
-    if abs(a - b) <= max(unit(a_text), unit(b_text)) * 1.0001 or abs(a - b) <= tolerance * abs(b):
+    kind, a, resolution = mine
+    b = theirs[1]
+    if abs(a - b) <= max(resolution, theirs[2]) * 1.0001 or abs(a - b) <= tolerance * abs(b):
         return "same"
     if b == 0:
         return "worse" if a > 0 else "better"
     change = a / b - 1
-    return f"{'worse' if change > 0 else 'better'} ({kind} {change:+.0%})"
+    return f"{'worse' if change > 0 else 'better'} ({kind} {change:+.1%})"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,22 +29,25 @@ NEW = table("| 1 overhead | 50 | 3.92 s | 2.82 s | 1.39 | x | missed | 351 | n |
             "| 2 poll lag | D = 2 s | lag 0.02 s | 2 s | — | x | met | 4 | n |",
             "| 4 provider CPU per job | 50 | 4.13 ms | — | — | x | — | — | n |",
             "| 14 calls per job | 1 | 4 / 0 / 1 / 3 | — | — | x | — | — | n |",
+            "| 8 state per resource | 200 | 3766 B | 2320 B | 1.62 | x | met | — | n |",
             "| 17 plugin start-up | 15 | 0.33 s | — | 0.98 | x | met | — | n |")
 OLD = table("| 1 overhead | 50 | 3.86 s | 2.84 s | 1.36 | x | missed | 351 | n |",
             "| 2 poll lag | D = 2 s | lag 0.01 s | 2 s | — | x | met | 4 | n |",
             "| 4 provider CPU per job | 50 | 4.50 ms | — | — | x | — | — | n |",
+            "| 8 state per resource | 200 | 3740 B | 2320 B | 1.61 | x | met | — | n |",
             "| 14 calls per job | 1 | 4 / 0 / 2 / 3 | — | — | x | — | — | n |")
 
 
 def test_rows_are_judged_by_their_ratio_else_their_figure(compare: ModuleType) -> None:
     new, old = compare.rows(NEW), compare.rows(OLD)
     assert set(new) == {"1 overhead [50]", "2 poll lag [D = 2 s]", "4 provider CPU per job [50]",
-                        "14 calls per job [1]", "17 plugin start-up [15]"}
+                        "8 state per resource [200]", "14 calls per job [1]", "17 plugin start-up [15]"}
     verdicts = {key: compare.verdict(new[key], old[key], 0.0) for key in old}
     assert verdicts == {
-        "1 overhead [50]": "worse (ratio +2%)",  # by the ratio: the no-op ran faster, too
+        "1 overhead [50]": "worse (ratio +2.3%)",  # by the ratio: the no-op ran faster, too
         "2 poll lag [D = 2 s]": "same",  # one unit of the last printed digit apart
-        "4 provider CPU per job [50]": "better (figure -8%)",
+        "4 provider CPU per job [50]": "better (figure -8.2%)",
+        "8 state per resource [200]": "worse (ratio +0.7%)",  # from the figures: the printed ratio rounds
         "14 calls per job [1]": "differs",
     }
     assert compare.verdict(new["1 overhead [50]"], old["1 overhead [50]"], 0.05) == "same"
@@ -56,5 +59,5 @@ def test_the_command_counts_the_worse_rows(compare: ModuleType, tmp_path: Path,
     (tmp_path / "old.md").write_text(OLD)
     assert compare.main([str(tmp_path / "new.md"), "--against", str(tmp_path / "old.md")]) == 0
     out = capsys.readouterr().out
-    assert out.splitlines()[-1] == f"2 row(s) worse than {tmp_path / 'old.md'}"
+    assert out.splitlines()[-1] == f"3 row(s) worse than {tmp_path / 'old.md'}"
     assert "17 plugin start-up [15]" in out and "(no row in" in out
