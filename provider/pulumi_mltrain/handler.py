@@ -270,8 +270,8 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
                 inputs[EXISTS_KEY] = True
                 if replacing.name is not None and declared.get("name") is None:
                     inputs["name"] = replacing.name  # the new run's own name (a platform of unique names)
-                if self.runs is not None and replacing.attempt > 1:
-                    inputs[ATTEMPT_KEY] = replacing.attempt  # none: a first attempt (what every reader assumes)
+                if self.runs is not None:
+                    inputs.update(_attempt(replacing.attempt))
             if not failures:  # outputs derived from inputs that fail a check would fail in turn
                 try:
                     kept = self.calls.derived_kept
@@ -461,8 +461,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
         new_run = (bool(props.get(EXISTS_KEY)) or replacing is not None) and not resume
         if attempt is None:
             attempt = replacing.attempt if replacing is not None else _whole(props.get(ATTEMPT_KEY), 1)
-        # A first attempt is not written: every reader takes a missing attempt as 1 (so do 0.1's states).
-        run: Props = {ATTEMPT_KEY: attempt} if self.runs is not None and attempt > 1 else {}
+        run: Props = _attempt(attempt) if self.runs is not None else {}
         reason = self._run_recorded(props, replacing).get(RUN_REASON)
         try:
             why = reason if isinstance(reason, str) else None
@@ -841,6 +840,12 @@ def _whole(value: object, default: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return default
     return int(value)
+
+
+def _attempt(attempt: int) -> Props:
+    """A run's attempt number as state keeps it: none for a first attempt, which every reader takes a
+    missing number for (as 0.1's states, which never wrote one)."""
+    return {ATTEMPT_KEY: attempt} if attempt > 1 else {}
 
 
 def _run_state(props: Props, *, unfinished: bool = False) -> Props:
