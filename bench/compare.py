@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/compare.py bench/results.md --against d97bc66     # results.md of a commit
     .venv/bin/python bench/compare.py bench/results.md --against other.md    # or any results file
+    .venv/bin/python bench/compare.py ours-1.md ours-2.md --against base-1.md base-2.md   # runs of each
 
 A row is compared by its ratio where it has one (ours against the no-op measured in the same run, so
 a slower machine or a busier hour cancels out; computed from the two figures where they are single
@@ -9,7 +10,10 @@ numbers, since the printed ratio is rounded), else by its own figure. Lower is b
 row; rows whose figures are not numbers (calls per job) must be equal. Figures that differ by no more
 than their last printed digit are "same" (0.01 s against 0.02 s); any other difference is reported,
 unless `--tolerance` is given (e.g. 0.05: single runs of the timed rows move by about that much,
-bench/README.md).
+bench/README.md). With several runs on a side (`bench/ab.py` makes them, alternating), a row is
+worse only when every run of ours is worse than every run of the other side, better only when every
+run is better, and "same (overlap)" otherwise: two full runs of one source differ by more than one
+run against another can show.
 """
 
 from __future__ import annotations
@@ -77,23 +81,53 @@ def verdict(new: Row, old: Row, tolerance: float) -> str:
     return f"{'worse' if change > 0 else 'better'} ({kind} {change:+.1%})"
 
 
+def verdict_of_runs(news: list[Row], olds: list[Row], tolerance: float) -> str:
+    """One row over several runs a side: worse or better only when every pair of runs says so."""
+    said = [verdict(new, old, tolerance) for new in news for old in olds]
+    if len(said) == 1:
+        return said[0]
+    if figure(news[0]) is None:  # calls per job: the same when each of ours is one the base has given
+        return "same" if {new[0] for new in news} <= {old[0] for old in olds} else "differs"
+    words = {s.split(" ", 1)[0] for s in said}
+    if words == {"same"} or words == {"differs"}:
+        return said[0]
+    if len(words) > 1:
+        return "same (overlap)" if words <= {"same", "worse", "better"} else "differs"
+    changes = sorted(float(c) for s in said for c in re.findall(r"([-+]\d+(?:\.\d+)?)%", s))
+    kind = said[0].split("(", 1)[1].split(" ", 1)[0] if "(" in said[0] else ""
+    spread = f" ({kind} {changes[0]:+.1f}% to {changes[-1]:+.1f}%)" if changes else ""
+    return f"{said[0].split(' ', 1)[0]}{spread}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", help="a results file (bench/results.md)")
-    parser.add_argument("--against", required=True, help="another results file, or a commit")
+    parser.add_argument("results", nargs="+", help="results file(s) (bench/results.md), one per run")
+    parser.add_argument("--against", nargs="+", required=True,
+                        help="other results file(s), one per run, or a commit")
     parser.add_argument("--tolerance", type=float, default=0.0, help="relative difference taken as equal")
     args = parser.parse_args(argv)
-    new, old = rows(table(args.results)), rows(table(args.against))
+    news = [rows(table(source)) for source in args.results]
+    olds = [rows(table(source)) for source in args.against]
+    against = " ".join(args.against)
     worse = 0
-    for key, row in new.items():
-        if key not in old:
-            print(f"{key[:72]:72}  {row[0]:>16}  (no row in {args.against})")
+    for key, row in news[0].items():
+        mine = [run[key] for run in news if key in run]
+        theirs = [run[key] for run in olds if key in run]
+        if not theirs:
+            print(f"{key[:72]:72}  {row[0]:>16}  (no row in {against})")
             continue
-        said = verdict(row, old[key], args.tolerance)
+        said = verdict_of_runs(mine, theirs, args.tolerance)
         worse += said.startswith(("worse", "differs"))
-        print(f"{key[:72]:72}  {row[0]:>16} {row[2]:>6}  against {old[key][0]:>16} {old[key][2]:>6}  {said}")
-    print(f"{worse} row(s) worse than {args.against}")
+        print(f"{key[:72]:72}  {_span(mine, 0):>16} {_span(mine, 2):>6}  against "
+              f"{_span(theirs, 0):>16} {_span(theirs, 2):>6}  {said}")
+    print(f"{worse} row(s) worse than {against}")
     return 0
+
+
+def _span(runs: list[Row], column: int) -> str:
+    """A column over the runs: its one value, or the first and the last where they differ."""
+    values = [run[column] for run in runs]
+    return values[0] if len(set(values)) == 1 else f"{values[0]}..{values[-1]}"
 
 
 if __name__ == "__main__":

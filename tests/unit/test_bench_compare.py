@@ -61,3 +61,20 @@ def test_the_command_counts_the_worse_rows(compare: ModuleType, tmp_path: Path,
     out = capsys.readouterr().out
     assert out.splitlines()[-1] == f"3 row(s) worse than {tmp_path / 'old.md'}"
     assert "17 plugin start-up [15]" in out and "(no row in" in out
+
+
+def test_several_runs_a_side_are_worse_only_when_every_pair_is(compare: ModuleType) -> None:
+    def row(ours: str, baseline: str = "—", ratio: str = "—") -> tuple[str, str, str]:
+        return (ours, baseline, ratio)
+
+    ratios = [row("3.00 s", "2.00 s", "1.50"), row("3.10 s", "2.00 s", "1.55")]
+    assert compare.verdict_of_runs(ratios, [row("2.60 s", "2.00 s", "1.30"), row("2.80 s", "2.00 s", "1.40")],
+                                   0.0) == "worse (ratio +7.1% to +19.2%)"
+    assert compare.verdict_of_runs(ratios, [row("2.60 s", "2.00 s", "1.30"), row("3.20 s", "2.00 s", "1.60")],
+                                   0.0) == "same (overlap)"
+    assert compare.verdict_of_runs([row("4.0 ms")], [row("4.2 ms"), row("4.4 ms")], 0.0) == (
+        "better (figure -9.1% to -4.8%)")
+    # Rows that are not numbers: each of ours must be one the base has given.
+    calls = [row("6 / 0 / 3 / 6")]
+    assert compare.verdict_of_runs(calls, [row("6 / 0 / 3 / 3"), row("6 / 0 / 3 / 6")], 0.0) == "same"
+    assert compare.verdict_of_runs(calls, [row("6 / 0 / 3 / 3"), row("6 / 0 / 3 / 4")], 0.0) == "differs"
