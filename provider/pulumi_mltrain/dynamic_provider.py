@@ -85,8 +85,8 @@ class DynamicProvider(ResourceProvider):
                           delete_before_replace=found.delete_before_replace)
 
     def create(self, props: dict[str, Any]) -> CreateResult:
-        # A held failure (FAILED_KEY) or a wait the engine cancelled (UNFINISHED_KEY) is recorded, and
-        # the program side raises it (`program_resource.MltrainResource`).
+        # A held failure or a wait the engine cancelled (UNFINISHED_KEY) is recorded with its error in
+        # FAILED_KEY, which the program side raises (`program/resource.py`, `MltrainResource`).
         created = self.handler.create(props)
         return CreateResult(created.id, created.outputs)
 

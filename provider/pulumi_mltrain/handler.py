@@ -122,7 +122,7 @@ class Outcome:
     @property
     def failed(self) -> str | None:
         text = self.outputs.get(FAILED_KEY)
-        return str(text) if text else None
+        return str(text) if text and not self.outputs.get(UNFINISHED_KEY) else None
 
     @property
     def unfinished(self) -> str | None:
@@ -374,7 +374,7 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
                 replaces.append(key)  # another account, region or endpoint: delete there, create here
         if olds.get(UNFINISHED_KEY):
             changed.append(UNFINISHED_KEY)  # the create was cancelled while it waited: go on waiting
-        if olds.get(FAILED_KEY) and not replaces:
+        elif olds.get(FAILED_KEY) and not replaces:
             again = self._run_again(olds, news, object_id)
             if again is not None:
                 changed.append(FAILED_KEY)
@@ -499,9 +499,13 @@ class Handler(Generic[SpecT, OutT, RemoteT]):
             return Created(err.object_id, {**self._outs(calls, spec, err.outs, props),
                                            **self._run_recorded(props, replacing), **run, **held})
         except Unfinished as err:
+            # The error is FAILED_KEY's too: the one mark a dynamic program reads to fail the step (an Output
+            # per mark and resource costs the program CPU that grows with the stack); UNFINISHED_KEY says the
+            # next `up` goes on waiting, and nothing takes the pair for a held failure (`Outcome.failed`).
             text = str(for_resource(self.kind, self._label(spec), err))
             return Created(err.object_id, {**self._outs(calls, spec, err.outs, props),
-                                           **self._run_recorded(props, replacing), **run, UNFINISHED_KEY: text})
+                                           **self._run_recorded(props, replacing), **run, UNFINISHED_KEY: text,
+                                           FAILED_KEY: text})
         except Exception as err:
             raise for_resource(self.kind, self._label(spec), err) from None
         return Created(object_id, {**self._outs(calls, spec, outs, props), **self._run_recorded(props, replacing),
@@ -851,8 +855,9 @@ def _attempt(attempt: int) -> Props:
 def _run_state(props: Props, *, unfinished: bool = False) -> Props:
     """The run's state a state keeps through updates and (with the `unfinished` mark) refreshes: a refresh
     does not end an unfinished create, which the next `up` goes on with."""
-    return {k: props[k] for k in RUN_STATE_KEYS
-            if (unfinished or k != UNFINISHED_KEY) and props.get(k) is not None}
+    if props.get(UNFINISHED_KEY) and not unfinished:  # its error went into FAILED_KEY too: both go
+        props = {k: v for k, v in props.items() if k not in (UNFINISHED_KEY, FAILED_KEY)}
+    return {k: props[k] for k in RUN_STATE_KEYS if props.get(k) is not None}
 
 
 def _without_run_state(props: Props) -> Props:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pulumi_mltrain.cli import abandoned
-from pulumi_mltrain.ownership import ATTEMPT_KEY, FAILED_KEY, REMOVED_KEY
+from pulumi_mltrain.ownership import ATTEMPT_KEY, FAILED_KEY, REMOVED_KEY, UNFINISHED_KEY
 
 
 def export(*resources: dict[str, object]) -> dict[str, object]:
@@ -20,7 +20,11 @@ def test_held_runs_are_the_resources_with_a_held_failure() -> None:
     fine = {"type": "mltrain:alaya:TrainingJob", "id": "tt-2",
             "urn": "urn:pulumi:dev::infra::mltrain:alaya:TrainingJob::ok",
             "outputs": {"status": "SUCCEEDED", FAILED_KEY: None}}
-    record = abandoned.stack_record("infra", "dev", export(dyn, plug, fine))
+    waiting = {"type": "pulumi-python:dynamic/alaya:TrainingJob", "id": "tt-3",  # an unfinished wait: its error
+               "urn": "urn:pulumi:dev::infra::pulumi-python:dynamic/alaya:TrainingJob::slow",  # in both marks
+               "outputs": {"status": "QUEUED", FAILED_KEY: "recorded as unfinished",
+                           UNFINISHED_KEY: "recorded as unfinished"}}
+    record = abandoned.stack_record("infra", "dev", export(dyn, plug, fine, waiting))
     found = abandoned.held_runs(backend=abandoned.Backend([record]))
     assert [(h.stack, h.resource, h.kind, h.job_id, h.status, h.attempt, h.job_kept) for h in found] == [
         ("infra/dev", "sft", "alaya:TrainingJob", "tt-1", "FAILED", 2, True),

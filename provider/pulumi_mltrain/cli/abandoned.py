@@ -53,6 +53,7 @@ from ..ownership import (
     FAILED_KEY,
     REMOVED_KEY,
     STACK_KEY,
+    UNFINISHED_KEY,
     Mark,
     derived_stack_identity,
     project_and_stack,
@@ -188,8 +189,8 @@ def held_run(project: str, name: str, res: Mapping[str, Any]) -> HeldRun | None:
     """The held failed run a state's resource records (FAILED_KEY in its outputs), in either form."""
     outputs = res.get("outputs")
     entry = registry.resource(str(res.get("type", "")))
-    if not isinstance(outputs, Mapping) or not outputs.get(FAILED_KEY) or entry is None:
-        return None
+    if not isinstance(outputs, Mapping) or not outputs.get(FAILED_KEY) or outputs.get(UNFINISHED_KEY) or entry is None:
+        return None  # an unfinished wait carries its error in FAILED_KEY too: not a held failure
     status = outputs.get(entry.run.state) if entry.run is not None else None
     attempt = outputs.get(ATTEMPT_KEY)
     return HeldRun(stack=f"{project}/{name}", resource=resource_of(str(res.get("urn", ""))), urn=str(res.get("urn")),

@@ -19,7 +19,7 @@ import pulumi
 from pulumi.dynamic.dynamic import PROVIDER_KEY, serialize_provider
 
 from ..dynamic_provider import DynamicProvider
-from ..ownership import FAILED_KEY, PREVIEW_KEY, STACK_KEY, UNFINISHED_KEY, URN_KEY
+from ..ownership import FAILED_KEY, PREVIEW_KEY, STACK_KEY, URN_KEY
 from .accounts import account_props, warn_retired_settings
 
 _UNITS = {"s": 1, "m": 60, "h": 3600}
@@ -118,8 +118,9 @@ class MltrainResource(pulumi.dynamic.Resource):
             if attr not in fixed:
                 props.setdefault(attr, None)  # filled by the provider: readable on the resource
         if runs:
-            props[FAILED_KEY] = None  # set on a held failure (lifecycle/record.py)
-            props[UNFINISHED_KEY] = None  # set by a create the engine cancelled while it waited
+            # Set on a held failure (lifecycle/record.py) and, with its error, by a create whose wait the
+            # engine cancelled or ran out of time (handler.py, UNFINISHED_KEY): one mark, one Output.
+            props[FAILED_KEY] = None
             if pulumi.runtime.is_dry_run():
                 props[PREVIEW_KEY] = True  # check marks a step that starts a run (runs.RUN_STARTS)
         # What `pulumi.dynamic.Resource.__init__` does, with the pickled provider made once per class:
@@ -135,7 +136,6 @@ class MltrainResource(pulumi.dynamic.Resource):
             # A dynamic create cannot be both recorded and failed: a held failure's or a cancelled wait's
             # create succeeds with its mark, and the program fails here, so `pulumi up` still reports it.
             getattr(self, FAILED_KEY).apply(_raise_recorded)
-            getattr(self, UNFINISHED_KEY).apply(_raise_recorded)
 
     @classmethod
     def _pickled_provider(cls) -> str:

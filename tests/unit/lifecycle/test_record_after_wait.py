@@ -11,7 +11,7 @@ import pytest
 from fake import FAILED, QUEUED, RUNNING, SUCCEEDED, Cloud, FakeHandler, checked, declared, stored
 
 from pulumi_mltrain.errors import MltrainError
-from pulumi_mltrain.ownership import ATTEMPT_KEY, UNFINISHED_KEY
+from pulumi_mltrain.ownership import ATTEMPT_KEY, FAILED_KEY, UNFINISHED_KEY
 
 
 @pytest.mark.parametrize(("wait_for", "run", "recorded"), [
@@ -47,14 +47,18 @@ def test_a_wait_out_of_time_is_recorded_unfinished_and_the_next_up_waits_on(clou
             "goes on waiting for it to be running (no second create), and "
             "`pulumi destroy` removes it from the stack and keeps its job as a record (keep_runs)") in text
     assert created.outputs["status"] == QUEUED, "as the wait last saw it"
+    # The one mark a dynamic program fails the step on carries the same error; it is no held failure.
+    assert created.outputs[FAILED_KEY] == created.outputs[UNFINISHED_KEY] == text
 
     state = stored(props, created.outputs)
     news = checked(jobs, declared(timeouts={"create": 10}), olds=props)  # the next up, with more time
     diff = jobs.diff(state, news, created.id)
     assert UNFINISHED_KEY in diff.changed and not diff.replaces, "an update: the wait goes on"
+    assert FAILED_KEY not in diff.changed, "not a held failure's replace"
     cloud.jobs[created.id].ahead = deque([QUEUED, RUNNING])
     resumed = jobs.update(created.id, state, news)
     assert resumed.problem is None and not resumed.outputs.get(UNFINISHED_KEY), resumed.outputs
+    assert not resumed.outputs.get(FAILED_KEY), "the wait's error goes with it"
     assert resumed.outputs["status"] == RUNNING
     assert cloud.made("submit") == ["train"] and cloud.ids() == [created.id], "no second create"
 
