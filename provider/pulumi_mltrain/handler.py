@@ -59,6 +59,7 @@ from .ownership import (
     UNFINISHED_KEY,
     URN_KEY,
     Mark,
+    held_failure,
     internal,
     internal_outputs,
     owns,
@@ -121,8 +122,7 @@ class Outcome:
 
     @property
     def failed(self) -> str | None:
-        text = self.outputs.get(FAILED_KEY)
-        return str(text) if text and not self.outputs.get(UNFINISHED_KEY) else None
+        return held_failure(self.outputs)
 
     @property
     def unfinished(self) -> str | None:

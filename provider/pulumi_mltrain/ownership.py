@@ -33,7 +33,8 @@ URN_KEY = "__mltrain_urn"
 # side raises the error once the outputs arrive (see program.resource.MltrainResource).
 FAILED_KEY = "__mltrain_failed"
 # Marks the state of a job whose create (or resume) the engine cancelled while it waited: recorded as it
-# was last seen, and the next `pulumi up` goes on waiting for it (an update that resumes the create).
+# was last seen, and the next `pulumi up` goes on waiting for it (an update that resumes the create). Its
+# error is FAILED_KEY's too, the one mark the dynamic form's program fails the step on (`held_failure`).
 UNFINISHED_KEY = "__mltrain_unfinished"
 # The attempt of the run a training job's state holds (1 for a first run or a new declaration), against
 # its `max_attempts`: a held failure with attempts left is replaced by the next `pulumi up`.
@@ -136,6 +137,12 @@ def owns(ours: Mark | None, found: Mark | None, name: str) -> bool:
     if ours is None:
         return False
     return found == ours or (found is None and (name == ours.default_name() or ours.is_run_name(name)))
+
+
+def held_failure(props: Mapping[str, Any]) -> str | None:
+    """The held failure a state records: FAILED_KEY's error, unless it is an unfinished wait's."""
+    text = props.get(FAILED_KEY)
+    return str(text) if text and not props.get(UNFINISHED_KEY) else None
 
 
 def internal(props: Mapping[str, Any]) -> dict[str, Any]:

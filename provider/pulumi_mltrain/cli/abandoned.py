@@ -50,12 +50,11 @@ from ..errors import MltrainError
 from ..lifecycle.protocol import Marked
 from ..ownership import (
     ATTEMPT_KEY,
-    FAILED_KEY,
     REMOVED_KEY,
     STACK_KEY,
-    UNFINISHED_KEY,
     Mark,
     derived_stack_identity,
+    held_failure,
     project_and_stack,
     resource_of,
 )
@@ -189,14 +188,17 @@ def held_run(project: str, name: str, res: Mapping[str, Any]) -> HeldRun | None:
     """The held failed run a state's resource records (FAILED_KEY in its outputs), in either form."""
     outputs = res.get("outputs")
     entry = registry.resource(str(res.get("type", "")))
-    if not isinstance(outputs, Mapping) or not outputs.get(FAILED_KEY) or outputs.get(UNFINISHED_KEY) or entry is None:
-        return None  # an unfinished wait carries its error in FAILED_KEY too: not a held failure
+    if not isinstance(outputs, Mapping) or entry is None:
+        return None
+    failure = held_failure(outputs)
+    if failure is None:
+        return None
     status = outputs.get(entry.run.state) if entry.run is not None else None
     attempt = outputs.get(ATTEMPT_KEY)
     return HeldRun(stack=f"{project}/{name}", resource=resource_of(str(res.get("urn", ""))), urn=str(res.get("urn")),
                    kind=entry.kind, job_id=str(res.get("id")), status=str(status) if status is not None else None,
                    attempt=int(attempt) if isinstance(attempt, int | float) else 1,
-                   job_kept=not outputs.get(REMOVED_KEY), failure=str(outputs[FAILED_KEY]))
+                   job_kept=not outputs.get(REMOVED_KEY), failure=failure)
 
 
 def _strings(value: Any) -> Iterable[str]:
