@@ -1,9 +1,10 @@
 """The dynamic provider face: a thin adapter from `pulumi.dynamic` to a resource's `Handler`.
 
-`DynamicProvider` is the object Pulumi pickles into the state of every resource. A subclass names its
-resource by the registry's kind; the generator writes one per resource
-(`pulumi_mltrain.alaya._resources:_TrainingJobProvider`, `kind = "alaya:TrainingJob"`), the class path
-that every released state names, and the program side's resource classes use it. It is light on
+`DynamicProvider` is the object Pulumi pickles into the state of every resource, twice (inputs and
+outputs). A subclass names its resource by the registry's kind; the generator writes one per resource
+(`pulumi_mltrain.alaya._resources:_TrainingJobProvider`, `kind = "alaya:TrainingJob"`, the class path
+that the states of 0.1 and 0.2 name) and one shared instance of it beside it (`training_job`), which
+the program side's resource classes use and the states now name. It is light on
 purpose: the program side imports it, so it loads pulumi and the standard library only; the registry's
 handler (pydantic, httpx, the platform) loads on its first call, in the provider process. The adapter
 converts the handler's results into `CheckResult`, `DiffResult`, ... and nothing else: every rule lives
@@ -12,6 +13,7 @@ in `handler.py`.
 
 from __future__ import annotations
 
+import sys
 import threading
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -33,16 +35,31 @@ if TYPE_CHECKING:
 class DynamicProvider(ResourceProvider):
     """A `pulumi.dynamic` provider serving the handler of the registry's resource `kind`.
 
-    Instances hold nothing until they run in the provider process, so the pickled form is a class
-    reference, the same for every resource of a kind (and carries no secret).
+    Instances hold nothing until they run in the provider process, so the pickled form is a reference,
+    the same for every resource of a kind (and carries no secret).
     """
 
-    serialize_as_secret_always = False  # the pickled provider is a class path: nothing secret in it
+    serialize_as_secret_always = False  # the pickled provider is a reference: nothing secret in it
     kind: ClassVar[str] = ""  # the registry's kind, "alaya:TrainingJob"
+    shared_as: ClassVar[str] = ""  # the name of the kind's shared instance in the class's module
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __getstate__(self) -> dict[str, Any]:
-        return {}  # a class reference: never the handler, its settings or its clients
+        return {}  # a reference: never the handler, its settings or its clients
+
+    def __reduce_ex__(self, protocol: Any) -> str | tuple[Any, ...]:
+        """The shared instance pickles as its name in the module (63 B where the class reference,
+        instance and empty state take 77), which every resource's state holds twice; any other
+        instance as a class reference, the form of the states of 0.1 and 0.2, which still loads."""
+        if self.shared_as and getattr(sys.modules[type(self).__module__], self.shared_as, None) is self:
+            return self.shared_as
+        return super().__reduce_ex__(protocol)
+
+    @classmethod
+    def shared(cls) -> DynamicProvider:
+        """The kind's shared instance, the one the program side pickles."""
+        found: DynamicProvider = getattr(sys.modules[cls.__module__], cls.shared_as)
+        return found
 
     @property
     def handler(self) -> Handler[Any, Any, Any]:

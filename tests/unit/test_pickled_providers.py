@@ -4,7 +4,8 @@ this process, without the engine (the engine-tier `test_upgrade.py` loads them t
 The released states (the baselines of 0.1.0 and 0.2.0) name the program side's `DynamicProvider` classes
 (`pulumi_mltrain.alaya._resources:_TrainingJobProvider`, ...) and the stack identity's provider
 (`pulumi_mltrain.identity:StackIdentityProvider`, later `pulumi_mltrain.stack_identity:...`): those
-paths must keep loading, and the program side must keep writing the same pickles.
+paths must keep loading. The program side now pickles each kind's shared instance by name
+(`pulumi_mltrain.alaya._resources:training_job`), which loads as the same provider.
 """
 
 from __future__ import annotations
@@ -87,12 +88,20 @@ def test_baseline_pickles_load() -> None:
 
 
 def test_the_baselines_pickle_form_is_the_one_built_here() -> None:
-    """The program side pickles its providers byte for byte as the released states hold them."""
+    """A class's instance other than the shared one pickles byte for byte as the released states hold
+    it; the program side pickles the shared instance, a reference by name of its own (63 B, not 77),
+    that loads as that instance, of the same class."""
     pickles = _baseline_pickles()
     identity = _pickle_of("pulumi_mltrain.identity:StackIdentityProvider")
     assert base64.b64encode(identity).decode() in pickles
     for cls in (alaya.TrainingJob, alaya.StorageMount, modelarts.Algorithm, modelarts.TrainingJob):
-        assert serialize_provider(cls._provider_class()) in pickles, cls
+        released = serialize_provider(cls._provider_class())
+        assert released in pickles, cls
+        written = cls._pickled_provider()
+        assert written not in pickles and len(base64.b64decode(written)) < len(base64.b64decode(released)), cls
+        shared = dill.loads(base64.b64decode(written))
+        assert shared is cls._provider_class.shared() and type(shared) is cls._provider_class, cls
+        assert _path(written) == f"{cls._provider_class.__module__}:{cls._provider_class.shared_as}", cls
     assert serialize_provider(StackIdentityProvider()) in pickles
 
 
@@ -112,6 +121,7 @@ def test_every_released_path_imports_the_class_the_program_side_pickles() -> Non
         "pulumi_mltrain.stack_identity:StackIdentityProvider"
     for cls in (alaya.TrainingJob, alaya.StorageMount, modelarts.Algorithm, modelarts.TrainingJob):
         assert _path(serialize_provider(cls._provider_class())) in RELEASED_PATHS, cls
+        assert type(dill.loads(base64.b64decode(cls._pickled_provider()))) is cls._provider_class, cls
 
 
 def test_the_released_providers_serve_calls() -> None:

@@ -14,6 +14,7 @@ import dill
 from pulumi.dynamic.dynamic import serialize_provider
 
 from pulumi_mltrain import alaya, modelarts, registry
+from pulumi_mltrain.alaya import _resources as alaya_providers
 from pulumi_mltrain.dynamic_provider import DynamicProvider
 from tools import codegen
 from tools.generate import COMMAND
@@ -72,13 +73,14 @@ def test_helpers_build_plain_dicts_that_accept_inputs() -> None:
     assert channel == {"name": "data_url", "obs_url": url}
 
 
-def test_the_pickled_provider_is_a_class_reference_that_loads_on_first_use() -> None:
-    text = serialize_provider(alaya.TrainingJob._provider_class())
+def test_the_pickled_provider_is_a_reference_that_loads_on_first_use() -> None:
+    text = alaya.TrainingJob._pickled_provider()
     raw = base64.b64decode(text)
-    assert b"pulumi_mltrain.alaya._resources" in raw and b"pydantic" not in raw
-    assert len(raw) < 300, "the pickled provider should be a bare class reference"
+    assert b"pulumi_mltrain.alaya._resources" in raw and b"training_job" in raw and b"pydantic" not in raw
+    assert len(raw) == 63, "the pickled provider should be a bare reference to the shared instance"
+    assert len(text) == 84, "every resource's state holds this twice"
     loaded = dill.loads(raw)
-    assert isinstance(loaded, DynamicProvider) and loaded.__dict__ == {}
+    assert isinstance(loaded, DynamicProvider) and loaded is alaya_providers.training_job
     entry = registry.resource("mltrain:alaya:TrainingJob")
     assert entry is not None and loaded.handler.calls is entry.calls()
     assert serialize_provider(loaded) == text  # loading the handler never changes the state

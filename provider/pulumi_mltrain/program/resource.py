@@ -124,7 +124,7 @@ class MltrainResource(pulumi.dynamic.Resource):
             if pulumi.runtime.is_dry_run():
                 props[PREVIEW_KEY] = True  # check marks a step that starts a run (runs.RUN_STARTS)
         # What `pulumi.dynamic.Resource.__init__` does, with the pickled provider made once per class:
-        # it is the same class reference for every resource (no captured secret), and dill costs
+        # it is the same reference for every resource (no captured secret), and dill costs
         # about a millisecond per resource.
         props[PROVIDER_KEY] = self._pickled_provider()
         pulumi.CustomResource.__init__(self, type_, resource_name, props, opts)
@@ -141,7 +141,7 @@ class MltrainResource(pulumi.dynamic.Resource):
     def _pickled_provider(cls) -> str:
         found: str | None = cls.__dict__.get("_pickled_cache")
         if found is None:
-            found = cls._pickled_cache = serialize_provider(cls._provider_class())
+            found = cls._pickled_cache = serialize_provider(cls._provider_class.shared())
         return found
 
     @classmethod
