@@ -17,6 +17,7 @@ from pulumi.provider.experimental.property_value import PropertyValue
 
 from .. import spec as specs
 from ..handler import Handler
+from ..ownership import URN_KEY
 from . import sdk
 
 AnyHandler = Handler[Any, Any, Any]
@@ -41,12 +42,20 @@ def marks(values: Mapping[str, Any]) -> dict[str, PropertyValue]:
     return sdk.wrap({specs.property_name(k): v for k, v in values.items()})
 
 
+def owned(handler: AnyHandler, values: Mapping[str, Any], urn: str) -> dict[str, Any]:
+    """A request's properties by field name, with the resource's URN in the owner mark: the engine
+    gives a plugin the URN with every call, so no state keeps it (states written before 0.3 do)."""
+    return {**fields(handler, values), URN_KEY: urn}
+
+
 def wrap(handler: AnyHandler, values: Mapping[str, Any], secret: Iterable[str] = ()) -> dict[str, PropertyValue]:
-    """Field-named values as the engine's properties in schema names: secret where the request's
-    value was (`secret`, in either form) and where the spec declares the field secret."""
+    """Field-named values as the engine's properties in schema names, without the URN (`owned`):
+    secret where the request's value was (`secret`, in either form) and where the spec declares the
+    field secret."""
     keys = set(fields(handler, dict.fromkeys(secret))) | {
         name for name, meta in specs.field_metas(handler.spec_type) if meta.secret}
-    return sdk.wrap(specs.to_property_names(values, *models(handler)), {path(handler, k) for k in keys})
+    kept = {k: v for k, v in values.items() if k != URN_KEY}
+    return sdk.wrap(specs.to_property_names(kept, *models(handler)), {path(handler, k) for k in keys})
 
 
 def old_names(handler: AnyHandler, state: Mapping[str, Any]) -> bool:

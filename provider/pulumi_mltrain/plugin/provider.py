@@ -7,7 +7,8 @@ state, the outputs a state keeps, the preview's mark of a step that starts a run
 translates between gRPC's properties and the handler's values, and adds what the engine gives a
 plugin and not a dynamic provider, namely
 - the owner (a stack identity from `owner.py` and the request's URN) and the account identity,
-  added to the inputs at check, as the dynamic program side adds them;
+  added to the inputs at check, as the dynamic program side adds them; the URN is the request's at
+  every call, and no state keeps it (`names.owned`);
 - the engine's `timeout` (the resource's customTimeouts), passed to the operation, which uses it
   unless the `timeouts` input sets one;
 - import: `Handler.import_object` reads the object's inputs back and takes it over through the same
@@ -119,8 +120,8 @@ class MltrainPlugin(p.Provider):
     async def diff(self, request: p.DiffRequest) -> p.DiffResponse:
         handler = self._handler(request.type)
         raw = sdk.plain(request.old_state)[0]
-        olds = names.fields(handler, raw)
-        news = names.fields(handler, sdk.plain(request.new_inputs)[0])
+        olds = names.owned(handler, raw, request.urn)
+        news = names.owned(handler, sdk.plain(request.new_inputs)[0], request.urn)
         result = await sdk.run_sync(handler.diff, olds, news, request.resource_id)
         changed, replaces = result.changed, result.replaces  # with a partial create's key: its update finishes it
         if names.renames_only(handler, raw, changed):
@@ -138,7 +139,7 @@ class MltrainPlugin(p.Provider):
             return p.CreateResponse(resource_id="",
                                     properties={**request.properties, **names.marks(handler.preview_create())})
         props, secret = sdk.plain(request.properties)
-        props = names.fields(handler, props)
+        props = names.owned(handler, props, request.urn)
         try:
             result = await sdk.run_sync(lambda: handler.create(props, timeout=request.timeout))
         except MltrainError as err:
@@ -168,7 +169,7 @@ class MltrainPlugin(p.Provider):
             return p.ReadResponse(resource_id=request.resource_id,
                                   properties=names.wrap(handler, _secret_values(handler, imported.outputs)),
                                   inputs=names.wrap(handler, _secret_values(handler, imported.inputs)))
-        result = await sdk.run_sync(handler.read, request.resource_id, {**inputs, **props})
+        result = await sdk.run_sync(handler.read, request.resource_id, {**inputs, **props, URN_KEY: request.urn})
         if result is None:
             return p.ReadResponse(resource_id="", properties={}, inputs={})
         keys = secret | in_secret
@@ -178,9 +179,9 @@ class MltrainPlugin(p.Provider):
     async def update(self, request: p.UpdateRequest) -> p.UpdateResponse:
         handler = self._handler(request.type)
         raw, old_secret = sdk.plain(request.olds)
-        olds = names.fields(handler, raw)
+        olds = names.owned(handler, raw, request.urn)
         news, secret = sdk.plain(request.news)
-        news = names.fields(handler, news)
+        news = names.owned(handler, news, request.urn)
         if names.old_names(handler, raw) and not (await sdk.run_sync(handler.diff, olds, news)).changed:
             # Only the names change (see `diff`): the state as it is, under the schema's names.
             return p.UpdateResponse(properties=names.wrap(handler, olds, old_secret | secret))
@@ -192,7 +193,7 @@ class MltrainPlugin(p.Provider):
 
     async def delete(self, request: p.DeleteRequest) -> None:
         handler = self._handler(request.type)
-        props = names.fields(handler, sdk.plain(request.properties)[0])
+        props = names.owned(handler, sdk.plain(request.properties)[0], request.urn)
         await sdk.run_sync(lambda: handler.delete(request.resource_id, props, timeout=request.timeout))
 
 

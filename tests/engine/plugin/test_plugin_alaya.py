@@ -75,8 +75,9 @@ def test_lifecycle_through_the_plugin(emulator: Any, tmp_path: Path) -> None:
     assert "wandb-secret-value-123" not in exported, "a secret input stays encrypted in the state"
     assert d.DEFAULT_ALAYA_API_KEY not in exported, "the provider's key stays encrypted in the state"
     job = {r["urn"].rsplit("::", 1)[1]: r for r in stack.resources(JOB)}["job"]
-    assert job["inputs"]["__mltrain_urn"] == job["urn"]
+    assert task["env"]["MLTRAIN_OWNER"] == f'{job["inputs"]["__mltrain_stack"]} {job["urn"]}', "owned by this resource"
     assert job["inputs"]["__mltrain_stack"].startswith("pl-")
+    assert "__mltrain_urn" not in job["inputs"], "the engine gives the URN with every call: no state keeps it"
     assert not {"__mltrain_urn", "__mltrain_stack"} & set(job["outputs"]), "the owner mark is kept once"
     assert job["outputs"]["__mltrain_account"] == {"alaya_endpoint": emulator.url}
 
@@ -151,7 +152,9 @@ def test_lifecycle_through_the_plugin(emulator: Any, tmp_path: Path) -> None:
     [job] = stack.resources(JOB)
     assert job["id"] == held["job"]
     assert job["inputs"]["productCode"] == "PRD-TRAIN-2" and job["inputs"]["workerCount"] == 1
-    assert job["inputs"]["__mltrain_urn"] == job["urn"], "owned by this resource"
+    assert "__mltrain_urn" not in job["inputs"]
+    owner = {t["id"]: t for t in tasks(emulator)}[job["id"]]["env"]["MLTRAIN_OWNER"]
+    assert owner == f'{job["inputs"]["__mltrain_stack"]} {job["urn"]}', "owned by this resource"
     assert len(managed(stack, "mltrain:alaya:StorageMount")) == 1
     stack.preview("--expect-no-changes")
 
