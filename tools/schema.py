@@ -139,12 +139,22 @@ def allowed_values(schema: dict[str, Any]) -> list[str]:
     return [text.format(plain[key]) for key, text in _BOUNDS if key in plain]
 
 
-def _add_facts(prop: dict[str, Any], schema: dict[str, Any], values: bool = False) -> None:
-    """`default` (primitive defaults, as Pulumi schema expects) and the bounds, in the description;
-    `values`: the allowed values too, where they are no enum type (a property of an object type)."""
-    default = schema.get("default")
+def _add_facts(prop: dict[str, Any], schema: dict[str, Any], values: bool = False, implied: bool = False) -> None:
+    """The default and the bounds; `values`: a property of an object type, with the allowed values too
+    where they are no enum type. `implied`: the default follows from another field (its description says).
+
+    A resource's input says its default in its description, with no `default` key: generated SDKs would
+    send that value as if it were declared, so every program would register it and the engine keep a
+    property dependency of it in each resource's state, and an SDK would pin the defaults of the
+    provider version it was generated with. The provider's check fills the defaults, for every language
+    and both forms, from the spec alone. An object type's fields keep the key (documented there)."""
+    default = None if implied else schema.get("default")
     if isinstance(default, str | int | float | bool) and "secret" not in prop:
-        prop["default"] = default
+        if values:
+            prop["default"] = default
+        elif default != "" and "default" not in prop.get("description", "").lower():
+            shown = default if isinstance(default, str) else json.dumps(default)
+            prop["description"] = (prop.get("description", "") + f" Default: `{shown}`.").strip()
     enum_typed = "$ref" in prop or "$ref" in prop.get("items", {})
     bounds = [b for b in allowed_values(schema) if not b.startswith("one of") or (values and not enum_typed)]
     if bounds:
@@ -169,9 +179,7 @@ def _properties(model: type[BaseModel], types: _Types, module: str) -> tuple[dic
             prop["secret"] = True
         if info.description:
             prop["description"] = info.description
-        _add_facts(prop, js["properties"][name])
-        if m.implied_by:
-            prop.pop("default", None)  # generated SDKs would send the fixed default, overriding the implication
+        _add_facts(prop, js["properties"][name], implied=bool(m.implied_by))
         props[specs.property_name(name)] = prop
     # `name` is chosen by the provider when unset (autonaming), so it is never a required input.
     required = [specs.property_name(n) for n, i in model.model_fields.items() if i.is_required() and n != "name"]

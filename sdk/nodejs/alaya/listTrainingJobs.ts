@@ -15,7 +15,7 @@ export function listTrainingJobs(args?: ListTrainingJobsArgs, opts?: pulumi.Invo
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
     return pulumi.runtime.invoke("mltrain:alaya:listTrainingJobs", {
-        "namePrefix": (args.namePrefix) ?? "",
+        "namePrefix": args.namePrefix,
         "status": args.status,
     }, opts);
 }
@@ -45,7 +45,7 @@ export function listTrainingJobsOutput(args?: ListTrainingJobsOutputArgs, opts?:
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
     return pulumi.runtime.invokeOutput("mltrain:alaya:listTrainingJobs", {
-        "namePrefix": (args.namePrefix) ?? "",
+        "namePrefix": args.namePrefix,
         "status": args.status,
     }, opts);
 }

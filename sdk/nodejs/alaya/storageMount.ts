@@ -118,7 +118,7 @@ export class StorageMount extends pulumi.CustomResource {
             resourceInputs["adoptId"] = args?.adoptId;
             resourceInputs["fileDirectory"] = args?.fileDirectory;
             resourceInputs["mountPath"] = args?.mountPath;
-            resourceInputs["readOnly"] = (args?.readOnly) ?? true;
+            resourceInputs["readOnly"] = args?.readOnly;
             resourceInputs["storageId"] = args?.storageId;
             resourceInputs["storageType"] = args?.storageType;
             resourceInputs["timeouts"] = args?.timeouts;

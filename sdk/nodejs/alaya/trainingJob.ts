@@ -60,7 +60,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly costPerHour: pulumi.Output<number | undefined>;
     /**
-     * How the task is created; DIRECT for a normal create.
+     * How the task is created; DIRECT for a normal create. Default: `DIRECT`.
      */
     declare public readonly createType: pulumi.Output<enums.alaya.TrainingJobCreateType | undefined>;
     /**
@@ -172,7 +172,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly status: pulumi.Output<string>;
     /**
-     * true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+     * true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
      */
     declare public readonly stopped: pulumi.Output<boolean | undefined>;
     /**
@@ -200,7 +200,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly trainingType: pulumi.Output<enums.alaya.TrainingJobTrainingType | undefined>;
     /**
-     * What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
+     * What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure). Default: `created`.
      */
     declare public readonly waitFor: pulumi.Output<enums.alaya.TrainingJobWaitFor | undefined>;
     /**
@@ -230,7 +230,7 @@ export class TrainingJob extends pulumi.CustomResource {
             }
             resourceInputs["adoptId"] = args?.adoptId;
             resourceInputs["checkpoint"] = args ? pulumi.output(args.checkpoint).apply(v => v === undefined ? undefined : inputs.alaya.nasCheckpointArgsProvideDefaults(v)) : undefined;
-            resourceInputs["createType"] = (args?.createType) ?? "DIRECT";
+            resourceInputs["createType"] = args?.createType;
             resourceInputs["description"] = args?.description;
             resourceInputs["enableAutoRetry"] = args?.enableAutoRetry;
             resourceInputs["enableTimeoutCancel"] = args?.enableTimeoutCancel;
@@ -238,22 +238,22 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["image"] = args?.image;
             resourceInputs["imageType"] = args?.imageType;
             resourceInputs["keepRuns"] = args?.keepRuns;
-            resourceInputs["maxAttempts"] = (args?.maxAttempts) ?? 1;
+            resourceInputs["maxAttempts"] = args?.maxAttempts;
             resourceInputs["maxPendingMinutes"] = args?.maxPendingMinutes;
             resourceInputs["maxRetryCount"] = args?.maxRetryCount;
             resourceInputs["name"] = args?.name;
-            resourceInputs["onFailure"] = (args?.onFailure) ?? "keep";
-            resourceInputs["priority"] = (args?.priority) ?? 3;
+            resourceInputs["onFailure"] = args?.onFailure;
+            resourceInputs["priority"] = args?.priority;
             resourceInputs["productCode"] = args?.productCode;
-            resourceInputs["replaceRunning"] = (args?.replaceRunning) ?? "allow";
+            resourceInputs["replaceRunning"] = args?.replaceRunning;
             resourceInputs["startCommand"] = args?.startCommand;
-            resourceInputs["stopped"] = (args?.stopped) ?? false;
+            resourceInputs["stopped"] = args?.stopped;
             resourceInputs["storageMounts"] = args?.storageMounts;
             resourceInputs["timeoutHours"] = args?.timeoutHours;
             resourceInputs["timeouts"] = args?.timeouts;
             resourceInputs["trainingFramework"] = args?.trainingFramework;
             resourceInputs["trainingType"] = args?.trainingType;
-            resourceInputs["waitFor"] = (args?.waitFor) ?? "created";
+            resourceInputs["waitFor"] = args?.waitFor;
             resourceInputs["workerCount"] = args?.workerCount;
             resourceInputs["costPerHour"] = undefined /*out*/;
             resourceInputs["createdTime"] = undefined /*out*/;
@@ -328,7 +328,7 @@ export interface TrainingJobArgs {
      */
     checkpoint?: pulumi.Input<inputs.alaya.NasCheckpointArgs | undefined>;
     /**
-     * How the task is created; DIRECT for a normal create.
+     * How the task is created; DIRECT for a normal create. Default: `DIRECT`.
      */
     createType?: pulumi.Input<enums.alaya.TrainingJobCreateType | undefined>;
     /**
@@ -396,7 +396,7 @@ export interface TrainingJobArgs {
      */
     startCommand?: pulumi.Input<string | undefined>;
     /**
-     * true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+     * true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
      */
     stopped?: pulumi.Input<boolean | undefined>;
     /**
@@ -420,7 +420,7 @@ export interface TrainingJobArgs {
      */
     trainingType?: pulumi.Input<enums.alaya.TrainingJobTrainingType | undefined>;
     /**
-     * What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
+     * What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure). Default: `created`.
      */
     waitFor?: pulumi.Input<enums.alaya.TrainingJobWaitFor | undefined>;
     /**

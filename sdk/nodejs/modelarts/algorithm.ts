@@ -112,7 +112,7 @@ export class Algorithm extends pulumi.CustomResource {
      */
     declare public readonly parameters: pulumi.Output<outputs.modelarts.AlgorithmParameter[] | undefined>;
     /**
-     * Whether jobs may pass hyperparameters the algorithm does not declare.
+     * Whether jobs may pass hyperparameters the algorithm does not declare. Default: `true`.
      */
     declare public readonly parametersCustomization: pulumi.Output<boolean | undefined>;
     /**
@@ -156,7 +156,7 @@ export class Algorithm extends pulumi.CustomResource {
             resourceInputs["bootFile"] = args?.bootFile;
             resourceInputs["codeDir"] = args?.codeDir;
             resourceInputs["command"] = args?.command;
-            resourceInputs["description"] = (args?.description) ?? "";
+            resourceInputs["description"] = args?.description;
             resourceInputs["engineId"] = args?.engineId;
             resourceInputs["engineName"] = args?.engineName;
             resourceInputs["engineVersion"] = args?.engineVersion;
@@ -165,7 +165,7 @@ export class Algorithm extends pulumi.CustomResource {
             resourceInputs["name"] = args?.name;
             resourceInputs["outputs"] = args?.outputs;
             resourceInputs["parameters"] = args?.parameters;
-            resourceInputs["parametersCustomization"] = (args?.parametersCustomization) ?? true;
+            resourceInputs["parametersCustomization"] = args?.parametersCustomization;
             resourceInputs["resourceRequirements"] = args?.resourceRequirements;
             resourceInputs["tags"] = args?.tags;
             resourceInputs["timeouts"] = args?.timeouts;
@@ -265,7 +265,7 @@ export interface AlgorithmArgs {
      */
     parameters?: pulumi.Input<pulumi.Input<inputs.modelarts.AlgorithmParameterArgs>[] | undefined>;
     /**
-     * Whether jobs may pass hyperparameters the algorithm does not declare.
+     * Whether jobs may pass hyperparameters the algorithm does not declare. Default: `true`.
      */
     parametersCustomization?: pulumi.Input<boolean | undefined>;
     /**

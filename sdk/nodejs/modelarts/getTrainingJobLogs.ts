@@ -18,7 +18,7 @@ export function getTrainingJobLogs(args: GetTrainingJobLogsArgs, opts?: pulumi.I
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
     return pulumi.runtime.invoke("mltrain:modelarts:getTrainingJobLogs", {
         "jobId": args.jobId,
-        "lines": (args.lines) ?? 100,
+        "lines": args.lines,
     }, opts);
 }
 
@@ -28,7 +28,7 @@ export interface GetTrainingJobLogsArgs {
      */
     jobId: string;
     /**
-     * At most this many lines per task, newest kept.
+     * At most this many lines per task, newest kept. Default: `100`.
      */
     lines?: number;
 }
@@ -62,7 +62,7 @@ export function getTrainingJobLogsOutput(args: GetTrainingJobLogsOutputArgs, opt
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
     return pulumi.runtime.invokeOutput("mltrain:modelarts:getTrainingJobLogs", {
         "jobId": args.jobId,
-        "lines": (args.lines) ?? 100,
+        "lines": args.lines,
     }, opts);
 }
 
@@ -72,7 +72,7 @@ export interface GetTrainingJobLogsOutputArgs {
      */
     jobId: pulumi.Input<string>;
     /**
-     * At most this many lines per task, newest kept.
+     * At most this many lines per task, newest kept. Default: `100`.
      */
     lines?: pulumi.Input<number | undefined>;
 }

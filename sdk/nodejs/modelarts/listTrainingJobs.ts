@@ -15,7 +15,7 @@ export function listTrainingJobs(args?: ListTrainingJobsArgs, opts?: pulumi.Invo
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
     return pulumi.runtime.invoke("mltrain:modelarts:listTrainingJobs", {
-        "namePrefix": (args.namePrefix) ?? "",
+        "namePrefix": args.namePrefix,
         "phase": args.phase,
     }, opts);
 }
@@ -45,7 +45,7 @@ export function listTrainingJobsOutput(args?: ListTrainingJobsOutputArgs, opts?:
     args = args || {};
     opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts || {});
     return pulumi.runtime.invokeOutput("mltrain:modelarts:listTrainingJobs", {
-        "namePrefix": (args.namePrefix) ?? "",
+        "namePrefix": args.namePrefix,
         "phase": args.phase,
     }, opts);
 }

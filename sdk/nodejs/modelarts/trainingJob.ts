@@ -192,7 +192,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public readonly name: pulumi.Output<string>;
     /**
-     * Number of nodes (at most the flavor's max_num). Allowed: >= 1.
+     * Number of nodes (at most the flavor's max_num). Default: `1`. Allowed: >= 1.
      */
     declare public readonly nodeCount: pulumi.Output<number | undefined>;
     /**
@@ -268,7 +268,7 @@ export class TrainingJob extends pulumi.CustomResource {
      */
     declare public /*out*/ readonly startTime: pulumi.Output<string | undefined>;
     /**
-     * true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+     * true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
      */
     declare public readonly stopped: pulumi.Output<boolean | undefined>;
     /**
@@ -352,30 +352,30 @@ export class TrainingJob extends pulumi.CustomResource {
             resourceInputs["inputs"] = args?.inputs;
             resourceInputs["keepRuns"] = args?.keepRuns;
             resourceInputs["logExportPath"] = args?.logExportPath;
-            resourceInputs["maxAttempts"] = (args?.maxAttempts) ?? 1;
+            resourceInputs["maxAttempts"] = args?.maxAttempts;
             resourceInputs["maxPendingMinutes"] = args?.maxPendingMinutes;
             resourceInputs["name"] = args?.name;
-            resourceInputs["nodeCount"] = (args?.nodeCount) ?? 1;
+            resourceInputs["nodeCount"] = args?.nodeCount;
             resourceInputs["notification"] = args?.notification;
-            resourceInputs["onFailure"] = (args?.onFailure) ?? "keep";
+            resourceInputs["onFailure"] = args?.onFailure;
             resourceInputs["outputModel"] = args?.outputModel;
             resourceInputs["outputs"] = args?.outputs;
             resourceInputs["parameters"] = args?.parameters;
             resourceInputs["poolId"] = args?.poolId;
             resourceInputs["preemptible"] = args?.preemptible;
             resourceInputs["priority"] = args?.priority;
-            resourceInputs["replaceRunning"] = (args?.replaceRunning) ?? "allow";
+            resourceInputs["replaceRunning"] = args?.replaceRunning;
             resourceInputs["requiredAffinity"] = args?.requiredAffinity;
             resourceInputs["retryCount"] = args?.retryCount;
             resourceInputs["sshKeyPairNames"] = args?.sshKeyPairNames;
-            resourceInputs["stopped"] = (args?.stopped) ?? false;
+            resourceInputs["stopped"] = args?.stopped;
             resourceInputs["successCriteria"] = args?.successCriteria;
             resourceInputs["tags"] = args?.tags;
             resourceInputs["timeouts"] = args?.timeouts;
             resourceInputs["trainType"] = args?.trainType;
             resourceInputs["unconditionalRetry"] = args?.unconditionalRetry;
             resourceInputs["volumes"] = args?.volumes;
-            resourceInputs["waitFor"] = (args?.waitFor) ?? "accepted";
+            resourceInputs["waitFor"] = args?.waitFor;
             resourceInputs["workspaceId"] = args?.workspaceId;
             resourceInputs["billingCode"] = undefined /*out*/;
             resourceInputs["createTime"] = undefined /*out*/;
@@ -578,7 +578,7 @@ export interface TrainingJobArgs {
      */
     name?: pulumi.Input<string | undefined>;
     /**
-     * Number of nodes (at most the flavor's max_num). Allowed: >= 1.
+     * Number of nodes (at most the flavor's max_num). Default: `1`. Allowed: >= 1.
      */
     nodeCount?: pulumi.Input<number | undefined>;
     /**
@@ -630,7 +630,7 @@ export interface TrainingJobArgs {
      */
     sshKeyPairNames?: pulumi.Input<pulumi.Input<string>[] | undefined>;
     /**
-     * true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+     * true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
      */
     stopped?: pulumi.Input<boolean | undefined>;
     /**

@@ -59,9 +59,6 @@ func NewStorageMount(ctx *pulumi.Context,
 	if args.StorageType == nil {
 		return nil, errors.New("invalid value for required argument 'StorageType'")
 	}
-	if args.ReadOnly == nil {
-		args.ReadOnly = pulumi.BoolPtr(true)
-	}
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource StorageMount
 	err := ctx.RegisterResource("mltrain:alaya:StorageMount", name, args, &resource, opts...)

@@ -22,7 +22,7 @@ type TrainingJob struct {
 	Checkpoint NasCheckpointPtrOutput `pulumi:"checkpoint"`
 	// Estimated cost per hour: the product's price x worker_count, in the platform's currency (unset when the product's priceUnit is not per hour); known at preview.
 	CostPerHour pulumi.Float64PtrOutput `pulumi:"costPerHour"`
-	// How the task is created; DIRECT for a normal create.
+	// How the task is created; DIRECT for a normal create. Default: `DIRECT`.
 	CreateType TrainingJobCreateTypePtrOutput `pulumi:"createType"`
 	// When the platform created the task.
 	CreatedTime pulumi.StringPtrOutput `pulumi:"createdTime"`
@@ -78,7 +78,7 @@ type TrainingJob struct {
 	StartTime pulumi.StringPtrOutput `pulumi:"startTime"`
 	// Task status at the last create/refresh.
 	Status pulumi.StringOutput `pulumi:"status"`
-	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
 	Stopped pulumi.BoolPtrOutput `pulumi:"stopped"`
 	// NAS directories to mount (e.g. StorageMount.mount outputs).
 	StorageMounts NasMountArrayOutput `pulumi:"storageMounts"`
@@ -92,7 +92,7 @@ type TrainingJob struct {
 	TrainingTaskId pulumi.StringOutput `pulumi:"trainingTaskId"`
 	// PRE_TRAINING or HPC (any case).
 	TrainingType TrainingJobTrainingTypePtrOutput `pulumi:"trainingType"`
-	// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
+	// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure). Default: `created`.
 	WaitFor TrainingJobWaitForPtrOutput `pulumi:"waitFor"`
 	// Number of nodes; 1 for a single machine. Allowed: >= 1, <= 512.
 	WorkerCount pulumi.IntOutput `pulumi:"workerCount"`
@@ -116,27 +116,6 @@ func NewTrainingJob(ctx *pulumi.Context,
 	}
 	if args.Checkpoint != nil {
 		args.Checkpoint = args.Checkpoint.ToNasCheckpointPtrOutput().ApplyT(func(v *NasCheckpoint) *NasCheckpoint { return v.Defaults() }).(NasCheckpointPtrOutput)
-	}
-	if args.CreateType == nil {
-		args.CreateType = TrainingJobCreateType("DIRECT")
-	}
-	if args.MaxAttempts == nil {
-		args.MaxAttempts = pulumi.IntPtr(1)
-	}
-	if args.OnFailure == nil {
-		args.OnFailure = TrainingJobOnFailure("keep")
-	}
-	if args.Priority == nil {
-		args.Priority = pulumi.IntPtr(3)
-	}
-	if args.ReplaceRunning == nil {
-		args.ReplaceRunning = TrainingJobReplaceRunning("allow")
-	}
-	if args.Stopped == nil {
-		args.Stopped = pulumi.BoolPtr(false)
-	}
-	if args.WaitFor == nil {
-		args.WaitFor = TrainingJobWaitFor("created")
 	}
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource TrainingJob
@@ -181,7 +160,7 @@ type trainingJobArgs struct {
 	AdoptId *string `pulumi:"adoptId"`
 	// Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.
 	Checkpoint *NasCheckpoint `pulumi:"checkpoint"`
-	// How the task is created; DIRECT for a normal create.
+	// How the task is created; DIRECT for a normal create. Default: `DIRECT`.
 	CreateType *TrainingJobCreateType `pulumi:"createType"`
 	// Task description. Alaya NeW has no update call: a change is recorded in the state and the task keeps the description it was created with (no new run). Allowed: at most 1024 characters.
 	Description *string `pulumi:"description"`
@@ -215,7 +194,7 @@ type trainingJobArgs struct {
 	ReplaceRunning *TrainingJobReplaceRunning `pulumi:"replaceRunning"`
 	// Entry command; may be a multi-line shell script.
 	StartCommand *string `pulumi:"startCommand"`
-	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
 	Stopped *bool `pulumi:"stopped"`
 	// NAS directories to mount (e.g. StorageMount.mount outputs).
 	StorageMounts []NasMount `pulumi:"storageMounts"`
@@ -227,7 +206,7 @@ type trainingJobArgs struct {
 	TrainingFramework *TrainingJobTrainingFramework `pulumi:"trainingFramework"`
 	// PRE_TRAINING or HPC (any case).
 	TrainingType *TrainingJobTrainingType `pulumi:"trainingType"`
-	// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
+	// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure). Default: `created`.
 	WaitFor *TrainingJobWaitFor `pulumi:"waitFor"`
 	// Number of nodes; 1 for a single machine. Allowed: >= 1, <= 512.
 	WorkerCount int `pulumi:"workerCount"`
@@ -239,7 +218,7 @@ type TrainingJobArgs struct {
 	AdoptId pulumi.StringPtrInput
 	// Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.
 	Checkpoint NasCheckpointPtrInput
-	// How the task is created; DIRECT for a normal create.
+	// How the task is created; DIRECT for a normal create. Default: `DIRECT`.
 	CreateType TrainingJobCreateTypePtrInput
 	// Task description. Alaya NeW has no update call: a change is recorded in the state and the task keeps the description it was created with (no new run). Allowed: at most 1024 characters.
 	Description pulumi.StringPtrInput
@@ -273,7 +252,7 @@ type TrainingJobArgs struct {
 	ReplaceRunning TrainingJobReplaceRunningPtrInput
 	// Entry command; may be a multi-line shell script.
 	StartCommand pulumi.StringPtrInput
-	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
 	Stopped pulumi.BoolPtrInput
 	// NAS directories to mount (e.g. StorageMount.mount outputs).
 	StorageMounts NasMountArrayInput
@@ -285,7 +264,7 @@ type TrainingJobArgs struct {
 	TrainingFramework TrainingJobTrainingFrameworkPtrInput
 	// PRE_TRAINING or HPC (any case).
 	TrainingType TrainingJobTrainingTypePtrInput
-	// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
+	// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure). Default: `created`.
 	WaitFor TrainingJobWaitForPtrInput
 	// Number of nodes; 1 for a single machine. Allowed: >= 1, <= 512.
 	WorkerCount pulumi.IntInput
@@ -393,7 +372,7 @@ func (o TrainingJobOutput) CostPerHour() pulumi.Float64PtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.Float64PtrOutput { return v.CostPerHour }).(pulumi.Float64PtrOutput)
 }
 
-// How the task is created; DIRECT for a normal create.
+// How the task is created; DIRECT for a normal create. Default: `DIRECT`.
 func (o TrainingJobOutput) CreateType() TrainingJobCreateTypePtrOutput {
 	return o.ApplyT(func(v *TrainingJob) TrainingJobCreateTypePtrOutput { return v.CreateType }).(TrainingJobCreateTypePtrOutput)
 }
@@ -533,7 +512,7 @@ func (o TrainingJobOutput) Status() pulumi.StringOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringOutput { return v.Status }).(pulumi.StringOutput)
 }
 
-// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
 func (o TrainingJobOutput) Stopped() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.BoolPtrOutput { return v.Stopped }).(pulumi.BoolPtrOutput)
 }
@@ -568,7 +547,7 @@ func (o TrainingJobOutput) TrainingType() TrainingJobTrainingTypePtrOutput {
 	return o.ApplyT(func(v *TrainingJob) TrainingJobTrainingTypePtrOutput { return v.TrainingType }).(TrainingJobTrainingTypePtrOutput)
 }
 
-// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
+// What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure). Default: `created`.
 func (o TrainingJobOutput) WaitFor() TrainingJobWaitForPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) TrainingJobWaitForPtrOutput { return v.WaitFor }).(TrainingJobWaitForPtrOutput)
 }

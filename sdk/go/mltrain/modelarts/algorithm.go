@@ -47,7 +47,7 @@ type Algorithm struct {
 	Outputs ChannelDeclarationArrayOutput `pulumi:"outputs"`
 	// Hyperparameters with defaults and constraints.
 	Parameters AlgorithmParameterArrayOutput `pulumi:"parameters"`
-	// Whether jobs may pass hyperparameters the algorithm does not declare.
+	// Whether jobs may pass hyperparameters the algorithm does not declare. Default: `true`.
 	ParametersCustomization pulumi.BoolPtrOutput `pulumi:"parametersCustomization"`
 	// The engine ModelArts resolved: engine_id, engine_name, engine_version, image.
 	ResolvedEngine pulumi.MapOutput `pulumi:"resolvedEngine"`
@@ -70,12 +70,6 @@ func NewAlgorithm(ctx *pulumi.Context,
 		args = &AlgorithmArgs{}
 	}
 
-	if args.Description == nil {
-		args.Description = pulumi.StringPtr("")
-	}
-	if args.ParametersCustomization == nil {
-		args.ParametersCustomization = pulumi.BoolPtr(true)
-	}
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource Algorithm
 	err := ctx.RegisterResource("mltrain:modelarts:Algorithm", name, args, &resource, opts...)
@@ -143,7 +137,7 @@ type algorithmArgs struct {
 	Outputs []ChannelDeclaration `pulumi:"outputs"`
 	// Hyperparameters with defaults and constraints.
 	Parameters []AlgorithmParameter `pulumi:"parameters"`
-	// Whether jobs may pass hyperparameters the algorithm does not declare.
+	// Whether jobs may pass hyperparameters the algorithm does not declare. Default: `true`.
 	ParametersCustomization *bool `pulumi:"parametersCustomization"`
 	// Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].
 	ResourceRequirements []ResourceRequirement `pulumi:"resourceRequirements"`
@@ -185,7 +179,7 @@ type AlgorithmArgs struct {
 	Outputs ChannelDeclarationArrayInput
 	// Hyperparameters with defaults and constraints.
 	Parameters AlgorithmParameterArrayInput
-	// Whether jobs may pass hyperparameters the algorithm does not declare.
+	// Whether jobs may pass hyperparameters the algorithm does not declare. Default: `true`.
 	ParametersCustomization pulumi.BoolPtrInput
 	// Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].
 	ResourceRequirements ResourceRequirementArrayInput
@@ -364,7 +358,7 @@ func (o AlgorithmOutput) Parameters() AlgorithmParameterArrayOutput {
 	return o.ApplyT(func(v *Algorithm) AlgorithmParameterArrayOutput { return v.Parameters }).(AlgorithmParameterArrayOutput)
 }
 
-// Whether jobs may pass hyperparameters the algorithm does not declare.
+// Whether jobs may pass hyperparameters the algorithm does not declare. Default: `true`.
 func (o AlgorithmOutput) ParametersCustomization() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *Algorithm) pulumi.BoolPtrOutput { return v.ParametersCustomization }).(pulumi.BoolPtrOutput)
 }

@@ -20,7 +20,7 @@ import (
 func GetTrainingJobLogs(ctx *pulumi.Context, args *GetTrainingJobLogsArgs, opts ...pulumi.InvokeOption) (*GetTrainingJobLogsResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv GetTrainingJobLogsResult
-	err := ctx.Invoke("mltrain:modelarts:getTrainingJobLogs", args.Defaults(), &rv, opts...)
+	err := ctx.Invoke("mltrain:modelarts:getTrainingJobLogs", args, &rv, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -30,21 +30,8 @@ func GetTrainingJobLogs(ctx *pulumi.Context, args *GetTrainingJobLogsArgs, opts 
 type GetTrainingJobLogsArgs struct {
 	// The training job's ID.
 	JobId string `pulumi:"jobId"`
-	// At most this many lines per task, newest kept.
+	// At most this many lines per task, newest kept. Default: `100`.
 	Lines *int `pulumi:"lines"`
-}
-
-// Defaults sets the appropriate defaults for GetTrainingJobLogsArgs
-func (val *GetTrainingJobLogsArgs) Defaults() *GetTrainingJobLogsArgs {
-	if val == nil {
-		return nil
-	}
-	tmp := *val
-	if tmp.Lines == nil {
-		lines_ := 100
-		tmp.Lines = &lines_
-	}
-	return &tmp
 }
 
 type GetTrainingJobLogsResult struct {
@@ -59,19 +46,14 @@ type GetTrainingJobLogsResult struct {
 }
 
 func GetTrainingJobLogsOutput(ctx *pulumi.Context, args GetTrainingJobLogsOutputArgs, opts ...pulumi.InvokeOption) GetTrainingJobLogsResultOutput {
-	outputArgs := pulumi.ToOutputWithContext(ctx.Context(), args).
-		ApplyT(func(v interface{}) *GetTrainingJobLogsArgs {
-			args := v.(GetTrainingJobLogsArgs)
-			return args.Defaults()
-		})
 	options := pulumi.InvokeOutputOptions{InvokeOptions: internal.PkgInvokeDefaultOpts(opts)}
-	return ctx.InvokeOutput("mltrain:modelarts:getTrainingJobLogs", outputArgs, GetTrainingJobLogsResultOutput{}, options).(GetTrainingJobLogsResultOutput)
+	return ctx.InvokeOutput("mltrain:modelarts:getTrainingJobLogs", args, GetTrainingJobLogsResultOutput{}, options).(GetTrainingJobLogsResultOutput)
 }
 
 type GetTrainingJobLogsOutputArgs struct {
 	// The training job's ID.
 	JobId pulumi.StringInput `pulumi:"jobId"`
-	// At most this many lines per task, newest kept.
+	// At most this many lines per task, newest kept. Default: `100`.
 	Lines pulumi.IntPtrInput `pulumi:"lines"`
 }
 

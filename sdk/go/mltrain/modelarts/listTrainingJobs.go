@@ -17,7 +17,7 @@ import (
 func ListTrainingJobs(ctx *pulumi.Context, args *ListTrainingJobsArgs, opts ...pulumi.InvokeOption) (*ListTrainingJobsResult, error) {
 	opts = internal.PkgInvokeDefaultOpts(opts)
 	var rv ListTrainingJobsResult
-	err := ctx.Invoke("mltrain:modelarts:listTrainingJobs", args.Defaults(), &rv, opts...)
+	err := ctx.Invoke("mltrain:modelarts:listTrainingJobs", args, &rv, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -31,32 +31,14 @@ type ListTrainingJobsArgs struct {
 	Phase *string `pulumi:"phase"`
 }
 
-// Defaults sets the appropriate defaults for ListTrainingJobsArgs
-func (val *ListTrainingJobsArgs) Defaults() *ListTrainingJobsArgs {
-	if val == nil {
-		return nil
-	}
-	tmp := *val
-	if tmp.NamePrefix == nil {
-		namePrefix_ := ""
-		tmp.NamePrefix = &namePrefix_
-	}
-	return &tmp
-}
-
 type ListTrainingJobsResult struct {
 	// The matching jobs, newest first.
 	Jobs []JobSummary `pulumi:"jobs"`
 }
 
 func ListTrainingJobsOutput(ctx *pulumi.Context, args ListTrainingJobsOutputArgs, opts ...pulumi.InvokeOption) ListTrainingJobsResultOutput {
-	outputArgs := pulumi.ToOutputWithContext(ctx.Context(), args).
-		ApplyT(func(v interface{}) *ListTrainingJobsArgs {
-			args := v.(ListTrainingJobsArgs)
-			return args.Defaults()
-		})
 	options := pulumi.InvokeOutputOptions{InvokeOptions: internal.PkgInvokeDefaultOpts(opts)}
-	return ctx.InvokeOutput("mltrain:modelarts:listTrainingJobs", outputArgs, ListTrainingJobsResultOutput{}, options).(ListTrainingJobsResultOutput)
+	return ctx.InvokeOutput("mltrain:modelarts:listTrainingJobs", args, ListTrainingJobsResultOutput{}, options).(ListTrainingJobsResultOutput)
 }
 
 type ListTrainingJobsOutputArgs struct {

@@ -88,7 +88,7 @@ type TrainingJob struct {
 	ModelId pulumi.StringPtrOutput `pulumi:"modelId"`
 	// Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
 	Name pulumi.StringOutput `pulumi:"name"`
-	// Number of nodes (at most the flavor's max_num). Allowed: >= 1.
+	// Number of nodes (at most the flavor's max_num). Default: `1`. Allowed: >= 1.
 	NodeCount pulumi.IntPtrOutput `pulumi:"nodeCount"`
 	// SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
 	Notification NotificationPtrOutput `pulumi:"notification"`
@@ -126,7 +126,7 @@ type TrainingJob struct {
 	SshKeyPairNames pulumi.StringArrayOutput `pulumi:"sshKeyPairNames"`
 	// When the job started running, RFC 3339 in UTC (from status.start_time; unset before).
 	StartTime pulumi.StringPtrOutput `pulumi:"startTime"`
-	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
 	Stopped pulumi.BoolPtrOutput `pulumi:"stopped"`
 	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
 	SuccessCriteria SuccessCriterionArrayOutput `pulumi:"successCriteria"`
@@ -164,24 +164,6 @@ func NewTrainingJob(ctx *pulumi.Context,
 	}
 	if args.Checkpoint != nil {
 		args.Checkpoint = args.Checkpoint.ToObsCheckpointPtrOutput().ApplyT(func(v *ObsCheckpoint) *ObsCheckpoint { return v.Defaults() }).(ObsCheckpointPtrOutput)
-	}
-	if args.MaxAttempts == nil {
-		args.MaxAttempts = pulumi.IntPtr(1)
-	}
-	if args.NodeCount == nil {
-		args.NodeCount = pulumi.IntPtr(1)
-	}
-	if args.OnFailure == nil {
-		args.OnFailure = TrainingJobOnFailure("keep")
-	}
-	if args.ReplaceRunning == nil {
-		args.ReplaceRunning = TrainingJobReplaceRunning("allow")
-	}
-	if args.Stopped == nil {
-		args.Stopped = pulumi.BoolPtr(false)
-	}
-	if args.WaitFor == nil {
-		args.WaitFor = TrainingJobWaitFor("accepted")
 	}
 	if args.Environments != nil {
 		args.Environments = pulumi.ToSecret(args.Environments).(pulumi.StringMapInput)
@@ -279,7 +261,7 @@ type trainingJobArgs struct {
 	MaxPendingMinutes *float64 `pulumi:"maxPendingMinutes"`
 	// Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
 	Name *string `pulumi:"name"`
-	// Number of nodes (at most the flavor's max_num). Allowed: >= 1.
+	// Number of nodes (at most the flavor's max_num). Default: `1`. Allowed: >= 1.
 	NodeCount *int `pulumi:"nodeCount"`
 	// SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
 	Notification *Notification `pulumi:"notification"`
@@ -305,7 +287,7 @@ type trainingJobArgs struct {
 	RetryCount *int `pulumi:"retryCount"`
 	// ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
 	SshKeyPairNames []string `pulumi:"sshKeyPairNames"`
-	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
 	Stopped *bool `pulumi:"stopped"`
 	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
 	SuccessCriteria []SuccessCriterion `pulumi:"successCriteria"`
@@ -377,7 +359,7 @@ type TrainingJobArgs struct {
 	MaxPendingMinutes pulumi.Float64PtrInput
 	// Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
 	Name pulumi.StringPtrInput
-	// Number of nodes (at most the flavor's max_num). Allowed: >= 1.
+	// Number of nodes (at most the flavor's max_num). Default: `1`. Allowed: >= 1.
 	NodeCount pulumi.IntPtrInput
 	// SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
 	Notification NotificationPtrInput
@@ -403,7 +385,7 @@ type TrainingJobArgs struct {
 	RetryCount pulumi.IntPtrInput
 	// ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
 	SshKeyPairNames pulumi.StringArrayInput
-	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+	// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
 	Stopped pulumi.BoolPtrInput
 	// Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
 	SuccessCriteria SuccessCriterionArrayInput
@@ -690,7 +672,7 @@ func (o TrainingJobOutput) Name() pulumi.StringOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringOutput { return v.Name }).(pulumi.StringOutput)
 }
 
-// Number of nodes (at most the flavor's max_num). Allowed: >= 1.
+// Number of nodes (at most the flavor's max_num). Default: `1`. Allowed: >= 1.
 func (o TrainingJobOutput) NodeCount() pulumi.IntPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.IntPtrOutput { return v.NodeCount }).(pulumi.IntPtrOutput)
 }
@@ -785,7 +767,7 @@ func (o TrainingJobOutput) StartTime() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.StringPtrOutput { return v.StartTime }).(pulumi.StringPtrOutput)
 }
 
-// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+// true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
 func (o TrainingJobOutput) Stopped() pulumi.BoolPtrOutput {
 	return o.ApplyT(func(v *TrainingJob) pulumi.BoolPtrOutput { return v.Stopped }).(pulumi.BoolPtrOutput)
 }

@@ -46,8 +46,6 @@ class StorageMountArgs:
         pulumi.set(__self__, "storage_type", storage_type)
         if adopt_id is not None:
             pulumi.set(__self__, "adopt_id", adopt_id)
-        if read_only is None:
-            read_only = True
         if read_only is not None:
             pulumi.set(__self__, "read_only", read_only)
         if timeouts is not None:
@@ -212,8 +210,6 @@ class StorageMount(pulumi.CustomResource):
             if mount_path is None and not opts.urn:
                 raise TypeError("Missing required property 'mount_path'")
             __props__.__dict__["mount_path"] = mount_path
-            if read_only is None:
-                read_only = True
             __props__.__dict__["read_only"] = read_only
             if storage_id is None and not opts.urn:
                 raise TypeError("Missing required property 'storage_id'")

@@ -57,7 +57,7 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.int] worker_count: Number of nodes; 1 for a single machine. Allowed: >= 1, <= 512.
         :param pulumi.Input[_builtins.str] adopt_id: ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
         :param pulumi.Input['NasCheckpointArgs'] checkpoint: Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.
-        :param pulumi.Input['TrainingJobCreateType'] create_type: How the task is created; DIRECT for a normal create.
+        :param pulumi.Input['TrainingJobCreateType'] create_type: How the task is created; DIRECT for a normal create. Default: `DIRECT`.
         :param pulumi.Input[_builtins.str] description: Task description. Alaya NeW has no update call: a change is recorded in the state and the task keeps the description it was created with (no new run). Allowed: at most 1024 characters.
         :param pulumi.Input[_builtins.bool] enable_auto_retry: Retry a failed task automatically; implied by max_retry_count.
         :param pulumi.Input[_builtins.bool] enable_timeout_cancel: Cancel the task after timeout_hours; implied by timeout_hours.
@@ -72,13 +72,13 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.int] priority: 1 (highest) to 3 (lowest, the default). Allowed: >= 1, <= 3.
         :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
         :param pulumi.Input[_builtins.str] start_command: Entry command; may be a multi-line shell script.
-        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
         :param pulumi.Input[Sequence[pulumi.Input['NasMountArgs']]] storage_mounts: NAS directories to mount (e.g. StorageMount.mount outputs).
         :param pulumi.Input[_builtins.int] timeout_hours: Hours before the task is cancelled when enable_timeout_cancel is on. Allowed: >= 1, <= 2160.
         :param pulumi.Input['TimeoutsArgs'] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
         :param pulumi.Input['TrainingJobTrainingFramework'] training_framework: pytorch, deepspeed, mpi or tensorflow (any case).
         :param pulumi.Input['TrainingJobTrainingType'] training_type: PRE_TRAINING or HPC (any case).
-        :param pulumi.Input['TrainingJobWaitFor'] wait_for: What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
+        :param pulumi.Input['TrainingJobWaitFor'] wait_for: What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure). Default: `created`.
         """
         pulumi.set(__self__, "image", image)
         pulumi.set(__self__, "product_code", product_code)
@@ -87,8 +87,6 @@ class TrainingJobArgs:
             pulumi.set(__self__, "adopt_id", adopt_id)
         if checkpoint is not None:
             pulumi.set(__self__, "checkpoint", checkpoint)
-        if create_type is None:
-            create_type = 'DIRECT'
         if create_type is not None:
             pulumi.set(__self__, "create_type", create_type)
         if description is not None:
@@ -103,8 +101,6 @@ class TrainingJobArgs:
             pulumi.set(__self__, "image_type", image_type)
         if keep_runs is not None:
             pulumi.set(__self__, "keep_runs", keep_runs)
-        if max_attempts is None:
-            max_attempts = 1
         if max_attempts is not None:
             pulumi.set(__self__, "max_attempts", max_attempts)
         if max_pending_minutes is not None:
@@ -113,22 +109,14 @@ class TrainingJobArgs:
             pulumi.set(__self__, "max_retry_count", max_retry_count)
         if name is not None:
             pulumi.set(__self__, "name", name)
-        if on_failure is None:
-            on_failure = 'keep'
         if on_failure is not None:
             pulumi.set(__self__, "on_failure", on_failure)
-        if priority is None:
-            priority = 3
         if priority is not None:
             pulumi.set(__self__, "priority", priority)
-        if replace_running is None:
-            replace_running = 'allow'
         if replace_running is not None:
             pulumi.set(__self__, "replace_running", replace_running)
         if start_command is not None:
             pulumi.set(__self__, "start_command", start_command)
-        if stopped is None:
-            stopped = False
         if stopped is not None:
             pulumi.set(__self__, "stopped", stopped)
         if storage_mounts is not None:
@@ -141,8 +129,6 @@ class TrainingJobArgs:
             pulumi.set(__self__, "training_framework", training_framework)
         if training_type is not None:
             pulumi.set(__self__, "training_type", training_type)
-        if wait_for is None:
-            wait_for = 'created'
         if wait_for is not None:
             pulumi.set(__self__, "wait_for", wait_for)
 
@@ -210,7 +196,7 @@ class TrainingJobArgs:
     @pulumi.getter(name="createType")
     def create_type(self) -> pulumi.Input[Optional['TrainingJobCreateType']]:
         """
-        How the task is created; DIRECT for a normal create.
+        How the task is created; DIRECT for a normal create. Default: `DIRECT`.
         """
         return pulumi.get(self, "create_type")
 
@@ -390,7 +376,7 @@ class TrainingJobArgs:
     @pulumi.getter
     def stopped(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
         """
         return pulumi.get(self, "stopped")
 
@@ -462,7 +448,7 @@ class TrainingJobArgs:
     @pulumi.getter(name="waitFor")
     def wait_for(self) -> pulumi.Input[Optional['TrainingJobWaitFor']]:
         """
-        What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
+        What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure). Default: `created`.
         """
         return pulumi.get(self, "wait_for")
 
@@ -512,7 +498,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] adopt_id: ID of an existing platform object to take under management instead of creating one. The object must match the declared inputs; differences are reported and nothing is changed.
         :param pulumi.Input[Union['NasCheckpointArgs', 'NasCheckpointArgsDict', 'outputs.NasCheckpoint']] checkpoint: Where the task's runs keep checkpoints: {path, resume?}, a directory under a writable storage_mounts entry. Alaya NeW has no checkpoint field: the task's env tells the script MLTRAIN_CHECKPOINT_DIR (the path), MLTRAIN_RESUME (true when this run resumes) and MLTRAIN_RESUMED_FROM (the run it resumes). A new run of the resource resumes unless resume is false; a first run starts fresh. A change of path replaces the task; a change of resume is recorded.
-        :param pulumi.Input['TrainingJobCreateType'] create_type: How the task is created; DIRECT for a normal create.
+        :param pulumi.Input['TrainingJobCreateType'] create_type: How the task is created; DIRECT for a normal create. Default: `DIRECT`.
         :param pulumi.Input[_builtins.str] description: Task description. Alaya NeW has no update call: a change is recorded in the state and the task keeps the description it was created with (no new run). Allowed: at most 1024 characters.
         :param pulumi.Input[_builtins.bool] enable_auto_retry: Retry a failed task automatically; implied by max_retry_count.
         :param pulumi.Input[_builtins.bool] enable_timeout_cancel: Cancel the task after timeout_hours; implied by timeout_hours.
@@ -529,13 +515,13 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] product_code: Resource configuration (node spec) from the product list, e.g. PRD-TRAIN-1. Allowed: at least 1 character(s).
         :param pulumi.Input['TrainingJobReplaceRunning'] replace_running: refuse: a preview that would replace (stop, delete and recreate) this job while it is queued, starting or running fails, naming the fields that force it; allow (the default) replaces.
         :param pulumi.Input[_builtins.str] start_command: Entry command; may be a multi-line shell script.
-        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
         :param pulumi.Input[Sequence[pulumi.Input[Union['NasMountArgs', 'NasMountArgsDict', 'outputs.NasMount']]]] storage_mounts: NAS directories to mount (e.g. StorageMount.mount outputs).
         :param pulumi.Input[_builtins.int] timeout_hours: Hours before the task is cancelled when enable_timeout_cancel is on. Allowed: >= 1, <= 2160.
         :param pulumi.Input[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
         :param pulumi.Input['TrainingJobTrainingFramework'] training_framework: pytorch, deepspeed, mpi or tensorflow (any case).
         :param pulumi.Input['TrainingJobTrainingType'] training_type: PRE_TRAINING or HPC (any case).
-        :param pulumi.Input['TrainingJobWaitFor'] wait_for: What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
+        :param pulumi.Input['TrainingJobWaitFor'] wait_for: What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure). Default: `created`.
         :param pulumi.Input[_builtins.int] worker_count: Number of nodes; 1 for a single machine. Allowed: >= 1, <= 512.
         """
         ...
@@ -600,8 +586,6 @@ class TrainingJob(pulumi.CustomResource):
 
             __props__.__dict__["adopt_id"] = adopt_id
             __props__.__dict__["checkpoint"] = checkpoint
-            if create_type is None:
-                create_type = 'DIRECT'
             __props__.__dict__["create_type"] = create_type
             __props__.__dict__["description"] = description
             __props__.__dict__["enable_auto_retry"] = enable_auto_retry
@@ -612,35 +596,23 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["image"] = image
             __props__.__dict__["image_type"] = image_type
             __props__.__dict__["keep_runs"] = keep_runs
-            if max_attempts is None:
-                max_attempts = 1
             __props__.__dict__["max_attempts"] = max_attempts
             __props__.__dict__["max_pending_minutes"] = max_pending_minutes
             __props__.__dict__["max_retry_count"] = max_retry_count
             __props__.__dict__["name"] = name
-            if on_failure is None:
-                on_failure = 'keep'
             __props__.__dict__["on_failure"] = on_failure
-            if priority is None:
-                priority = 3
             __props__.__dict__["priority"] = priority
             if product_code is None and not opts.urn:
                 raise TypeError("Missing required property 'product_code'")
             __props__.__dict__["product_code"] = product_code
-            if replace_running is None:
-                replace_running = 'allow'
             __props__.__dict__["replace_running"] = replace_running
             __props__.__dict__["start_command"] = start_command
-            if stopped is None:
-                stopped = False
             __props__.__dict__["stopped"] = stopped
             __props__.__dict__["storage_mounts"] = storage_mounts
             __props__.__dict__["timeout_hours"] = timeout_hours
             __props__.__dict__["timeouts"] = timeouts
             __props__.__dict__["training_framework"] = training_framework
             __props__.__dict__["training_type"] = training_type
-            if wait_for is None:
-                wait_for = 'created'
             __props__.__dict__["wait_for"] = wait_for
             if worker_count is None and not opts.urn:
                 raise TypeError("Missing required property 'worker_count'")
@@ -756,7 +728,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter(name="createType")
     def create_type(self) -> pulumi.Output[Optional['TrainingJobCreateType']]:
         """
-        How the task is created; DIRECT for a normal create.
+        How the task is created; DIRECT for a normal create. Default: `DIRECT`.
         """
         return pulumi.get(self, "create_type")
 
@@ -980,7 +952,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter
     def stopped(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
         """
         return pulumi.get(self, "stopped")
 
@@ -1036,7 +1008,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter(name="waitFor")
     def wait_for(self) -> pulumi.Output[Optional['TrainingJobWaitFor']]:
         """
-        What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure).
+        What create waits for: the task ID (created), the RUNNING state (running), or the end of the training (completed: raise customTimeouts.create to match the training time). A task that fails or stops first fails the create, and its run is held (see on_failure). Default: `created`.
         """
         return pulumi.get(self, "wait_for")
 

@@ -57,7 +57,7 @@ class AlgorithmArgs:
         :param pulumi.Input[_builtins.str] name: Algorithm name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[Sequence[pulumi.Input['ChannelDeclarationArgs']]] outputs: Output channels, e.g. [{name: train_url}].
         :param pulumi.Input[Sequence[pulumi.Input['AlgorithmParameterArgs']]] parameters: Hyperparameters with defaults and constraints.
-        :param pulumi.Input[_builtins.bool] parameters_customization: Whether jobs may pass hyperparameters the algorithm does not declare.
+        :param pulumi.Input[_builtins.bool] parameters_customization: Whether jobs may pass hyperparameters the algorithm does not declare. Default: `true`.
         :param pulumi.Input[Sequence[pulumi.Input['ResourceRequirementArgs']]] resource_requirements: Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. Tags added on the platform under other keys are kept.
         :param pulumi.Input['TimeoutsArgs'] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
@@ -73,8 +73,6 @@ class AlgorithmArgs:
             pulumi.set(__self__, "code_dir", code_dir)
         if command is not None:
             pulumi.set(__self__, "command", command)
-        if description is None:
-            description = ''
         if description is not None:
             pulumi.set(__self__, "description", description)
         if engine_id is not None:
@@ -93,8 +91,6 @@ class AlgorithmArgs:
             pulumi.set(__self__, "outputs", outputs)
         if parameters is not None:
             pulumi.set(__self__, "parameters", parameters)
-        if parameters_customization is None:
-            parameters_customization = True
         if parameters_customization is not None:
             pulumi.set(__self__, "parameters_customization", parameters_customization)
         if resource_requirements is not None:
@@ -278,7 +274,7 @@ class AlgorithmArgs:
     @pulumi.getter(name="parametersCustomization")
     def parameters_customization(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        Whether jobs may pass hyperparameters the algorithm does not declare.
+        Whether jobs may pass hyperparameters the algorithm does not declare. Default: `true`.
         """
         return pulumi.get(self, "parameters_customization")
 
@@ -380,7 +376,7 @@ class Algorithm(pulumi.CustomResource):
         :param pulumi.Input[_builtins.str] name: Algorithm name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
         :param pulumi.Input[Sequence[pulumi.Input[Union['ChannelDeclarationArgs', 'ChannelDeclarationArgsDict', 'outputs.ChannelDeclaration']]]] outputs: Output channels, e.g. [{name: train_url}].
         :param pulumi.Input[Sequence[pulumi.Input[Union['AlgorithmParameterArgs', 'AlgorithmParameterArgsDict', 'outputs.AlgorithmParameter']]]] parameters: Hyperparameters with defaults and constraints.
-        :param pulumi.Input[_builtins.bool] parameters_customization: Whether jobs may pass hyperparameters the algorithm does not declare.
+        :param pulumi.Input[_builtins.bool] parameters_customization: Whether jobs may pass hyperparameters the algorithm does not declare. Default: `true`.
         :param pulumi.Input[Sequence[pulumi.Input[Union['ResourceRequirementArgs', 'ResourceRequirementArgsDict', 'outputs.ResourceRequirement']]]] resource_requirements: Constraints on job resources, e.g. [{key: flavor_type, values: [GPU]}].
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (at most 20), kept in metadata.tags beside the provider's owner mark, which never shows here; changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. Tags added on the platform under other keys are kept.
         :param pulumi.Input[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
@@ -443,8 +439,6 @@ class Algorithm(pulumi.CustomResource):
             __props__.__dict__["boot_file"] = boot_file
             __props__.__dict__["code_dir"] = code_dir
             __props__.__dict__["command"] = command
-            if description is None:
-                description = ''
             __props__.__dict__["description"] = description
             __props__.__dict__["engine_id"] = engine_id
             __props__.__dict__["engine_name"] = engine_name
@@ -454,8 +448,6 @@ class Algorithm(pulumi.CustomResource):
             __props__.__dict__["name"] = name
             __props__.__dict__["outputs"] = outputs
             __props__.__dict__["parameters"] = parameters
-            if parameters_customization is None:
-                parameters_customization = True
             __props__.__dict__["parameters_customization"] = parameters_customization
             __props__.__dict__["resource_requirements"] = resource_requirements
             __props__.__dict__["tags"] = tags
@@ -650,7 +642,7 @@ class Algorithm(pulumi.CustomResource):
     @pulumi.getter(name="parametersCustomization")
     def parameters_customization(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        Whether jobs may pass hyperparameters the algorithm does not declare.
+        Whether jobs may pass hyperparameters the algorithm does not declare. Default: `true`.
         """
         return pulumi.get(self, "parameters_customization")
 

@@ -94,10 +94,8 @@ def get_training_job_logs(job_id: Optional[_builtins.str] = None,
         lines. Nothing here is kept in the state unless the program exports it.
 
     :param _builtins.str job_id: The training job's ID.
-    :param _builtins.int lines: At most this many lines per task, newest kept.
+    :param _builtins.int lines: At most this many lines per task, newest kept. Default: `100`.
     """
-    if lines is None:
-        lines = 100
     __args__ = dict()
     __args__['jobId'] = job_id
     __args__['lines'] = lines
@@ -120,10 +118,8 @@ def get_training_job_logs_output(job_id: pulumi.Input[Optional[_builtins.str]] =
         lines. Nothing here is kept in the state unless the program exports it.
 
     :param _builtins.str job_id: The training job's ID.
-    :param _builtins.int lines: At most this many lines per task, newest kept.
+    :param _builtins.int lines: At most this many lines per task, newest kept. Default: `100`.
     """
-    if lines is None:
-        lines = 100
     __args__ = dict()
     __args__['jobId'] = job_id
     __args__['lines'] = lines

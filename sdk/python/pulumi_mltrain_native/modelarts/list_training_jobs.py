@@ -57,8 +57,6 @@ def list_training_jobs(name_prefix: Optional[_builtins.str] = None,
     :param _builtins.str name_prefix: Only jobs whose name starts with this.
     :param _builtins.str phase: Only jobs in this phase, e.g. Running.
     """
-    if name_prefix is None:
-        name_prefix = ''
     __args__ = dict()
     __args__['namePrefix'] = name_prefix
     __args__['phase'] = phase
@@ -77,8 +75,6 @@ def list_training_jobs_output(name_prefix: pulumi.Input[Optional[Optional[_built
     :param _builtins.str name_prefix: Only jobs whose name starts with this.
     :param _builtins.str phase: Only jobs in this phase, e.g. Running.
     """
-    if name_prefix is None:
-        name_prefix = ''
     __args__ = dict()
     __args__['namePrefix'] = name_prefix
     __args__['phase'] = phase

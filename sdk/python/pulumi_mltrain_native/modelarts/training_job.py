@@ -97,7 +97,7 @@ class TrainingJobArgs:
         :param pulumi.Input[_builtins.int] max_attempts: How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
         :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them its run fails and is held as a failed run's is: the job is stopped and kept as the record (on_failure keep, the default) or deleted (delete), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
-        :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
+        :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Default: `1`. Allowed: >= 1.
         :param pulumi.Input['NotificationArgs'] notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
         :param pulumi.Input['TrainingJobOnFailure'] on_failure: What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
         :param pulumi.Input['OutputModelArgs'] output_model: Where the job saves the model it trains: {obs_path, local_path?} (spec.output_model). Not returned by the job detail: the state keeps the value sent.
@@ -110,7 +110,7 @@ class TrainingJobArgs:
         :param pulumi.Input['RequiredAffinityArgs'] required_affinity: Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
         :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
-        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
         :param pulumi.Input[Sequence[pulumi.Input['SuccessCriterionArgs']]] success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
         :param pulumi.Input['TimeoutsArgs'] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
@@ -163,22 +163,16 @@ class TrainingJobArgs:
             pulumi.set(__self__, "keep_runs", keep_runs)
         if log_export_path is not None:
             pulumi.set(__self__, "log_export_path", log_export_path)
-        if max_attempts is None:
-            max_attempts = 1
         if max_attempts is not None:
             pulumi.set(__self__, "max_attempts", max_attempts)
         if max_pending_minutes is not None:
             pulumi.set(__self__, "max_pending_minutes", max_pending_minutes)
         if name is not None:
             pulumi.set(__self__, "name", name)
-        if node_count is None:
-            node_count = 1
         if node_count is not None:
             pulumi.set(__self__, "node_count", node_count)
         if notification is not None:
             pulumi.set(__self__, "notification", notification)
-        if on_failure is None:
-            on_failure = 'keep'
         if on_failure is not None:
             pulumi.set(__self__, "on_failure", on_failure)
         if output_model is not None:
@@ -193,8 +187,6 @@ class TrainingJobArgs:
             pulumi.set(__self__, "preemptible", preemptible)
         if priority is not None:
             pulumi.set(__self__, "priority", priority)
-        if replace_running is None:
-            replace_running = 'allow'
         if replace_running is not None:
             pulumi.set(__self__, "replace_running", replace_running)
         if required_affinity is not None:
@@ -203,8 +195,6 @@ class TrainingJobArgs:
             pulumi.set(__self__, "retry_count", retry_count)
         if ssh_key_pair_names is not None:
             pulumi.set(__self__, "ssh_key_pair_names", ssh_key_pair_names)
-        if stopped is None:
-            stopped = False
         if stopped is not None:
             pulumi.set(__self__, "stopped", stopped)
         if success_criteria is not None:
@@ -219,8 +209,6 @@ class TrainingJobArgs:
             pulumi.set(__self__, "unconditional_retry", unconditional_retry)
         if volumes is not None:
             pulumi.set(__self__, "volumes", volumes)
-        if wait_for is None:
-            wait_for = 'accepted'
         if wait_for is not None:
             pulumi.set(__self__, "wait_for", wait_for)
         if workspace_id is not None:
@@ -530,7 +518,7 @@ class TrainingJobArgs:
     @pulumi.getter(name="nodeCount")
     def node_count(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Number of nodes (at most the flavor's max_num). Allowed: >= 1.
+        Number of nodes (at most the flavor's max_num). Default: `1`. Allowed: >= 1.
         """
         return pulumi.get(self, "node_count")
 
@@ -686,7 +674,7 @@ class TrainingJobArgs:
     @pulumi.getter
     def stopped(self) -> pulumi.Input[Optional[_builtins.bool]]:
         """
-        true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
         """
         return pulumi.get(self, "stopped")
 
@@ -875,7 +863,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[_builtins.int] max_attempts: How many runs of the same declaration `pulumi up` may start by itself: while a held failure has attempts left, the next `pulumi up` (a CI re-run, an operator's retry) replaces it with a new run. 1 (the default) never starts a failed run again unasked. A change of inputs or replacement_trigger, or an explicit re-run, counts from 1 again. (A platform's own retries, such as Alaya NeW's max_retry_count, happen inside one run.) Allowed: >= 1, <= 10.
         :param pulumi.Input[_builtins.float] max_pending_minutes: Minutes the job may stay pending (Creating or Pending) while create waits for running or completed; past them its run fails and is held as a failed run's is: the job is stopped and kept as the record (on_failure keep, the default) or deleted (delete), and the error gives the time pending and the platform's reason. Fractions are allowed (0.5 is 30 seconds). Counted from the job's create time on the platform, so a resumed wait after an interrupted run counts from the real start; once the job has run, it no longer applies. Needs wait_for running or completed; the create deadline (customTimeouts.create) still bounds the whole wait. Changing it never replaces or updates the job. Allowed: > 0.
         :param pulumi.Input[_builtins.str] name: Job name (unique in the project); when unset, the resource name plus a suffix unique to this stack and resource, chosen at the first create and kept through renames (aliases). Allowed: matches `^[A-Za-z0-9_-]{1,64}$`.
-        :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Allowed: >= 1.
+        :param pulumi.Input[_builtins.int] node_count: Number of nodes (at most the flavor's max_num). Default: `1`. Allowed: >= 1.
         :param pulumi.Input[Union['NotificationArgs', 'NotificationArgsDict', 'outputs.Notification']] notification: SMN topic told of the job's events {topic_urn, events: [JobStarted | JobCompleted | JobFailed | JobTerminated | JobRestarted | JobHanged | JobPreempted]}.
         :param pulumi.Input['TrainingJobOnFailure'] on_failure: What becomes of the job of a run that fails during the create's wait (it fails or stops, stays pending past max_pending_minutes, or misses its success_criteria): keep (the default) keeps it on the platform as the run's record, ended, with its logs; delete deletes it. Either way the failure is held: that `pulumi up` fails, and so does every later one, naming the run, without starting it again, until its inputs or replacement_trigger change, `mltrain:rerunFailed` names the failed run, or `pulumi up --replace` asks for a new run (max_attempts allows automatic ones). A state of 0.1 keeps the value it recorded until the program sets one.
         :param pulumi.Input[Union['OutputModelArgs', 'OutputModelArgsDict', 'outputs.OutputModel']] output_model: Where the job saves the model it trains: {obs_path, local_path?} (spec.output_model). Not returned by the job detail: the state keeps the value sent.
@@ -888,7 +876,7 @@ class TrainingJob(pulumi.CustomResource):
         :param pulumi.Input[Union['RequiredAffinityArgs', 'RequiredAffinityArgsDict', 'outputs.RequiredAffinity']] required_affinity: Hard placement of the tasks in a dedicated pool {affinity_type: cabinet | hyperinstance | networkTopology, affinity_group_size?, job_level?, affinity_group_level?}.
         :param pulumi.Input[_builtins.int] retry_count: Automatic restarts after a fault (fault tolerance), 1-128; none when unset. Sent as a job annotation, which ModelArts' job detail does not return (Huawei's Terraform provider documents this): the state keeps the value sent, and no drift is read for it. Allowed: >= 1, <= 128.
         :param pulumi.Input[Sequence[pulumi.Input[_builtins.str]]] ssh_key_pair_names: ECS key pair names whose keys may SSH into the running job's tasks (to debug it).
-        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        :param pulumi.Input[_builtins.bool] stopped: true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
         :param pulumi.Input[Sequence[pulumi.Input[Union['SuccessCriterionArgs', 'SuccessCriterionArgsDict', 'outputs.SuccessCriterion']]]] success_criteria: Metric gates, with wait_for="completed" only: [{metric, op, value}], e.g. [{metric: gpuUtil, op: ">=", value: 50}] or, with custom_metrics, [{metric: loss, op: "<=", value: 0.5}]. Once the job has Completed, each is compared with the final value of its metric: for the six metrics of ModelArts' metrics API (cpuUsage, memUsage, gpuUtil, gpuMemUsage, npuUtil, npuMemUsage) the last sample with data (not -1) of the job's first task (status.tasks[0], as metrics_summary); for a custom metric the last sample AOM holds of the job's series (any task). A metric without data misses. A miss ends the create like a failed run (its run is held; on_failure decides what becomes of its job), naming the metric, the value seen and the threshold; final_metrics and success_criteria_met record what was read. Changing it is recorded only: a finished run is not judged again.
         :param pulumi.Input[Mapping[str, pulumi.Input[_builtins.str]]] tags: User tags {key: value} (job tags API; at most 20); changed in place. The default tags (mltrain:defaultTags) are merged in, this resource's own winning on the same key: the checked inputs and outputs hold the merged map. The provider's owner mark lives beside them and never shows here; tags added on the platform under other keys are left alone.
         :param pulumi.Input[Union['TimeoutsArgs', 'TimeoutsArgsDict', 'outputs.Timeouts']] timeouts: Deadlines for create/update/delete in seconds (or use customTimeouts).
@@ -1002,17 +990,11 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["inputs"] = inputs
             __props__.__dict__["keep_runs"] = keep_runs
             __props__.__dict__["log_export_path"] = log_export_path
-            if max_attempts is None:
-                max_attempts = 1
             __props__.__dict__["max_attempts"] = max_attempts
             __props__.__dict__["max_pending_minutes"] = max_pending_minutes
             __props__.__dict__["name"] = name
-            if node_count is None:
-                node_count = 1
             __props__.__dict__["node_count"] = node_count
             __props__.__dict__["notification"] = notification
-            if on_failure is None:
-                on_failure = 'keep'
             __props__.__dict__["on_failure"] = on_failure
             __props__.__dict__["output_model"] = output_model
             __props__.__dict__["outputs"] = outputs
@@ -1020,14 +1002,10 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["pool_id"] = pool_id
             __props__.__dict__["preemptible"] = preemptible
             __props__.__dict__["priority"] = priority
-            if replace_running is None:
-                replace_running = 'allow'
             __props__.__dict__["replace_running"] = replace_running
             __props__.__dict__["required_affinity"] = required_affinity
             __props__.__dict__["retry_count"] = retry_count
             __props__.__dict__["ssh_key_pair_names"] = ssh_key_pair_names
-            if stopped is None:
-                stopped = False
             __props__.__dict__["stopped"] = stopped
             __props__.__dict__["success_criteria"] = success_criteria
             __props__.__dict__["tags"] = tags
@@ -1035,8 +1013,6 @@ class TrainingJob(pulumi.CustomResource):
             __props__.__dict__["train_type"] = train_type
             __props__.__dict__["unconditional_retry"] = unconditional_retry
             __props__.__dict__["volumes"] = volumes
-            if wait_for is None:
-                wait_for = 'accepted'
             __props__.__dict__["wait_for"] = wait_for
             __props__.__dict__["workspace_id"] = workspace_id
             __props__.__dict__["billing_code"] = None
@@ -1450,7 +1426,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter(name="nodeCount")
     def node_count(self) -> pulumi.Output[Optional[_builtins.int]]:
         """
-        Number of nodes (at most the flavor's max_num). Allowed: >= 1.
+        Number of nodes (at most the flavor's max_num). Default: `1`. Allowed: >= 1.
         """
         return pulumi.get(self, "node_count")
 
@@ -1602,7 +1578,7 @@ class TrainingJob(pulumi.CustomResource):
     @pulumi.getter
     def stopped(self) -> pulumi.Output[Optional[_builtins.bool]]:
         """
-        true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false.
+        true stops the job in place (the platform's stop call) and waits until it has stopped, keeping its ID, record and logs; a job that has ended is left as it is. A stopped job is not started again: false only records it (to run the job again, change its replacement_trigger). A create (a first or new run) needs false. Default: `false`.
         """
         return pulumi.get(self, "stopped")
 
