@@ -13,7 +13,8 @@ unless `--tolerance` is given (e.g. 0.05: single runs of the timed rows move by 
 bench/README.md). With several runs on a side (`bench/ab.py` makes them, alternating), a row is
 worse only when every run of ours is worse than every run of the other side, better only when every
 run is better, and "same (overlap)" otherwise: two full runs of one source differ by more than one
-run against another can show.
+run against another can show. The run-length row (15) is compared over the scenarios every table
+ran, from the seconds per scenario in its notes: a table with more scenarios is longer by them.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from pathlib import Path
 
 Row = tuple[str, str, str]  # (ours, baseline, ratio) as the table prints them
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+RUN_LENGTH = "15 the run itself"
+TOOK = re.compile(r"seconds per scenario ([^;|]+)")
 
 
 def rows(text: str) -> dict[str, Row]:
@@ -38,6 +41,34 @@ def rows(text: str) -> dict[str, Row]:
         if len(cells) >= 5:
             found[f"{cells[0]} [{cells[1]}]"] = (cells[2], cells[3], cells[4])
     return found
+
+
+def scenario_seconds(text: str) -> dict[str, float] | None:
+    """The seconds per scenario the run-length row's notes give, or None (an older table)."""
+    for line in text.splitlines():
+        found = TOOK.search(line) if line.startswith(f"| {RUN_LENGTH} |") else None
+        if found:
+            return {key: float(value) for key, value in (part.split(": ") for part in found.group(1).split(", "))}
+    return None
+
+
+def over_common_scenarios(texts: list[str], tables: list[dict[str, Row]]) -> str:
+    """Each table's run-length row without the seconds of the scenarios that not every table ran
+    (rewritten in `tables`); what was left out, or "" where nothing was (or a table gives no seconds)."""
+    took = [scenario_seconds(text) for text in texts]
+    if not took or any(seconds is None for seconds in took):
+        return ""
+    sets = [set(seconds or {}) for seconds in took]
+    common = set.intersection(*sets)
+    left_out = sorted(set.union(*sets) - common, key=lambda key: (len(key), key))
+    if not left_out:
+        return ""
+    for seconds, found in zip(took, tables, strict=True):
+        for key, (ours, baseline, ratio) in list(found.items()):
+            if key.startswith(RUN_LENGTH) and NUMBER.search(ours):
+                extra = sum(value for name, value in (seconds or {}).items() if name not in common) / 60
+                found[key] = (f"{float(NUMBER.findall(ours)[0]) - extra:.1f} min", baseline, ratio)
+    return f"over the scenarios every table ran (without {', '.join(left_out)})"
 
 
 def table(source: str) -> str:
@@ -106,8 +137,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="other results file(s), one per run, or a commit")
     parser.add_argument("--tolerance", type=float, default=0.0, help="relative difference taken as equal")
     args = parser.parse_args(argv)
-    news = [rows(table(source)) for source in args.results]
-    olds = [rows(table(source)) for source in args.against]
+    texts = [table(source) for source in [*args.results, *args.against]]
+    news = [rows(text) for text in texts[:len(args.results)]]
+    olds = [rows(text) for text in texts[len(args.results):]]
+    run_length = over_common_scenarios(texts, [*news, *olds])
     against = " ".join(args.against)
     worse = 0
     for key, row in news[0].items():
@@ -118,8 +151,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         said = verdict_of_runs(mine, theirs, args.tolerance)
         worse += said.startswith(("worse", "differs"))
+        note = f"; {run_length}" if run_length and key.startswith(RUN_LENGTH) else ""
         print(f"{key[:72]:72}  {_span(mine, 0):>16} {_span(mine, 2):>6}  against "
-              f"{_span(theirs, 0):>16} {_span(theirs, 2):>6}  {said}")
+              f"{_span(theirs, 0):>16} {_span(theirs, 2):>6}  {said}{note}")
     print(f"{worse} row(s) worse than {against}")
     return 0
 

@@ -78,3 +78,27 @@ def test_several_runs_a_side_are_worse_only_when_every_pair_is(compare: ModuleTy
     calls = [row("6 / 0 / 3 / 6")]
     assert compare.verdict_of_runs(calls, [row("6 / 0 / 3 / 3"), row("6 / 0 / 3 / 6")], 0.0) == "same"
     assert compare.verdict_of_runs(calls, [row("6 / 0 / 3 / 3"), row("6 / 0 / 3 / 4")], 0.0) == "differs"
+
+
+def test_the_run_length_is_compared_over_the_scenarios_every_table_ran(compare: ModuleType, tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    def run(minutes: str, took: str) -> str:
+        return table(f"| 15 the run itself | full | {minutes} min | — | — | ≤ 15 min | met | — | wall time; "
+                     f"seconds per scenario {took}; without scenario 12 (the sweep): 9.0 min |")
+
+    # 12.0 min with 17 (60 s) and 18 (30 s), which the base has not: 10.5 min over what both ran.
+    (tmp_path / "new.md").write_text(run("12.0", "1: 280, 17: 60, 18: 30, 2: 194"))
+    (tmp_path / "old.md").write_text(run("10.9", "1: 284, 2: 194"))
+    texts = [(tmp_path / name).read_text() for name in ("new.md", "old.md")]
+    assert compare.scenario_seconds(texts[0]) == {"1": 280.0, "17": 60.0, "18": 30.0, "2": 194.0}
+    tables = [compare.rows(text) for text in texts]
+    assert compare.over_common_scenarios(texts, tables) == "over the scenarios every table ran (without 17, 18)"
+    assert tables[0]["15 the run itself [full]"][0] == "10.5 min"
+    assert tables[1]["15 the run itself [full]"][0] == "10.9 min"
+    assert compare.main([str(tmp_path / "new.md"), "--against", str(tmp_path / "old.md")]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line.endswith("better (figure -3.7%); over the scenarios every table ran (without 17, 18)"), line
+    # A table without seconds per scenario (an older one) leaves the row as it is.
+    (tmp_path / "older.md").write_text(table("| 15 the run itself | full | 10.9 min | — | — | x | met | — | n |"))
+    assert compare.main([str(tmp_path / "new.md"), "--against", str(tmp_path / "older.md")]) == 0
+    assert "worse (figure +10.1%)" in capsys.readouterr().out
