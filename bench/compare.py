@@ -6,7 +6,7 @@
 
 A row is compared by its ratio where it has one (ours against the no-op measured in the same run, so
 a slower machine or a busier hour cancels out; computed from the two figures where they are single
-numbers, since the printed ratio is rounded), else by its own figure. Lower is better in every
+numbers whose quotient it is, since the printed ratio is rounded), else by its own figure. Lower is better in every
 row; rows whose figures are not numbers (calls per job) must be equal. Figures that differ by no more
 than their last printed digit are "same" (0.01 s against 0.02 s); any other difference is reported,
 unless `--tolerance` is given (e.g. 0.05: single runs of the timed rows move by about that much,
@@ -83,12 +83,16 @@ def table(source: str) -> str:
 
 def figure(row: Row) -> tuple[str, float, float] | None:
     """What a row is judged by, as (kind, value, resolution): its ratio where it has one, from its two
-    figures when they are single numbers (the printed ratio is rounded), else its only number."""
+    figures when they are single numbers whose quotient is the printed ratio rounded (a ratio that is
+    not their quotient, such as the emulator rows' median of blocks, is taken as printed), else its
+    only number."""
     ours, baseline, ratio = row
     numbers, floor = NUMBER.findall(ours), NUMBER.findall(baseline)
     if NUMBER.fullmatch(ratio):
         if len(numbers) == 1 and len(floor) == 1 and float(floor[0]) > 0:
-            return "ratio", float(numbers[0]) / float(floor[0]), 0.0
+            quotient = float(numbers[0]) / float(floor[0])
+            if abs(quotient - float(ratio)) <= unit(ratio) / 2 * 1.0001:
+                return "ratio", quotient, 0.0
         return "ratio", float(ratio), unit(ratio)
     return ("figure", float(numbers[0]), unit(numbers[0])) if len(numbers) == 1 else None
 
